@@ -1,0 +1,18 @@
+//! oxidnn: oneDNN's RNN primitives (vanilla RNN, LSTM, GRU, LBR-GRU, AUGRU) in Rust, exported
+//! through oneDNN v3's C API.
+//!
+//! The Rust API below is the core; [`capi`] is a thin `extern "C"` translation of it. See
+//! `DESIGN.md` in the repository for the architecture.
+
+pub mod args;
+pub mod attr;
+pub mod capi;
+pub mod engine;
+pub mod error;
+pub mod memory;
+pub mod primitive;
+pub mod rnn;
+pub mod stream;
+pub mod types;
+
+pub use error::{Error, Result, Status};

@@ -1,0 +1,286 @@
+//! Memory descriptors: logical dims, data type and layout of a tensor.
+
+use super::packed::PackedLayout;
+use super::tag::{dense_strides, strides_for_tag, TAG_ANY, TAG_UNDEF};
+use crate::error::{Error, Result};
+use crate::types::{DataType, FormatKind};
+use crate::{ensure_args, invalid};
+
+/// Maximum number of dimensions (`DNNL_MAX_NDIMS`).
+pub const MAX_NDIMS: usize = 12;
+
+/// `DNNL_RUNTIME_DIM_VAL`: a dimension only known at execution time (not supported).
+pub const RUNTIME_DIM: i64 = i64::MIN;
+
+/// How the elements of a tensor are placed in memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// No layout: the zero descriptor, or a descriptor created with `format_tag_undef`.
+    Undef,
+    /// "Let the primitive choose" — only valid while creating a primitive descriptor.
+    Any,
+    /// Plain strided layout (`dnnl_blocked` without inner blocks); `offset0` is the element
+    /// offset of the first element (non-zero for sub-memory views).
+    Strided {
+        /// Stride of each dimension, in elements.
+        strides: Vec<i64>,
+        /// Offset of element (0, …, 0), in elements.
+        offset0: i64,
+    },
+    /// Our packed weights layout (reported as `dnnl_format_kind_opaque`).
+    Packed(PackedLayout),
+}
+
+/// A memory descriptor (`dnnl_memory_desc_t`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryDesc {
+    dims: Vec<i64>,
+    data_type: DataType,
+    layout: Layout,
+}
+
+fn check_dims(dims: &[i64]) -> Result<()> {
+    ensure_args!(dims.len() <= MAX_NDIMS, "ndims {} exceeds {MAX_NDIMS}", dims.len());
+    for (i, &d) in dims.iter().enumerate() {
+        if d == RUNTIME_DIM {
+            return Err(Error::Unimplemented(format!("runtime dimension at index {i}")));
+        }
+        ensure_args!(d >= 0, "dimension {i} is negative ({d})");
+    }
+    Ok(())
+}
+
+impl MemoryDesc {
+    /// The zero descriptor (ndims 0): describes "no tensor"; memory made from it is empty.
+    pub fn zero() -> Self {
+        Self { dims: Vec::new(), data_type: DataType::Undef, layout: Layout::Undef }
+    }
+
+    /// A descriptor from dims, data type and a format tag value (plain tag, `any` or `undef`).
+    /// `dims` empty gives the zero descriptor, as oneDNN does.
+    pub fn with_tag(dims: &[i64], data_type: DataType, tag: i32) -> Result<Self> {
+        if dims.is_empty() {
+            return Ok(Self::zero());
+        }
+        check_dims(dims)?;
+        ensure_args!(data_type != DataType::Undef, "data type is undef");
+        let layout = match tag {
+            TAG_ANY => Layout::Any,
+            TAG_UNDEF => Layout::Undef,
+            _ => Layout::Strided { strides: strides_for_tag(dims, tag)?, offset0: 0 },
+        };
+        Ok(Self { dims: dims.to_vec(), data_type, layout })
+    }
+
+    /// A plain descriptor with explicit strides (`None`: dense row-major).
+    pub fn with_strides(dims: &[i64], data_type: DataType, strides: Option<&[i64]>) -> Result<Self> {
+        if dims.is_empty() {
+            return Ok(Self::zero());
+        }
+        check_dims(dims)?;
+        ensure_args!(data_type != DataType::Undef, "data type is undef");
+        let strides = match strides {
+            None => dense_strides(dims),
+            Some(s) => {
+                ensure_args!(s.len() == dims.len(), "strides count differs from ndims");
+                for (i, &st) in s.iter().enumerate() {
+                    if st == RUNTIME_DIM {
+                        return Err(Error::Unimplemented(format!("runtime stride at index {i}")));
+                    }
+                    ensure_args!(st >= 0, "stride {i} is negative ({st})");
+                }
+                s.to_vec()
+            }
+        };
+        Ok(Self { dims: dims.to_vec(), data_type, layout: Layout::Strided { strides, offset0: 0 } })
+    }
+
+    /// Our packed weights descriptor for 5-D `ldigo` (or 4-D `ldio`) logical dims.
+    pub fn packed(dims: &[i64], data_type: DataType) -> Result<Self> {
+        check_dims(dims)?;
+        let p = PackedLayout::from_dims(dims)
+            .ok_or_else(|| Error::InvalidArguments("packed weights need 4 or 5 dims".into()))?;
+        Ok(Self { dims: dims.to_vec(), data_type, layout: Layout::Packed(p) })
+    }
+
+    /// A view of a part of this (strided) tensor: `dims` elements starting at `offsets`.
+    pub fn submemory(&self, dims: &[i64], offsets: &[i64]) -> Result<Self> {
+        ensure_args!(!self.is_zero(), "sub-memory of a zero memory descriptor");
+        let Layout::Strided { strides, offset0 } = &self.layout else {
+            if self.layout == Layout::Any {
+                return Err(Error::Unimplemented("sub-memory of a format_tag::any descriptor".into()));
+            }
+            invalid!("sub-memory needs a plain strided parent");
+        };
+        ensure_args!(dims.len() == self.ndims() && offsets.len() == self.ndims(), "ndims mismatch");
+        let mut off = *offset0;
+        for d in 0..self.ndims() {
+            ensure_args!(
+                dims[d] >= 0 && offsets[d] >= 0 && dims[d] + offsets[d] <= self.dims[d],
+                "sub-memory dim {d}: offset {} + size {} exceeds parent {}",
+                offsets[d],
+                dims[d],
+                self.dims[d]
+            );
+            off += offsets[d] * strides[d];
+        }
+        Ok(Self {
+            dims: dims.to_vec(),
+            data_type: self.data_type,
+            layout: Layout::Strided { strides: strides.clone(), offset0: off },
+        })
+    }
+
+    /// Same descriptor with another layout (used when a primitive resolves `any`).
+    pub fn with_layout(&self, layout: Layout) -> Self {
+        Self { dims: self.dims.clone(), data_type: self.data_type, layout }
+    }
+
+    /// Same dims and type, dense in the order of the given plain tag.
+    pub fn with_plain_tag(&self, tag: i32) -> Result<Self> {
+        Self::with_tag(&self.dims, self.data_type, tag)
+    }
+
+    /// Number of dimensions.
+    pub fn ndims(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// Logical dims.
+    pub fn dims(&self) -> &[i64] {
+        &self.dims
+    }
+
+    /// Element data type.
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// True for the zero descriptor (ndims 0).
+    pub fn is_zero(&self) -> bool {
+        self.dims.is_empty()
+    }
+
+    /// True while the layout is still `any`.
+    pub fn is_any(&self) -> bool {
+        self.layout == Layout::Any
+    }
+
+    /// The format kind users see.
+    pub fn format_kind(&self) -> FormatKind {
+        match self.layout {
+            Layout::Undef => FormatKind::Undef,
+            Layout::Any => FormatKind::Any,
+            Layout::Strided { .. } => FormatKind::Blocked,
+            Layout::Packed(_) => FormatKind::Opaque,
+        }
+    }
+
+    /// Strides of a strided layout.
+    pub fn strides(&self) -> Option<&[i64]> {
+        match &self.layout {
+            Layout::Strided { strides, .. } => Some(strides),
+            _ => None,
+        }
+    }
+
+    /// Element offset of the first element (sub-memory views).
+    pub fn offset0(&self) -> i64 {
+        match &self.layout {
+            Layout::Strided { offset0, .. } => *offset0,
+            _ => 0,
+        }
+    }
+
+    /// Number of logical elements.
+    pub fn nelems(&self) -> usize {
+        if self.is_zero() {
+            0
+        } else {
+            self.dims.iter().map(|&d| d as usize).product()
+        }
+    }
+
+    /// Bytes a buffer for this descriptor needs (oneDNN's `get_size`): for strided layouts
+    /// `max_d(dims[d]·strides[d])` elements — a sub-memory view reports its parent's extent
+    /// reachable from its own strides, as oneDNN 3.13 does; 0 for zero, `any` or empty tensors.
+    pub fn size_bytes(&self) -> usize {
+        if self.nelems() == 0 {
+            return 0;
+        }
+        let elems = match &self.layout {
+            Layout::Undef | Layout::Any => 0,
+            Layout::Strided { strides, .. } => {
+                self.dims.iter().zip(strides).map(|(&d, &s)| (d * s) as usize).max().unwrap_or(0)
+            }
+            Layout::Packed(p) => p.len(),
+        };
+        elems * self.data_type.size()
+    }
+
+    /// Bytes from the buffer start that an access through this descriptor may touch:
+    /// `offset0` plus the last element, plus one.
+    pub fn extent_bytes(&self) -> usize {
+        if self.nelems() == 0 {
+            return 0;
+        }
+        match &self.layout {
+            Layout::Strided { strides, offset0 } => {
+                let last: i64 = self.dims.iter().zip(strides).map(|(&d, &s)| (d - 1) * s).sum();
+                (offset0 + last + 1) as usize * self.data_type.size()
+            }
+            _ => self.size_bytes(),
+        }
+    }
+
+    /// Element offset (from the buffer start) of the element at logical index `idx`.
+    /// Only for concrete layouts (strided or packed); panics otherwise (callers check first).
+    pub fn element_offset(&self, idx: &[i64]) -> usize {
+        match &self.layout {
+            Layout::Strided { strides, offset0 } => {
+                (offset0 + idx.iter().zip(strides).map(|(i, s)| i * s).sum::<i64>()) as usize
+            }
+            Layout::Packed(p) => {
+                let u = |k: usize| idx[k] as usize;
+                if idx.len() == 5 {
+                    p.offset(u(0), u(1), u(2), u(3), u(4))
+                } else {
+                    p.offset(u(0), u(1), u(2), 0, u(3))
+                }
+            }
+            Layout::Undef | Layout::Any => panic!("element_offset on a descriptor without layout"),
+        }
+    }
+
+    /// True when the layout is strided and equal to the dense layout of the plain tag.
+    pub fn is_plain_tag(&self, tag: i32) -> bool {
+        match (&self.layout, strides_for_tag(&self.dims, tag)) {
+            (Layout::Strided { strides, offset0: 0 }, Ok(s)) => *strides == s,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_match_onednn() {
+        let ntc = MemoryDesc::with_tag(&[5, 3, 4], DataType::F32, 16).unwrap();
+        assert_eq!(ntc.size_bytes(), 240);
+        let sub = ntc.submemory(&[2, 3, 4], &[1, 0, 0]).unwrap();
+        assert_eq!(sub.offset0(), 4);
+        assert_eq!(sub.size_bytes(), 240);
+        let st = MemoryDesc::with_strides(&[5, 3, 4], DataType::F32, Some(&[100, 20, 1])).unwrap();
+        assert_eq!(st.size_bytes(), 2000);
+        assert!(MemoryDesc::with_tag(&[5, -1, 4], DataType::F32, 4).is_err());
+        assert!(ntc.submemory(&[2, 3, 4], &[4, 0, 0]).is_err());
+        assert_eq!(MemoryDesc::with_tag(&[], DataType::Undef, 0).unwrap(), MemoryDesc::zero());
+    }
+}

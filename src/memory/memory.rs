@@ -1,0 +1,90 @@
+//! Memory objects (`dnnl_memory_t`): a descriptor plus a data handle, owned or borrowed.
+
+use super::buffer::AlignedBuf;
+use super::desc::MemoryDesc;
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::ensure_args;
+
+/// Where a memory object's data comes from.
+pub enum Handle {
+    /// The library allocates (`DNNL_MEMORY_ALLOCATE`).
+    Allocate,
+    /// No buffer yet (`DNNL_MEMORY_NONE`); set one later with `set_data_handle`.
+    None,
+    /// The user's buffer; it must outlive the memory object and hold `desc.size_bytes()` bytes.
+    User(*mut u8),
+}
+
+/// A tensor: descriptor, engine and data pointer.
+pub struct Memory {
+    desc: MemoryDesc,
+    engine: Engine,
+    owned: Option<AlignedBuf>,
+    data: *mut u8,
+}
+
+// SAFETY: the data pointer is either our own allocation or a user buffer whose sharing across
+// threads the user controls, as in oneDNN; the Memory object itself holds no thread-bound state.
+unsafe impl Send for Memory {}
+unsafe impl Sync for Memory {}
+
+impl Memory {
+    /// Creates a memory object. A zero descriptor gives an empty object with a NULL handle.
+    pub fn new(desc: &MemoryDesc, engine: Engine, handle: Handle) -> Result<Self> {
+        ensure_args!(!desc.is_any(), "cannot create memory for a format_tag::any descriptor");
+        let (owned, data) = match handle {
+            Handle::Allocate if desc.size_bytes() > 0 => {
+                let buf = AlignedBuf::zeroed(desc.size_bytes())?;
+                let p = buf.as_ptr();
+                (Some(buf), p)
+            }
+            Handle::Allocate | Handle::None => (None, std::ptr::null_mut()),
+            Handle::User(p) => (None, p),
+        };
+        Ok(Self { desc: desc.clone(), engine, owned, data })
+    }
+
+    /// Library-allocated memory for a descriptor on the CPU engine.
+    pub fn allocate(desc: &MemoryDesc) -> Result<Self> {
+        Self::new(desc, Engine::cpu(), Handle::Allocate)
+    }
+
+    /// The descriptor.
+    pub fn desc(&self) -> &MemoryDesc {
+        &self.desc
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The data handle (NULL when none).
+    pub fn data_ptr(&self) -> *mut u8 {
+        self.data
+    }
+
+    /// Replaces the data handle; a library-owned buffer is released.
+    pub fn set_data_ptr(&mut self, p: *mut u8) {
+        self.owned = None;
+        self.data = p;
+    }
+
+    /// True when the memory describes no element or has no buffer.
+    pub fn is_empty(&self) -> bool {
+        self.desc.nelems() == 0 || self.data.is_null()
+    }
+
+    /// The f32 contents in the order of the buffer (`extent` elements), for tests and tools.
+    ///
+    /// # Safety
+    /// The handle must point to at least `desc.extent_bytes()` readable bytes not written
+    /// concurrently, and the data type must be f32.
+    pub unsafe fn as_f32_slice(&self) -> &[f32] {
+        if self.data.is_null() {
+            return &[];
+        }
+        std::slice::from_raw_parts(self.data.cast::<f32>(), self.desc.extent_bytes() / 4)
+    }
+}

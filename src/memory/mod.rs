@@ -1,0 +1,14 @@
+//! Tensors: descriptors, layouts, buffers, memory objects and reorders.
+
+pub mod buffer;
+pub mod desc;
+#[allow(clippy::module_inception)]
+pub mod memory;
+pub mod packed;
+pub mod reorder;
+pub mod tag;
+
+pub use desc::{Layout, MemoryDesc};
+pub use memory::{Handle, Memory};
+pub use packed::PackedLayout;
+pub use reorder::Reorder;
