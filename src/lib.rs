@@ -9,10 +9,12 @@ pub mod attr;
 pub mod capi;
 pub mod engine;
 pub mod error;
+pub mod kernels;
 pub mod memory;
 pub mod primitive;
 pub mod rnn;
 pub mod stream;
+pub mod threading;
 pub mod types;
 
 pub use error::{Error, Result, Status};

@@ -1,0 +1,1 @@
+//! Compute kernels: GEMM over packed weights, vectorized activations.

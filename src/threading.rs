@@ -1,0 +1,1 @@
+//! The library-owned thread pool.
