@@ -53,6 +53,9 @@ pub struct Attr {
     pub rnn_weights_projection_qparams: WeightsQParams,
     /// benchdnn's test parameters.
     pub rnn_tparams: RnnTestParams,
+    /// Deterministic results requested (`dnnl_primitive_attr_set_deterministic`); recorded and
+    /// reported back, it does not change how primitives run.
+    pub deterministic: bool,
 }
 
 impl Default for ScratchpadMode {

@@ -214,6 +214,6 @@ c_enum! {
         /// No flag.
         Undef = 0 => "undef",
         /// Backward overwrites diff weights instead of accumulating.
-        DiffWeightsOverwrite = 1 => "diff_weights_overwrite",
+        DiffWeightsOverwrite = 1 => "rnn_flags_diff_weights_overwrite",
     }
 }

@@ -60,14 +60,6 @@ pub(crate) fn value<T>(func: &str, fallback: T, body: impl FnOnce() -> Result<T>
     out.unwrap_or(fallback)
 }
 
-/// A reference from a pointer the caller must pass, or `invalid_arguments` naming it.
-///
-/// # Safety
-/// `p` is NULL or points to a live `T`.
-pub(crate) unsafe fn arg<'a, T>(p: *const T, name: &str) -> Result<&'a T> {
-    p.as_ref().ok_or_else(|| Error::InvalidArguments(format!("{name} is NULL")))
-}
-
 /// Writes an output parameter, or fails with `invalid_arguments` when it is NULL.
 ///
 /// # Safety
@@ -85,5 +77,39 @@ pub(crate) fn check_out<T>(p: *mut T, name: &str) -> Result<()> {
     if p.is_null() {
         return Err(Error::InvalidArguments(format!("{name} is NULL")));
     }
+    Ok(())
+}
+
+/// A slice from a pointer and a length the caller passes; NULL with a non-zero length →
+/// `invalid_arguments`.
+///
+/// # Safety
+/// `p` is NULL or valid for reading `len` values of `T`.
+pub(crate) unsafe fn slice<'a, T>(p: *const T, len: usize, name: &str) -> Result<&'a [T]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Error::InvalidArguments(format!("{name} is NULL")));
+    }
+    Ok(std::slice::from_raw_parts(p, len))
+}
+
+/// The single `index` oneDNN's `_v2` functions accept for memories with one buffer.
+pub(crate) fn check_handle_index(index: libc::c_int) -> Result<()> {
+    if index != 0 {
+        return Err(Error::InvalidArguments(format!(
+            "handle index {index} out of range (the memory has one buffer)"
+        )));
+    }
+    Ok(())
+}
+
+/// Writes a query result of type `T` through the untyped `result` pointer of a query function.
+///
+/// # Safety
+/// `result` is valid for a write of `T` (the caller checked it is not NULL).
+pub(crate) unsafe fn put<T>(result: *mut libc::c_void, v: T) -> Result<()> {
+    result.cast::<T>().write(v);
     Ok(())
 }

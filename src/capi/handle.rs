@@ -29,6 +29,14 @@ pub(crate) unsafe fn as_rust<'a, C: Castable>(p: *const C) -> Result<&'a C::Rust
         .ok_or_else(|| Error::InvalidArguments(format!("{} is NULL", C::NAME)))
 }
 
+/// Borrows the object behind a handle that may be NULL (optional arguments).
+///
+/// # Safety
+/// As [`as_rust`].
+pub(crate) unsafe fn as_rust_opt<'a, C: Castable>(p: *const C) -> Option<&'a C::Rust> {
+    p.cast::<C::Rust>().as_ref()
+}
+
 /// Mutably borrows the object behind a handle; NULL → `invalid_arguments`.
 ///
 /// # Safety

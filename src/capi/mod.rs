@@ -1,10 +1,21 @@
 //! The C ABI: oneDNN v3's C API for the objects and primitives this library implements, plus
 //! `oxidnn_*` extensions. Each function validates its arguments, calls the core and maps the
-//! result through [`boundary`]; no logic lives here.
+//! result through `boundary`; no logic lives here.
 
+pub mod attr;
 pub(crate) mod boundary;
+pub mod debug;
 pub mod engine;
 pub(crate) mod handle;
+pub mod memory;
+pub mod memory_desc;
 pub mod objects;
+pub mod primitive;
+pub mod primitive_desc;
+pub mod reorder;
+pub mod rnn;
 pub mod types;
 pub mod verbose;
+
+#[cfg(test)]
+mod tests;

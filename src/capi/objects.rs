@@ -22,13 +22,16 @@ pub struct CMemory {
     pub engine: dnnl_engine_t,
 }
 
-/// A primitive descriptor, its engine handle, and the zero descriptor returned for absent
+/// A primitive descriptor, its engine handles, and the zero descriptor returned for absent
 /// tensors.
+#[derive(Clone)]
 pub struct CPrimitiveDesc {
     /// The core primitive descriptor.
     pub pd: PrimitiveDesc,
-    /// The user's engine handle.
+    /// The user's engine handle (the source engine of a reorder).
     pub engine: dnnl_engine_t,
+    /// The destination engine handle of a reorder (`engine` for other primitives).
+    pub dst_engine: dnnl_engine_t,
     /// Returned by md queries for tensors the primitive takes but were not given.
     pub zero_md: MemoryDesc,
     /// NUL-terminated implementation name (`dnnl_query_impl_info_str`).
@@ -39,13 +42,12 @@ impl CPrimitiveDesc {
     /// Wraps a core pd.
     pub fn new(pd: PrimitiveDesc, engine: dnnl_engine_t) -> Self {
         let impl_info = std::ffi::CString::new(pd.impl_info()).unwrap_or_default();
-        Self { pd, engine, zero_md: MemoryDesc::zero(), impl_info }
+        Self { pd, engine, dst_engine: engine, zero_md: MemoryDesc::zero(), impl_info }
     }
-}
 
-impl Clone for CPrimitiveDesc {
-    fn clone(&self) -> Self {
-        Self::new(self.pd.clone(), self.engine)
+    /// Sets the destination engine handle of a reorder.
+    pub fn with_dst_engine(self, dst_engine: dnnl_engine_t) -> Self {
+        Self { dst_engine, ..self }
     }
 }
 

@@ -48,3 +48,19 @@ pub fn log_primitive(what: &str, min_level: i32, info: &str, ms: f64) {
         println!("onednn_verbose,oxidnn,primitive,{what},cpu,{info},{ms:.4}");
     }
 }
+
+/// Prints a primitive line for a primitive descriptor (`kind,implementation,propagation kind`
+/// and, for RNN, the cell and direction) when the level is at least `min_level`.
+pub fn log_pd(what: &str, min_level: i32, pd: &crate::primitive::PrimitiveDesc, ms: f64) {
+    use crate::types::CEnum;
+    if level() < min_level {
+        return;
+    }
+    let prop = pd.prop_kind().map_or("undef", |p| p.name());
+    let mut info = format!("{},{},{prop}", pd.kind().name(), pd.impl_info());
+    if let crate::primitive::PrimitiveDesc::Rnn(p) = pd {
+        let d = p.desc();
+        info += &format!(",alg:{} direction:{}", d.cell.name(), d.direction.name());
+    }
+    log_primitive(what, min_level, &info, ms);
+}

@@ -3,8 +3,8 @@
 use super::packed::PackedLayout;
 use super::tag::{dense_strides, strides_for_tag, TAG_ANY, TAG_UNDEF};
 use crate::error::{Error, Result};
-use crate::types::{DataType, FormatKind};
-use crate::{ensure_args, invalid};
+use crate::types::{CEnum, DataType, FormatKind};
+use crate::ensure_args;
 
 /// Maximum number of dimensions (`DNNL_MAX_NDIMS`).
 pub const MAX_NDIMS: usize = 12;
@@ -15,7 +15,7 @@ pub const RUNTIME_DIM: i64 = i64::MIN;
 /// How the elements of a tensor are placed in memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Layout {
-    /// No layout: the zero descriptor, or a descriptor created with `format_tag_undef`.
+    /// No layout: the zero descriptor (also what `format_tag_undef` gives).
     Undef,
     /// "Let the primitive choose" — only valid while creating a primitive descriptor.
     Any,
@@ -32,11 +32,28 @@ pub enum Layout {
 }
 
 /// A memory descriptor (`dnnl_memory_desc_t`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Dims (and, for strided layouts, strides) are also kept as fixed `[i64; MAX_NDIMS]` arrays,
+/// zero past `ndims`: oneDNN's C API hands out `const dnnl_dims_t *` pointers into the
+/// descriptor, so the C layer needs 12-element arrays that live exactly as long as the
+/// descriptor. Both arrays are derived from the other fields when the descriptor is built.
+#[derive(Clone, PartialEq, Eq)]
 pub struct MemoryDesc {
-    dims: Vec<i64>,
+    ndims: usize,
+    dims: [i64; MAX_NDIMS],
     data_type: DataType,
     layout: Layout,
+    strides: [i64; MAX_NDIMS],
+}
+
+impl std::fmt::Debug for MemoryDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryDesc")
+            .field("dims", &self.dims())
+            .field("data_type", &self.data_type)
+            .field("layout", &self.layout)
+            .finish()
+    }
 }
 
 fn check_dims(dims: &[i64]) -> Result<()> {
@@ -50,26 +67,51 @@ fn check_dims(dims: &[i64]) -> Result<()> {
     Ok(())
 }
 
+/// oneDNN's rule for explicit strides: taken in order of stride, every dimension of size > 1
+/// with a non-zero stride must start past the end of the previous one, so no two elements share
+/// an address. Zero strides (broadcast), size-1 dimensions and empty tensors are exempt.
+fn strides_overlap(dims: &[i64], strides: &[i64]) -> bool {
+    if dims.contains(&0) {
+        return false;
+    }
+    let mut by_stride: Vec<(i64, i64)> =
+        dims.iter().zip(strides).filter(|&(&d, &s)| d > 1 && s != 0).map(|(&d, &s)| (s, d)).collect();
+    by_stride.sort_unstable();
+    by_stride.windows(2).any(|w| w[1].0 < w[0].0.saturating_mul(w[0].1))
+}
+
 impl MemoryDesc {
     /// The zero descriptor (ndims 0): describes "no tensor"; memory made from it is empty.
     pub fn zero() -> Self {
-        Self { dims: Vec::new(), data_type: DataType::Undef, layout: Layout::Undef }
+        Self::build(&[], DataType::Undef, Layout::Undef)
     }
 
-    /// A descriptor from dims, data type and a format tag value (plain tag, `any` or `undef`).
-    /// `dims` empty gives the zero descriptor, as oneDNN does.
+    /// The one constructor: fills the fixed-size dims and strides arrays. `dims` has at most
+    /// `MAX_NDIMS` entries (callers check first).
+    fn build(dims: &[i64], data_type: DataType, layout: Layout) -> Self {
+        let mut d = [0i64; MAX_NDIMS];
+        d[..dims.len()].copy_from_slice(dims);
+        let mut strides = [0i64; MAX_NDIMS];
+        if let Layout::Strided { strides: s, .. } = &layout {
+            let n = s.len().min(MAX_NDIMS);
+            strides[..n].copy_from_slice(&s[..n]);
+        }
+        Self { ndims: dims.len(), dims: d, data_type, layout, strides }
+    }
+
+    /// A descriptor from dims, data type and a format tag value (plain tag or `any`).
+    /// `dims` empty or the tag `undef` give the zero descriptor, as oneDNN does.
     pub fn with_tag(dims: &[i64], data_type: DataType, tag: i32) -> Result<Self> {
-        if dims.is_empty() {
+        if dims.is_empty() || tag == TAG_UNDEF {
             return Ok(Self::zero());
         }
         check_dims(dims)?;
         ensure_args!(data_type != DataType::Undef, "data type is undef");
         let layout = match tag {
             TAG_ANY => Layout::Any,
-            TAG_UNDEF => Layout::Undef,
             _ => Layout::Strided { strides: strides_for_tag(dims, tag)?, offset0: 0 },
         };
-        Ok(Self { dims: dims.to_vec(), data_type, layout })
+        Ok(Self::build(dims, data_type, layout))
     }
 
     /// A plain descriptor with explicit strides (`None`: dense row-major).
@@ -89,10 +131,11 @@ impl MemoryDesc {
                     }
                     ensure_args!(st >= 0, "stride {i} is negative ({st})");
                 }
+                ensure_args!(!strides_overlap(dims, s), "strides {s:?} make elements of {dims:?} overlap");
                 s.to_vec()
             }
         };
-        Ok(Self { dims: dims.to_vec(), data_type, layout: Layout::Strided { strides, offset0: 0 } })
+        Ok(Self::build(dims, data_type, Layout::Strided { strides, offset0: 0 }))
     }
 
     /// Our packed weights descriptor for 5-D `ldigo` (or 4-D `ldio`) logical dims.
@@ -100,17 +143,18 @@ impl MemoryDesc {
         check_dims(dims)?;
         let p = PackedLayout::from_dims(dims)
             .ok_or_else(|| Error::InvalidArguments("packed weights need 4 or 5 dims".into()))?;
-        Ok(Self { dims: dims.to_vec(), data_type, layout: Layout::Packed(p) })
+        Ok(Self::build(dims, data_type, Layout::Packed(p)))
     }
 
     /// A view of a part of this (strided) tensor: `dims` elements starting at `offsets`.
+    /// Zero, `any` and packed parents give `unimplemented`, as oneDNN does for layouts it
+    /// cannot take a view of.
     pub fn submemory(&self, dims: &[i64], offsets: &[i64]) -> Result<Self> {
-        ensure_args!(!self.is_zero(), "sub-memory of a zero memory descriptor");
         let Layout::Strided { strides, offset0 } = &self.layout else {
-            if self.layout == Layout::Any {
-                return Err(Error::Unimplemented("sub-memory of a format_tag::any descriptor".into()));
-            }
-            invalid!("sub-memory needs a plain strided parent");
+            return Err(Error::Unimplemented(format!(
+                "sub-memory of a {} memory descriptor",
+                if self.is_zero() { "zero" } else { self.format_kind().name() }
+            )));
         };
         ensure_args!(dims.len() == self.ndims() && offsets.len() == self.ndims(), "ndims mismatch");
         let mut off = *offset0;
@@ -124,30 +168,67 @@ impl MemoryDesc {
             );
             off += offsets[d] * strides[d];
         }
-        Ok(Self {
-            dims: dims.to_vec(),
-            data_type: self.data_type,
-            layout: Layout::Strided { strides: strides.clone(), offset0: off },
-        })
+        Ok(Self::build(dims, self.data_type, Layout::Strided { strides: strides.clone(), offset0: off }))
+    }
+
+    /// The same tensor with its axes renamed: logical axis `i` becomes axis `perm[i]`
+    /// (oneDNN's `permute_axes`). Only strided and `any` descriptors can be permuted.
+    pub fn permute_axes(&self, perm: &[i32]) -> Result<Self> {
+        ensure_args!(!self.is_zero(), "cannot permute the axes of a zero memory descriptor");
+        let n = self.ndims();
+        ensure_args!(perm.len() == n, "permutation has {} entries for {n} dims", perm.len());
+        let mut seen = [false; MAX_NDIMS];
+        for &p in perm {
+            ensure_args!(
+                (0..n as i32).contains(&p) && !seen[p as usize],
+                "{perm:?} is not a permutation of 0..{n}"
+            );
+            seen[p as usize] = true;
+        }
+        let permute = |v: &[i64]| {
+            let mut out = vec![0i64; n];
+            for (i, &p) in perm.iter().enumerate() {
+                out[p as usize] = v[i];
+            }
+            out
+        };
+        let layout = match &self.layout {
+            Layout::Any => Layout::Any,
+            Layout::Strided { strides, offset0 } => {
+                Layout::Strided { strides: permute(strides), offset0: *offset0 }
+            }
+            Layout::Undef | Layout::Packed(_) => {
+                return Err(Error::Unimplemented(format!(
+                    "permuting the axes of a {} memory descriptor",
+                    self.format_kind().name()
+                )))
+            }
+        };
+        Ok(Self::build(&permute(self.dims()), self.data_type, layout))
     }
 
     /// Same descriptor with another layout (used when a primitive resolves `any`).
     pub fn with_layout(&self, layout: Layout) -> Self {
-        Self { dims: self.dims.clone(), data_type: self.data_type, layout }
+        Self::build(self.dims(), self.data_type, layout)
     }
 
     /// Same dims and type, dense in the order of the given plain tag.
     pub fn with_plain_tag(&self, tag: i32) -> Result<Self> {
-        Self::with_tag(&self.dims, self.data_type, tag)
+        Self::with_tag(self.dims(), self.data_type, tag)
     }
 
     /// Number of dimensions.
     pub fn ndims(&self) -> usize {
-        self.dims.len()
+        self.ndims
     }
 
     /// Logical dims.
     pub fn dims(&self) -> &[i64] {
+        &self.dims[..self.ndims]
+    }
+
+    /// Logical dims as a `dnnl_dims_t`-shaped array, zero past `ndims`.
+    pub fn dims_array(&self) -> &[i64; MAX_NDIMS] {
         &self.dims
     }
 
@@ -163,7 +244,7 @@ impl MemoryDesc {
 
     /// True for the zero descriptor (ndims 0).
     pub fn is_zero(&self) -> bool {
-        self.dims.is_empty()
+        self.ndims == 0
     }
 
     /// True while the layout is still `any`.
@@ -189,6 +270,11 @@ impl MemoryDesc {
         }
     }
 
+    /// Strides of a strided layout as a `dnnl_dims_t`-shaped array, zero past `ndims`.
+    pub fn strides_array(&self) -> Option<&[i64; MAX_NDIMS]> {
+        matches!(self.layout, Layout::Strided { .. }).then_some(&self.strides)
+    }
+
     /// Element offset of the first element (sub-memory views).
     pub fn offset0(&self) -> i64 {
         match &self.layout {
@@ -202,7 +288,7 @@ impl MemoryDesc {
         if self.is_zero() {
             0
         } else {
-            self.dims.iter().map(|&d| d as usize).product()
+            self.dims().iter().map(|&d| d as usize).product()
         }
     }
 
@@ -216,7 +302,7 @@ impl MemoryDesc {
         let elems = match &self.layout {
             Layout::Undef | Layout::Any => 0,
             Layout::Strided { strides, .. } => {
-                self.dims.iter().zip(strides).map(|(&d, &s)| (d * s) as usize).max().unwrap_or(0)
+                self.dims().iter().zip(strides).map(|(&d, &s)| (d * s) as usize).max().unwrap_or(0)
             }
             Layout::Packed(p) => p.len(),
         };
@@ -231,7 +317,7 @@ impl MemoryDesc {
         }
         match &self.layout {
             Layout::Strided { strides, offset0 } => {
-                let last: i64 = self.dims.iter().zip(strides).map(|(&d, &s)| (d - 1) * s).sum();
+                let last: i64 = self.dims().iter().zip(strides).map(|(&d, &s)| (d - 1) * s).sum();
                 (offset0 + last + 1) as usize * self.data_type.size()
             }
             _ => self.size_bytes(),
@@ -259,7 +345,7 @@ impl MemoryDesc {
 
     /// True when the layout is strided and equal to the dense layout of the plain tag.
     pub fn is_plain_tag(&self, tag: i32) -> bool {
-        match (&self.layout, strides_for_tag(&self.dims, tag)) {
+        match (&self.layout, strides_for_tag(self.dims(), tag)) {
             (Layout::Strided { strides, offset0: 0 }, Ok(s)) => *strides == s,
             _ => false,
         }
@@ -282,5 +368,48 @@ mod tests {
         assert!(MemoryDesc::with_tag(&[5, -1, 4], DataType::F32, 4).is_err());
         assert!(ntc.submemory(&[2, 3, 4], &[4, 0, 0]).is_err());
         assert_eq!(MemoryDesc::with_tag(&[], DataType::Undef, 0).unwrap(), MemoryDesc::zero());
+        assert_eq!(MemoryDesc::with_tag(&[5, 3, 4], DataType::F32, TAG_UNDEF).unwrap(), MemoryDesc::zero());
+    }
+
+    #[test]
+    fn overlapping_strides_are_rejected_as_onednn_does() {
+        // (dims, strides, accepted by oneDNN 3.13)
+        let cases: &[(&[i64], &[i64], bool)] = &[
+            (&[2, 3, 4], &[12, 4, 1], true),
+            (&[2, 3, 4], &[4, 4, 1], false),
+            (&[2, 3, 4], &[12, 3, 1], false),
+            (&[2, 3, 4], &[0, 0, 0], true),
+            (&[2, 3, 4], &[1, 2, 6], true),
+            (&[2, 3, 4], &[1, 8, 2], true),
+            (&[2, 3, 4], &[12, 4, 0], true),
+            (&[2, 3, 4], &[24, 4, 1], true),
+            (&[2, 3, 4], &[12, 1, 3], true),
+            (&[2, 3, 4], &[12, 1, 4], false),
+            (&[2, 3, 4], &[3, 1, 6], true),
+            (&[1, 3, 4], &[1, 4, 1], true),
+            (&[2, 3, 1], &[1, 1, 1], false),
+            (&[2, 0, 4], &[1, 1, 1], true),
+            (&[2, 3], &[2, 1], false),
+            (&[2, 3], &[6, 2], true),
+            (&[3, 2, 5], &[1, 1, 1], false),
+        ];
+        for &(d, s, ok) in cases {
+            assert_eq!(MemoryDesc::with_strides(d, DataType::F32, Some(s)).is_ok(), ok, "{d:?} {s:?}");
+        }
+    }
+
+    #[test]
+    fn permute_axes_moves_dims_and_strides() {
+        let ntc = MemoryDesc::with_tag(&[5, 3, 4], DataType::F32, 16).unwrap();
+        let p = ntc.permute_axes(&[1, 2, 0]).unwrap();
+        assert_eq!((p.dims(), p.strides().unwrap()), (&[4, 5, 3][..], &[1, 4, 20][..]));
+        assert_eq!(p.dims_array()[..4], [4, 5, 3, 0]);
+        assert_eq!(p.strides_array().unwrap()[..4], [1, 4, 20, 0]);
+        assert!(ntc.permute_axes(&[0, 0, 1]).is_err());
+        assert!(ntc.permute_axes(&[0, 1]).is_err());
+        assert!(MemoryDesc::zero().permute_axes(&[]).is_err());
+        let packed = MemoryDesc::packed(&[1, 1, 2, 4, 3], DataType::F32).unwrap();
+        assert!(matches!(packed.permute_axes(&[0, 1, 2, 3, 4]), Err(Error::Unimplemented(_))));
+        assert!(packed.strides_array().is_none());
     }
 }
