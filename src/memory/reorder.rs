@@ -22,9 +22,11 @@ impl Reorder {
             *src.layout() != Layout::Undef && *dst.layout() != Layout::Undef || src.is_zero(),
             "reorder descriptors need a layout"
         );
-        if src.data_type() != DataType::F32 || dst.data_type() != DataType::F32 {
+        let convertible = |dt: DataType| matches!(dt, DataType::F32 | DataType::S32 | DataType::S8 | DataType::U8);
+        let f32_side = src.data_type() == DataType::F32 || dst.data_type() == DataType::F32;
+        if !(f32_side && convertible(src.data_type()) && convertible(dst.data_type())) {
             unimplemented_err!(
-                "reorder {:?} -> {:?}: only f32 is implemented",
+                "reorder {:?} -> {:?}: only f32 to/from f32, s32, s8, u8 is implemented",
                 src.data_type(),
                 dst.data_type()
             );
@@ -50,11 +52,11 @@ impl Reorder {
             return Ok(());
         }
         ensure_args!(!from.data_ptr().is_null() && !to.data_ptr().is_null(), "reorder memory has no buffer");
-        let src = from.data_ptr().cast::<f32>().cast_const();
-        let dst = to.data_ptr().cast::<f32>();
-        if let Layout::Packed(p) = self.dst.layout() {
-            // SAFETY: a packed buffer holds p.len() floats (its size_bytes()).
-            unsafe { std::ptr::write_bytes(dst, 0, p.len()) };
+        let (src, dst) = (from.data_ptr().cast_const(), to.data_ptr());
+        let (sdt, ddt) = (self.src.data_type(), self.dst.data_type());
+        if let Layout::Packed(_) = self.dst.layout() {
+            // SAFETY: a packed buffer holds size_bytes() bytes.
+            unsafe { std::ptr::write_bytes(dst, 0, self.dst.size_bytes()) };
         }
         let dims = self.src.dims();
         let mut idx = vec![0i64; dims.len()];
@@ -63,11 +65,39 @@ impl Reorder {
             let d = self.dst.element_offset(&idx);
             // SAFETY: both offsets are within the extents of their descriptors, which the memory
             // objects' buffers cover (the user's contract for user buffers).
-            unsafe { *dst.add(d) = *src.add(s) };
+            unsafe { store(ddt, dst, d, load(sdt, src, s)) };
             if !next_index(&mut idx, dims) {
                 return Ok(());
             }
         }
+    }
+}
+
+/// Reads element `off` of a buffer of type `dt` as f32.
+///
+/// # Safety
+/// `p` must be valid for reading element `off` of type `dt`.
+unsafe fn load(dt: DataType, p: *const u8, off: usize) -> f32 {
+    match dt {
+        DataType::S32 => *p.cast::<i32>().add(off) as f32,
+        DataType::S8 => *p.cast::<i8>().add(off) as f32,
+        DataType::U8 => *p.add(off) as f32,
+        _ => *p.cast::<f32>().add(off),
+    }
+}
+
+/// Writes `v` as element `off` of a buffer of type `dt`, rounding half to even and saturating
+/// for integer types (oneDNN's conversion).
+///
+/// # Safety
+/// `p` must be valid for writing element `off` of type `dt`.
+unsafe fn store(dt: DataType, p: *mut u8, off: usize, v: f32) {
+    let r = v.round_ties_even();
+    match dt {
+        DataType::S32 => *p.cast::<i32>().add(off) = r.clamp(i32::MIN as f32, i32::MAX as f32) as i32,
+        DataType::S8 => *p.cast::<i8>().add(off) = r.clamp(-128.0, 127.0) as i8,
+        DataType::U8 => *p.add(off) = r.clamp(0.0, 255.0) as u8,
+        _ => *p.cast::<f32>().add(off) = v,
     }
 }
 
@@ -81,4 +111,33 @@ pub fn next_index(idx: &mut [i64], dims: &[i64]) -> bool {
         idx[k] = 0;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(src: &[f32], dt: DataType) -> Vec<f32> {
+        let n = src.len() as i64;
+        let smd = MemoryDesc::with_tag(&[n], DataType::F32, 2).unwrap();
+        let dmd = MemoryDesc::with_tag(&[n], dt, 2).unwrap();
+        let from = Memory::allocate(&smd).unwrap();
+        let to = Memory::allocate(&dmd).unwrap();
+        // SAFETY: `from` owns n f32 values.
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), from.data_ptr().cast(), src.len()) };
+        Reorder::new(&smd, &dmd).unwrap().execute(&from, &to).unwrap();
+        let back = Memory::allocate(&smd).unwrap();
+        Reorder::new(&dmd, &smd).unwrap().execute(&to, &back).unwrap();
+        // SAFETY: `back` owns n f32 values.
+        unsafe { back.as_f32_slice().to_vec() }
+    }
+
+    #[test]
+    fn integer_conversions_round_half_even_and_saturate() {
+        let x = [-1.5, 0.5, 2.5, 300.0, -300.0, 1.4];
+        assert_eq!(run(&x, DataType::S8), vec![-2.0, 0.0, 2.0, 127.0, -128.0, 1.0]);
+        assert_eq!(run(&x, DataType::U8), vec![0.0, 0.0, 2.0, 255.0, 0.0, 1.0]);
+        assert_eq!(run(&x, DataType::S32), vec![-2.0, 0.0, 2.0, 300.0, -300.0, 1.0]);
+        assert_eq!(run(&x, DataType::F32), x.to_vec());
+    }
 }
