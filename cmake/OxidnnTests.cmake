@@ -1,0 +1,180 @@
+# ctest registration. Labels:
+#   capi       capi_<name>: each capi_tests/<name>.c on oxidnn; capi_vs_<name>: each
+#              capi_tests/vs_onednn/<name>.c on oxidnn, output compared (compare_outputs.py)
+#              with <name>.expected.txt, the real oneDNN's output
+#   example    example_<name>: each examples_c/<name>.c
+#   valgrind   valgrind_<name>: each C API test under valgrind memcheck (leaks are errors)
+#   sanitize   the ASan/UBSan build really is instrumented (OXIDNN_SANITIZE=ON)
+#   package    SONAME check; install to a temp prefix + find_package / pkg-config consumers
+#   vs_onednn  against the real oneDNN (only when one is found): header ABI diff, programs
+#              built against the real oneDNN headers + libdnnl.so.3 run on oxidnn standing in
+#              for libdnnl.so.3, and output comparison with the real oneDNN where a
+#              capi_tests/vs_onednn/compare_outputs.py exists
+
+set(OXIDNN_TEST_TIMEOUT 600 CACHE STRING "ctest timeout per test (seconds)")
+
+foreach(t IN LISTS OXIDNN_CAPI_TEST_TARGETS)
+  add_test(NAME ${t} COMMAND ${t})
+  set_tests_properties(${t} PROPERTIES LABELS "capi" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+endforeach()
+find_program(PYTHON3_EXECUTABLE python3)
+set(_compare_py "${CMAKE_CURRENT_SOURCE_DIR}/capi_tests/vs_onednn/compare_outputs.py")
+foreach(t IN LISTS OXIDNN_CAPI_VS_TARGETS)
+  string(REGEX REPLACE "^capi_vs_" "" name "${t}")
+  set(_expected "${CMAKE_CURRENT_SOURCE_DIR}/capi_tests/vs_onednn/${name}.expected.txt")
+  if(EXISTS "${_expected}" AND EXISTS "${_compare_py}" AND PYTHON3_EXECUTABLE)
+    add_test(NAME ${t}
+      COMMAND sh -c "\"$1\" > \"$2\" && \"$3\" \"$4\" \"$5\" \"$2\""
+              sh $<TARGET_FILE:${t}> "${CMAKE_CURRENT_BINARY_DIR}/${name}.oxidnn.txt"
+              "${PYTHON3_EXECUTABLE}" "${_compare_py}" "${_expected}")
+  else()
+    add_test(NAME ${t} COMMAND ${t})
+  endif()
+  set_tests_properties(${t} PROPERTIES LABELS "capi" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+endforeach()
+foreach(t IN LISTS OXIDNN_EXAMPLE_TARGETS)
+  add_test(NAME ${t} COMMAND ${t})
+  set_tests_properties(${t} PROPERTIES LABELS "example" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+endforeach()
+
+# ---- valgrind ----------------------------------------------------------------------------------
+find_program(VALGRIND_EXECUTABLE valgrind)
+if(OXIDNN_VALGRIND AND VALGRIND_EXECUTABLE AND NOT OXIDNN_SANITIZE)
+  foreach(t IN LISTS OXIDNN_CAPI_TEST_TARGETS OXIDNN_CAPI_VS_TARGETS)
+    string(REGEX REPLACE "^capi_" "" name "${t}")
+    add_test(NAME valgrind_${name}
+      COMMAND ${VALGRIND_EXECUTABLE} --error-exitcode=1 --leak-check=full --track-origins=yes
+              --num-callers=40
+              --suppressions=${CMAKE_CURRENT_SOURCE_DIR}/cmake/valgrind.supp
+              $<TARGET_FILE:${t}>)
+    set_tests_properties(valgrind_${name} PROPERTIES LABELS "valgrind" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+  endforeach()
+elseif(OXIDNN_VALGRIND AND NOT VALGRIND_EXECUTABLE)
+  message(STATUS "oxidnn: valgrind not found; no valgrind tests")
+endif()
+
+# ---- sanitizers --------------------------------------------------------------------------------
+if(OXIDNN_SANITIZE)
+  find_program(NM_EXECUTABLE NAMES nm ${CMAKE_NM})
+  foreach(t IN LISTS OXIDNN_CAPI_TEST_TARGETS OXIDNN_CAPI_VS_TARGETS OXIDNN_EXAMPLE_TARGETS)
+    add_test(NAME sanitize_instrumented_${t}
+      COMMAND sh -c "${NM_EXECUTABLE} \"$1\" | grep -q __asan_init" sh $<TARGET_FILE:${t}>)
+    set_tests_properties(sanitize_instrumented_${t} PROPERTIES LABELS "sanitize")
+  endforeach()
+endif()
+
+# ---- package: SONAME, install, consumers ---------------------------------------------------------
+find_program(READELF_EXECUTABLE readelf)
+if(READELF_EXECUTABLE)
+  add_test(NAME soname
+    COMMAND sh -c "${READELF_EXECUTABLE} -d \"$1\" | grep -F 'Library soname: [${OXIDNN_SHARED_SONAME}]'"
+            sh "${OXIDNN_SHARED_REAL}")
+  set_tests_properties(soname PROPERTIES LABELS "package")
+endif()
+add_test(NAME install_consumer
+  COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/cmake/test_install.sh"
+          "${CMAKE_BINARY_DIR}" "${CMAKE_CURRENT_SOURCE_DIR}/cmake/consumer"
+          "${CMAKE_CURRENT_BINARY_DIR}/install-test" "${CMAKE_C_COMPILER}"
+          "${PROJECT_VERSION}" "${OXIDNN_SHARED_SONAME}")
+set_tests_properties(install_consumer PROPERTIES LABELS "package" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+
+# ---- vs_onednn: the real oneDNN as oracle ------------------------------------------------------
+# ONEDNN_ROOT, else the cache of ../shared/tools/onednn-setup.sh (ONEDNN_CACHE, XDG_CACHE_HOME or
+# ~/.cache /onednn-oracle), filled at configure time when OXIDNN_ONEDNN_ORACLE is ON.
+if(DEFINED ENV{ONEDNN_CACHE})
+  set(_oxidnn_oracle_cache "$ENV{ONEDNN_CACHE}")
+elseif(DEFINED ENV{XDG_CACHE_HOME})
+  set(_oxidnn_oracle_cache "$ENV{XDG_CACHE_HOME}/onednn-oracle")
+else()
+  set(_oxidnn_oracle_cache "$ENV{HOME}/.cache/onednn-oracle")
+endif()
+set(OXIDNN_ONEDNN_SETUP "${CMAKE_CURRENT_SOURCE_DIR}/../shared/tools/onednn-setup.sh" CACHE FILEPATH
+    "onednn-setup.sh used when OXIDNN_ONEDNN_ORACLE is ON")
+if(OXIDNN_ONEDNN_ORACLE AND NOT ONEDNN_ROOT AND NOT EXISTS "${_oxidnn_oracle_cache}/3.2/.ok")
+  if(EXISTS "${OXIDNN_ONEDNN_SETUP}")
+    message(STATUS "oxidnn: fetching the oneDNN 3.2 oracle (${OXIDNN_ONEDNN_SETUP} 3.2)")
+    execute_process(COMMAND bash "${OXIDNN_ONEDNN_SETUP}" 3.2 RESULT_VARIABLE _rc)
+    if(NOT _rc EQUAL 0)
+      message(WARNING "oxidnn: onednn-setup.sh failed; the vs_onednn tests are skipped")
+    endif()
+  else()
+    message(WARNING "oxidnn: OXIDNN_ONEDNN_ORACLE is ON but ${OXIDNN_ONEDNN_SETUP} does not exist")
+  endif()
+endif()
+set(_oxidnn_onednn_env "")
+if(ONEDNN_ROOT)
+  set(_oxidnn_onednn "${ONEDNN_ROOT}")
+  if(EXISTS "${ONEDNN_ROOT}/env.sh")
+    set(_oxidnn_onednn_env "${ONEDNN_ROOT}/env.sh")
+  endif()
+elseif(EXISTS "${_oxidnn_oracle_cache}/3.2/.ok")
+  set(_oxidnn_onednn "${_oxidnn_oracle_cache}/3.2")
+  set(_oxidnn_onednn_env "${_oxidnn_oracle_cache}/3.2/env.sh")
+endif()
+
+if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
+  find_library(ONEDNN_REAL_LIBRARY NAMES dnnl PATHS "${_oxidnn_onednn}/lib" NO_DEFAULT_PATH)
+  message(STATUS "oxidnn: vs_onednn tests against ${_oxidnn_onednn}")
+  set(_scripts "${CMAKE_CURRENT_SOURCE_DIR}/scripts")
+
+  # 1. header ABI: every value/size/offset/prototype we define equals oneDNN's
+  add_test(NAME vs_onednn_abi
+    COMMAND bash "${_scripts}/abi-diff.sh" --allow-missing "${_oxidnn_onednn}/include"
+            "${OXIDNN_INCLUDE_DIR}")
+  set_tests_properties(vs_onednn_abi PROPERTIES LABELS "vs_onednn")
+  if(EXISTS "${_oxidnn_oracle_cache}/3.13/.ok")   # the API we implement: strict
+    add_test(NAME vs_onednn_abi_3.13
+      COMMAND bash "${_scripts}/abi-diff.sh" "${_oxidnn_oracle_cache}/3.13/include"
+              "${OXIDNN_INCLUDE_DIR}")
+    set_tests_properties(vs_onednn_abi_3.13 PROPERTIES LABELS "vs_onednn")
+  endif()
+
+  # 2. binaries built against the real oneDNN, run with our library as libdnnl.so.3
+  if(ONEDNN_REAL_LIBRARY)
+    set(_as_libdnnl "${CMAKE_CURRENT_BINARY_DIR}/as_libdnnl")
+    file(MAKE_DIRECTORY "${_as_libdnnl}")
+    file(CREATE_LINK "../lib/liboxidnn.so.${PROJECT_VERSION}" "${_as_libdnnl}/libdnnl.so.3" SYMBOLIC)
+    get_filename_component(_onednn_libdir "${ONEDNN_REAL_LIBRARY}" DIRECTORY)
+
+    set(_vs_programs "${CMAKE_CURRENT_SOURCE_DIR}/tests/abi/smoke.c" ${OXIDNN_CAPI_VS_SOURCES})
+    # the C API tests too: they use only oneDNN's API (oxidnn_ extensions only inside
+    # `#if defined(OXIDNN_H)`); a file that mentions oxidnn_ but never OXIDNN_H is skipped
+    foreach(src IN LISTS OXIDNN_CAPI_TEST_SOURCES)
+      file(STRINGS "${src}" _ext REGEX "oxidnn_")
+      file(STRINGS "${src}" _guard REGEX "OXIDNN_H")
+      if(NOT _ext OR _guard)
+        list(APPEND _vs_programs "${src}")
+      endif()
+    endforeach()
+
+    foreach(src IN LISTS _vs_programs)
+      get_filename_component(name "${src}" NAME_WE)
+      set(t onednn_${name})
+      add_executable(${t} "${src}")
+      set_target_properties(${t} PROPERTIES
+        C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
+        SKIP_BUILD_RPATH ON
+        RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/bin-onednn")
+      target_include_directories(${t} PRIVATE "${_oxidnn_onednn}/include")
+      target_compile_options(${t} PRIVATE ${OXIDNN_C_WARNINGS})
+      target_link_libraries(${t} PRIVATE "${ONEDNN_REAL_LIBRARY}" Threads::Threads m)
+      target_link_options(${t} PRIVATE "-Wl,-rpath-link,${_onednn_libdir}")
+      # the symlink must resolve when the test runs
+      add_dependencies(${t} oxidnn_cargo)
+
+      set(_args --ours "${_as_libdnnl}")
+      if(src MATCHES "/vs_onednn/" AND EXISTS "${_compare_py}" AND _oxidnn_onednn_env)
+        list(APPEND _args --real-env "${_oxidnn_onednn_env}" --compare "${_compare_py}")
+      endif()
+      add_test(NAME vs_onednn_${name}
+        COMMAND bash "${_scripts}/vs-onednn-run.sh" ${_args} -- $<TARGET_FILE:${t}>)
+      set_tests_properties(vs_onednn_${name} PROPERTIES LABELS "vs_onednn"
+                           TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+    endforeach()
+  else()
+    message(STATUS "oxidnn: no libdnnl in ${_oxidnn_onednn}/lib; only the header ABI diff runs")
+  endif()
+else()
+  message(STATUS "oxidnn: no oneDNN oracle found (ONEDNN_ROOT, or -DOXIDNN_ONEDNN_ORACLE=ON); "
+                 "vs_onednn tests skipped")
+endif()
