@@ -9,6 +9,7 @@ pub mod attr;
 pub mod capi;
 pub mod engine;
 pub mod error;
+pub mod graph;
 pub mod kernels;
 pub mod memory;
 pub mod primitive;

@@ -1,0 +1,104 @@
+//! Runs a model: nodes in topological order, values freed after their last use, constants and
+//! inputs borrowed rather than copied.
+
+use std::borrow::Cow;
+
+use super::build::as_parameter;
+use super::ir::with_context;
+use super::model::Model;
+use super::tensor::Tensor;
+use crate::error::{Error, Result};
+
+impl Model {
+    /// Runs the model on `inputs` (in [`Model::inputs`] order) and returns the outputs (in
+    /// [`Model::outputs`] order).
+    pub fn infer(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let args = inputs.iter().map(Cow::Borrowed).collect();
+        Ok(self.run(args)?.into_iter().map(Cow::into_owned).collect())
+    }
+
+    /// Runs the model on borrowed or owned inputs; outputs may borrow from the inputs or from
+    /// the model's constants. Used for bodies, whose inputs change every iteration.
+    pub fn run<'a>(&'a self, inputs: Vec<Cow<'a, Tensor>>) -> Result<Vec<Cow<'a, Tensor>>> {
+        if inputs.len() != self.parameters.len() {
+            return Err(Error::InvalidArguments(format!(
+                "the model has {} inputs, got {}",
+                self.parameters.len(),
+                inputs.len()
+            )));
+        }
+        let mut values: Vec<Vec<Option<Cow<'a, Tensor>>>> = self
+            .nodes
+            .iter()
+            .map(|n| vec![None; n.outputs.len()])
+            .collect();
+        let mut remaining = self.use_counts.clone();
+        for ((&p, t), info) in self.parameters.iter().zip(inputs).zip(&self.inputs) {
+            if let Some(param) = as_parameter(&self.nodes[p]) {
+                param.check(&info.name, &t)?;
+            }
+            values[p][0] = Some(t);
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            let op = node.op.as_ref();
+            if let Some(c) = op.constant() {
+                values[i][0] = Some(Cow::Borrowed(c));
+                continue;
+            }
+            if !op.foldable() {
+                continue; // Parameter (already fed) or Result (read below)
+            }
+            let outs = {
+                let args: Vec<&Tensor> = node
+                    .inputs
+                    .iter()
+                    .map(|v| {
+                        values[v.node][v.port]
+                            .as_deref()
+                            .ok_or_else(|| missing(self, i))
+                    })
+                    .collect::<Result<_>>()?;
+                op.execute(&args)
+                    .map_err(|e| with_context(e, &node.label()))?
+            };
+            if outs.len() != node.outputs.len() {
+                return Err(Error::Runtime(format!(
+                    "{}: produced {} outputs, expected {}",
+                    node.label(),
+                    outs.len(),
+                    node.outputs.len()
+                )));
+            }
+            for v in &node.inputs {
+                remaining[v.node][v.port] -= 1;
+                if remaining[v.node][v.port] == 0 {
+                    values[v.node][v.port] = None;
+                }
+            }
+            for (slot, t) in values[i].iter_mut().zip(outs) {
+                *slot = Some(Cow::Owned(t));
+            }
+        }
+        self.results
+            .iter()
+            .map(|&r| {
+                let v = self.nodes[r].inputs[0];
+                remaining[v.node][v.port] -= 1;
+                let slot = &mut values[v.node][v.port];
+                let t = if remaining[v.node][v.port] == 0 {
+                    slot.take()
+                } else {
+                    slot.clone()
+                };
+                t.ok_or_else(|| missing(self, r))
+            })
+            .collect()
+    }
+}
+
+fn missing(model: &Model, node: usize) -> Error {
+    Error::Runtime(format!(
+        "{}: an input value is missing (executor bug)",
+        model.nodes[node].label()
+    ))
+}

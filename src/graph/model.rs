@@ -1,0 +1,175 @@
+//! The model: nodes (an op with typed attributes, its input edges and output port infos) in
+//! topological order, plus the model's inputs (Parameters) and outputs (Results).
+//!
+//! Sub-graph ops (TensorIterator, Loop, If) own their bodies as nested [`Model`]s. A pass (see
+//! `graph::passes`) may replace a node's op with [`Model::replace_op`] as long as the new op
+//! keeps the node's input and output arity.
+
+use std::fmt;
+use std::path::Path;
+
+use super::ops::Op;
+use super::shape::PartialShape;
+use super::tensor::ElementType;
+use crate::error::{Error, Result};
+
+/// A reference to one output of a node: `nodes[node].outputs[port]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ValueRef {
+    /// Index of the producing node in [`Model::nodes`].
+    pub node: usize,
+    /// Output index (position among the producer's output ports).
+    pub port: usize,
+}
+
+/// Element type, shape and tensor names of one node output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortInfo {
+    /// The element type.
+    pub element_type: ElementType,
+    /// The shape as inferred (and refined by the IR's declared dims).
+    pub shape: PartialShape,
+    /// The tensor names from the IR port's `names` attribute.
+    pub names: Vec<String>,
+}
+
+/// One node of the model.
+#[derive(Debug)]
+pub struct Node {
+    /// The IR layer id.
+    pub layer_id: i64,
+    /// The IR layer name.
+    pub name: String,
+    /// The operation.
+    pub op: Box<dyn Op>,
+    /// Where each input comes from (earlier nodes only: the list is topologically sorted).
+    pub inputs: Vec<ValueRef>,
+    /// The outputs.
+    pub outputs: Vec<PortInfo>,
+}
+
+impl Node {
+    /// `layer 7 "name" (Type)`, for messages.
+    pub fn label(&self) -> String {
+        format!(
+            "layer {} \"{}\" ({})",
+            self.layer_id,
+            self.name,
+            self.op.type_name()
+        )
+    }
+}
+
+/// A model input or output as seen by a user.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IoInfo {
+    /// The primary name: the port's first tensor name, else the layer's name.
+    pub name: String,
+    /// Every name that selects this input/output (tensor names, then the layer name).
+    pub names: Vec<String>,
+    /// The element type.
+    pub element_type: ElementType,
+    /// The (possibly partial) shape.
+    pub shape: PartialShape,
+}
+
+/// A loaded model (or a sub-graph body).
+#[derive(Debug)]
+pub struct Model {
+    /// The `<net name>` (empty for bodies).
+    pub name: String,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) parameters: Vec<usize>,
+    pub(crate) results: Vec<usize>,
+    pub(crate) inputs: Vec<IoInfo>,
+    pub(crate) outputs: Vec<IoInfo>,
+    /// For each node output, how many consumers (inputs and Results) read it.
+    pub(crate) use_counts: Vec<Vec<usize>>,
+}
+
+impl Model {
+    /// Loads an IR from memory: the XML text and the `.bin` weights (may be empty when the model
+    /// has no constants).
+    pub fn from_ir(xml: &[u8], bin: &[u8]) -> Result<Model> {
+        let net = super::ir::parse_ir(xml)?;
+        super::build::build_model(&net, bin)
+    }
+
+    /// Loads an IR from files. Without `bin`, `MODEL.bin` next to `MODEL.xml` is used when it
+    /// exists (a model without constants needs none).
+    pub fn load(xml: &Path, bin: Option<&Path>) -> Result<Model> {
+        let read = |p: &Path| {
+            std::fs::read(p)
+                .map_err(|e| Error::InvalidArguments(format!("cannot read {}: {e}", p.display())))
+        };
+        let xml_bytes = read(xml)?;
+        let bin_bytes = match bin {
+            Some(b) => read(b)?,
+            None => {
+                let default = xml.with_extension("bin");
+                if default.exists() {
+                    read(&default)?
+                } else {
+                    Vec::new()
+                }
+            }
+        };
+        Model::from_ir(&xml_bytes, &bin_bytes)
+    }
+
+    /// The inputs, in Parameter order (the order of Parameter layers in the XML).
+    pub fn inputs(&self) -> &[IoInfo] {
+        &self.inputs
+    }
+
+    /// The outputs, in Result order (the order of Result layers in the XML).
+    pub fn outputs(&self) -> &[IoInfo] {
+        &self.outputs
+    }
+
+    /// The position of the input selected by `name` (any of its names).
+    pub fn input_index(&self, name: &str) -> Option<usize> {
+        self.inputs
+            .iter()
+            .position(|i| i.names.iter().any(|n| n == name))
+    }
+
+    /// The position of the output selected by `name` (any of its names).
+    pub fn output_index(&self, name: &str) -> Option<usize> {
+        self.outputs
+            .iter()
+            .position(|o| o.names.iter().any(|n| n == name))
+    }
+
+    /// The nodes in topological order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Node indices of the Parameters, in input order.
+    pub fn parameter_nodes(&self) -> &[usize] {
+        &self.parameters
+    }
+
+    /// Node indices of the Results, in output order.
+    pub fn result_nodes(&self) -> &[usize] {
+        &self.results
+    }
+
+    /// Replaces the op of node `index` (for passes). The new op must have the node's input
+    /// count and output count.
+    pub fn replace_op(&mut self, index: usize, op: Box<dyn Op>) -> Result<()> {
+        let node = self
+            .nodes
+            .get_mut(index)
+            .ok_or_else(|| Error::InvalidArguments(format!("replace_op: no node {index}")))?;
+        node.op = op;
+        Ok(())
+    }
+}
+
+impl fmt::Display for IoInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} {}", self.name, self.element_type, self.shape)
+    }
+}

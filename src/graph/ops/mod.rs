@@ -1,0 +1,209 @@
+//! Operations: one file per op (or per family sharing one formula), each with attribute
+//! parsing from IR, shape inference and execution.
+
+pub mod activation;
+pub mod binary;
+pub mod broadcast;
+pub mod concat;
+pub mod constant;
+pub mod convert;
+pub mod gather;
+pub mod gru_cell;
+pub mod if_op;
+pub mod loop_op;
+pub mod lstm_cell;
+pub mod matmul;
+pub mod parameter;
+pub mod reshape;
+pub mod result;
+pub mod rnn_cell;
+pub mod rnn_common;
+pub mod shape_of;
+pub mod squeeze;
+pub mod subgraph;
+pub mod tensor_iterator;
+pub mod unsqueeze;
+
+use std::any::Any;
+use std::fmt::Debug;
+use std::ops::RangeInclusive;
+
+use super::ir::IrLayer;
+use super::shape::PartialShape;
+use super::tensor::{ElementType, Tensor};
+use crate::error::{Error, Result};
+
+/// What shape inference knows about one input: type, shape and (when constant) the value.
+#[derive(Clone, Debug)]
+pub struct ValueInfo<'a> {
+    /// The element type.
+    pub element_type: ElementType,
+    /// The (partial) shape.
+    pub shape: PartialShape,
+    /// The value when it is known at load time (constants and what folds from them).
+    pub value: Option<&'a Tensor>,
+}
+
+/// Element type and shape of one op output, as inferred.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputInfo {
+    /// The element type.
+    pub element_type: ElementType,
+    /// The (partial) shape.
+    pub shape: PartialShape,
+}
+
+impl OutputInfo {
+    /// An output info.
+    pub fn new(element_type: ElementType, shape: PartialShape) -> Self {
+        Self {
+            element_type,
+            shape,
+        }
+    }
+}
+
+/// An operation of the graph.
+pub trait Op: Debug + Send + Sync + Any {
+    /// The op type as spelled in IR (`Gather`, `TensorIterator`, …).
+    fn type_name(&self) -> &'static str;
+
+    /// Output types and shapes from the inputs'. Called at load time; when every input has a
+    /// known value the builder executes the op instead (constant folding).
+    fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>>;
+
+    /// Computes the outputs.
+    fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>>;
+
+    /// `self` as `Any`, so passes can downcast to the concrete op.
+    fn as_any(&self) -> &dyn Any;
+
+    /// The value of a constant op (`Const`), served without copying.
+    fn constant(&self) -> Option<&Tensor> {
+        None
+    }
+
+    /// False for ops that must not be evaluated at load time (Parameter).
+    fn foldable(&self) -> bool {
+        true
+    }
+}
+
+/// What op constructors need besides the layer: the weights, for `Const` and bodies.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildContext<'a> {
+    /// The `.bin` contents.
+    pub bin: &'a [u8],
+}
+
+/// Creates the op for an IR layer, checking its attributes and input count.
+pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
+    let op: Box<dyn Op> = match layer.type_name.as_str() {
+        "Parameter" => Box::new(parameter::Parameter::from_ir(layer)?),
+        "Result" => Box::new(result::ResultOp::from_ir(layer)?),
+        "Const" | "Constant" => Box::new(constant::Constant::from_ir(layer, ctx)?),
+        "Gather" => Box::new(gather::Gather::from_ir(layer)?),
+        "Broadcast" => Box::new(broadcast::Broadcast::from_ir(layer)?),
+        "If" => Box::new(if_op::If::from_ir(layer, ctx)?),
+        "TensorIterator" => Box::new(tensor_iterator::TensorIterator::from_ir(layer, ctx)?),
+        "Loop" => Box::new(loop_op::Loop::from_ir(layer, ctx)?),
+        "LSTMCell" => Box::new(lstm_cell::LstmCell::from_ir(layer)?),
+        "GRUCell" => Box::new(gru_cell::GruCell::from_ir(layer)?),
+        "RNNCell" => Box::new(rnn_cell::RnnCell::from_ir(layer)?),
+        "Reshape" => Box::new(reshape::Reshape::from_ir(layer)?),
+        "Squeeze" => Box::new(squeeze::Squeeze::from_ir(layer)?),
+        "Unsqueeze" => Box::new(unsqueeze::Unsqueeze::from_ir(layer)?),
+        "Concat" => Box::new(concat::Concat::from_ir(layer)?),
+        "Add" | "Subtract" | "Multiply" | "Divide" => Box::new(binary::Binary::from_ir(layer)?),
+        "Sigmoid" | "Tanh" | "Relu" | "ReLU" => Box::new(activation::Activation::from_ir(layer)?),
+        "MatMul" => Box::new(matmul::MatMul::from_ir(layer)?),
+        "Convert" => Box::new(convert::Convert::from_ir(layer)?),
+        "ShapeOf" => Box::new(shape_of::ShapeOf::from_ir(layer)?),
+        other => {
+            return Err(Error::Unimplemented(format!(
+                "IR: {layer}: unknown op type '{other}'{} (supported: {})",
+                if layer.version.is_empty() {
+                    String::new()
+                } else {
+                    format!(" of {}", layer.version)
+                },
+                SUPPORTED.join(", ")
+            )))
+        }
+    };
+    Ok(op)
+}
+
+/// The op types [`create`] knows.
+pub const SUPPORTED: &[&str] = &[
+    "Parameter",
+    "Result",
+    "Const",
+    "Gather",
+    "Broadcast",
+    "If",
+    "TensorIterator",
+    "Loop",
+    "LSTMCell",
+    "GRUCell",
+    "RNNCell",
+    "Reshape",
+    "Squeeze",
+    "Unsqueeze",
+    "Concat",
+    "Add",
+    "Subtract",
+    "Multiply",
+    "Divide",
+    "Sigmoid",
+    "Tanh",
+    "Relu",
+    "MatMul",
+    "Convert",
+    "ShapeOf",
+];
+
+/// Checks that the layer has a number of input ports within `range`.
+pub fn expect_inputs(layer: &IrLayer, range: RangeInclusive<usize>) -> Result<()> {
+    let n = layer.inputs.len();
+    if range.contains(&n) {
+        return Ok(());
+    }
+    let want = if range.start() == range.end() {
+        format!("{}", range.start())
+    } else {
+        format!("{} to {}", range.start(), range.end())
+    };
+    Err(layer.err(format!("has {n} input ports, expected {want}")))
+}
+
+/// The op version number from `opsetN` (0 when absent or not of that form).
+pub fn opset_number(layer: &IrLayer) -> u32 {
+    layer
+        .version
+        .strip_prefix("opset")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Checks the input count an op receives at execution (a builder bug or a pass bug otherwise).
+pub fn check_arity(op: &str, inputs: &[&Tensor], range: RangeInclusive<usize>) -> Result<()> {
+    if range.contains(&inputs.len()) {
+        Ok(())
+    } else {
+        Err(Error::InvalidArguments(format!(
+            "{op}: got {} inputs, expected {range:?}",
+            inputs.len()
+        )))
+    }
+}
+
+/// An `InvalidArguments` error with a formatted message.
+pub fn invalid(msg: impl Into<String>) -> Error {
+    Error::InvalidArguments(msg.into())
+}
+
+/// The integer values of a constant input at inference time, or `None` when not constant.
+pub fn const_i64s(info: &ValueInfo, what: &str) -> Result<Option<Vec<i64>>> {
+    info.value.map(|v| v.to_i64_vec(what)).transpose()
+}

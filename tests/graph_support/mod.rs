@@ -1,0 +1,86 @@
+//! Shared by the graph tests: the OpenVINO cases of `tests/ov_cases/` and output comparison.
+
+use std::path::{Path, PathBuf};
+
+use oxidnn::graph::tensor::Scalar;
+use oxidnn::graph::Tensor;
+
+/// One `tests/ov_cases/<case>/` directory, as listed by its `case.txt`.
+pub struct Case {
+    /// The case directory.
+    pub dir: PathBuf,
+    /// `(input name, .npy file)` pairs.
+    pub inputs: Vec<(String, PathBuf)>,
+    /// `(output name, expected .npy file)` pairs.
+    pub outputs: Vec<(String, PathBuf)>,
+    /// `openvino` or `spec`: where the expected outputs come from.
+    pub source: String,
+}
+
+impl Case {
+    /// The case's directory name.
+    pub fn name(&self) -> String {
+        self.dir.file_name().unwrap().to_string_lossy().to_string()
+    }
+}
+
+fn read_case(dir: &Path) -> Case {
+    let text = std::fs::read_to_string(dir.join("case.txt")).expect("case.txt");
+    let mut case = Case {
+        dir: dir.to_path_buf(),
+        inputs: vec![],
+        outputs: vec![],
+        source: String::new(),
+    };
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f.as_slice() {
+            ["input", name, file] => case.inputs.push((name.to_string(), dir.join(file))),
+            ["output", name, file] => case.outputs.push((name.to_string(), dir.join(file))),
+            ["source", s] => case.source = s.to_string(),
+            _ => {}
+        }
+    }
+    case
+}
+
+/// Every case, sorted by name.
+pub fn cases() -> Vec<Case> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ov_cases");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("tests/ov_cases")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("case.txt").exists())
+        .collect();
+    dirs.sort();
+    dirs.iter().map(|d| read_case(d)).collect()
+}
+
+/// Compares one output: exact for integers and booleans, `|got − want| ≤ 1e-5 · max(1, |want|)`
+/// for floats; `Err` describes the first mismatch.
+pub fn compare(got: &Tensor, want: &Tensor) -> Result<(), String> {
+    if got.element_type() != want.element_type() {
+        return Err(format!(
+            "type {} vs expected {}",
+            got.element_type(),
+            want.element_type()
+        ));
+    }
+    if got.shape() != want.shape() {
+        return Err(format!(
+            "shape {:?} vs expected {:?}",
+            got.shape(),
+            want.shape()
+        ));
+    }
+    for (i, (g, w)) in got.scalars().into_iter().zip(want.scalars()).enumerate() {
+        let ok = match (g, w) {
+            (Scalar::Float(g), Scalar::Float(w)) => (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+            (g, w) => g == w,
+        };
+        if !ok {
+            return Err(format!("element {i}: {g:?} vs expected {w:?}"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,712 @@
+#!/usr/bin/env python3
+"""Generates the OpenVINO test cases of the graph layer (tests/ov_cases/).
+
+Run by hand (not in CI), from the repository root:
+
+    python3 -m venv /tmp/ovenv && /tmp/ovenv/bin/pip install openvino==2026.4.1 numpy
+    /tmp/ovenv/bin/python tools/ov_cases/make_cases.py            # all cases
+    /tmp/ovenv/bin/python tools/ov_cases/make_cases.py gather_     # cases whose name starts so
+
+Each case is a small model built with OpenVINO's Python opset API, saved as IR
+(`model.xml` + `model.bin`, weights kept in f32) with its inputs and expected outputs as
+`.npy` files and a `case.txt` manifest:
+
+    input<TAB>NAME<TAB>FILE
+    output<TAB>NAME<TAB>FILE
+    source<TAB>openvino | spec
+    note<TAB>free text
+
+Expected outputs come from OpenVINO's CPU plugin with INFERENCE_PRECISION_HINT=f32 (the CPU
+plugin defaults to bf16 on AVX-512 machines). Where the plugin departs from OpenVINO's own
+specification (it ignores a TensorIterator port's `start` offset and LSTMCell-1's peephole
+input), the expected outputs are computed from the specification with numpy instead
+(`source spec`), and the case says why in its note. Every case is listed in README.md.
+"""
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as o1
+import openvino.opset3 as o3
+import openvino.opset4 as o4
+import openvino.opset7 as o7
+import openvino.opset8 as o8
+import openvino.opset15 as o15
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "ov_cases")
+RNG = np.random.default_rng(20260)
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+def rand(*shape, dtype=np.float32, lo=-1.0, hi=1.0):
+    return RNG.uniform(lo, hi, size=shape).astype(dtype)
+
+
+def param(name, shape, dtype=np.float32):
+    p = o8.parameter(list(shape), dtype, name=name)
+    p.output(0).get_tensor().set_names({name})
+    return p
+
+
+def named(node, name, port=0):
+    node.output(port).get_tensor().set_names({name})
+    return node.output(port)
+
+
+def const(value):
+    return o8.constant(np.asarray(value))
+
+
+class Case:
+    def __init__(self, outputs, params, inputs, note="", expected=None):
+        self.model = ov.Model(outputs, params, "case")
+        self.inputs = inputs  # name -> array, in parameter order
+        self.note = note
+        self.expected = expected  # name -> array (spec-computed), or None for OpenVINO
+
+
+def run_openvino(model, inputs):
+    core = ov.Core()
+    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    results = compiled(list(inputs.values()))
+    out = {}
+    for o in compiled.outputs:
+        names = sorted(o.get_names())
+        out[names[0]] = np.array(results[o])
+    return out
+
+
+def save(name, c):
+    d = os.path.join(ROOT, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    xml = os.path.join(d, "model.xml")
+    ov.save_model(c.model, xml, compress_to_fp16=False)
+    lines = []
+    for i, (k, v) in enumerate(c.inputs.items()):
+        f = f"in{i}.npy"
+        np.save(os.path.join(d, f), v)
+        lines.append(f"input\t{k}\t{f}")
+    if c.expected is None:
+        expected, source = run_openvino(c.model, c.inputs), "openvino"
+    else:
+        expected, source = c.expected, "spec"
+        got = run_openvino(c.model, c.inputs)
+        for k, v in expected.items():
+            same = got[k].shape == v.shape and np.allclose(got[k], v, rtol=1e-5, atol=1e-6)
+            print(f"  {name}: OpenVINO CPU {'agrees' if same else 'DIFFERS'} with the spec on {k}")
+    for i, (k, v) in enumerate(expected.items()):
+        f = f"out{i}.npy"
+        np.save(os.path.join(d, f), v)
+        lines.append(f"output\t{k}\t{f}")
+    lines.append(f"source\t{source}")
+    if c.note:
+        lines.append(f"note\t{c.note}")
+    with open(os.path.join(d, "case.txt"), "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    if os.path.exists(os.path.join(d, "model.bin")) and os.path.getsize(os.path.join(d, "model.bin")) == 0:
+        os.remove(os.path.join(d, "model.bin"))
+    return source
+
+
+# ----------------------------------------------------------------------------- Gather
+GATHER_SEED = {
+    1: dict(bd=0, axis=0, idx=[0, 0, 4], data=[1, 2, 3, 4, 5]),
+    2: dict(bd=1, axis=1, idx=[[0, 0, 4], [4, 0, 0]], data=[[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]),
+    3: dict(bd=2, axis=2, idx=[[[0, 0, 4], [4, 0, 0]], [[1, 2, 4], [4, 3, 2]]],
+            data=[[[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]], [[11, 12, 13, 14, 15], [16, 17, 18, 19, 20]]]),
+    4: dict(bd=1, axis=2, idx=[[1, 2, 4], [4, 3, 2]], data=np.arange(1, 41).reshape(2, 1, 5, 4)),
+    5: dict(bd=-1, axis=1, idx=[[0, 0, 4], [4, 0, 0]], data=[[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]),
+    6: dict(bd=0, axis=0, idx=[0, -2, -1], data=[1, 2, 3, 4, 5]),
+    7: dict(bd=0, axis=0, idx=[3, 10, -20], data=[1, 2, 3, 4, 5]),
+}
+
+
+def gather_seed(n):
+    s = GATHER_SEED[n]
+    data = np.asarray(s["data"], dtype=np.int32)
+    idx = np.asarray(s["idx"], dtype=np.int64)
+    d = param("data", data.shape, np.int32)
+    i = param("indices", idx.shape, np.int64)
+    g = o8.gather(d, i, const(np.int64(s["axis"])), batch_dims=s["bd"])
+    note = f"Gather-8 specification example {n}"
+    expected = None
+    if n == 7:
+        # The specification's own expected output for out-of-range indices.
+        expected = {"y": np.array([4, 0, 0], dtype=np.int32)}
+        note += (" (expected output as written in the specification: OpenVINO's CPU plugin returns an "
+                 "unspecified value for index 10 instead of 0)")
+    return Case([named(g, "y")], [d, i], {"data": data, "indices": idx}, note, expected)
+
+
+for _n in GATHER_SEED:
+    case(lambda n=_n: (f"gather8_seed_example{n}", gather_seed(n)))
+
+
+@case
+def gather_scalar_index_i32_neg_axis():
+    d = param("data", [3, 4, 5])
+    g = o8.gather(d, const(np.int32(-2)), const(np.int32(-1)), batch_dims=0)
+    return "gather8_scalar_index_i32_neg_axis", Case([named(g, "y")], [d], {"data": rand(3, 4, 5)},
+                                                     "scalar i32 index -2, axis -1")
+
+
+@case
+def gather_batch_dims_f32():
+    d = param("data", [2, 3, 4, 5])
+    i = param("indices", [2, 3, 6], np.int32)
+    g = o8.gather(d, i, const(np.int64(2)), batch_dims=-1)
+    idx = RNG.integers(-6, 6, size=(2, 3, 6)).astype(np.int32)
+    return "gather8_batch_dims_neg_out_of_range", Case(
+        [named(g, "y")], [d, i], {"data": rand(2, 3, 4, 5), "indices": idx},
+        "batch_dims -1 (= 2), axis 2, indices in [-6, 5] over a dim of 4: some out of range")
+
+
+@case
+def gather_v1():
+    d = param("data", [4, 3])
+    g = o1.gather(d, const(np.array([[3, 0], [1, 1]], np.int64)), const(np.int64(0)))
+    return "gather1_matrix_indices", Case([named(g, "y")], [d], {"data": rand(4, 3)}, "Gather-1")
+
+
+@case
+def gather_v7():
+    d = param("data", [2, 5, 3])
+    g = o7.gather(d, const(np.array([[4, 0], [2, 2]], np.int32)), const(np.int64(1)), batch_dims=1)
+    return "gather7_batch_dims", Case([named(g, "y")], [d], {"data": rand(2, 5, 3)}, "Gather-7 batch_dims 1")
+
+
+# ----------------------------------------------------------------------------- Broadcast
+@case
+def bcast_seed1():
+    d = param("data", [16, 1, 1])
+    b = o1.broadcast(d, const(np.array([1, 16, 50, 50], np.int64)), mode="numpy")
+    return "broadcast1_seed_numpy", Case([named(b, "y")], [d], {"data": rand(16, 1, 1)},
+                                         "Broadcast-1 specification example 1 (numpy)")
+
+
+@case
+def bcast_seed2():
+    d = param("data", [16])
+    b = o1.broadcast(d, const(np.array([1, 16, 50, 50], np.int64)), const(np.array([1], np.int64)), mode="explicit")
+    return "broadcast1_seed_explicit_c", Case([named(b, "y")], [d], {"data": rand(16)},
+                                              "Broadcast-1 specification example 2 (explicit, axes_mapping [1])")
+
+
+@case
+def bcast_seed3():
+    d = param("data", [50, 50])
+    b = o1.broadcast(d, const(np.array([1, 50, 50, 16], np.int64)), const(np.array([1, 2], np.int64)), mode="explicit")
+    return "broadcast1_seed_explicit_hw", Case([named(b, "y")], [d], {"data": rand(50, 50)},
+                                               "Broadcast-1 specification example 3 (explicit, axes_mapping [1, 2])")
+
+
+@case
+def bcast3_bidirectional():
+    d = param("data", [3, 1, 4], np.int32)
+    b = o3.broadcast(d, const(np.array([2, 1, 5, 1], np.int64)), broadcast_spec="BIDIRECTIONAL")
+    return "broadcast3_bidirectional", Case([named(b, "y")], [d],
+                                            {"data": RNG.integers(-9, 9, (3, 1, 4)).astype(np.int32)},
+                                            "Broadcast-3 bidirectional: [3,1,4] with [2,1,5,1] -> [2,3,5,4]")
+
+
+@case
+def bcast3_numpy():
+    d = param("data", [1, 3])
+    b = o3.broadcast(d, const(np.array([4, 3], np.int32)))
+    return "broadcast3_numpy_i32_target", Case([named(b, "y")], [d], {"data": rand(1, 3)}, "Broadcast-3 numpy")
+
+
+# ----------------------------------------------------------------------------- If
+def if_seed(cond_value, cond_shape):
+    c = param("cond", cond_shape, np.bool_)
+    x, y, z = param("x", [2, 4]), param("y", [2, 4]), param("z", [2, 4])
+    tx, tz = o8.parameter([2, 4], np.float32, name="add_x"), o8.parameter([2, 4], np.float32, name="add_z")
+    then_body = ov.Model([o8.result(o8.add(tx, tz))], [tx, tz], "then")
+    ex, ew = o8.parameter([2, 4], np.float32, name="add_x"), o8.parameter([2, 4], np.float32, name="add_w")
+    else_body = ov.Model([o8.result(o8.add(ex, ew))], [ex, ew], "else")
+    i = o8.if_op(c)
+    i.set_then_body(then_body)
+    i.set_else_body(else_body)
+    i.set_input(x.output(0), tx, ex)
+    i.set_input(y.output(0), tz, None)
+    i.set_input(z.output(0), None, ew)
+    out = i.set_output(then_body.get_results()[0], else_body.get_results()[0])
+    inputs = {"cond": np.array(cond_value, dtype=np.bool_).reshape(cond_shape), "x": rand(2, 4), "y": rand(2, 4), "z": rand(2, 4)}
+    return Case([named(out.get_node(), "y_out")], [c, x, y, z], inputs,
+                f"If-8 specification example (then: x+y, else: x+z), cond {cond_value} of shape {cond_shape}")
+
+
+case(lambda: ("if8_seed_true_scalar", if_seed(True, [])))
+case(lambda: ("if8_seed_false_scalar", if_seed(False, [])))
+case(lambda: ("if8_seed_true_1d", if_seed(True, [1])))
+case(lambda: ("if8_seed_false_1d", if_seed(False, [1])))
+
+
+def if_different_ops(cond_value):
+    c = param("cond", [], np.bool_)
+    x = param("x", [3, 2])
+    tx = o8.parameter([3, 2], np.float32, name="tx")
+    then_body = ov.Model([o8.result(o8.relu(tx)), o8.result(o8.sigmoid(tx))], [tx], "then")
+    ex = o8.parameter([3, 2], np.float32, name="ex")
+    m = o8.multiply(ex, const(np.float32(3.0)))
+    else_body = ov.Model([o8.result(m), o8.result(o8.tanh(m))], [ex], "else")
+    i = o8.if_op(c)
+    i.set_then_body(then_body)
+    i.set_else_body(else_body)
+    i.set_input(x.output(0), tx, ex)
+    o_a = i.set_output(then_body.get_results()[0], else_body.get_results()[0])
+    o_b = i.set_output(then_body.get_results()[1], else_body.get_results()[1])
+    inputs = {"cond": np.array(cond_value), "x": rand(3, 2)}
+    return Case([named(o_a.get_node(), "a", 0), named(o_b.get_node(), "b", 1)], [c, x], inputs,
+                f"If-8 with different ops per branch and two outputs, cond {cond_value}")
+
+
+case(lambda: ("if8_branches_differ_true", if_different_ops(True)))
+case(lambda: ("if8_branches_differ_false", if_different_ops(False)))
+
+
+# ----------------------------------------------------------------------------- cells
+def lstm_weights(hidden, input_size):
+    return rand(4 * hidden, input_size), rand(4 * hidden, hidden), rand(4 * hidden)
+
+
+@case
+def lstm_cell_v4():
+    n, i, h = 3, 5, 4
+    x, hh, cc = param("x", [n, i]), param("h", [n, h]), param("c", [n, h])
+    w, r, b = lstm_weights(h, i)
+    cell = o4.lstm_cell(x, hh, cc, const(w), const(r), const(b), h)
+    return "lstm_cell4", Case([named(cell, "ho", 0), named(cell, "co", 1)], [x, hh, cc],
+                              {"x": rand(n, i), "h": rand(n, h), "c": rand(n, h)}, "LSTMCell-4, gate order f,i,c,o")
+
+
+@case
+def lstm_cell_v1_clip_act():
+    n, i, h = 2, 3, 5
+    x, hh, cc = param("x", [n, i]), param("h", [n, h]), param("c", [n, h])
+    w, r, b = lstm_weights(h, i)
+    cell = o1.lstm_cell(x, hh, cc, const(w * 3), const(r * 3), const(b), h,
+                        activations=["tanh", "relu", "sigmoid"], clip=0.7)
+    return "lstm_cell1_clip_activations", Case([named(cell, "ho", 0), named(cell, "co", 1)], [x, hh, cc],
+                                               {"x": rand(n, i), "h": rand(n, h), "c": rand(n, h)},
+                                               "LSTMCell-1 with activations tanh,relu,sigmoid and clip 0.7")
+
+
+def np_sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+@case
+def lstm_cell_v1_peephole():
+    """LSTMCell-1 with the peephole input P: made with a 6-input LSTMCell-1 then given a 7th
+    input by editing the model (the Python API has no P). Expected from the specification."""
+    n, i, h = 2, 3, 4
+    x, hh, cc = param("x", [n, i]), param("h", [n, h]), param("c", [n, h])
+    w, r, b = lstm_weights(h, i)
+    p = rand(3 * h)
+    cell = o1.lstm_cell(x, hh, cc, const(w), const(r), const(b), h)
+    inputs = {"x": rand(n, i), "h": rand(n, h), "c": rand(n, h)}
+    g = inputs["x"] @ w.T + inputs["h"] @ r.T + b
+    c0 = inputs["c"]
+    f = np_sigmoid(g[:, :h] + p[:h] * c0)
+    ig = np_sigmoid(g[:, h:2 * h] + p[h:2 * h] * c0)
+    c1 = f * c0 + ig * np.tanh(g[:, 2 * h:3 * h])
+    o = np_sigmoid(g[:, 3 * h:] + p[2 * h:] * c1)
+    expected = {"ho": (o * np.tanh(c1)).astype(np.float32), "co": c1.astype(np.float32)}
+    c = Case([named(cell, "ho", 0), named(cell, "co", 1)], [x, hh, cc], inputs,
+             "LSTMCell-1 with peephole P [3H] in order f,i,o (OpenVINO's reference implementation); "
+             "expected from the specification: OpenVINO's CPU plugin ignores P", expected)
+    c.peephole = p
+    return "lstm_cell1_peephole", c
+
+
+@case
+def gru_cell():
+    n, i, h = 3, 4, 5
+    x, hh = param("x", [n, i]), param("h", [n, h])
+    cell = o3.gru_cell(x, hh, const(rand(3 * h, i)), const(rand(3 * h, h)), const(rand(3 * h)), h)
+    return "gru_cell3", Case([named(cell, "ho")], [x, hh], {"x": rand(n, i), "h": rand(n, h)}, "GRUCell-3, gates z,r,h")
+
+
+@case
+def gru_cell_lbr():
+    n, i, h = 2, 3, 4
+    x, hh = param("x", [n, i]), param("h", [n, h])
+    cell = o3.gru_cell(x, hh, const(rand(3 * h, i)), const(rand(3 * h, h)), const(rand(4 * h)), h,
+                       linear_before_reset=True, clip=0.9)
+    return "gru_cell3_linear_before_reset", Case([named(cell, "ho")], [x, hh], {"x": rand(n, i), "h": rand(n, h)},
+                                                 "GRUCell-3 linear_before_reset, B of 4H, clip 0.9")
+
+
+@case
+def rnn_cell():
+    n, i, h = 2, 3, 4
+    x, hh = param("x", [n, i]), param("h", [n, h])
+    cell = o3.rnn_cell(x, hh, const(rand(h, i)), const(rand(h, h)), const(rand(h)), h, ["relu"], [], [], clip=0.5)
+    return "rnn_cell_relu_clip", Case([named(cell, "ho")], [x, hh], {"x": rand(n, i), "h": rand(n, h)},
+                                      "RNNCell relu, clip 0.5")
+
+
+# ----------------------------------------------------------------------------- TensorIterator
+def ti_lstm(seq, batch, input_size, hidden, reverse=False, start=0, note="", axis=1):
+    """The TensorIterator of the specification's example 2 (Reshape → LSTMCell → Reshape in the
+    body, h and c on back edges, sequence output concatenated along axis 1)."""
+    xs = [batch, seq, input_size] if axis == 1 else [seq, batch, input_size]
+    X, H, C = param("X", xs), param("H", [batch, hidden]), param("C", [batch, hidden])
+    xi_shape = [batch, 1, input_size] if axis == 1 else [1, batch, input_size]
+    xi = o8.parameter(xi_shape, np.float32, name="xi")
+    hi = o8.parameter([batch, hidden], np.float32, name="hi")
+    ci = o8.parameter([batch, hidden], np.float32, name="ci")
+    x2 = o8.reshape(xi, const(np.array([batch, input_size], np.int64)), special_zero=False)
+    w, r, b = lstm_weights(hidden, input_size)
+    cell = o4.lstm_cell(x2, hi, ci, const(w), const(r), const(b), hidden)
+    ho, co = o8.result(cell.output(0)), o8.result(cell.output(1))
+    y = o8.result(o8.reshape(cell.output(0), const(np.array(xi_shape[:-1] + [hidden], np.int64)), special_zero=False))
+    body = ov.Model([ho, co, y], [xi, hi, ci], "body")
+    ti = o8.tensor_iterator()
+    ti.set_body(body)
+    if reverse:
+        ti.set_sliced_input(xi, X.output(0), -1, -1, 1, 0, axis)
+    else:
+        ti.set_sliced_input(xi, X.output(0), start, 1, 1, -1, axis)
+    ti.set_merged_input(hi, H.output(0), ho.output(0))
+    ti.set_merged_input(ci, C.output(0), co.output(0))
+    if reverse:
+        Y = ti.get_concatenated_slices(y.output(0), -1, -1, 1, 0, axis)
+    else:
+        Y = ti.get_concatenated_slices(y.output(0), 0, 1, 1, -1, axis)
+    Ho = ti.get_iter_value(ho.output(0), -1)
+    Co = ti.get_iter_value(co.output(0), -1)
+    outs = [named(Y.get_node(), "Y", 0), named(Ho.get_node(), "Ho", 1), named(Co.get_node(), "Co", 2)]
+    inputs = {"X": rand(*xs), "H": rand(batch, hidden), "C": rand(batch, hidden)}
+    return Case(outs, [X, H, C], inputs, note), (w, r, b)
+
+
+def np_lstm_sequence(x, h, c, w, r, b, steps):
+    """Reference LSTM (gate order f,i,c,o) over the given time steps of x [N, T, I]."""
+    hs = h.shape[1]
+    ys = []
+    for t in steps:
+        g = x[:, t, :] @ w.T + h @ r.T + b
+        f, i, cc, o = (g[:, k * hs:(k + 1) * hs] for k in range(4))
+        c = np_sigmoid(f) * c + np_sigmoid(i) * np.tanh(cc)
+        h = np_sigmoid(o) * np.tanh(c)
+        ys.append(h)
+    return np.stack(ys, axis=1), h, c
+
+
+@case
+def ti_lstm_seed():
+    c, _ = ti_lstm(25, 1, 32, 16, note="TensorIterator-1 specification example 2 (Reshape, LSTMCell, Reshape; "
+                                     "back edges h, c) with input 32 / hidden 16 instead of 512 / 256 to keep the case small")
+    return "ti_lstm_seed_example", c
+
+
+@case
+def ti_lstm_reverse():
+    c, _ = ti_lstm(6, 3, 5, 4, reverse=True, note="TensorIterator-1 LSTM over the sequence reversed "
+                                                  "(start -1, end 0, stride -1, as the specification's example 1)")
+    return "ti_lstm_reverse", c
+
+
+@case
+def ti_lstm_axis0():
+    c, _ = ti_lstm(5, 2, 3, 4, axis=0, note="TensorIterator-1 LSTM sliced along axis 0")
+    return "ti_lstm_axis0", c
+
+
+@case
+def ti_lstm_start_offset():
+    c, (w, r, b) = ti_lstm(6, 2, 3, 4, start=2, note="TensorIterator-1 with start=2: slices 2..5 (4 iterations, "
+                                                     "Y [2,4,4] as the IR declares). Expected from the specification: "
+                                                     "OpenVINO's CPU plugin ignores start and runs all 6 slices "
+                                                     "(Y [2,6,4])")
+    x, h, cc = c.inputs["X"], c.inputs["H"], c.inputs["C"]
+    y, ho, co = np_lstm_sequence(x, h, cc, w, r, b, range(2, 6))
+    c.expected = {"Y": y.astype(np.float32), "Ho": ho.astype(np.float32), "Co": co.astype(np.float32)}
+    return "ti_lstm_start_offset", c
+
+
+@case
+def ti_gru_lbr_reverse_last_only():
+    n, t, i, h = 2, 4, 3, 5
+    X, H = param("X", [t, n, i]), param("H", [n, h])
+    xi, hi = o8.parameter([1, n, i], np.float32, name="xi"), o8.parameter([n, h], np.float32, name="hi")
+    sq = o8.squeeze(xi, const(np.array([0], np.int64)))
+    cell = o3.gru_cell(sq, hi, const(rand(3 * h, i)), const(rand(3 * h, h)), const(rand(4 * h)), h, linear_before_reset=True)
+    ho = o8.result(cell)
+    body = ov.Model([ho], [xi, hi], "body")
+    ti = o8.tensor_iterator()
+    ti.set_body(body)
+    ti.set_sliced_input(xi, X.output(0), -1, -1, 1, 0, 0)
+    ti.set_merged_input(hi, H.output(0), ho.output(0))
+    Ho = ti.get_iter_value(ho.output(0), -1)
+    return "ti_gru_lbr_reverse_last", Case([named(Ho.get_node(), "Ho")], [X, H], {"X": rand(t, n, i), "H": rand(n, h)},
+                                           "TensorIterator-1 with a GRUCell (linear_before_reset) body, Squeeze, "
+                                           "reverse, only the last h")
+
+
+@case
+def ti_rnn_invariant_stride2():
+    n, t, i, h = 2, 6, 3, 4
+    X, H, Bias = param("X", [n, t, i]), param("H", [n, h]), param("bias", [h])
+    xi = o8.parameter([n, 2, i], np.float32, name="xi")
+    hi = o8.parameter([n, h], np.float32, name="hi")
+    bi = o8.parameter([h], np.float32, name="bi")
+    x2 = o8.reshape(xi, const(np.array([0, -1], np.int64)), special_zero=True)
+    cell = o3.rnn_cell(x2, hi, const(rand(h, 2 * i)), const(rand(h, h)), const(rand(h)), h, ["tanh"], [], [])
+    hn = o8.add(cell, bi)
+    ho = o8.result(hn)
+    y = o8.result(o8.unsqueeze(hn, const(np.array([1], np.int64))))
+    body = ov.Model([ho, y], [xi, hi, bi], "body")
+    ti = o8.tensor_iterator()
+    ti.set_body(body)
+    ti.set_sliced_input(xi, X.output(0), 0, 2, 2, -1, 1)
+    ti.set_merged_input(hi, H.output(0), ho.output(0))
+    ti.set_invariant_input(bi, Bias.output(0))
+    Y = ti.get_concatenated_slices(y.output(0), 0, 1, 1, -1, 1)
+    return "ti_rnn_invariant_stride2", Case([named(Y.get_node(), "Y")], [X, H, Bias],
+                                            {"X": rand(n, t, i), "H": rand(n, h), "bias": rand(h)},
+                                            "TensorIterator-1 with stride 2 / part_size 2 slices (3 iterations), "
+                                            "an invariant input, RNNCell + Add body, Reshape special_zero")
+
+
+@case
+def ti_nested_if():
+    n, t = 2, 4
+    X, Flag = param("X", [n, t]), param("flag", [], np.bool_)
+    xi = o8.parameter([n, 1], np.float32, name="xi")
+    acc = o8.parameter([n, 1], np.float32, name="acc")
+    fl = o8.parameter([], np.bool_, name="fl")
+    tx, ta = o8.parameter([n, 1], np.float32, name="tx"), o8.parameter([n, 1], np.float32, name="ta")
+    then_body = ov.Model([o8.result(o8.add(tx, ta))], [tx, ta], "then")
+    ex, ea = o8.parameter([n, 1], np.float32, name="ex"), o8.parameter([n, 1], np.float32, name="ea")
+    else_body = ov.Model([o8.result(o8.multiply(ex, ea))], [ex, ea], "else")
+    iff = o8.if_op(fl)
+    iff.set_then_body(then_body)
+    iff.set_else_body(else_body)
+    iff.set_input(xi.output(0), tx, ex)
+    iff.set_input(acc.output(0), ta, ea)
+    r = iff.set_output(then_body.get_results()[0], else_body.get_results()[0])
+    res = o8.result(r)
+    body = ov.Model([res], [xi, acc, fl], "body")
+    ti = o8.tensor_iterator()
+    ti.set_body(body)
+    ti.set_sliced_input(xi, X.output(0), 0, 1, 1, -1, 1)
+    ti.set_merged_input(acc, const(np.ones((n, 1), np.float32)).output(0), res.output(0))
+    ti.set_invariant_input(fl, Flag.output(0))
+    Y = ti.get_concatenated_slices(res.output(0), 0, 1, 1, -1, 1)
+    return "ti_nested_if", Case([named(Y.get_node(), "Y")], [X, Flag], {"X": rand(n, t), "flag": np.array(False)},
+                                "TensorIterator-1 whose body holds an If-8 (running product)")
+
+
+@case
+def ti_nested_loop():
+    """OpenVINO refuses a TensorIterator inside a TensorIterator ("No nested TensorIterator"),
+    so the nested iteration case is a Loop inside a TensorIterator."""
+    n, t, u = 2, 3, 4
+    X = param("X", [n, t, u])
+    # inner Loop: cumulative sums over the last axis of a [n, 1, u] slice
+    ii = o8.parameter([n, 1, 1], np.float32, name="ii")
+    ia = o8.parameter([n, 1, 1], np.float32, name="ia")
+    ir = o8.result(o8.add(ii, ia))
+    ic = o8.result(const(np.array(True)))
+    inner_body = ov.Model([ic, ir], [ii, ia], "inner")
+    oxi = o8.parameter([n, 1, u], np.float32, name="oxi")
+    inner = o8.loop(const(np.int64(u)), const(np.array(True)))
+    inner.set_function(inner_body)
+    inner.set_special_body_ports([-1, 0])
+    inner.set_sliced_input(ii, oxi.output(0), 0, 1, 1, -1, 2)
+    inner.set_merged_input(ia, const(np.zeros((n, 1, 1), np.float32)).output(0), ir.output(0))
+    cs = inner.get_concatenated_slices(ir.output(0), 0, 1, 1, -1, 2)
+    ores = o8.result(o8.tanh(cs))
+    outer_body = ov.Model([ores], [oxi], "outer")
+    outer = o8.tensor_iterator()
+    outer.set_body(outer_body)
+    outer.set_sliced_input(oxi, X.output(0), 0, 1, 1, -1, 1)
+    Y = outer.get_concatenated_slices(ores.output(0), 0, 1, 1, -1, 1)
+    return "ti_nested_loop", Case([named(Y.get_node(), "Y")], [X], {"X": rand(n, t, u)},
+                                  "TensorIterator-1 whose body holds a Loop-5 with a sliced input and a "
+                                  "concatenated output (OpenVINO forbids a TensorIterator inside one)")
+
+
+# ----------------------------------------------------------------------------- Loop
+@case
+def loop_fixed_trip():
+    n = 3
+    X = param("X", [n])
+    bi = o8.parameter([n], np.float32, name="bi")
+    it = o8.parameter([1], np.int64, name="it")
+    itf = o8.convert(it, "f32")
+    nxt = o8.add(o8.multiply(bi, const(np.float32(0.5))), itf)
+    rn = o8.result(nxt)
+    rc = o8.result(const(np.array(True)))
+    ry = o8.result(o8.unsqueeze(nxt, const(np.array([0], np.int64))))
+    body = ov.Model([rc, rn, ry], [bi, it], "body")
+    lp = o8.loop(const(np.int64(4)), const(np.array(True)))
+    lp.set_function(body)
+    lp.set_special_body_ports([1, 0])
+    lp.set_merged_input(bi, X.output(0), rn.output(0))
+    last = lp.get_iter_value(rn.output(0), -1)
+    allv = lp.get_concatenated_slices(ry.output(0), 0, 1, 1, -1, 0)
+    return "loop5_fixed_trip_count", Case([named(last.get_node(), "last", 0), named(allv.get_node(), "all", 1)], [X],
+                                          {"X": rand(n)}, "Loop-5, trip count 4, current_iteration input, "
+                                                          "last value and concatenated values")
+
+
+# ----------------------------------------------------------------------------- shape ops
+@case
+def reshape_ops():
+    x = param("x", [2, 3, 4])
+    a = o8.reshape(x, const(np.array([0, -1], np.int64)), special_zero=True)
+    b = o8.reshape(x, const(np.array([4, -1, 3], np.int32)), special_zero=False)
+    return "reshape_special_zero_and_minus1", Case([named(a, "a"), named(b, "b")], [x], {"x": rand(2, 3, 4)},
+                                                  "Reshape-1 with special_zero (0 copies) and -1")
+
+
+@case
+def squeeze_unsqueeze():
+    x = param("x", [1, 3, 1, 2])
+    a = o15.squeeze(x)
+    b = o1.squeeze(x, const(np.array([-2], np.int64)))
+    c = o1.unsqueeze(x, const(np.array([-1, 0], np.int64)))
+    return "squeeze_unsqueeze", Case([named(a, "a"), named(b, "b"), named(c, "c")], [x], {"x": rand(1, 3, 1, 2)},
+                                     "Squeeze-15 without axes, Squeeze-1 with axis -2; Unsqueeze-1 with axes -1, 0")
+
+
+@case
+def concat_neg_axis():
+    x, y = param("x", [2, 3]), param("y", [2, 1])
+    c = o1.concat([x, y, x], axis=-1)
+    return "concat_neg_axis", Case([named(c, "y_out")], [x, y], {"x": rand(2, 3), "y": rand(2, 1)}, "Concat-1 axis -1")
+
+
+@case
+def shape_of_ops():
+    x = param("x", [2, 3, 5])
+    a = o3.shape_of(x, "i32")
+    b = o1.shape_of(x)
+    g = o8.gather(o3.shape_of(x), const(np.int64(1)), const(np.int64(0)))
+    return "shape_of_i32_i64", Case([named(a, "a"), named(b, "b"), named(g, "g")], [x], {"x": rand(2, 3, 5)},
+                                    "ShapeOf-3 (i32), ShapeOf-1 (i64), ShapeOf→Gather folding")
+
+
+@case
+def convert_ops():
+    x = param("x", [6])
+    a = o1.convert(x, "i32")
+    b = o1.convert(x, "boolean")
+    xi = param("xi", [4], np.int64)
+    c = o1.convert(xi, "f32")
+    return "convert_f32_i32_bool", Case([named(a, "a"), named(b, "b"), named(c, "c")], [x, xi],
+                                        {"x": np.array([2.7, -2.7, 0.0, 0.4, -0.6, 100.5], np.float32),
+                                         "xi": np.array([-3, 0, 7, 1 << 40], np.int64)},
+                                        "Convert-1 f32→i32 (toward zero), f32→boolean, i64→f32")
+
+
+# ----------------------------------------------------------------------------- element-wise
+@case
+def binary_f32():
+    a, b = param("a", [2, 1, 3]), param("b", [4, 1])
+    outs = [named(o1.add(a, b), "add"), named(o1.subtract(a, b), "sub"),
+            named(o1.multiply(a, b), "mul"), named(o1.divide(a, b), "div")]
+    return "binary_f32_broadcast", Case(outs, [a, b], {"a": rand(2, 1, 3), "b": rand(4, 1, lo=0.5, hi=2.0)},
+                                        "Add/Subtract/Multiply/Divide with numpy broadcasting")
+
+
+@case
+def binary_i32():
+    a, b = param("a", [2, 3], np.int32), param("b", [3], np.int32)
+    outs = [named(o1.add(a, b), "add"), named(o1.subtract(a, b), "sub"),
+            named(o1.multiply(a, b), "mul"), named(o1.divide(a, b), "div")]
+    av = np.array([[7, -7, 9], [-9, 0, 5]], np.int32)
+    bv = np.array([2, 2, -4], np.int32)
+    expected = {"add": av + bv, "sub": av - bv, "mul": av * bv, "div": av // bv}
+    return "binary_i32_floor_division", Case(outs, [a, b], {"a": av, "b": bv},
+                                             "integer arithmetic; Divide with python_division (m_pythondiv, "
+                                             "default true) floors. Expected from the specification: OpenVINO's "
+                                             "CPU plugin truncates (-7/2 gives -3, not -4)", expected)
+
+
+@case
+def activations():
+    x = param("x", [3, 4])
+    outs = [named(o1.sigmoid(x), "sig"), named(o1.tanh(x), "tanh"), named(o1.relu(x), "relu")]
+    return "activations", Case(outs, [x], {"x": rand(3, 4, lo=-4, hi=4)}, "Sigmoid, Tanh, Relu")
+
+
+@case
+def matmul_ops():
+    a, b = param("a", [2, 3, 4]), param("b", [5, 4])
+    m1 = o1.matmul(a, b, False, True)
+    v = param("v", [3])
+    m2 = o1.matmul(v, a, False, False)
+    c = param("c", [1, 4, 2])
+    m3 = o1.matmul(a, c, False, False)
+    m4 = o1.matmul(c, a, True, True)
+    return "matmul_transpose_vector_batch", Case(
+        [named(m1, "ab_t"), named(m2, "va"), named(m3, "ac"), named(m4, "ct_at")], [a, b, v, c],
+        {"a": rand(2, 3, 4), "b": rand(5, 4), "v": rand(3), "c": rand(1, 4, 2)},
+        "MatMul-1: transpose_b, 1-D first operand, batch broadcast, both transposed")
+
+
+def main():
+    prefix = sys.argv[1] if len(sys.argv) > 1 else ""
+    os.makedirs(ROOT, exist_ok=True)
+    readme = ["# OpenVINO cases", "",
+              "Generated by `tools/ov_cases/make_cases.py` with PyPI `openvino` "
+              f"{ov.__version__.split('-')[0]} (CPU plugin, INFERENCE_PRECISION_HINT=f32). "
+              "`spec` cases take their expected outputs from the specification (numpy) where the "
+              "CPU plugin departs from it. Checked by `tests/graph_ov_cases.rs`.", "",
+              "| case | expected from | what |", "| --- | --- | --- |"]
+    for fn in CASES:
+        name, c = fn()
+        if not name.startswith(prefix):
+            continue
+        source = save(name, c)
+        if getattr(c, "peephole", None) is not None:
+            add_peephole(os.path.join(ROOT, name), c.peephole)
+        readme.append(f"| {name} | {source} | {c.note} |")
+        print(f"{name}: {source}")
+    if not prefix:
+        with open(os.path.join(ROOT, "README.md"), "w") as fh:
+            fh.write("\n".join(readme) + "\n")
+
+
+def add_peephole(d, p):
+    """Gives the LSTMCell-1 of the saved model a 7th input: a Const P appended to the .bin."""
+    import xml.etree.ElementTree as ET
+    xml = os.path.join(d, "model.xml")
+    binf = os.path.join(d, "model.bin")
+    offset = os.path.getsize(binf)
+    with open(binf, "ab") as fh:
+        fh.write(p.astype("<f4").tobytes())
+    tree = ET.parse(xml)
+    layers = tree.getroot().find("layers")
+    cell = next(l for l in layers if l.get("type") == "LSTMCell")
+    new_id = str(max(int(l.get("id")) for l in layers) + 1)
+    const_layer = ET.SubElement(layers, "layer", id=new_id, name="P", type="Const", version="opset1")
+    ET.SubElement(const_layer, "data", element_type="f32", shape=str(p.size), offset=str(offset), size=str(p.nbytes))
+    port = ET.SubElement(ET.SubElement(const_layer, "output"), "port", id="0", precision="FP32")
+    ET.SubElement(port, "dim").text = str(p.size)
+    ports = cell.find("input")
+    all_ids = [int(x.get("id")) for x in cell.iter("port")]
+    pid = str(max(all_ids) + 1)
+    inp = ET.SubElement(ports, "port", id=pid, precision="FP32")
+    ET.SubElement(inp, "dim").text = str(p.size)
+    ET.SubElement(tree.getroot().find("edges"), "edge", {"from-layer": new_id, "from-port": "0",
+                                                         "to-layer": cell.get("id"), "to-port": pid})
+    tree.write(xml)
+
+
+if __name__ == "__main__":
+    main()
