@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""report.py - turn the raw output of benchmarks/run.sh into a table, BENCHMARKS.md and an SVG
+bar chart of the oxidnn/oneDNN time ratios. Python 3 standard library only.
+
+  report.py --raw results.txt --peaks peaks.txt --meta meta.txt --workloads workloads.txt
+            [--md BENCHMARKS.md] [--svg ratios.svg]
+
+Raw lines (written by run.sh): `<round> <lib> <threads> <rnn_bench line>` where the rnn_bench
+line is `RESULT name median_ms min_ms gflops samples checksum`, `SKIPPED name status`,
+`FAILED name status` or a `#` comment (`# library ...`, `# W1 impl ...`).
+Aggregation: per (library, workload, threads) the median over rounds of each run's median;
+oneDNN's time is the faster of the 3.2 and 3.13 aggregates.
+"""
+import argparse
+import html
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+LIBS = ["oxidnn", "3.2", "3.13"]
+ONEDNN = ["3.2", "3.13"]
+W1_TARGET = 0.8
+PEAK_TARGET = {"W2": 88.0, "W3": 88.0}
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--raw", required=True)
+    p.add_argument("--peaks", required=True)
+    p.add_argument("--meta", required=True)
+    p.add_argument("--workloads", required=True)
+    p.add_argument("--md")
+    p.add_argument("--svg")
+    return p.parse_args()
+
+
+def read_meta(path):
+    meta = {}
+    with open(path) as f:
+        for line in f:
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                meta[k] = v
+    return meta
+
+
+def read_peaks(path):
+    """{'fma1': gflops, 'fma2': ..., 'sgemm1': ..., 'sgemm2': ..., 'isa': ...}"""
+    peaks = {}
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if len(t) >= 4 and t[0] == "PEAK" and t[1] == "fma":
+                peaks["fma" + t[2]] = float(t[3])
+                if len(t) > 4:
+                    peaks["isa"] = t[4]
+            elif len(t) >= 4 and t[0] == "PEAK" and t[1].startswith("sgemm"):
+                peaks[t[1]] = float(t[3])
+                peaks["sgemm_size"] = t[2]
+    return peaks
+
+
+def read_workloads(path):
+    """[(name, description, gflop)] in the program's order."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            t = line.rstrip("\n").split("\t")
+            if len(t) == 3:
+                out.append((t[0], t[1], float(t[2].split()[0])))
+    return out
+
+
+class Cell:
+    """Everything measured for one (library, workload, threads)."""
+
+    def __init__(self):
+        self.medians = {}  # round -> median ms
+        self.mins = []
+        self.checksum = None
+        self.skipped = None
+        self.failed = None
+        self.impl = None
+
+    @property
+    def ok(self):
+        return bool(self.medians)
+
+    @property
+    def ms(self):
+        return statistics.median(self.medians.values()) if self.medians else None
+
+
+def read_raw(path):
+    cells = defaultdict(Cell)  # (lib, workload, threads) -> Cell
+    versions = {}
+    rounds = set()
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if len(t) < 5:
+                continue
+            rnd, lib, thr, kind = int(t[0]), t[1], int(t[2]), t[3]
+            rounds.add(rnd)
+            if kind == "#":
+                if t[4] == "library":
+                    versions[lib] = " ".join(t[5:])
+                elif len(t) > 6 and t[5] == "impl":
+                    cells[(lib, t[4], thr)].impl = " ".join(t[6:])
+                continue
+            c = cells[(lib, t[4], thr)]
+            if kind == "RESULT" and len(t) >= 10:
+                c.medians[rnd] = float(t[5])
+                c.mins.append(float(t[6]))
+                c.checksum = float(t[9])
+            elif kind == "SKIPPED":
+                c.skipped = " ".join(t[5:])
+            elif kind == "FAILED":
+                c.failed = " ".join(t[5:])
+    return cells, versions, sorted(rounds)
+
+
+def fmt(x, nd=2):
+    return "–" if x is None else f"{x:.{nd}f}"
+
+
+def fmt_ratio(ratio, target):
+    """2 decimals, or 3 when 2 would round a miss onto the target."""
+    s = f"{ratio:.2f}"
+    return f"{ratio:.3f}" if float(s) <= target < ratio else s
+
+
+def status_text(c):
+    if c is None:
+        return "not run"
+    if c.skipped:
+        return "skipped"
+    if c.failed:
+        return "FAILED"
+    return "no result"
+
+
+def build_rows(cells, workloads, peaks):
+    rows = []
+    keys = sorted({(w, thr) for (_, w, thr) in cells}, key=lambda k: (
+        [n for n, _, _ in workloads].index(k[0]) if k[0] in [n for n, _, _ in workloads] else 99,
+        -k[1]))
+    info = {n: (d, g) for n, d, g in workloads}
+    for w, thr in keys:
+        desc, gflop = info.get(w, ("?", None))
+        ox = cells.get(("oxidnn", w, thr))
+        best_lib, best = None, None
+        for lib in ONEDNN:
+            c = cells.get((lib, w, thr))
+            if c is not None and c.ok and (best is None or c.ms < best.ms):
+                best_lib, best = lib, c
+        fma = peaks.get(f"fma{thr}")
+        sgemm = peaks.get(f"sgemm{thr}")
+        r = {
+            "w": w, "thr": thr, "desc": desc, "gflop": gflop, "ox": ox,
+            "best_lib": best_lib, "best": best,
+            "ox_ms": ox.ms if ox is not None and ox.ok else None,
+            "dn_ms": best.ms if best is not None else None,
+        }
+        r["ratio"] = r["ox_ms"] / r["dn_ms"] if r["ox_ms"] and r["dn_ms"] else None
+        r["target"] = W1_TARGET if w == "W1" else 1.0
+        r["ox_gf"] = gflop / (r["ox_ms"] * 1e-3) if r["ox_ms"] and gflop else None
+        r["dn_gf"] = gflop / (r["dn_ms"] * 1e-3) if r["dn_ms"] and gflop else None
+        r["ox_fma"] = 100.0 * r["ox_gf"] / fma if r["ox_gf"] and fma else None
+        r["ox_sgemm"] = 100.0 * r["ox_gf"] / sgemm if r["ox_gf"] and sgemm else None
+        r["dn_fma"] = 100.0 * r["dn_gf"] / fma if r["dn_gf"] and fma else None
+        same = None
+        if ox is not None and ox.ok and best is not None:
+            a, b = ox.checksum, best.checksum
+            same = abs(a - b) <= 1e-3 * max(1.0, abs(b))
+        r["same"] = same
+        rows.append(r)
+    return rows
+
+
+def table_md(rows):
+    head = ("| workload | shape | threads | oxidnn ms | oneDNN ms | oneDNN build | "
+            "ratio oxidnn/oneDNN | target | oxidnn GFLOP/s | % FMA peak | % sgemm peak | "
+            "oneDNN GFLOP/s (% FMA peak) | same output |")
+    sep = "|" + "|".join(["---"] * 3 + ["---:"] * 2 + ["---"] + ["---:"] * 6 + [":---:"]) + "|"
+    out = [head, sep]
+    for r in rows:
+        if r["ox_ms"] is None:
+            ox_ms = status_text(r["ox"])
+        else:
+            ox_ms = fmt(r["ox_ms"], 3)
+        if r["ratio"] is None:
+            ratio, met = "–", "–"
+        else:
+            ratio = f"**{fmt_ratio(r['ratio'], r['target'])}**"
+            met = ("✓" if r["ratio"] <= r["target"] else "✗") + f" ≤ {r['target']:.1f}"
+        dn = "–" if r["dn_gf"] is None else f"{r['dn_gf']:.0f} ({r['dn_fma']:.0f} %)"
+        same = {None: "–", True: "✓", False: "✗ differs"}[r["same"]]
+        out.append(
+            f"| {r['w']} | {r['desc']} | {r['thr']} | {ox_ms} | {fmt(r['dn_ms'], 3)} | "
+            f"{r['best_lib'] or '–'} | {ratio} | {met} | {fmt(r['ox_gf'], 0)} | "
+            f"{fmt(r['ox_fma'], 0)} | {fmt(r['ox_sgemm'], 0)} | {dn} | {same} |")
+    return "\n".join(out)
+
+
+def raw_md(cells, rows, rounds):
+    head = "| workload | threads | " + " | ".join(
+        f"{lib} r{r}" for lib in LIBS for r in rounds) + " | impl (oxidnn / 3.2 / 3.13) |"
+    sep = "|" + "|".join(["---", "---"] + ["---:"] * (len(LIBS) * len(rounds)) + ["---"]) + "|"
+    out = [head, sep]
+    for row in rows:
+        vals, impls = [], []
+        for lib in LIBS:
+            c = cells.get((lib, row["w"], row["thr"]))
+            for r in rounds:
+                if c is not None and r in c.medians:
+                    vals.append(f"{c.medians[r]:.3f}")
+                else:
+                    vals.append("–" if c is None or c.ok else status_text(c))
+            impls.append(c.impl if c is not None and c.impl else "–")
+        out.append(f"| {row['w']} | {row['thr']} | " + " | ".join(vals) + " | "
+                   + " / ".join(f"`{i}`" for i in impls) + " |")
+    return "\n".join(out)
+
+
+def svg_chart(rows, title):
+    bar_w, gap, left, right, top, bottom, plot_h = 46, 22, 62, 96, 48, 84, 300
+    n = len(rows)
+    width = left + n * (bar_w + gap) + gap + right
+    height = top + plot_h + bottom
+    ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
+    ymax = max([1.5] + [x * 1.15 for x in ratios])
+    ymax = ((ymax * 4 + 0.999) // 1) / 4  # round up to 0.25
+
+    def y(v):
+        return top + plot_h - plot_h * min(v, ymax) / ymax
+
+    e = html.escape
+    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+         f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" '
+         f'font-size="12">',
+         f'<rect width="{width}" height="{height}" fill="white"/>',
+         f'<text x="{left}" y="22" font-size="15" font-weight="bold">{e(title)}</text>',
+         f'<text x="{left}" y="39" fill="#555">time ratio oxidnn / oneDNN (best of 3.2 and 3.13),'
+         f' median; lower is better</text>']
+    step = 0.25 if ymax <= 2.5 else 0.5 if ymax <= 5 else 1.0
+    v = 0.0
+    while v <= ymax + 1e-9:
+        yy = y(v)
+        s.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{width - right}" y2="{yy:.1f}" '
+                 f'stroke="#e5e5e5"/>')
+        s.append(f'<text x="{left - 8}" y="{yy + 4:.1f}" text-anchor="end">{v:.2f}</text>')
+        v += step
+    s.append(f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#333"/>')
+    s.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{width - right}" y2="{top + plot_h}" '
+             f'stroke="#333"/>')
+    for i, r in enumerate(rows):
+        x = left + gap + i * (bar_w + gap)
+        cx = x + bar_w / 2
+        label = r["w"] + ("" if r["thr"] == 2 else f" ({r['thr']}T)")
+        s.append(f'<text x="{cx:.1f}" y="{top + plot_h + 18}" text-anchor="middle">'
+                 f'{e(label)}</text>')
+        s.append(f'<text x="{cx:.1f}" y="{top + plot_h + 33}" text-anchor="middle" '
+                 f'fill="#777" font-size="10">{e(r["best_lib"] or "")}</text>')
+        if r["ratio"] is None:
+            s.append(f'<text x="{cx:.1f}" y="{top + plot_h - 8}" text-anchor="middle" '
+                     f'fill="#999" font-size="10">{e(status_text(r["ox"]))}</text>')
+            continue
+        ratio = r["ratio"]
+        color = ("#2e9e44" if ratio <= r["target"] else "#e8a33a" if ratio <= 1.0
+                 else "#d64541")
+        s.append(f'<rect x="{x}" y="{y(ratio):.1f}" width="{bar_w}" '
+                 f'height="{top + plot_h - y(ratio):.1f}" fill="{color}"/>')
+        label_y = min(y(ratio), y(r["target"]) if r["target"] < 1.0 else y(ratio)) - 5
+        s.append(f'<text x="{cx:.1f}" y="{label_y:.1f}" text-anchor="middle" '
+                 f'font-weight="bold">{fmt_ratio(ratio, r["target"])}</text>')
+        if r["target"] < 1.0:
+            ty = y(r["target"])
+            s.append(f'<line x1="{x - 4}" y1="{ty:.1f}" x2="{x + bar_w + 4}" y2="{ty:.1f}" '
+                     f'stroke="#333" stroke-width="2" stroke-dasharray="3,2"/>')
+    y1 = y(1.0)
+    s.append(f'<line x1="{left}" y1="{y1:.1f}" x2="{width - right}" y2="{y1:.1f}" '
+             f'stroke="#333" stroke-width="1.5" stroke-dasharray="6,4"/>')
+    s.append(f'<text x="{width - right + 6}" y="{y1 + 4:.1f}">1.0 = oneDNN</text>')
+    lx, ly = left, top + plot_h + 62
+    for color, text, w in [("#2e9e44", "meets its target", 130),
+                           ("#e8a33a", "≤ 1.0 but above W1's 0.8", 185),
+                           ("#d64541", "slower than oneDNN", 150)]:
+        s.append(f'<rect x="{lx}" y="{ly - 10}" width="12" height="12" fill="{color}"/>')
+        s.append(f'<text x="{lx + 17}" y="{ly}" font-size="11">{e(text)}</text>')
+        lx += w
+    s.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 14}" y2="{ly - 4}" stroke="#333" '
+             f'stroke-width="2" stroke-dasharray="3,2"/>')
+    s.append(f'<text x="{lx + 19}" y="{ly}" font-size="11">W1 target 0.8</text>')
+    s.append(f'<text x="{lx + 120}" y="{ly}" font-size="11" fill="#777">grey: the faster '
+             f'oneDNN build</text>')
+    s.append("</svg>")
+    return "\n".join(s) + "\n"
+
+
+def targets_md(rows):
+    out = []
+    for r in rows:
+        if r["ratio"] is not None:
+            ok = r["ratio"] <= r["target"]
+            out.append(f"- {r['w']} ({r['thr']} thread{'s' if r['thr'] > 1 else ''}): ratio "
+                       f"{fmt_ratio(r['ratio'], r['target'])} vs target ≤ {r['target']:.1f} — "
+                       f"{'met' if ok else 'NOT met'}")
+        else:
+            out.append(f"- {r['w']} ({r['thr']} thread{'s' if r['thr'] > 1 else ''}): "
+                       f"oxidnn {status_text(r['ox'])}")
+        if r["w"] in PEAK_TARGET and r["thr"] == 2 and r["ox_fma"] is not None:
+            ok = r["ox_fma"] >= PEAK_TARGET[r["w"]]
+            out.append(f"- {r['w']}: {r['ox_fma']:.0f} % of the FMA peak vs target ≥ "
+                       f"{PEAK_TARGET[r['w']]:.0f} % — {'met' if ok else 'NOT met'}")
+    return "\n".join(out)
+
+
+def main():
+    a = parse_args()
+    meta = read_meta(a.meta)
+    peaks = read_peaks(a.peaks)
+    workloads = read_workloads(a.workloads)
+    cells, versions, rounds = read_raw(a.raw)
+    rows = build_rows(cells, workloads, peaks)
+    table = table_md(rows)
+
+    peak_line = (f"f32 FMA peak ({peaks.get('isa', '?')} intrinsics loop, benchmarks/peak.c): "
+                 f"**{fmt(peaks.get('fma1'), 1)} GFLOP/s** on 1 thread, "
+                 f"**{fmt(peaks.get('fma2'), 1)} GFLOP/s** on 2 threads; "
+                 f"sgemm {peaks.get('sgemm_size', '1024')}³ (oneDNN 3.2 `dnnl_sgemm`): "
+                 f"{fmt(peaks.get('sgemm1'), 1)} GFLOP/s on 1 thread, "
+                 f"{fmt(peaks.get('sgemm2'), 1)} GFLOP/s on 2 threads.")
+    print()
+    print(peak_line)
+    print()
+    print(table)
+    print()
+
+    if a.svg:
+        cpu = meta.get('cpu', '').split(' (')[0]
+        title = f"oxidnn vs oneDNN, RNN f32, 2 threads (1T: 1 thread) — {cpu}, {meta.get('date', '')}"
+        with open(a.svg, "w") as f:
+            f.write(svg_chart(rows, title))
+        print(f"wrote {a.svg}", file=sys.stderr)
+    if a.md:
+        svg_rel = os.path.relpath(a.svg, os.path.dirname(os.path.abspath(a.md))) if a.svg \
+            else None
+        lib_lines = "\n".join(f"  - `{lib}`: {versions.get(lib, 'not run')}" for lib in LIBS)
+        md = f"""# Benchmarks: oxidnn vs oneDNN, RNN primitives
+
+*Generated by `benchmarks/run.sh` (do not edit by hand; re-run the script).*
+
+- Command: `{meta.get('command', '')}`
+- Date: {meta.get('date', '')}
+- Machine: {meta.get('cpu', '')}, {meta.get('cpus', '')}, {meta.get('caches', '')};
+  {meta.get('kernel', '')}; ISA flags seen: {meta.get('flags', '').strip()}
+- oxidnn: commit {meta.get('oxidnn', '')}
+- Libraries (`dnnl_version()`, CPU runtime):
+{lib_lines}
+  - 3.2 = PyPI `onednn-cpu-gomp` 2023.2.0 (GNU OpenMP); 3.13 = PyPI `onednn` 2026.1.0
+    (SYCL CPU device, TBB). "oneDNN" below is the faster of the two per workload.
+- Threads: 2 (`OXIDNN_NUM_THREADS=2`, `OMP_NUM_THREADS=2`, 3.13/TBB on both CPUs of the
+  affinity mask); rows with threads = 1 run all three under `taskset -c 0` with 1 thread.
+- Rounds: {meta.get('rounds', '')} (alternating oxidnn / 3.2 / 3.13 per workload, order
+  rotated each round); rnn_bench arguments `{meta.get('bench_args', '')}`.
+- Background load (the machine is shared): {meta.get('quiet', 'not recorded')}.
+
+{peak_line}
+
+## Results
+
+{table}
+
+{"![oxidnn / oneDNN time ratios](" + svg_rel + ")" if svg_rel else ""}
+
+## Targets (issue 5)
+
+{targets_md(rows)}
+
+## Method
+
+- `benchmarks/rnn_bench.c` is one C99 source written against oneDNN's C API only, built three
+  times: against oxidnn (`-Iinclude -loxidnn`) and against both real oneDNN builds. Per
+  workload it creates the primitive descriptor with weights as `any`, reorders the user's
+  `ldigo`/`ldio` weights into the layout the primitive chose (untimed), passes src/dst iter
+  states (and `_c` for LSTM) in plain `ldnc`, runs warm-up executions, then times each
+  execution on its own (`dnnl_primitive_execute` + `dnnl_stream_wait`,
+  `clock_gettime(CLOCK_MONOTONIC)`) until it has at least `--iters` samples and `--min-time`
+  seconds. Inputs are deterministic: weights, bias and diff_dst uniform in ±0.1, data and
+  states in ±0.5, AUGRU attention in [0, 1].
+- ms = median over rounds of each run's median execution time. GFLOP/s = FLOPs / that time.
+- FLOPs, summed over layers and directions: `2·T·N·G·DHC·(SLC_l + SIC)` (+ `2·T·N·DHC·DIC`
+  for the LSTM projection), G = 4 LSTM, 3 GRU / LBR-GRU / AUGRU, 1 vanilla RNN, SIC = DIC,
+  SLC_l = SLC for layer 0 and DIC above; element-wise work not counted. W10 (forward
+  training + backward, timed together) counts 3× the forward FLOPs.
+- % FMA peak uses the FMA peak for the row's thread count; % sgemm peak likewise uses the
+  1024³ `dnnl_sgemm` of oneDNN 3.2.
+- "same output": the checksum of dst_layer (diff_src_layer for W10) after the last execution
+  agrees with oneDNN's to 1e-3 relative — a sanity check that both computed the same thing,
+  not the conformance test.
+- A workload whose primitive descriptor creation returns `dnnl_unimplemented` is reported
+  as skipped.
+
+## Per-round medians (ms)
+
+{raw_md(cells, rows, rounds)}
+"""
+        with open(a.md, "w") as f:
+            f.write(md)
+        print(f"wrote {a.md}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,775 @@
+/*
+ * rnn_bench.c - time oneDNN v3 RNN primitives on the oxidnn benchmark
+ * workloads (W1..W10, see BENCHMARKS.md and benchmarks/README.md).
+ *
+ * Written only against oneDNN's C API, so the same file builds against oxidnn
+ * and against the real oneDNN:
+ *   cc -std=c99 -O2 -Wall -Wextra -Werror -Iinclude benchmarks/rnn_bench.c \
+ *      -Ltarget/release -loxidnn -o rnn_bench-oxidnn
+ *   cc -std=c99 -O2 -Wall -Wextra -Werror -I<onednn>/include benchmarks/rnn_bench.c \
+ *      -L<onednn>/lib -ldnnl -o rnn_bench-onednn
+ * (benchmarks/run.sh does both and runs them side by side.)
+ *
+ * Usage: rnn_bench [options] [all | W1 W2 ...]        (default: all)
+ *   --iters N      at least N timed executions per workload      (default 10)
+ *   --min-time S   ... and keep timing until S seconds are spent  (default 0.5)
+ *   --max-time S   stop after S seconds once 3 samples exist      (default 5)
+ *   --warmup N     untimed executions before timing               (default 3)
+ *   --list         print the workloads and exit
+ *
+ * Per workload the program creates the primitive descriptor (weights as
+ * `any`), reorders the user's ldigo/ldio weights into the layout the primitive
+ * asked for, fills every input with deterministic values (uniform in +-0.1 for
+ * weights, bias and diff_dst, +-0.5 for data and states, [0,1] for the AUGRU
+ * attention), runs the warm-up, then times each execution on its own
+ * (execute + stream wait, clock_gettime(CLOCK_MONOTONIC)). None of the set-up
+ * is timed. It prints one line per workload on stdout:
+ *
+ *   RESULT <name> <median_ms> <min_ms> <gflops> <samples> <checksum>
+ *   SKIPPED <name> <status>          (primitive descriptor creation returned
+ *                                     dnnl_unimplemented: cell not available)
+ *
+ * gflops = FLOPs / median time. FLOPs, summed over layers and directions:
+ *   2*T*N*G*DHC*(SLC_l + SIC)            the layer and iteration GEMMs
+ *   + 2*T*N*DHC*DIC                      the projection GEMM (LSTMP only)
+ * with G = 4 (LSTM), 3 (GRU, LBR-GRU, AUGRU), 1 (vanilla RNN), SIC = DIC,
+ * SLC_l = SLC for layer 0 and DIC above it (oneDNN requires SLC == DIC when
+ * L > 1; each direction's layer reads its own direction's output). The
+ * element-wise work is not counted. Training (forward + backward) counts
+ * 3x the forward FLOPs (backward = data gradients + weight gradients, each
+ * the size of the forward GEMMs).
+ *
+ * checksum = sum of dst_layer (inference) or of diff_src_layer (training)
+ * after the last execution: the inputs are identical for every library, so
+ * the checksums of two libraries agree to a few significant digits.
+ *
+ * Lines starting with '#' are comments (library version, implementation
+ * name). Errors go to stderr; the exit status is 1 if any workload failed
+ * (SKIPPED is not a failure).
+ */
+#define _POSIX_C_SOURCE 200112L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "oneapi/dnnl/dnnl.h"
+#include "oneapi/dnnl/dnnl_debug.h"
+
+/* ------------------------------------------------------------------------ */
+/* Workloads                                                                 */
+
+typedef enum { CELL_RNN_TANH, CELL_LSTM, CELL_GRU, CELL_LBR_GRU, CELL_AUGRU } cell_t;
+
+typedef struct {
+    const char *name;
+    const char *what;
+    cell_t cell;
+    dnnl_rnn_direction_t dir;
+    int L, T, N;
+    int SLC, DHC, DIC; /* SIC = DIC; DIC != DHC only with a projection */
+    int projection;
+    int training; /* forward_training + backward, timed together */
+} workload_t;
+
+#define L2R dnnl_unidirectional_left2right
+#define BICAT dnnl_bidirectional_concat
+
+static const workload_t workloads[] = {
+        {"W1", "LSTM l2r L1 T50 N1 C512", CELL_LSTM, L2R, 1, 50, 1, 512, 512, 512, 0, 0},
+        {"W2", "LSTM T50 N64 C512", CELL_LSTM, L2R, 1, 50, 64, 512, 512, 512, 0, 0},
+        {"W3", "LSTM T25 N32 C1024", CELL_LSTM, L2R, 1, 25, 32, 1024, 1024, 1024, 0, 0},
+        {"W4", "GRU T50 N32 C512", CELL_GRU, L2R, 1, 50, 32, 512, 512, 512, 0, 0},
+        {"W5", "LBR-GRU T50 N32 C512", CELL_LBR_GRU, L2R, 1, 50, 32, 512, 512, 512, 0, 0},
+        {"W6", "vanilla tanh T50 N32 C512", CELL_RNN_TANH, L2R, 1, 50, 32, 512, 512, 512, 0, 0},
+        {"W7", "LSTM bidir_concat L2 T50 N16 C256", CELL_LSTM, BICAT, 2, 50, 16, 256, 256, 256, 0,
+                0},
+        {"W8", "LSTMP T50 N16 DHC1024 DIC256 SLC256", CELL_LSTM, L2R, 1, 50, 16, 256, 1024, 256, 1,
+                0},
+        {"W9", "AUGRU T50 N32 C256", CELL_AUGRU, L2R, 1, 50, 32, 256, 256, 256, 0, 0},
+        {"W10", "LSTM training fwd+bwd T50 N32 C512", CELL_LSTM, L2R, 1, 50, 32, 512, 512, 512, 0,
+                1},
+};
+#define N_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
+
+static int n_gates(cell_t c) {
+    switch (c) {
+        case CELL_RNN_TANH: return 1;
+        case CELL_LSTM: return 4;
+        default: return 3;
+    }
+}
+
+static int n_dirs(const workload_t *w) { return w->dir == L2R ? 1 : 2; }
+
+static int is_lstm(const workload_t *w) { return w->cell == CELL_LSTM; }
+
+/* Output channels of dst_layer. */
+static int dlc(const workload_t *w) {
+    return w->dir == BICAT ? 2 * w->DIC : w->DIC;
+}
+
+/* The FLOP count described at the top of this file. */
+static double workload_flops(const workload_t *w) {
+    const double T = w->T, N = w->N, G = n_gates(w->cell), DHC = w->DHC, DIC = w->DIC;
+    double total = 0.0;
+    for (int l = 0; l < w->L; l++) {
+        const double slc = l == 0 ? w->SLC : w->DIC; /* equal when L > 1 */
+        double per_dir = 2.0 * T * N * G * DHC * (slc + DIC);
+        if (w->projection) per_dir += 2.0 * T * N * DHC * DIC;
+        total += per_dir * n_dirs(w);
+    }
+    return w->training ? 3.0 * total : total;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handle bookkeeping: everything created for one workload is destroyed at
+ * the end of it, whichever way it ends. */
+
+#define POOL_MAX 64
+
+typedef struct {
+    dnnl_memory_desc_t mds[POOL_MAX];
+    dnnl_memory_t mems[POOL_MAX];
+    dnnl_primitive_desc_t pds[POOL_MAX];
+    dnnl_primitive_t prims[POOL_MAX];
+    int n_mds, n_mems, n_pds, n_prims;
+} pool_t;
+
+static void pool_free(pool_t *p) {
+    for (int i = p->n_prims - 1; i >= 0; i--) dnnl_primitive_destroy(p->prims[i]);
+    for (int i = p->n_pds - 1; i >= 0; i--) dnnl_primitive_desc_destroy(p->pds[i]);
+    for (int i = p->n_mems - 1; i >= 0; i--) dnnl_memory_destroy(p->mems[i]);
+    for (int i = p->n_mds - 1; i >= 0; i--) dnnl_memory_desc_destroy(p->mds[i]);
+    memset(p, 0, sizeof *p);
+}
+
+static const char *status_str(dnnl_status_t s) {
+    const char *str = dnnl_status2str(s);
+    return str ? str : "unknown_status";
+}
+
+/* Current workload name, for error messages. */
+static const char *g_current = "-";
+
+/* Evaluate a call returning dnnl_status_t; on failure report it and jump to
+ * the enclosing function's `done:` label with `st` set. */
+#define TRY(call) \
+    do { \
+        st = (call); \
+        if (st != dnnl_success) { \
+            fprintf(stderr, "rnn_bench: %s: %s:%d: %s failed: %s\n", g_current, __FILE__, \
+                    __LINE__, #call, status_str(st)); \
+            goto done; \
+        } \
+    } while (0)
+
+/* A failed requirement that is not a dnnl call. */
+#define FAIL(msg) \
+    do { \
+        fprintf(stderr, "rnn_bench: %s: %s:%d: %s\n", g_current, __FILE__, __LINE__, msg); \
+        st = dnnl_runtime_error; \
+        goto done; \
+    } while (0)
+
+static dnnl_status_t pool_md(pool_t *p, dnnl_memory_desc_t *out, int ndims,
+        const dnnl_dim_t *dims, dnnl_format_tag_t tag) {
+    dnnl_status_t st = dnnl_success;
+    dnnl_dims_t d;
+    if (p->n_mds == POOL_MAX) FAIL("too many memory descriptors");
+    for (int i = 0; i < ndims; i++) d[i] = dims[i];
+    TRY(dnnl_memory_desc_create_with_tag(out, ndims, d, dnnl_f32, tag));
+    p->mds[p->n_mds++] = *out;
+done:
+    return st;
+}
+
+/* A zero-filled memory the library allocates for `md`. */
+static dnnl_status_t pool_mem(pool_t *p, dnnl_memory_t *out, const_dnnl_memory_desc_t md,
+        dnnl_engine_t eng) {
+    dnnl_status_t st = dnnl_success;
+    void *ptr = NULL;
+    if (p->n_mems == POOL_MAX) FAIL("too many memories");
+    TRY(dnnl_memory_create(out, md, eng, DNNL_MEMORY_ALLOCATE));
+    p->mems[p->n_mems++] = *out;
+    TRY(dnnl_memory_get_data_handle(*out, &ptr));
+    if (dnnl_memory_desc_get_size(md) > 0) {
+        if (!ptr) FAIL("memory without a data handle");
+        memset(ptr, 0, dnnl_memory_desc_get_size(md));
+    }
+done:
+    return st;
+}
+
+static void pool_pd(pool_t *p, dnnl_primitive_desc_t pd) {
+    if (p->n_pds < POOL_MAX) p->pds[p->n_pds++] = pd;
+    else dnnl_primitive_desc_destroy(pd);
+}
+
+static dnnl_status_t pool_prim(pool_t *p, dnnl_primitive_t *out,
+        const_dnnl_primitive_desc_t pd) {
+    dnnl_status_t st = dnnl_success;
+    if (p->n_prims == POOL_MAX) FAIL("too many primitives");
+    TRY(dnnl_primitive_create(out, pd));
+    p->prims[p->n_prims++] = *out;
+done:
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data                                                                      */
+
+/* Deterministic uniform numbers in [lo, hi): a 32-bit LCG per tensor. */
+static void fill(float *x, size_t n, unsigned seed, float lo, float hi) {
+    unsigned s = seed * 2654435761u + 12345u;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        x[i] = lo + (hi - lo) * (float)(s >> 8) * (1.0f / 16777216.0f);
+    }
+}
+
+/* A user memory in plain layout `md` filled with uniform [lo, hi). */
+static dnnl_status_t user_mem(pool_t *p, dnnl_memory_t *out, const_dnnl_memory_desc_t md,
+        dnnl_engine_t eng, unsigned seed, float lo, float hi) {
+    dnnl_status_t st = dnnl_success;
+    void *ptr = NULL;
+    TRY(pool_mem(p, out, md, eng));
+    TRY(dnnl_memory_get_data_handle(*out, &ptr));
+    fill((float *)ptr, dnnl_memory_desc_get_size(md) / sizeof(float), seed, lo, hi);
+done:
+    return st;
+}
+
+/* The memory descriptor the primitive wants for `arg` (NULL if none). */
+static const_dnnl_memory_desc_t arg_md(const_dnnl_primitive_desc_t pd, int arg) {
+    const_dnnl_memory_desc_t md = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, arg);
+    if (md && dnnl_memory_desc_get_size(md) == 0) md = NULL;
+    return md;
+}
+
+/* Give the primitive `user` for input `arg`: as it is when the layouts match,
+ * else reordered (untimed) into a new memory of the primitive's layout. */
+static dnnl_status_t adapt_in(pool_t *p, dnnl_memory_t *out, const_dnnl_primitive_desc_t pd,
+        int arg, dnnl_memory_t user, dnnl_engine_t eng, dnnl_stream_t strm) {
+    dnnl_status_t st = dnnl_success;
+    const_dnnl_memory_desc_t want = arg_md(pd, arg), have = NULL;
+    dnnl_primitive_desc_t rpd = NULL;
+    dnnl_primitive_t reorder = NULL;
+    if (!want) {
+        fprintf(stderr, "rnn_bench: %s: the primitive has no argument %d\n", g_current, arg);
+        st = dnnl_invalid_arguments;
+        goto done;
+    }
+    TRY(dnnl_memory_get_memory_desc(user, &have));
+    if (dnnl_memory_desc_equal(want, have)) {
+        *out = user;
+        goto done;
+    }
+    TRY(pool_mem(p, out, want, eng));
+    TRY(dnnl_reorder_primitive_desc_create(&rpd, have, eng, want, eng, NULL));
+    pool_pd(p, rpd);
+    TRY(pool_prim(p, &reorder, rpd));
+    {
+        dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, *out}};
+        TRY(dnnl_primitive_execute(reorder, strm, 2, args));
+    }
+    TRY(dnnl_stream_wait(strm));
+done:
+    return st;
+}
+
+/* A zero-filled output memory in the primitive's layout for `arg`. */
+static dnnl_status_t alloc_out(pool_t *p, dnnl_memory_t *out, const_dnnl_primitive_desc_t pd,
+        int arg, dnnl_engine_t eng) {
+    dnnl_status_t st = dnnl_success;
+    const_dnnl_memory_desc_t want = arg_md(pd, arg);
+    if (!want) {
+        fprintf(stderr, "rnn_bench: %s: the primitive has no argument %d\n", g_current, arg);
+        st = dnnl_invalid_arguments;
+        goto done;
+    }
+    TRY(pool_mem(p, out, want, eng));
+done:
+    return st;
+}
+
+static double checksum(dnnl_memory_t m) {
+    const_dnnl_memory_desc_t md = NULL;
+    void *ptr = NULL;
+    double s = 0.0;
+    if (dnnl_memory_get_memory_desc(m, &md) != dnnl_success) return NAN;
+    if (dnnl_memory_get_data_handle(m, &ptr) != dnnl_success || !ptr) return NAN;
+    size_t n = dnnl_memory_desc_get_size(md) / sizeof(float);
+    for (size_t i = 0; i < n; i++) s += ((const float *)ptr)[i];
+    return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Primitive descriptors                                                     */
+
+/* The user's plain descriptors (tnc, ldnc, ldigo, ldio, ldgo) and the
+ * `any` weights descriptors handed to the primitive descriptors. */
+typedef struct {
+    dnnl_memory_desc_t src_layer, src_iter, src_iter_c, attention;
+    dnnl_memory_desc_t wl, wi, wp, bias;
+    dnnl_memory_desc_t dst_layer, dst_iter, dst_iter_c;
+    dnnl_memory_desc_t wl_any, wi_any, wp_any;
+} descs_t;
+
+static dnnl_status_t make_descs(pool_t *p, const workload_t *w, descs_t *d) {
+    dnnl_status_t st = dnnl_success;
+    const dnnl_dim_t L = w->L, D = n_dirs(w), T = w->T, N = w->N, G = n_gates(w->cell);
+    const dnnl_dim_t SLC = w->SLC, DHC = w->DHC, DIC = w->DIC, SIC = w->DIC;
+    const dnnl_dim_t GB = w->cell == CELL_LBR_GRU ? G + 1 : G;
+    memset(d, 0, sizeof *d);
+    {
+        const dnnl_dim_t src_layer[] = {T, N, SLC}, dst_layer[] = {T, N, dlc(w)};
+        const dnnl_dim_t iter[] = {L, D, N, DIC}, iter_c[] = {L, D, N, DHC};
+        const dnnl_dim_t wl[] = {L, D, SLC, G, DHC}, wi[] = {L, D, SIC, G, DHC};
+        const dnnl_dim_t wp[] = {L, D, DHC, DIC}, bias[] = {L, D, GB, DHC};
+        const dnnl_dim_t attention[] = {T, N, 1};
+        TRY(pool_md(p, &d->src_layer, 3, src_layer, dnnl_tnc));
+        TRY(pool_md(p, &d->dst_layer, 3, dst_layer, dnnl_tnc));
+        TRY(pool_md(p, &d->src_iter, 4, iter, dnnl_ldnc));
+        TRY(pool_md(p, &d->dst_iter, 4, iter, dnnl_ldnc));
+        TRY(pool_md(p, &d->wl, 5, wl, dnnl_ldigo));
+        TRY(pool_md(p, &d->wi, 5, wi, dnnl_ldigo));
+        TRY(pool_md(p, &d->wl_any, 5, wl, dnnl_format_tag_any));
+        TRY(pool_md(p, &d->wi_any, 5, wi, dnnl_format_tag_any));
+        TRY(pool_md(p, &d->bias, 4, bias, dnnl_ldgo));
+        if (is_lstm(w)) {
+            TRY(pool_md(p, &d->src_iter_c, 4, iter_c, dnnl_ldnc));
+            TRY(pool_md(p, &d->dst_iter_c, 4, iter_c, dnnl_ldnc));
+        }
+        if (w->projection) {
+            TRY(pool_md(p, &d->wp, 4, wp, dnnl_ldio));
+            TRY(pool_md(p, &d->wp_any, 4, wp, dnnl_format_tag_any));
+        }
+        if (w->cell == CELL_AUGRU) TRY(pool_md(p, &d->attention, 3, attention, dnnl_tnc));
+    }
+done:
+    return st;
+}
+
+static dnnl_status_t create_fwd_pd(dnnl_primitive_desc_t *pd, const workload_t *w,
+        const descs_t *d, dnnl_engine_t eng) {
+    const dnnl_prop_kind_t prop = w->training ? dnnl_forward_training : dnnl_forward_inference;
+    switch (w->cell) {
+        case CELL_LSTM:
+            return dnnl_lstm_forward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
+                    d->src_iter, d->src_iter_c, d->wl_any, d->wi_any, NULL, d->wp_any, d->bias,
+                    d->dst_layer, d->dst_iter, d->dst_iter_c, 0, NULL);
+        case CELL_GRU:
+            return dnnl_gru_forward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
+                    d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer, d->dst_iter, 0,
+                    NULL);
+        case CELL_LBR_GRU:
+            return dnnl_lbr_gru_forward_primitive_desc_create(pd, eng, prop, w->dir,
+                    d->src_layer, d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer,
+                    d->dst_iter, 0, NULL);
+        case CELL_AUGRU:
+            return dnnl_augru_forward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
+                    d->src_iter, d->attention, d->wl_any, d->wi_any, d->bias, d->dst_layer,
+                    d->dst_iter, 0, NULL);
+        case CELL_RNN_TANH:
+            return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, prop,
+                    dnnl_eltwise_tanh, w->dir, d->src_layer, d->src_iter, d->wl_any, d->wi_any,
+                    d->bias, d->dst_layer, d->dst_iter, 0, 0.0f, 0.0f, NULL);
+    }
+    return dnnl_invalid_arguments;
+}
+
+/* Backward: the diff tensors have the shapes (and plain layouts) of their
+ * forward counterparts; weights and diff weights are `any`. */
+static dnnl_status_t create_bwd_pd(dnnl_primitive_desc_t *pd, const workload_t *w,
+        const descs_t *d, dnnl_engine_t eng, const_dnnl_primitive_desc_t hint) {
+    const dnnl_prop_kind_t prop = dnnl_backward;
+    switch (w->cell) {
+        case CELL_LSTM:
+            return dnnl_lstm_backward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
+                    d->src_iter, d->src_iter_c, d->wl_any, d->wi_any, NULL, d->wp_any, d->bias,
+                    d->dst_layer, d->dst_iter, d->dst_iter_c, d->src_layer, d->src_iter,
+                    d->src_iter_c, d->wl_any, d->wi_any, NULL, d->wp_any, d->bias,
+                    d->dst_layer, d->dst_iter, d->dst_iter_c, 0, hint, NULL);
+        case CELL_GRU:
+            return dnnl_gru_backward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
+                    d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer, d->dst_iter,
+                    d->src_layer, d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer,
+                    d->dst_iter, 0, hint, NULL);
+        case CELL_LBR_GRU:
+            return dnnl_lbr_gru_backward_primitive_desc_create(pd, eng, prop, w->dir,
+                    d->src_layer, d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer,
+                    d->dst_iter, d->src_layer, d->src_iter, d->wl_any, d->wi_any, d->bias,
+                    d->dst_layer, d->dst_iter, 0, hint, NULL);
+        case CELL_AUGRU:
+            return dnnl_augru_backward_primitive_desc_create(pd, eng, prop, w->dir,
+                    d->src_layer, d->src_iter, d->attention, d->wl_any, d->wi_any, d->bias,
+                    d->dst_layer, d->dst_iter, d->src_layer, d->src_iter, d->attention,
+                    d->wl_any, d->wi_any, d->bias, d->dst_layer, d->dst_iter, 0, hint, NULL);
+        case CELL_RNN_TANH:
+            return dnnl_vanilla_rnn_backward_primitive_desc_create(pd, eng, prop,
+                    dnnl_eltwise_tanh, w->dir, d->src_layer, d->src_iter, d->wl_any, d->wi_any,
+                    d->bias, d->dst_layer, d->dst_iter, d->src_layer, d->src_iter, d->wl_any,
+                    d->wi_any, d->bias, d->dst_layer, d->dst_iter, 0, 0.0f, 0.0f, hint, NULL);
+    }
+    return dnnl_invalid_arguments;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timing                                                                    */
+
+typedef struct {
+    int iters, warmup;
+    double min_time, max_time;
+} opts_t;
+
+#define MAX_SAMPLES 100000
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One step of the timed region: every primitive in order, then a wait. */
+typedef struct {
+    dnnl_primitive_t prim[2];
+    dnnl_exec_arg_t *args[2];
+    int nargs[2];
+    int n;
+} plan_t;
+
+static dnnl_status_t run_plan(const plan_t *pl, dnnl_stream_t strm) {
+    dnnl_status_t st = dnnl_success;
+    for (int i = 0; i < pl->n; i++)
+        TRY(dnnl_primitive_execute(pl->prim[i], strm, pl->nargs[i], pl->args[i]));
+    TRY(dnnl_stream_wait(strm));
+done:
+    return st;
+}
+
+/* Time the plan; on success *median and *min are in seconds. */
+static dnnl_status_t time_plan(const plan_t *pl, dnnl_stream_t strm, const opts_t *o,
+        double *median, double *min, int *count) {
+    dnnl_status_t st = dnnl_success;
+    double *samples = malloc(MAX_SAMPLES * sizeof *samples);
+    int n = 0;
+    if (!samples) FAIL("out of memory");
+    for (int i = 0; i < o->warmup; i++) TRY(run_plan(pl, strm));
+    const double start = now_s();
+    for (;;) {
+        const double t0 = now_s();
+        TRY(run_plan(pl, strm));
+        const double t1 = now_s();
+        samples[n++] = t1 - t0;
+        const double spent = t1 - start;
+        if (n >= MAX_SAMPLES) break;
+        if (n >= o->iters && spent >= o->min_time) break;
+        if (n >= 3 && spent >= o->max_time) break;
+    }
+    qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+    *median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    *min = samples[0];
+    *count = n;
+done:
+    free(samples);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One workload                                                              */
+
+/* The forward arguments (inputs reordered as needed, outputs allocated). */
+typedef struct {
+    dnnl_memory_t src_layer, src_iter, src_iter_c, attention, wl, wi, wp, bias;
+    dnnl_memory_t dst_layer, dst_iter, dst_iter_c, workspace;
+} fwd_mems_t;
+
+static void add_arg(dnnl_exec_arg_t *args, int *n, int arg, dnnl_memory_t m) {
+    if (!m) return;
+    args[*n].arg = arg;
+    args[*n].memory = m;
+    (*n)++;
+}
+
+/* Returns 0 ok, 1 failed, 2 skipped (printed). */
+static int run_workload(const workload_t *w, dnnl_engine_t eng, dnnl_stream_t strm,
+        const opts_t *o) {
+    dnnl_status_t st = dnnl_success;
+    pool_t pool;
+    descs_t d;
+    dnnl_primitive_desc_t fpd = NULL, bpd = NULL;
+    dnnl_primitive_t fwd = NULL, bwd = NULL;
+    fwd_mems_t u, f; /* user (plain) memories, and what the forward gets */
+    dnnl_exec_arg_t fargs[16], bargs[40];
+    int nf = 0, nb = 0, skipped = 0;
+    dnnl_memory_t out_for_checksum = NULL;
+    memset(&pool, 0, sizeof pool);
+    memset(&u, 0, sizeof u);
+    memset(&f, 0, sizeof f);
+    g_current = w->name;
+
+    TRY(make_descs(&pool, w, &d));
+
+    /* Primitive descriptors: unimplemented means "not available here". */
+    st = create_fwd_pd(&fpd, w, &d, eng);
+    if (st == dnnl_success) {
+        pool_pd(&pool, fpd);
+        if (w->training) {
+            st = create_bwd_pd(&bpd, w, &d, eng, fpd);
+            if (st == dnnl_success) pool_pd(&pool, bpd);
+        }
+    }
+    if (st == dnnl_unimplemented) {
+        printf("SKIPPED %s %s\n", w->name, status_str(st));
+        fflush(stdout);
+        skipped = 1;
+        st = dnnl_success;
+        goto done;
+    }
+    TRY(st);
+    {
+        const char *impl = NULL;
+        if (dnnl_primitive_desc_query(fpd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success
+                && impl)
+            printf("# %s impl %s", w->name, impl);
+        if (bpd && dnnl_primitive_desc_query(bpd, dnnl_query_impl_info_str, 0, &impl)
+                        == dnnl_success
+                && impl)
+            printf(" / backward %s", impl);
+        printf("\n");
+    }
+
+    /* Inputs in the user's plain layouts, then adapted to the forward pd. */
+    TRY(user_mem(&pool, &u.src_layer, d.src_layer, eng, 1, -0.5f, 0.5f));
+    TRY(user_mem(&pool, &u.src_iter, d.src_iter, eng, 2, -0.5f, 0.5f));
+    TRY(user_mem(&pool, &u.wl, d.wl, eng, 4, -0.1f, 0.1f));
+    TRY(user_mem(&pool, &u.wi, d.wi, eng, 5, -0.1f, 0.1f));
+    TRY(user_mem(&pool, &u.bias, d.bias, eng, 7, -0.1f, 0.1f));
+    if (is_lstm(w)) TRY(user_mem(&pool, &u.src_iter_c, d.src_iter_c, eng, 3, -0.5f, 0.5f));
+    if (w->projection) TRY(user_mem(&pool, &u.wp, d.wp, eng, 6, -0.1f, 0.1f));
+    if (w->cell == CELL_AUGRU)
+        TRY(user_mem(&pool, &u.attention, d.attention, eng, 8, 0.0f, 1.0f));
+
+    TRY(adapt_in(&pool, &f.src_layer, fpd, DNNL_ARG_SRC_LAYER, u.src_layer, eng, strm));
+    TRY(adapt_in(&pool, &f.src_iter, fpd, DNNL_ARG_SRC_ITER, u.src_iter, eng, strm));
+    TRY(adapt_in(&pool, &f.wl, fpd, DNNL_ARG_WEIGHTS_LAYER, u.wl, eng, strm));
+    TRY(adapt_in(&pool, &f.wi, fpd, DNNL_ARG_WEIGHTS_ITER, u.wi, eng, strm));
+    TRY(adapt_in(&pool, &f.bias, fpd, DNNL_ARG_BIAS, u.bias, eng, strm));
+    if (u.src_iter_c)
+        TRY(adapt_in(&pool, &f.src_iter_c, fpd, DNNL_ARG_SRC_ITER_C, u.src_iter_c, eng, strm));
+    if (u.wp)
+        TRY(adapt_in(&pool, &f.wp, fpd, DNNL_ARG_WEIGHTS_PROJECTION, u.wp, eng, strm));
+    if (u.attention)
+        TRY(adapt_in(&pool, &f.attention, fpd, DNNL_ARG_AUGRU_ATTENTION, u.attention, eng,
+                strm));
+    TRY(alloc_out(&pool, &f.dst_layer, fpd, DNNL_ARG_DST_LAYER, eng));
+    TRY(alloc_out(&pool, &f.dst_iter, fpd, DNNL_ARG_DST_ITER, eng));
+    if (is_lstm(w)) TRY(alloc_out(&pool, &f.dst_iter_c, fpd, DNNL_ARG_DST_ITER_C, eng));
+    if (w->training) {
+        if (!arg_md(fpd, DNNL_ARG_WORKSPACE)) FAIL("forward_training without a workspace");
+        TRY(alloc_out(&pool, &f.workspace, fpd, DNNL_ARG_WORKSPACE, eng));
+    }
+
+    add_arg(fargs, &nf, DNNL_ARG_SRC_LAYER, f.src_layer);
+    add_arg(fargs, &nf, DNNL_ARG_SRC_ITER, f.src_iter);
+    add_arg(fargs, &nf, DNNL_ARG_SRC_ITER_C, f.src_iter_c);
+    add_arg(fargs, &nf, DNNL_ARG_AUGRU_ATTENTION, f.attention);
+    add_arg(fargs, &nf, DNNL_ARG_WEIGHTS_LAYER, f.wl);
+    add_arg(fargs, &nf, DNNL_ARG_WEIGHTS_ITER, f.wi);
+    add_arg(fargs, &nf, DNNL_ARG_WEIGHTS_PROJECTION, f.wp);
+    add_arg(fargs, &nf, DNNL_ARG_BIAS, f.bias);
+    add_arg(fargs, &nf, DNNL_ARG_DST_LAYER, f.dst_layer);
+    add_arg(fargs, &nf, DNNL_ARG_DST_ITER, f.dst_iter);
+    add_arg(fargs, &nf, DNNL_ARG_DST_ITER_C, f.dst_iter_c);
+    add_arg(fargs, &nf, DNNL_ARG_WORKSPACE, f.workspace);
+    TRY(pool_prim(&pool, &fwd, fpd));
+    out_for_checksum = f.dst_layer;
+
+    if (w->training) {
+        /* Backward: forward tensors (weights re-adapted to its own layout),
+         * diff_dst inputs, diff outputs (diff weights accumulate: harmless
+         * for timing, the values stay small). */
+        dnnl_memory_t m;
+        struct {
+            int arg;
+            dnnl_memory_t user;
+        } ins[] = {
+                {DNNL_ARG_SRC_LAYER, u.src_layer},
+                {DNNL_ARG_SRC_ITER, u.src_iter},
+                {DNNL_ARG_SRC_ITER_C, u.src_iter_c},
+                {DNNL_ARG_AUGRU_ATTENTION, u.attention},
+                {DNNL_ARG_WEIGHTS_LAYER, u.wl},
+                {DNNL_ARG_WEIGHTS_ITER, u.wi},
+                {DNNL_ARG_WEIGHTS_PROJECTION, u.wp},
+                {DNNL_ARG_BIAS, u.bias},
+                {DNNL_ARG_DST_LAYER, f.dst_layer},
+                {DNNL_ARG_DST_ITER, f.dst_iter},
+                {DNNL_ARG_DST_ITER_C, f.dst_iter_c},
+                {DNNL_ARG_WORKSPACE, f.workspace},
+        };
+        const struct {
+            int arg;
+            const_dnnl_memory_desc_t md;
+            unsigned seed;
+        } diff_dst[] = {
+                {DNNL_ARG_DIFF_DST_LAYER, d.dst_layer, 11},
+                {DNNL_ARG_DIFF_DST_ITER, d.dst_iter, 12},
+                {DNNL_ARG_DIFF_DST_ITER_C, is_lstm(w) ? d.dst_iter_c : NULL, 13},
+        };
+        const int outs[] = {DNNL_ARG_DIFF_SRC_LAYER, DNNL_ARG_DIFF_SRC_ITER,
+                DNNL_ARG_DIFF_SRC_ITER_C, DNNL_ARG_DIFF_AUGRU_ATTENTION,
+                DNNL_ARG_DIFF_WEIGHTS_LAYER, DNNL_ARG_DIFF_WEIGHTS_ITER,
+                DNNL_ARG_DIFF_WEIGHTS_PROJECTION, DNNL_ARG_DIFF_BIAS};
+        const int n_ins = (int)(sizeof ins / sizeof ins[0]);
+        const int n_outs = (int)(sizeof outs / sizeof outs[0]);
+        for (int i = 0; i < n_ins; i++) {
+            if (!ins[i].user) continue;
+            if (ins[i].arg == DNNL_ARG_DST_LAYER || ins[i].arg == DNNL_ARG_DST_ITER
+                    || ins[i].arg == DNNL_ARG_DST_ITER_C || ins[i].arg == DNNL_ARG_WORKSPACE) {
+                /* Produced by the forward in its layout: must match as is. */
+                const_dnnl_memory_desc_t want = arg_md(bpd, ins[i].arg), have = NULL;
+                TRY(dnnl_memory_get_memory_desc(ins[i].user, &have));
+                if (!want || !dnnl_memory_desc_equal(want, have))
+                    FAIL("backward wants a forward output in another layout");
+                m = ins[i].user;
+            } else {
+                TRY(adapt_in(&pool, &m, bpd, ins[i].arg, ins[i].user, eng, strm));
+            }
+            add_arg(bargs, &nb, ins[i].arg, m);
+        }
+        for (int i = 0; i < 3; i++) {
+            dnnl_memory_t user;
+            if (!diff_dst[i].md) continue;
+            TRY(user_mem(&pool, &user, diff_dst[i].md, eng, diff_dst[i].seed, -0.1f, 0.1f));
+            TRY(adapt_in(&pool, &m, bpd, diff_dst[i].arg, user, eng, strm));
+            add_arg(bargs, &nb, diff_dst[i].arg, m);
+        }
+        for (int i = 0; i < n_outs; i++) {
+            if (!arg_md(bpd, outs[i])) continue;
+            TRY(alloc_out(&pool, &m, bpd, outs[i], eng));
+            add_arg(bargs, &nb, outs[i], m);
+            if (outs[i] == DNNL_ARG_DIFF_SRC_LAYER) out_for_checksum = m;
+        }
+        TRY(pool_prim(&pool, &bwd, bpd));
+    }
+
+    {
+        plan_t pl;
+        double med = 0.0, mn = 0.0;
+        int count = 0;
+        memset(&pl, 0, sizeof pl);
+        pl.prim[0] = fwd;
+        pl.args[0] = fargs;
+        pl.nargs[0] = nf;
+        pl.n = 1;
+        if (bwd) {
+            pl.prim[1] = bwd;
+            pl.args[1] = bargs;
+            pl.nargs[1] = nb;
+            pl.n = 2;
+        }
+        TRY(time_plan(&pl, strm, o, &med, &mn, &count));
+        printf("RESULT %s %.4f %.4f %.2f %d %.6e\n", w->name, 1e3 * med, 1e3 * mn,
+                workload_flops(w) / med * 1e-9, count, checksum(out_for_checksum));
+        fflush(stdout);
+    }
+done:
+    pool_free(&pool);
+    if (st != dnnl_success) {
+        printf("FAILED %s %s\n", w->name, status_str(st));
+        fflush(stdout);
+        return 1;
+    }
+    return skipped ? 2 : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static const char *runtime_name(unsigned r) {
+    switch (r) {
+        case DNNL_RUNTIME_SEQ: return "seq";
+        case DNNL_RUNTIME_OMP: return "omp";
+        case DNNL_RUNTIME_TBB: return "tbb";
+        case DNNL_RUNTIME_THREADPOOL: return "threadpool";
+        case DNNL_RUNTIME_SYCL: return "sycl";
+        default: return "other";
+    }
+}
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: rnn_bench [--iters N] [--min-time S] [--max-time S] [--warmup N] "
+            "[--list] [all | W1 W2 ...]\n");
+}
+
+int main(int argc, char **argv) {
+    opts_t o = {10, 3, 0.5, 5.0};
+    int selected[N_WORKLOADS] = {0}, any = 0, failed = 0;
+    dnnl_engine_t eng = NULL;
+    dnnl_stream_t strm = NULL;
+    dnnl_status_t st;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const int has_val = i + 1 < argc;
+        if (!strcmp(a, "--iters") && has_val) o.iters = atoi(argv[++i]);
+        else if (!strcmp(a, "--warmup") && has_val) o.warmup = atoi(argv[++i]);
+        else if (!strcmp(a, "--min-time") && has_val) o.min_time = atof(argv[++i]);
+        else if (!strcmp(a, "--max-time") && has_val) o.max_time = atof(argv[++i]);
+        else if (!strcmp(a, "--list")) {
+            for (int k = 0; k < N_WORKLOADS; k++)
+                printf("%s\t%s\t%.6g GFLOP\n", workloads[k].name, workloads[k].what,
+                        workload_flops(&workloads[k]) * 1e-9);
+            return 0;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "all")) {
+            for (int k = 0; k < N_WORKLOADS; k++) selected[k] = 1;
+            any = 1;
+        } else {
+            int found = 0;
+            for (int k = 0; k < N_WORKLOADS; k++)
+                if (!strcmp(a, workloads[k].name)) selected[k] = found = any = 1;
+            if (!found) {
+                fprintf(stderr, "rnn_bench: unknown workload or option '%s'\n", a);
+                usage(stderr);
+                return 2;
+            }
+        }
+    }
+    if (o.iters < 1) o.iters = 1;
+    if (o.warmup < 0) o.warmup = 0;
+    if (!any)
+        for (int k = 0; k < N_WORKLOADS; k++) selected[k] = 1;
+
+    const dnnl_version_t *v = dnnl_version();
+    printf("# library %d.%d.%d (%s) cpu_runtime %s\n", v->major, v->minor, v->patch,
+            v->hash ? v->hash : "", runtime_name(v->cpu_runtime));
+    fflush(stdout);
+
+    st = dnnl_engine_create(&eng, dnnl_cpu, 0);
+    if (st != dnnl_success) {
+        fprintf(stderr, "rnn_bench: dnnl_engine_create failed: %s\n", status_str(st));
+        return 1;
+    }
+    st = dnnl_stream_create(&strm, eng, dnnl_stream_default_flags);
+    if (st != dnnl_success) {
+        fprintf(stderr, "rnn_bench: dnnl_stream_create failed: %s\n", status_str(st));
+        dnnl_engine_destroy(eng);
+        return 1;
+    }
+    for (int k = 0; k < N_WORKLOADS; k++)
+        if (selected[k] && run_workload(&workloads[k], eng, strm, &o) == 1) failed = 1;
+    dnnl_stream_destroy(strm);
+    dnnl_engine_destroy(eng);
+    return failed;
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# run.sh - oxidnn vs the real oneDNN (3.2 GNU OpenMP and 3.13 SYCL/TBB from PyPI), side by side,
+# on the RNN workloads W1..W10 of benchmarks/rnn_bench.c.
+#
+# Usage: benchmarks/run.sh [--quick] [--rounds N] [--workloads "W1 W2 ..."] [--no-build]
+#                          [--no-report] [--iters N] [--min-time S] [--max-time S]
+#
+#   --quick        1 round, fewer iterations (a smoke test: ~1 minute)
+#   --rounds N     rounds of the alternation (default 3)
+#   --workloads    a subset (default: all ten)
+#   --no-build     don't run `cargo build --release`; use target/release/liboxidnn.so as it is
+#   --no-report    print the table only; leave BENCHMARKS.md and benchmarks/ratios.svg alone
+#   --iters/--min-time/--max-time   passed to rnn_bench (defaults 10 / 0.5 / 5)
+#   --quiet-max S  before the peak and before each workload, wait up to S seconds (default 300)
+#                  for the machine to be quiet (other processes using < 0.3 CPU over 1 s);
+#                  a shared 2-core machine otherwise measures its neighbours' compile jobs
+#
+# What it does:
+#   1. builds liboxidnn (cargo build --release) and copies it to benchmarks/build/oxidnn/ (a
+#      snapshot: a rebuild by someone else during the run cannot change what is measured);
+#   2. fetches/locates both oneDNN builds with ../shared/tools/onednn-setup.sh (ONEDNN_SETUP
+#      overrides the path) and builds rnn_bench.c three times (oxidnn, 3.2, 3.13) and peak.c
+#      (plain, and with dnnl_sgemm from oneDNN 3.2);
+#   3. measures the f32 FMA peak (1 and 2 threads) and the 1024^3 sgemm of oneDNN 3.2;
+#   4. for each round, for each workload, runs oxidnn, oneDNN 3.2 and oneDNN 3.13 one after the
+#      other (one process per run; the order of the three rotates between rounds) with 2 threads
+#      (OXIDNN_NUM_THREADS=2, OMP_NUM_THREADS=2, 3.13/TBB on the 2 CPUs of the mask), then W1
+#      with 1 thread (all three under `taskset -c 0`, OXIDNN_NUM_THREADS=1, OMP_NUM_THREADS=1);
+#   5. benchmarks/report.py aggregates (per library: median over rounds of each run's median),
+#      prints the table and writes BENCHMARKS.md + benchmarks/ratios.svg.
+# Raw output: benchmarks/build/results.txt, peaks.txt, meta.txt.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+SETUP=${ONEDNN_SETUP:-$ROOT/../shared/tools/onednn-setup.sh}
+CC=${CC:-gcc}
+OUT=$HERE/build
+ROUNDS=3
+WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8 W9 W10"
+BUILD=1
+REPORT=1
+ITERS=10 MIN_TIME=0.5 MAX_TIME=5 WARMUP=3
+QUICK=0
+QUIET_MAX=300 QUIET_LIMIT=0.3
+CMDLINE="benchmarks/run.sh${*:+ $*}"
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) QUICK=1; ROUNDS=1; ITERS=3; MIN_TIME=0.1; MAX_TIME=2; WARMUP=1; shift ;;
+        --rounds) ROUNDS=${2:?}; shift 2 ;;
+        --workloads) WORKLOADS=${2:?}; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        --no-report) REPORT=0; shift ;;
+        --iters) ITERS=${2:?}; shift 2 ;;
+        --min-time) MIN_TIME=${2:?}; shift 2 ;;
+        --max-time) MAX_TIME=${2:?}; shift 2 ;;
+        --quiet-max) QUIET_MAX=${2:?}; shift 2 ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+        *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+START_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+log() { printf '[run.sh] %s\n' "$*" >&2; }
+
+# busy_cpus: CPUs' worth of non-idle time (steal included) over the next second
+busy_cpus() {
+    local a b
+    read -r -a a < /proc/stat
+    sleep 1
+    read -r -a b < /proc/stat
+    awk -v n="$(nproc)" -v a="${a[*]:1:8}" -v b="${b[*]:1:8}" 'BEGIN {
+        split(a, x); split(b, y); t = 0
+        for (i = 1; i <= 8; i++) t += y[i] - x[i]
+        idle = (y[4] - x[4]) + (y[5] - x[5])
+        printf "%.2f", (t > 0 ? n * (1 - idle / t) : 0) }'
+}
+
+# wait_quiet: wait (up to QUIET_MAX s) until other processes leave the CPUs alone
+QUIET_WAITED=0 QUIET_WORST=0
+wait_quiet() {
+    local start busy
+    start=$(date +%s)
+    while :; do
+        busy=$(busy_cpus)
+        awk -v b="$busy" -v l="$QUIET_LIMIT" 'BEGIN { exit !(b < l) }' && break
+        if [ $(( $(date +%s) - start )) -ge "$QUIET_MAX" ]; then
+            log "WARNING: machine still busy ($busy CPUs in use by others); measuring anyway"
+            QUIET_WORST=$(awk -v b="$busy" -v w="$QUIET_WORST" 'BEGIN { print (b > w ? b : w) }')
+            break
+        fi
+        [ "$(( $(date +%s) - start ))" -lt 2 ] && log "waiting for a quiet machine ($busy CPUs busy)"
+    done
+    QUIET_WAITED=$(( QUIET_WAITED + $(date +%s) - start ))
+}
+mkdir -p "$OUT/oxidnn"
+CFLAGS=(-std=c99 -O2 -Wall -Wextra -Werror)
+
+# ---- 1. oxidnn ---------------------------------------------------------------------------
+OX_NOTE=""
+if [ "$BUILD" = 1 ]; then
+    log "cargo build --release"
+    if ! (cd "$ROOT" && cargo build --release --quiet); then
+        [ -f "$ROOT/target/release/liboxidnn.so" ] || { log "cargo build failed"; exit 1; }
+        log "WARNING: cargo build failed; measuring the existing target/release/liboxidnn.so"
+        OX_NOTE="(cargo build failed: an older liboxidnn.so was measured)"
+    fi
+fi
+[ -f "$ROOT/target/release/liboxidnn.so" ] || { log "no target/release/liboxidnn.so"; exit 1; }
+rm -f "$OUT/oxidnn/"liboxidnn.so*
+cp "$ROOT/target/release/liboxidnn.so" "$OUT/oxidnn/liboxidnn.so.0"
+ln -s liboxidnn.so.0 "$OUT/oxidnn/liboxidnn.so"
+OX_COMMIT=$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(cd "$ROOT" && git status --porcelain -- src Cargo.toml \
+        Cargo.lock build.rs 2>/dev/null)" ]; then
+    OX_COMMIT="$OX_COMMIT + uncommitted changes in src/"
+fi
+
+# ---- 2. oneDNN and the binaries ----------------------------------------------------------
+[ -f "$SETUP" ] || { log "oneDNN setup script not found: $SETUP"; exit 1; }
+declare -A INC LIB ENV
+for v in 3.2 3.13; do
+    key=${v//./_}
+    vars=$(bash "$SETUP" "$v")
+    INC[$v]=$(sed -n "s/^ONEDNN_${key}_INCLUDE=//p" <<<"$vars")
+    LIB[$v]=$(sed -n "s/^ONEDNN_${key}_LIB=//p" <<<"$vars")
+    ENV[$v]=$(sed -n "s/^ONEDNN_${key}_ENV=//p" <<<"$vars")
+done
+
+log "building rnn_bench (oxidnn, oneDNN 3.2, oneDNN 3.13) and peak"
+"$CC" "${CFLAGS[@]}" -I"$ROOT/include" "$HERE/rnn_bench.c" -o "$OUT/rnn_bench-oxidnn" \
+    -L"$OUT/oxidnn" -Wl,-rpath,"$OUT/oxidnn" -loxidnn -lm
+for v in 3.2 3.13; do
+    "$CC" "${CFLAGS[@]}" -I"${INC[$v]}" "$HERE/rnn_bench.c" -o "$OUT/rnn_bench-$v" \
+        -L"${LIB[$v]}" -Wl,-rpath-link,"${LIB[$v]}" -Wl,-rpath,"${LIB[$v]}" -ldnnl -lm
+done
+"$CC" "${CFLAGS[@]}" -pthread "$HERE/peak.c" -o "$OUT/peak"
+"$CC" "${CFLAGS[@]}" -pthread -DPEAK_WITH_SGEMM -I"${INC[3.2]}" "$HERE/peak.c" \
+    -o "$OUT/peak-sgemm" -L"${LIB[3.2]}" -Wl,-rpath,"${LIB[3.2]}" -ldnnl
+
+# run_lib LIB THREADS ARGS... : one rnn_bench process for LIB (oxidnn|3.2|3.13)
+run_lib() {
+    local lib=$1 threads=$2 pin=()
+    shift 2
+    [ "$threads" = 1 ] && pin=(taskset -c 0)
+    case "$lib" in
+        oxidnn) env OXIDNN_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads" \
+                    timeout 900 "${pin[@]}" "$OUT/rnn_bench-oxidnn" "$@" ;;
+        3.2) ( . "${ENV[3.2]}"; env OMP_NUM_THREADS="$threads" \
+                    timeout 900 "${pin[@]}" "$OUT/rnn_bench-3.2" "$@" ) ;;
+        3.13) ( . "${ENV[3.13]}"; env OMP_NUM_THREADS="$threads" \
+                    timeout 900 "${pin[@]}" "$OUT/rnn_bench-3.13" "$@" ) ;;
+    esac
+}
+
+# ---- 3. peak -----------------------------------------------------------------------------
+log "measuring the FMA and sgemm peaks"
+wait_quiet
+{
+    taskset -c 0 "$OUT/peak" fma 1
+    "$OUT/peak" fma 2
+    ( . "${ENV[3.2]}"; OMP_NUM_THREADS=1 taskset -c 0 "$OUT/peak-sgemm" sgemm 1024 \
+        | sed 's/^PEAK sgemm/PEAK sgemm1/' )
+    ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm 1024 \
+        | sed 's/^PEAK sgemm/PEAK sgemm2/' )
+} | tee "$OUT/peaks.txt" >&2
+
+# ---- 4. rounds ---------------------------------------------------------------------------
+BENCH_ARGS=(--iters "$ITERS" --min-time "$MIN_TIME" --max-time "$MAX_TIME" --warmup "$WARMUP")
+LIBS=(oxidnn 3.2 3.13)
+RAW=$OUT/results.txt
+: >"$RAW"
+"$OUT/rnn_bench-oxidnn" --list >"$OUT/workloads.txt"
+
+# one WORKLOAD THREADS ROUND: the three libraries in turn (order rotated per round)
+one() {
+    local w=$1 threads=$2 round=$3 k lib out rc
+    for k in 0 1 2; do
+        lib=${LIBS[$(( (k + round) % 3 ))]}
+        rc=0
+        out=$(run_lib "$lib" "$threads" "${BENCH_ARGS[@]}" "$w" 2>"$OUT/stderr.txt") || rc=$?
+        if [ $rc != 0 ] && ! grep -q "^\(RESULT\|SKIPPED\|FAILED\) " <<<"$out"; then
+            out="$out"$'\n'"FAILED $w exit_$rc"
+        fi
+        [ -s "$OUT/stderr.txt" ] && sed "s/^/[$lib] /" "$OUT/stderr.txt" >&2
+        while IFS= read -r line; do
+            [ -n "$line" ] && printf '%s %s %s %s\n' "$round" "$lib" "$threads" "$line"
+        done <<<"$out" | tee -a "$RAW" | grep -v ' # ' >&2 || true
+    done
+}
+
+for (( r = 1; r <= ROUNDS; r++ )); do
+    log "round $r/$ROUNDS"
+    for w in $WORKLOADS; do wait_quiet; one "$w" 2 "$r"; done
+    case " $WORKLOADS " in *" W1 "*) wait_quiet; one W1 1 "$r" ;; esac
+done
+
+# ---- 5. report ---------------------------------------------------------------------------
+{
+    echo "command=$CMDLINE"
+    echo "date=$START_DATE"
+    echo "cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1) (family $(lscpu | sed -n 's/^CPU family: *//p' | head -1), model $(lscpu | sed -n 's/^Model: *//p' | head -1))"
+    echo "cpus=$(nproc --all) CPUs = $(lscpu | sed -n 's/^Core(s) per socket: *//p' | head -1) cores x $(lscpu | sed -n 's/^Thread(s) per core: *//p' | head -1) thread(s) per core"
+    echo "caches=L2 $(lscpu | sed -n 's/^L2 cache: *//p'), L3 $(lscpu | sed -n 's/^L3 cache: *//p')"
+    echo "flags=$(grep -o -w 'avx512f\|avx512_bf16\|amx_tile\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+    echo "kernel=$(uname -sr)"
+    echo "oxidnn=$OX_COMMIT${OX_NOTE:+ $OX_NOTE}"
+    echo "rounds=$ROUNDS"
+    echo "quick=$QUICK"
+    echo "bench_args=${BENCH_ARGS[*]}"
+    echo "quiet=waited ${QUIET_WAITED} s in total for other processes to leave the CPUs alone (< $QUIET_LIMIT CPU busy); $( [ "$QUIET_WORST" = 0 ] && echo "every measurement started on a quiet machine" || echo "some started with up to $QUIET_WORST CPUs busy (waited the maximum $QUIET_MAX s)")"
+} >"$OUT/meta.txt"
+
+REPORT_ARGS=(--raw "$RAW" --peaks "$OUT/peaks.txt" --meta "$OUT/meta.txt"
+             --workloads "$OUT/workloads.txt")
+[ "$REPORT" = 1 ] && REPORT_ARGS+=(--md "$ROOT/BENCHMARKS.md" --svg "$HERE/ratios.svg")
+python3 "$HERE/report.py" "${REPORT_ARGS[@]}"
