@@ -1,1 +1,8 @@
-//! Compute kernels: GEMM over packed weights, vectorized activations.
+//! Compute kernels: GEMM over packed weight panels and vectorized activations, each with an
+//! AVX-512, an AVX2/FMA and a portable version chosen at run time ([`isa`]).
+
+pub mod activations;
+pub mod gemm;
+pub mod isa;
+
+pub use isa::Isa;

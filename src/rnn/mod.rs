@@ -1,7 +1,25 @@
 //! RNN primitives: problem validation, primitive descriptor, execution and the reference.
+//!
+//! Flow: [`RnnDesc`] (what the user asked) → [`RnnProblem`] (validated sizes) → [`RnnPd`]
+//! (resolved formats, buffer layouts, queries) → [`RnnPrimitive`] (execution: weights and bias
+//! preparation, then the [`forward`] driver with the cell post-GEMMs of [`cells`]).
+//! [`reference`](mod@reference) is an independent plain implementation used as a test oracle.
 
+pub mod arena;
+pub mod cells;
 pub mod desc;
+pub mod forward;
 pub mod pd;
+pub mod primitive;
+pub mod problem;
+pub mod reference;
+pub mod scratch;
+pub mod views;
+pub mod weights;
+pub mod workspace;
 
+pub use cells::CellKind;
 pub use desc::RnnDesc;
-pub use pd::{RnnPd, RnnPrimitive};
+pub use pd::RnnPd;
+pub use primitive::RnnPrimitive;
+pub use problem::RnnProblem;

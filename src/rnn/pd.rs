@@ -1,51 +1,353 @@
-//! STUB — replaced by the RNN implementation.
+//! The RNN primitive descriptor: validation, format resolution, queries.
+//!
+//! Format resolution (`format_tag::any`): `src_layer`/`dst_layer` → `tnc`, state tensors →
+//! `ldnc`, bias → `ldgo`, weights → our packed layout (`memory::packed`, reported as opaque).
+//! User layouts accepted: data tensors in any plain strided layout whose channels are contiguous
+//! (tnc, ntc, padded strides, sub-memory views) — as oneDNN's CPU engine, a non-unit channel
+//! stride is `unimplemented`; output tensors must not overlap themselves; weights and bias in any
+//! strided layout (ldigo, ldgoi, …) or, for weights, the packed layout.
+
+use super::cells::CellKind;
 use super::desc::RnnDesc;
+use super::problem::RnnProblem;
+use super::scratch::ScratchLayout;
+use super::workspace::WorkspaceLayout;
+use crate::args;
 use crate::attr::Attr;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::memory::MemoryDesc;
-use crate::primitive::{ExecArgs, MdQuery};
+use crate::kernels::Isa;
+use crate::memory::{Layout, MemoryDesc};
+use crate::primitive::MdQuery;
+use crate::types::{DataType, ScratchpadMode};
+use crate::{invalid, unimplemented_err};
+use std::collections::BTreeMap;
 
-/// An RNN primitive descriptor.
+/// `dnnl_a`, the tag of 1-D byte buffers (workspace, scratchpad).
+const TAG_A: i32 = 2;
+/// `dnnl_tnc` (= `abc`).
+const TAG_TNC: i32 = 4;
+/// `dnnl_ldnc` / `dnnl_ldgo` (= `abcd`).
+const TAG_LDNC: i32 = 5;
+
+/// An RNN primitive descriptor: the validated problem, resolved descriptors and buffer layouts.
 #[derive(Clone, Debug)]
 pub struct RnnPd {
     engine: Engine,
     desc: RnnDesc,
     attr: Attr,
+    problem: RnnProblem,
+    /// Every argument the primitive takes, resolved; zero descriptors for absent optional ones.
+    mds: BTreeMap<i32, MemoryDesc>,
+    scratch: ScratchLayout,
+    workspace: Option<WorkspaceLayout>,
+    isa: Isa,
+    impl_info: String,
+}
+
+/// What a tensor is, for format resolution.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Activations read by the primitive.
+    DataIn,
+    /// Activations written by the primitive.
+    DataOut,
+    /// Weights (packed when `any`).
+    Weights,
+    /// Bias.
+    Bias,
+}
+
+fn default_tag(arg: i32) -> i32 {
+    match arg {
+        args::SRC_LAYER | args::DST_LAYER | args::AUGRU_ATTENTION => TAG_TNC,
+        _ => TAG_LDNC,
+    }
+}
+
+fn role(arg: i32) -> Role {
+    match arg {
+        args::WEIGHTS_LAYER
+        | args::WEIGHTS_ITER
+        | args::WEIGHTS_PEEPHOLE
+        | args::WEIGHTS_PROJECTION => Role::Weights,
+        args::BIAS => Role::Bias,
+        args::DST_LAYER | args::DST_ITER | args::DST_ITER_C => Role::DataOut,
+        _ => Role::DataIn,
+    }
+}
+
+/// True when no two elements of a strided layout share an address (dense or padded strides in
+/// some dimension order).
+fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
+    let mut v: Vec<(i64, i64)> = strides
+        .iter()
+        .copied()
+        .zip(dims.iter().copied())
+        .filter(|&(_, d)| d > 1)
+        .collect();
+    v.sort_unstable();
+    let mut extent = 1;
+    for (s, d) in v {
+        if s < extent {
+            return false;
+        }
+        extent = s * d;
+    }
+    true
+}
+
+fn resolve(arg: i32, md: &MemoryDesc) -> Result<MemoryDesc> {
+    let role = role(arg);
+    match md.layout() {
+        Layout::Undef => {
+            invalid!("argument {arg}: memory descriptor has no layout (format_tag undef)")
+        }
+        Layout::Any => match role {
+            Role::Weights => MemoryDesc::packed(md.dims(), md.data_type()),
+            _ => md.with_plain_tag(default_tag(arg)),
+        },
+        Layout::Packed(_) if role == Role::Weights => Ok(md.clone()),
+        Layout::Packed(_) => {
+            unimplemented_err!("argument {arg}: the packed layout is only for weights")
+        }
+        Layout::Strided { strides, .. } => {
+            if matches!(role, Role::DataIn | Role::DataOut) {
+                let c = md.ndims() - 1;
+                if md.dims()[c] > 1 && strides[c] != 1 {
+                    unimplemented_err!(
+                        "argument {arg}: channels must be contiguous (innermost stride 1)"
+                    );
+                }
+            }
+            if role == Role::DataOut && !non_overlapping(md.dims(), strides) {
+                unimplemented_err!("argument {arg}: output layout with overlapping elements");
+            }
+            Ok(md.clone())
+        }
+    }
 }
 
 impl RnnPd {
-    /// Validates the descriptor and resolves formats.
-    pub fn new(engine: Engine, desc: RnnDesc, attr: &Attr, _hint: Option<&RnnPd>) -> Result<Self> {
-        let _ = (engine, desc, attr);
-        Err(Error::Unimplemented("rnn".into()))
+    /// Validates the descriptor, resolves `any` formats and sizes the workspace and scratchpad.
+    /// `hint` (the forward pd of a backward one) is unused by forward primitives.
+    pub fn new(engine: Engine, desc: RnnDesc, attr: &Attr, hint: Option<&RnnPd>) -> Result<Self> {
+        let _ = hint;
+        let problem = RnnProblem::new(&desc)?;
+        if !attr.has_default_quantization() {
+            unimplemented_err!("RNN quantization parameters apply to int8 only");
+        }
+        if attr.rnn_tparams.test_mode {
+            unimplemented_err!("RNN test-mode (linearised) activations are not implemented yet");
+        }
+        let mut mds = BTreeMap::new();
+        for arg in problem.cell.forward_args() {
+            let md = match desc.md(arg) {
+                Some(md) => resolve(arg, md)?,
+                None => MemoryDesc::zero(),
+            };
+            mds.insert(arg, md);
+        }
+        let is_plain = |arg| {
+            matches!(
+                mds.get(&arg).map(MemoryDesc::layout),
+                Some(Layout::Strided { .. })
+            )
+        };
+        let scratch = ScratchLayout::new(
+            &problem,
+            is_plain(args::WEIGHTS_LAYER),
+            is_plain(args::WEIGHTS_ITER),
+        );
+        let workspace = problem
+            .is_training()
+            .then(|| WorkspaceLayout::new(&problem));
+        let bytes_md = |bytes: usize| MemoryDesc::with_tag(&[bytes as i64], DataType::U8, TAG_A);
+        mds.insert(
+            args::WORKSPACE,
+            match &workspace {
+                Some(ws) => bytes_md(ws.bytes)?,
+                None => MemoryDesc::zero(),
+            },
+        );
+        mds.insert(
+            args::SCRATCHPAD,
+            match attr.scratchpad_mode {
+                ScratchpadMode::User => bytes_md(scratch.bytes)?,
+                ScratchpadMode::Library => MemoryDesc::zero(),
+            },
+        );
+        let isa = Isa::detected();
+        let impl_info = format!("oxidnn:packed:{}", isa.name());
+        Ok(Self {
+            engine,
+            desc,
+            attr: attr.clone(),
+            problem,
+            mds,
+            scratch,
+            workspace,
+            isa,
+            impl_info,
+        })
     }
-    /// Engine.
-    pub fn engine(&self) -> Engine { self.engine }
-    /// Op descriptor.
-    pub fn desc(&self) -> &RnnDesc { &self.desc }
-    /// Attributes.
-    pub fn attr(&self) -> &Attr { &self.attr }
-    /// Resolved descriptor of an argument.
-    pub fn arg_md(&self, _arg: i32) -> Option<&MemoryDesc> { None }
-    /// Argument behind a generic query.
-    pub fn arg_for_query(&self, _q: MdQuery, _index: usize) -> Option<i32> { None }
-    /// Inputs.
-    pub fn num_inputs(&self) -> usize { 0 }
-    /// Outputs.
-    pub fn num_outputs(&self) -> usize { 0 }
-    /// Implementation name.
-    pub fn impl_info(&self) -> &str { "stub" }
-    /// Memory kept by the primitive.
-    pub fn memory_consumption(&self) -> usize { 0 }
+
+    /// The engine.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// The operation descriptor as given by the user.
+    pub fn desc(&self) -> &RnnDesc {
+        &self.desc
+    }
+
+    /// The attributes.
+    pub fn attr(&self) -> &Attr {
+        &self.attr
+    }
+
+    /// The validated problem.
+    pub fn problem(&self) -> &RnnProblem {
+        &self.problem
+    }
+
+    /// Scratchpad layout.
+    pub fn scratch_layout(&self) -> &ScratchLayout {
+        &self.scratch
+    }
+
+    /// Workspace layout (training only).
+    pub fn workspace_layout(&self) -> Option<&WorkspaceLayout> {
+        self.workspace.as_ref()
+    }
+
+    /// Instruction set the kernels use.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// The same pd with its kernels forced to another instruction set (for tests and
+    /// comparisons); `unimplemented` if this CPU cannot run it.
+    pub fn with_isa(mut self, isa: Isa) -> Result<Self> {
+        if !Isa::all_supported().contains(&isa) {
+            unimplemented_err!("this CPU cannot run {} kernels", isa.name());
+        }
+        self.isa = isa;
+        self.impl_info = format!("oxidnn:packed:{}", isa.name());
+        Ok(self)
+    }
+
+    /// The resolved descriptor of an execution argument: the zero descriptor for optional
+    /// tensors the cell takes but were not given (and for the workspace in inference, the
+    /// scratchpad in library mode); `None` for arguments the primitive never takes.
+    pub fn arg_md(&self, arg: i32) -> Option<&MemoryDesc> {
+        self.mds.get(&arg)
+    }
+
+    /// The execution argument behind a generic md query (`src_md(i)`, `weights_md(i)`, …), with
+    /// oneDNN's index mapping: src 0/1/2 = layer/iter/iter_c (AUGRU: attention next); weights 0
+    /// layer, 1 iter, then peephole and projection when present, then bias; dst 0/1/2.
+    pub fn arg_for_query(&self, q: MdQuery, index: usize) -> Option<i32> {
+        let p = &self.problem;
+        let cell = p.cell;
+        match q {
+            MdQuery::Src => {
+                let mut v = vec![args::SRC_LAYER, args::SRC_ITER];
+                if cell.has_c_state() {
+                    v.push(args::SRC_ITER_C);
+                }
+                if cell.has_attention() {
+                    v.push(args::AUGRU_ATTENTION);
+                }
+                v.get(index).copied()
+            }
+            MdQuery::Weights => {
+                let mut v = vec![args::WEIGHTS_LAYER, args::WEIGHTS_ITER];
+                if p.with_peephole {
+                    v.push(args::WEIGHTS_PEEPHOLE);
+                }
+                if p.with_projection {
+                    v.push(args::WEIGHTS_PROJECTION);
+                }
+                v.push(args::BIAS);
+                v.get(index).copied()
+            }
+            MdQuery::Dst => {
+                let mut v = vec![args::DST_LAYER, args::DST_ITER];
+                if cell.has_c_state() {
+                    v.push(args::DST_ITER_C);
+                }
+                v.get(index).copied()
+            }
+            MdQuery::Workspace => (index == 0).then_some(args::WORKSPACE),
+            MdQuery::Scratchpad => (index == 0).then_some(args::SCRATCHPAD),
+            MdQuery::DiffSrc | MdQuery::DiffWeights | MdQuery::DiffDst => None,
+        }
+    }
+
+    /// Number of input tensors, counted as oneDNN does: src_layer, both weights, and each
+    /// optional input present.
+    pub fn num_inputs(&self) -> usize {
+        let p = &self.problem;
+        3 + [
+            p.with_peephole,
+            p.with_projection,
+            p.with_bias,
+            p.with_src_iter,
+            p.with_src_iter_c,
+            p.cell.has_attention(),
+        ]
+        .iter()
+        .filter(|&&b| b)
+        .count()
+    }
+
+    /// Number of output tensors: dst_layer, dst_iter(_c) when present, the workspace in training.
+    pub fn num_outputs(&self) -> usize {
+        let p = &self.problem;
+        1 + [p.with_dst_iter, p.with_dst_iter_c, p.is_training()]
+            .iter()
+            .filter(|&&b| b)
+            .count()
+    }
+
+    /// The implementation name, e.g. `oxidnn:packed:avx512`.
+    pub fn impl_info(&self) -> &str {
+        &self.impl_info
+    }
+
+    /// Bytes the primitive holds besides user memory: its scratchpad in library mode.
+    pub fn memory_consumption(&self) -> usize {
+        match self.attr.scratchpad_mode {
+            ScratchpadMode::Library => self.scratch.bytes,
+            ScratchpadMode::User => 0,
+        }
+    }
+
+    /// The cell kind.
+    pub fn cell(&self) -> CellKind {
+        self.problem.cell
+    }
+
+    /// The resolved descriptor of an argument the primitive takes (internal use).
+    pub(crate) fn md(&self, arg: i32) -> Result<&MemoryDesc> {
+        self.mds
+            .get(&arg)
+            .ok_or_else(|| Error::Runtime(format!("argument {arg} has no descriptor")))
+    }
 }
 
-/// An RNN primitive.
-pub struct RnnPrimitive;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl RnnPrimitive {
-    /// Creates it.
-    pub fn new(_pd: &RnnPd) -> Result<Self> { Ok(Self) }
-    /// Runs it.
-    pub fn execute(&self, _pd: &RnnPd, _args: &ExecArgs) -> Result<()> { Err(Error::Unimplemented("rnn".into())) }
+    #[test]
+    fn overlap_detection() {
+        assert!(non_overlapping(&[5, 3, 4], &[12, 4, 1]));
+        assert!(non_overlapping(&[5, 3, 4], &[4, 20, 1]));
+        assert!(non_overlapping(&[5, 3, 4], &[100, 20, 1]));
+        assert!(!non_overlapping(&[5, 3, 4], &[4, 2, 1]));
+        assert!(non_overlapping(&[1, 1, 3, 4], &[0, 0, 4, 1]));
+    }
 }

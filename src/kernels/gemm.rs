@@ -1,0 +1,489 @@
+//! GEMM with a pre-packed right operand: `C[m × w] (+)= A[m × K] · B[K × w]`.
+//!
+//! `B` is one column panel of packed weights (see `memory::packed`): `K` rows of `w` floats
+//! (`w` a multiple of [`CHUNK`]), row stride `ld`. `A` is a set of rows with unit stride along
+//! `K`, addressed through a two-level grid ([`RowsA`]) so that time-major, batch-major, reversed
+//! or padded activations are all read in place. `C` is row-major with stride `ldc`.
+//!
+//! The work is cut into register tiles of `MR` rows × `NR` 16-float vectors, each computed by a
+//! micro-kernel that keeps the whole tile in registers for a block of `K`: per `k`, `NR` vector
+//! loads of `B`, `MR` broadcasts of `A`, `MR·NR` multiply-adds. The micro-kernel is written once
+//! over fixed-size arrays and compiled per instruction set (AVX-512: up to 13 × 2 vectors, i.e. 26
+//! zmm accumulators; AVX2: 2 × 2; portable: 2 × 2). Measured on the development machine (Zen 5,
+//! one thread): 13 × 2 tiles reach 240–255 GFLOP/s at K = 512 (~95 % of peak), the same as
+//! hand-written intrinsics. For 1–2 rows (batch 1–2, memory-bound) an intrinsics kernel spans a
+//! whole 128-column panel row, so `B` is read as one sequential stream (+25 % over 64-column
+//! tiles, whose strided half-rows the prefetchers serve worse).
+//! Summation order along `K` is fixed, so results do not depend on threading.
+
+use super::isa::Isa;
+
+/// Column granularity: panels are a whole number of 32-float chunks.
+pub const CHUNK: usize = 32;
+/// Lanes of one micro-kernel vector.
+const LANES: usize = 16;
+/// `K` block: the micro-kernel accumulates this many rows of `B` before storing its tile.
+const KC: usize = 512;
+
+/// Rows of the `A` operand: row `r` starts at
+/// `base + (r / inner)·outer_stride + (r % inner)·inner_stride` (elements).
+#[derive(Clone, Copy, Debug)]
+pub struct RowsA {
+    /// Row 0.
+    pub base: *const f32,
+    /// Stride between groups of `inner` rows (e.g. time steps).
+    pub outer_stride: isize,
+    /// Stride between rows of a group (e.g. batch rows).
+    pub inner_stride: isize,
+    /// Rows per group (≥ 1).
+    pub inner: usize,
+}
+
+// SAFETY: a read-only operand description; the GEMM only reads through it.
+unsafe impl Send for RowsA {}
+unsafe impl Sync for RowsA {}
+
+impl RowsA {
+    /// Address of row `r` (wrapping arithmetic: computing it is always safe).
+    #[inline]
+    pub fn row(&self, r: usize) -> *const f32 {
+        let (o, i) = (r / self.inner, r % self.inner);
+        self.base
+            .wrapping_offset(o as isize * self.outer_stride + i as isize * self.inner_stride)
+    }
+}
+
+/// One packed column panel: `K` rows of `width` floats, row stride `ld`.
+#[derive(Clone, Copy, Debug)]
+pub struct Panel {
+    /// Row 0.
+    pub ptr: *const f32,
+    /// Row stride in floats.
+    pub ld: usize,
+    /// Columns; a multiple of [`CHUNK`].
+    pub width: usize,
+}
+
+/// What `C` starts from.
+#[derive(Clone, Copy, Debug)]
+pub enum Init {
+    /// `C = A·B`.
+    Zero,
+    /// `C = row + A·B`, the same `width`-float row (e.g. the bias) for every row of `C`.
+    Row(*const f32),
+    /// `C += A·B`.
+    Accumulate,
+}
+
+/// Micro-kernels of one tile width, indexed by `MR − 1`.
+struct Kernels {
+    /// 16-float vectors per tile row (tile width = 16·vectors columns).
+    vectors: usize,
+    /// `table[MR − 1]` computes `MR` rows.
+    table: &'static [MicroFn],
+}
+
+/// Register tile shapes for one instruction set.
+struct Shapes {
+    /// For row counts above `small.table.len()` (and for column remainders): the tallest tiles.
+    tall: Kernels,
+    /// For small row counts (small batch): wider tiles, widest first — more columns per
+    /// broadcast of `A`, and (8 vectors = a whole LSTM panel row) one sequential stream of `B`.
+    small: &'static [Kernels],
+}
+
+type MicroFn = unsafe fn(usize, *const *const f32, *const f32, usize, *mut f32, usize, Init);
+
+/// The micro-kernel: `C[MR × 16·NR] (init)= A[MR × k] · B[k × 16·NR]`.
+///
+/// # Safety
+/// `a` points to `MR` row pointers with `k` readable floats each; `b` to `k` rows (stride `ldb`)
+/// of `16·NR` floats; `c` to `MR` rows (stride `ldc`) of `16·NR` writable floats; an `Init::Row`
+/// pointer to `16·NR` floats.
+#[inline(always)]
+unsafe fn micro_body<const MR: usize, const NR: usize, const FMA: bool>(
+    k: usize,
+    a: *const *const f32,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+) {
+    unsafe {
+        let a = &*(a as *const [*const f32; MR]);
+        let mut acc = [[[0f32; LANES]; NR]; MR];
+        match init {
+            Init::Zero => {}
+            Init::Row(r) => {
+                for row in acc.iter_mut() {
+                    for (j, v) in row.iter_mut().enumerate() {
+                        *v = *(r.add(j * LANES) as *const [f32; LANES]);
+                    }
+                }
+            }
+            Init::Accumulate => {
+                for (i, row) in acc.iter_mut().enumerate() {
+                    for (j, v) in row.iter_mut().enumerate() {
+                        *v = *(c.add(i * ldc + j * LANES) as *const [f32; LANES]);
+                    }
+                }
+            }
+        }
+        let mut bp = b;
+        for kk in 0..k {
+            let mut bv = [[0f32; LANES]; NR];
+            for (j, v) in bv.iter_mut().enumerate() {
+                *v = *(bp.add(j * LANES) as *const [f32; LANES]);
+            }
+            for i in 0..MR {
+                let av = *a[i].add(kk);
+                for j in 0..NR {
+                    for l in 0..LANES {
+                        acc[i][j][l] = if FMA {
+                            av.mul_add(bv[j][l], acc[i][j][l])
+                        } else {
+                            acc[i][j][l] + av * bv[j][l]
+                        };
+                    }
+                }
+            }
+            bp = bp.add(ldb);
+        }
+        for (i, row) in acc.iter().enumerate() {
+            for (j, v) in row.iter().enumerate() {
+                *(c.add(i * ldc + j * LANES) as *mut [f32; LANES]) = *v;
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn micro_avx512<const MR: usize, const NR: usize>(
+    k: usize,
+    a: *const *const f32,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+) {
+    unsafe { micro_body::<MR, NR, true>(k, a, b, ldb, c, ldc, init) }
+}
+
+/// AVX-512 intrinsics version of [`micro_body`], for wide tiles (`NR` = 8: the compiler does not
+/// keep a fixed-size-array accumulator of that width in registers; intrinsics it does).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn micro_avx512_wide<const MR: usize, const NR: usize>(
+    k: usize,
+    a: *const *const f32,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+) {
+    use std::arch::x86_64::*;
+    unsafe {
+        let a = &*(a as *const [*const f32; MR]);
+        let mut acc = [[_mm512_setzero_ps(); NR]; MR];
+        match init {
+            Init::Zero => {}
+            Init::Row(r) => {
+                for row in acc.iter_mut() {
+                    for (j, v) in row.iter_mut().enumerate() {
+                        *v = _mm512_loadu_ps(r.add(j * LANES));
+                    }
+                }
+            }
+            Init::Accumulate => {
+                for (i, row) in acc.iter_mut().enumerate() {
+                    for (j, v) in row.iter_mut().enumerate() {
+                        *v = _mm512_loadu_ps(c.add(i * ldc + j * LANES));
+                    }
+                }
+            }
+        }
+        let mut bp = b;
+        for kk in 0..k {
+            let mut bv = [_mm512_setzero_ps(); NR];
+            for (j, v) in bv.iter_mut().enumerate() {
+                *v = _mm512_loadu_ps(bp.add(j * LANES));
+            }
+            for i in 0..MR {
+                let av = _mm512_set1_ps(*a[i].add(kk));
+                for j in 0..NR {
+                    acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
+                }
+            }
+            bp = bp.add(ldb);
+        }
+        for (i, row) in acc.iter().enumerate() {
+            for (j, v) in row.iter().enumerate() {
+                _mm512_storeu_ps(c.add(i * ldc + j * LANES), *v);
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn micro_avx2<const MR: usize, const NR: usize>(
+    k: usize,
+    a: *const *const f32,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+) {
+    unsafe { micro_body::<MR, NR, true>(k, a, b, ldb, c, ldc, init) }
+}
+
+unsafe fn micro_portable<const MR: usize, const NR: usize>(
+    k: usize,
+    a: *const *const f32,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+) {
+    unsafe { micro_body::<MR, NR, false>(k, a, b, ldb, c, ldc, init) }
+}
+
+macro_rules! micro_table {
+    ($f:ident, $nr:literal, [$($mr:literal),*]) => { &[$($f::<$mr, $nr> as MicroFn),*] };
+}
+
+#[cfg(target_arch = "x86_64")]
+static AVX512: Shapes = Shapes {
+    tall: Kernels {
+        vectors: 2,
+        table: micro_table!(micro_avx512, 2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
+    },
+    small: &[
+        Kernels {
+            vectors: 8,
+            table: micro_table!(micro_avx512_wide, 8, [1, 2]),
+        },
+        Kernels {
+            vectors: 4,
+            table: micro_table!(micro_avx512, 4, [1, 2, 3, 4]),
+        },
+    ],
+};
+#[cfg(target_arch = "x86_64")]
+static AVX2: Shapes = Shapes {
+    tall: Kernels {
+        vectors: 2,
+        table: micro_table!(micro_avx2, 2, [1, 2]),
+    },
+    small: &[],
+};
+static PORTABLE: Shapes = Shapes {
+    tall: Kernels {
+        vectors: 2,
+        table: micro_table!(micro_portable, 2, [1, 2]),
+    },
+    small: &[],
+};
+
+fn shapes(isa: Isa) -> &'static Shapes {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 => &AVX512,
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => &AVX2,
+        _ => &PORTABLE,
+    }
+}
+
+/// Splits `m` rows into `ceil(m / max)` tiles of nearly equal height; returns (tiles, base height,
+/// number of tiles one row taller).
+fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
+    let tiles = m.div_ceil(max);
+    (tiles, m / tiles, m % tiles)
+}
+
+/// `C[rows × width] (init)= A[rows × k] · B[k × width]` for rows `rows` of `a`; row `r` of the
+/// range goes to `c + (r − rows.start)·ldc`.
+///
+/// # Safety
+/// Every addressed row of `a` has `k` readable floats; `b` has `k` rows of `b.width` readable
+/// floats at stride `b.ld`; `c` has `rows.len()` rows of `b.width` writable floats at stride
+/// `ldc`, not overlapping `a` or `b`; an `Init::Row` pointer has `b.width` floats. `isa` must be
+/// supported by the CPU.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm(
+    isa: Isa,
+    a: &RowsA,
+    rows: std::ops::Range<usize>,
+    k: usize,
+    b: &Panel,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+) {
+    debug_assert!(b.width.is_multiple_of(CHUNK));
+    let m = rows.len();
+    if m == 0 || b.width == 0 {
+        return;
+    }
+    let shapes = shapes(isa);
+    // Small row counts take the widest tiles that fit; the rest (and column remainders) the
+    // tallest 2-vector tiles.
+    let fits = |ks: &&Kernels| m <= ks.table.len();
+    let mr_max = if shapes.small.iter().any(|ks| fits(&ks)) {
+        m
+    } else {
+        shapes.tall.table.len()
+    };
+    let (tiles, base_h, taller) = row_tiles(m, mr_max);
+    let mut ptrs = [std::ptr::null::<f32>(); 16];
+    let mut k0 = 0;
+    loop {
+        let kb = KC.min(k - k0);
+        let init_k = if k0 == 0 { init } else { Init::Accumulate };
+        let mut j0 = 0;
+        while j0 < b.width {
+            let left = b.width - j0;
+            let ks = shapes
+                .small
+                .iter()
+                .filter(fits)
+                .find(|ks| ks.vectors * LANES <= left)
+                .unwrap_or(&shapes.tall);
+            let init_j = match init_k {
+                Init::Row(r) => Init::Row(r.wrapping_add(j0)),
+                other => other,
+            };
+            let mut i0 = 0;
+            for t in 0..tiles {
+                let h = base_h + usize::from(t < taller);
+                for (i, p) in ptrs[..h].iter_mut().enumerate() {
+                    *p = a.row(rows.start + i0 + i).wrapping_add(k0);
+                }
+                let bp = unsafe { b.ptr.add(k0 * b.ld + j0) };
+                let cp = unsafe { c.add(i0 * ldc + j0) };
+                unsafe { ks.table[h - 1](kb, ptrs.as_ptr(), bp, b.ld, cp, ldc, init_j) };
+                i0 += h;
+            }
+            j0 += ks.vectors * LANES;
+        }
+        k0 += kb;
+        if k0 >= k {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(
+        a: &[f32],
+        lda: usize,
+        b: &[f32],
+        ldb: usize,
+        m: usize,
+        k: usize,
+        w: usize,
+    ) -> Vec<f64> {
+        let mut c = vec![0f64; m * w];
+        for i in 0..m {
+            for kk in 0..k {
+                for j in 0..w {
+                    c[i * w + j] += a[i * lda + kk] as f64 * b[kk * ldb + j] as f64;
+                }
+            }
+        }
+        c
+    }
+
+    fn check(isa: Isa, m: usize, k: usize, width: usize, init: &str) {
+        let lda = k + 3;
+        let ldb = width + 32;
+        let ldc = width + 16;
+        let a: Vec<f32> = (0..m * lda)
+            .map(|i| ((i * 7919) % 97) as f32 / 97.0 - 0.5)
+            .collect();
+        let b: Vec<f32> = (0..k * ldb)
+            .map(|i| ((i * 104_729) % 89) as f32 / 89.0 - 0.5)
+            .collect();
+        let bias: Vec<f32> = (0..width).map(|i| i as f32 * 0.25).collect();
+        let mut c: Vec<f32> = (0..m * ldc).map(|i| (i % 5) as f32).collect();
+        let c0 = c.clone();
+        let rows = RowsA {
+            base: a.as_ptr(),
+            outer_stride: 0,
+            inner_stride: lda as isize,
+            inner: usize::MAX,
+        };
+        let panel = Panel {
+            ptr: b.as_ptr(),
+            ld: ldb,
+            width,
+        };
+        let init_v = match init {
+            "zero" => Init::Zero,
+            "row" => Init::Row(bias.as_ptr()),
+            _ => Init::Accumulate,
+        };
+        unsafe { gemm(isa, &rows, 0..m, k, &panel, c.as_mut_ptr(), ldc, init_v) };
+        let exp = naive(&a, lda, &b, ldb, m, k, width);
+        for i in 0..m {
+            for j in 0..width {
+                let base = match init {
+                    "zero" => 0.0,
+                    "row" => bias[j] as f64,
+                    _ => c0[i * ldc + j] as f64,
+                };
+                let e = exp[i * width + j] + base;
+                let g = c[i * ldc + j] as f64;
+                assert!(
+                    (g - e).abs() <= 1e-5 * (1.0 + e.abs()) * (k as f64).sqrt(),
+                    "{isa:?} m{m} k{k} w{width} {init} ({i},{j}): {g} vs {e}"
+                );
+            }
+            // Columns beyond the panel are untouched.
+            for j in width..ldc {
+                assert_eq!(c[i * ldc + j], c0[i * ldc + j]);
+            }
+        }
+    }
+
+    #[test]
+    fn matches_naive_product_for_every_isa_and_shape() {
+        for isa in Isa::all_supported() {
+            for &m in &[1, 2, 3, 4, 5, 13, 14, 27, 64] {
+                for &(k, w) in &[(1, 32), (7, 96), (33, 128), (600, 64), (0, 32)] {
+                    for init in ["zero", "row", "acc"] {
+                        check(isa, m, k, w, init);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_level_rows_address_time_and_batch() {
+        // 3 "steps" of 2 rows, batch-major storage: row (t, n) at n*3*4 + t*4.
+        let a: Vec<f32> = (0..24).map(|i| i as f32).collect();
+        let rows = RowsA {
+            base: a.as_ptr(),
+            outer_stride: 4,
+            inner_stride: 12,
+            inner: 2,
+        };
+        unsafe {
+            assert_eq!(*rows.row(0), 0.0);
+            assert_eq!(*rows.row(1), 12.0);
+            assert_eq!(*rows.row(2), 4.0);
+            assert_eq!(*rows.row(5), 20.0);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Run-time choice of the instruction set the kernels use.
+//!
+//! Kernels are written once, as plain Rust over fixed-size arrays, and compiled three times:
+//! with `avx512f,fma`, with `avx2,fma`, and for the baseline target. [`Isa::detected`] picks the
+//! best one the CPU supports; `OXIDNN_ISA=avx2|portable` caps it (for testing and comparisons).
+
+use std::sync::OnceLock;
+
+/// Environment variable capping the instruction set (`avx512`, `avx2` or `portable`).
+pub const ISA_ENV: &str = "OXIDNN_ISA";
+
+/// An instruction set the kernels are compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Isa {
+    /// Baseline target, no assumption beyond it.
+    Portable,
+    /// AVX2 with FMA.
+    Avx2,
+    /// AVX-512 (foundation) with FMA.
+    Avx512,
+}
+
+impl Isa {
+    /// The best instruction set this CPU supports, capped by `OXIDNN_ISA`; decided once.
+    pub fn detected() -> Isa {
+        static ISA: OnceLock<Isa> = OnceLock::new();
+        *ISA.get_or_init(|| {
+            let cap = match std::env::var(ISA_ENV).as_deref() {
+                Ok("portable") => Isa::Portable,
+                Ok("avx2") => Isa::Avx2,
+                _ => Isa::Avx512,
+            };
+            Self::all_supported()
+                .into_iter()
+                .filter(|&i| i <= cap)
+                .max()
+                .unwrap_or(Isa::Portable)
+        })
+    }
+
+    /// Every instruction set this CPU can run, portable first.
+    pub fn all_supported() -> Vec<Isa> {
+        let mut v = vec![Isa::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                v.push(Isa::Avx2);
+            }
+            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
+                v.push(Isa::Avx512);
+            }
+        }
+        v
+    }
+
+    /// Short name, as used in implementation names (`avx512`, `avx2`, `portable`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+}
+
+/// Defines `$name(isa, args…)` that runs the `#[inline(always)]` function `$body::<FMA>(args…)`
+/// compiled for the given instruction set (`FMA` = true on AVX2/AVX-512, false on the portable
+/// path); one wrapper per instruction set is generated, each with its `#[target_feature]`.
+macro_rules! isa_dispatch {
+    ($(#[$m:meta])* $vis:vis unsafe fn $name:ident => $body:ident, ($($arg:ident : $ty:ty),* $(,)?)) => {
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// Same contract as the function it dispatches to; `isa` must be supported by the CPU.
+        #[allow(clippy::too_many_arguments)]
+        $vis unsafe fn $name(isa: $crate::kernels::Isa, $($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,fma")]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn avx512($($arg: $ty),*) { unsafe { $body::<true>($($arg),*) } }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn avx2($($arg: $ty),*) { unsafe { $body::<true>($($arg),*) } }
+            match isa {
+                #[cfg(target_arch = "x86_64")]
+                $crate::kernels::Isa::Avx512 => unsafe { avx512($($arg),*) },
+                #[cfg(target_arch = "x86_64")]
+                $crate::kernels::Isa::Avx2 => unsafe { avx2($($arg),*) },
+                _ => unsafe { $body::<false>($($arg),*) },
+            }
+        }
+    };
+}
+pub(crate) use isa_dispatch;

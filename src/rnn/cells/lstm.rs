@@ -1,0 +1,198 @@
+//! LSTM post-GEMM: from the gate pre-activations of 32 hidden units of one batch row (one panel
+//! of the GEMM output, gates `i, f, c̃, o` side by side) to the new cell and hidden states.
+//!
+//! ```text
+//! i = σ(A_i)   f = σ(A_f)   c̃ = tanh(A_c̃)   o = σ(A_o)
+//! c = f·c_prev + i·c̃        h = o·tanh(c)
+//! ```
+//! (bias is already in `A`: the layer GEMM starts from it). Written as scalar loops over 32
+//! lanes that the compiler turns into two 16-lane vectors per operation under AVX-512; one call
+//! processes a whole tile (all batch rows of a work item), so constants are set up once.
+
+use super::TileRows;
+use crate::kernels::activations::{mul_add, sigmoid, tanh};
+use crate::kernels::isa::isa_dispatch;
+use crate::memory::packed::PANEL;
+
+/// Gates of the LSTM cell.
+pub const GATES: usize = 4;
+
+/// One tile of the post-GEMM: `rows` batch rows × the `valid` (≤ 32) units of one panel.
+#[derive(Clone, Copy, Debug)]
+pub struct LstmTile {
+    /// Batch rows.
+    pub rows: usize,
+    /// Valid units of the panel (32 except in the last panel).
+    pub valid: usize,
+    /// Gate pre-activations, a panel row `[4][32]` per batch row.
+    pub gates: TileRows,
+    /// Previous cell state (null: zeros).
+    pub c_prev: TileRows,
+    /// New cell state (may be `c_prev` itself: updated in place).
+    pub c_out: TileRows,
+    /// New hidden state.
+    pub h_out: TileRows,
+    /// A second destination of h (`dst_layer`), or none.
+    pub h_extra: TileRows,
+    /// Add h into `h_extra` instead of storing it (second direction of a bidirectional sum).
+    pub extra_add: bool,
+    /// Workspace rows `[G][DHC]` for the post-activation gates (training), or none.
+    pub ws_gates: TileRows,
+    /// Stride between gates in `ws_gates` (DHC).
+    pub ws_gate_stride: usize,
+}
+
+/// Copies `valid ≤ 32` floats; a whole panel as one fixed-size move (no `memcpy` call).
+///
+/// # Safety
+/// Both ranges valid for `valid` floats, not overlapping.
+#[inline(always)]
+unsafe fn copy_units(dst: *mut f32, src: *const f32, valid: usize) {
+    unsafe {
+        if valid == PANEL {
+            *(dst as *mut [f32; PANEL]) = *(src as *const [f32; PANEL]);
+        } else {
+            for u in 0..valid {
+                *dst.add(u) = *src.add(u);
+            }
+        }
+    }
+}
+
+/// Computes one tile.
+///
+/// # Safety
+/// Every row of `gates` has `4·32` readable floats; every non-null row pointer of the other
+/// buffers `valid` floats (per gate for `ws_gates`), inputs readable and outputs writable; outputs
+/// do not overlap each other or the inputs, except `c_out` == `c_prev` exactly.
+#[inline(always)]
+unsafe fn tile_body<const FMA: bool, const STORE_GATES: bool>(t: &LstmTile) {
+    unsafe {
+        let valid = t.valid;
+        for r in 0..t.rows {
+            let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
+            let mut cp = [0f32; PANEL];
+            if !t.c_prev.is_none() {
+                copy_units(cp.as_mut_ptr(), t.c_prev.row(r), valid);
+            }
+            let mut act = [[0f32; PANEL]; GATES];
+            let mut c = [0f32; PANEL];
+            let mut h = [0f32; PANEL];
+            for u in 0..PANEL {
+                let i = sigmoid::<FMA>(a[0][u]);
+                let f = sigmoid::<FMA>(a[1][u]);
+                let ct = tanh::<FMA>(a[2][u]);
+                let o = sigmoid::<FMA>(a[3][u]);
+                let cn = mul_add::<FMA>(f, cp[u], i * ct);
+                c[u] = cn;
+                h[u] = o * tanh::<FMA>(cn);
+                if STORE_GATES {
+                    act[0][u] = i;
+                    act[1][u] = f;
+                    act[2][u] = ct;
+                    act[3][u] = o;
+                }
+            }
+            copy_units(t.c_out.row(r), c.as_ptr(), valid);
+            copy_units(t.h_out.row(r), h.as_ptr(), valid);
+            if !t.h_extra.is_none() {
+                let extra = t.h_extra.row(r);
+                if t.extra_add {
+                    let mut sum = [0f32; PANEL];
+                    copy_units(sum.as_mut_ptr(), extra, valid);
+                    for (s, v) in sum.iter_mut().zip(&h) {
+                        *s += v;
+                    }
+                    copy_units(extra, sum.as_ptr(), valid);
+                } else {
+                    copy_units(extra, h.as_ptr(), valid);
+                }
+            }
+            if STORE_GATES {
+                let ws = t.ws_gates.row(r);
+                for (g, v) in act.iter().enumerate() {
+                    copy_units(ws.add(g * t.ws_gate_stride), v.as_ptr(), valid);
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn tile_any<const FMA: bool>(t: &LstmTile) {
+    unsafe {
+        if t.ws_gates.is_none() {
+            tile_body::<FMA, false>(t)
+        } else {
+            tile_body::<FMA, true>(t)
+        }
+    }
+}
+
+isa_dispatch!(
+    /// The LSTM post-GEMM of one tile (see `tile_body`'s contract).
+    pub unsafe fn postgemm_tile => tile_any, (tile: &LstmTile)
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Isa;
+
+    #[test]
+    fn matches_the_equations_on_every_isa() {
+        let rows = 3;
+        let gates: Vec<f32> = (0..rows * GATES * PANEL)
+            .map(|i| (i as f32 * 0.37).sin() * 3.0)
+            .collect();
+        let c_prev: Vec<f32> = (0..rows * 40).map(|i| (i as f32 * 0.11).cos()).collect();
+        for isa in Isa::all_supported() {
+            for valid in [32, 7] {
+                let mut c = vec![9f32; rows * 40];
+                let mut h = vec![9f32; rows * 40];
+                let mut extra = vec![1f32; rows * 40];
+                let mut ws = vec![9f32; rows * GATES * 40];
+                let tr = |p: *mut f32, stride: usize| TileRows {
+                    ptr: p,
+                    stride: stride as isize,
+                };
+                let tile = LstmTile {
+                    rows,
+                    valid,
+                    gates: tr(gates.as_ptr().cast_mut(), GATES * PANEL),
+                    c_prev: tr(c_prev.as_ptr().cast_mut(), 40),
+                    c_out: tr(c.as_mut_ptr(), 40),
+                    h_out: tr(h.as_mut_ptr(), 40),
+                    h_extra: tr(extra.as_mut_ptr(), 40),
+                    extra_add: true,
+                    ws_gates: tr(ws.as_mut_ptr(), GATES * 40),
+                    ws_gate_stride: 40,
+                };
+                unsafe { postgemm_tile(isa, &tile) };
+                for r in 0..rows {
+                    let g = &gates[r * GATES * PANEL..];
+                    for u in 0..40 {
+                        let k = r * 40 + u;
+                        if u >= valid {
+                            assert_eq!((c[k], h[k], extra[k]), (9.0, 9.0, 1.0));
+                            continue;
+                        }
+                        let s = |x: f32| 1.0 / (1.0 + (-x as f64).exp());
+                        let (i, f, ct, o) = (
+                            s(g[u]),
+                            s(g[32 + u]),
+                            (g[64 + u] as f64).tanh(),
+                            s(g[96 + u]),
+                        );
+                        let ce = f * c_prev[k] as f64 + i * ct;
+                        let he = o * ce.tanh();
+                        assert!((c[k] as f64 - ce).abs() < 1e-6, "{isa:?} c[{r}][{u}]");
+                        assert!((h[k] as f64 - he).abs() < 1e-6, "{isa:?} h[{r}][{u}]");
+                        assert!((extra[k] as f64 - 1.0 - he).abs() < 1e-6);
+                        assert!((ws[r * GATES * 40 + 40 + u] as f64 - f).abs() < 1e-6);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! RNN cell kinds: their static properties, and (one file per cell) the fused element-wise
+//! part of a cell (the "post-GEMM") that turns gate pre-activations into new states.
+//!
+//! Adding a cell: a variant here, its properties, a file with its post-GEMM, and an arm in the
+//! forward driver's dispatch and in the reference.
+
+pub mod lstm;
+
+use crate::args;
+use crate::types::AlgKind;
+
+/// The kind of an RNN cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CellKind {
+    /// Vanilla RNN (one gate, configurable activation).
+    VanillaRnn,
+    /// LSTM (gates i, f, c̃, o; cell state c).
+    Lstm,
+    /// GRU (gates u, r, o).
+    Gru,
+    /// Linear-before-reset GRU (gates u, r, o; four bias rows).
+    LbrGru,
+    /// GRU with attention-scaled update gate.
+    Augru,
+    /// Linear-before-reset AUGRU.
+    LbrAugru,
+}
+
+impl CellKind {
+    /// The cell for a oneDNN cell algorithm kind; `None` for non-cell kinds.
+    pub fn from_alg(alg: AlgKind) -> Option<Self> {
+        Some(match alg {
+            AlgKind::VanillaRnn => CellKind::VanillaRnn,
+            AlgKind::VanillaLstm => CellKind::Lstm,
+            AlgKind::VanillaGru => CellKind::Gru,
+            AlgKind::LbrGru => CellKind::LbrGru,
+            AlgKind::VanillaAugru => CellKind::Augru,
+            AlgKind::LbrAugru => CellKind::LbrAugru,
+            _ => return None,
+        })
+    }
+
+    /// Number of gates (G, the `g` dimension of the weights).
+    pub fn gates(self) -> usize {
+        match self {
+            CellKind::VanillaRnn => 1,
+            CellKind::Lstm => 4,
+            CellKind::Gru | CellKind::LbrGru | CellKind::Augru | CellKind::LbrAugru => 3,
+        }
+    }
+
+    /// Number of bias rows (G, plus one for the linear-before-reset cells).
+    pub fn bias_gates(self) -> usize {
+        match self {
+            CellKind::LbrGru | CellKind::LbrAugru => 4,
+            other => other.gates(),
+        }
+    }
+
+    /// True when the cell carries a cell state `c` (`src_iter_c` / `dst_iter_c`).
+    pub fn has_c_state(self) -> bool {
+        self == CellKind::Lstm
+    }
+
+    /// True for the cells with a per-step attention input.
+    pub fn has_attention(self) -> bool {
+        matches!(self, CellKind::Augru | CellKind::LbrAugru)
+    }
+
+    /// True for the cells whose recurrent weights multiply the state directly (SIC must equal
+    /// DHC).
+    pub fn is_gru_family(self) -> bool {
+        matches!(
+            self,
+            CellKind::Gru | CellKind::LbrGru | CellKind::Augru | CellKind::LbrAugru
+        )
+    }
+
+    /// The forward execution arguments a primitive of this cell takes (besides workspace and
+    /// scratchpad), in oneDNN's order.
+    pub fn forward_args(self) -> Vec<i32> {
+        let mut v = vec![args::SRC_LAYER, args::SRC_ITER];
+        if self.has_c_state() {
+            v.push(args::SRC_ITER_C);
+        }
+        if self.has_attention() {
+            v.push(args::AUGRU_ATTENTION);
+        }
+        v.extend([args::WEIGHTS_LAYER, args::WEIGHTS_ITER]);
+        if self == CellKind::Lstm {
+            v.extend([args::WEIGHTS_PEEPHOLE, args::WEIGHTS_PROJECTION]);
+        }
+        v.extend([args::BIAS, args::DST_LAYER, args::DST_ITER]);
+        if self.has_c_state() {
+            v.push(args::DST_ITER_C);
+        }
+        v
+    }
+
+    /// oneDNN's name of the cell.
+    pub fn name(self) -> &'static str {
+        match self {
+            CellKind::VanillaRnn => "vanilla_rnn",
+            CellKind::Lstm => "vanilla_lstm",
+            CellKind::Gru => "vanilla_gru",
+            CellKind::LbrGru => "lbr_gru",
+            CellKind::Augru => "vanilla_augru",
+            CellKind::LbrAugru => "lbr_augru",
+        }
+    }
+}
+
+/// Rows of a tile in some buffer: row `i` starts at `ptr + i·stride` (a null `ptr` means "no
+/// such output" or, for inputs, zeros).
+#[derive(Clone, Copy, Debug)]
+pub struct TileRows {
+    /// Row 0 (already offset to the tile's first unit).
+    pub ptr: *mut f32,
+    /// Stride between rows, in elements.
+    pub stride: isize,
+}
+
+impl TileRows {
+    /// No buffer.
+    pub const NONE: TileRows = TileRows {
+        ptr: std::ptr::null_mut(),
+        stride: 0,
+    };
+
+    /// True when there is no buffer.
+    pub fn is_none(&self) -> bool {
+        self.ptr.is_null()
+    }
+
+    /// Address of row `i` (wrapping arithmetic).
+    #[inline(always)]
+    pub fn row(&self, i: usize) -> *mut f32 {
+        self.ptr.wrapping_offset(i as isize * self.stride)
+    }
+}

@@ -1,0 +1,500 @@
+//! The forward driver: runs every layer of every direction over the whole sequence.
+//!
+//! Composition (reference §a.15): each direction runs its own stack of layers (layer l reads
+//! layer l−1 of the same direction; layer 0 of both reads `src_layer`); the last layer's outputs
+//! are written (concat: side by side) or added (sum) into `dst_layer`. A reversed direction walks
+//! time from T−1 to 0; internally everything is indexed by step `s`, and only the user tensors
+//! `src_layer`/`dst_layer` are read through time-reversed views — nothing is copied.
+//!
+//! Per layer and direction:
+//! 1. the **layer GEMM** `x·W + b`, merged for a chunk of steps at once (all `Tc·N` rows) into the
+//!    gates scratch in packed panel order — or, for large batches with cache-resident weights,
+//!    fused into step 2's tiles (see [`ScratchLayout`]);
+//! 2. per step, work items of (batch block × 32-unit panel): the **iteration GEMM** `h_prev·U`
+//!    accumulated onto that tile, then the cell's fused **post-GEMM** on the same tile while it
+//!    is in cache; h goes straight to where it is read next (the next step and next layer, or
+//!    the user's `dst_layer`), c is updated in place (inference) or into the workspace;
+//! 3. the final states go to `dst_iter` / `dst_iter_c`.
+//!
+//! The whole pass runs as one team of the library's pool threads (one fork/join per execution;
+//! phases separated by spin barriers; items split statically, so a thread keeps the same weight
+//! panels step after step), or on the calling thread alone when steps are tiny. Nothing is
+//! allocated, packed or copied per step.
+
+use super::cells::{lstm, CellKind, TileRows};
+use super::problem::RnnProblem;
+use super::scratch::{gates_width, ScratchLayout};
+use super::views::{SeqView, Strided};
+use super::weights::PackedWeights;
+use super::workspace::WorkspaceLayout;
+use crate::kernels::gemm::{self, Init};
+use crate::kernels::Isa;
+use crate::memory::packed::PANEL;
+use crate::threading::{self, Team};
+use crate::types::Direction;
+
+/// GEMM work (flops) of one step below which the whole pass runs on one thread.
+const PARALLEL_MIN_FLOPS: usize = 1 << 18;
+/// Rows of one layer-GEMM work item (8 register tiles of 13 rows).
+const LAYER_ROW_BLOCK: usize = 104;
+/// Largest batch block of one step work item.
+const STEP_MAX_BATCH_BLOCK: usize = 64;
+/// Smallest batch block when batch rows are split to feed more threads.
+const STEP_MIN_BATCH_BLOCK: usize = 8;
+
+/// Every tensor one forward execution touches, as raw views.
+#[derive(Clone, Copy, Debug)]
+pub struct ForwardTensors {
+    /// `src_layer` `[T][N][SLC]`.
+    pub src_layer: Strided<3>,
+    /// `src_iter` `[L][D][N][SIC]`.
+    pub src_iter: Option<Strided<4>>,
+    /// `src_iter_c` `[L][D][N][DHC]`.
+    pub src_iter_c: Option<Strided<4>>,
+    /// `dst_layer` `[T][N][DLC]`.
+    pub dst_layer: Strided<3>,
+    /// `dst_iter` `[L][D][N][DIC]`.
+    pub dst_iter: Option<Strided<4>>,
+    /// `dst_iter_c` `[L][D][N][DHC]`.
+    pub dst_iter_c: Option<Strided<4>>,
+    /// Packed layer weights.
+    pub weights_layer: PackedWeights,
+    /// Packed recurrent weights.
+    pub weights_iter: PackedWeights,
+    /// Staged bias `[L][D][P·G·32]`.
+    pub bias: *const f32,
+    /// Scratchpad buffer (laid out by [`ScratchLayout`]).
+    pub scratch: *mut u8,
+    /// Workspace buffer (training), or null.
+    pub workspace: *mut u8,
+}
+
+/// One forward execution.
+pub struct Forward<'a> {
+    /// The problem.
+    pub problem: &'a RnnProblem,
+    /// Scratchpad layout.
+    pub scratch: &'a ScratchLayout,
+    /// Workspace layout (training).
+    pub workspace: Option<&'a WorkspaceLayout>,
+    /// Kernels to use.
+    pub isa: Isa,
+    /// The tensors.
+    pub tensors: ForwardTensors,
+}
+
+// SAFETY: `Forward` only holds addresses; `run` hands each work item disjoint output rows and
+// only reads what no item writes during the same phase.
+unsafe impl Sync for Forward<'_> {}
+unsafe impl Send for Forward<'_> {}
+
+/// The views of one layer of one direction.
+#[derive(Clone, Copy, Debug)]
+struct Pass {
+    l: usize,
+    d: usize,
+    /// Input rows by step.
+    x: SeqView,
+    /// Input channels (K of the layer GEMM).
+    k_layer: usize,
+    /// Initial hidden state (row `(0, n)`), `None` for zeros.
+    h_init: Option<SeqView>,
+    /// Hidden state after step `s` at row `(s, n)`.
+    h_seq: SeqView,
+    /// Workspace slot 0 of h (training): the initial state is stored there.
+    h_ws_init: Option<SeqView>,
+    /// Second destination of the last layer's h (`dst_layer`).
+    h_extra: Option<SeqView>,
+    /// Add into `h_extra` rather than store.
+    extra_add: bool,
+    /// Cell state before step `s` at row `(s, n)`, after it at `(s+1, n)`.
+    c_all: SeqView,
+    /// Post-activation gates of step `s` at row `(s, n)` (training).
+    ws_gates: Option<SeqView>,
+}
+
+/// Copies `len` floats, or writes zeros when `src` is `None`.
+///
+/// # Safety
+/// Both ranges valid; they may be equal but must not partially overlap.
+unsafe fn copy_or_zero(dst: *mut f32, src: Option<*const f32>, len: usize) {
+    unsafe {
+        match src {
+            Some(s) if s != dst.cast_const() => std::ptr::copy_nonoverlapping(s, dst, len),
+            Some(_) => {}
+            None => std::ptr::write_bytes(dst, 0, len),
+        }
+    }
+}
+
+impl Forward<'_> {
+    /// Runs the whole forward pass.
+    ///
+    /// # Safety
+    /// The tensors must be valid for the problem (the pd's descriptors), the scratchpad and
+    /// workspace buffers at least as large as their layouts, and outputs must not overlap inputs.
+    pub unsafe fn run(&self) {
+        let p = self.problem;
+        if p.is_empty() {
+            return;
+        }
+        // One team for the whole pass; a single thread when steps are tiny.
+        let step_flops = 2 * p.n * (p.sic + p.slc) * gates_width(p);
+        threading::team(step_flops >= PARALLEL_MIN_FLOPS, |team| {
+            for d in 0..p.d {
+                for l in 0..p.l {
+                    unsafe { self.layer(team, l, d) };
+                }
+            }
+        });
+    }
+
+    fn width(&self) -> usize {
+        self.problem.g * PANEL
+    }
+
+    fn panels(&self) -> usize {
+        self.problem.dhc.div_ceil(PANEL)
+    }
+
+    /// `dst_layer` or `src_layer` rows of direction `d` by step (time-reversed for reversed
+    /// directions), starting at channel `col`.
+    fn time_view(&self, t: Strided<3>, d: usize, col: usize) -> SeqView {
+        let p = self.problem;
+        let (st, sn) = (t.strides[0], t.strides[1]);
+        if p.is_reversed(d) {
+            SeqView {
+                base: t.at([p.t.saturating_sub(1), 0, col]),
+                s_stride: -st,
+                n_stride: sn,
+            }
+        } else {
+            SeqView {
+                base: t.at([0, 0, col]),
+                s_stride: st,
+                n_stride: sn,
+            }
+        }
+    }
+
+    fn dst_view(&self, d: usize) -> SeqView {
+        let p = self.problem;
+        let col = if p.direction == Direction::BidirectionalConcat && d == 1 {
+            p.dic
+        } else {
+            0
+        };
+        self.time_view(self.tensors.dst_layer, d, col)
+    }
+
+    /// Where the hidden states of layer `l`, direction `d` live, by step.
+    unsafe fn h_output(&self, l: usize, d: usize) -> SeqView {
+        let p = self.problem;
+        unsafe {
+            match self.workspace {
+                Some(ws) => SeqView::dense(
+                    ws.h.ptr(self.tensors.workspace).add(ws.h_index(l, d, 1, 0)),
+                    p.n,
+                    ws.hc,
+                ),
+                None => match ScratchLayout::inference_h_slot(p, l, d) {
+                    Some(slot) => {
+                        let base = self
+                            .scratch
+                            .h_slots
+                            .ptr(self.tensors.scratch)
+                            .add(slot * p.t * p.n * p.dhc);
+                        SeqView::dense(base, p.n, p.dhc)
+                    }
+                    None => self.dst_view(d),
+                },
+            }
+        }
+    }
+
+    unsafe fn pass(&self, l: usize, d: usize) -> Pass {
+        let p = self.problem;
+        let t = &self.tensors;
+        unsafe {
+            let x = if l == 0 {
+                self.time_view(t.src_layer, d, 0)
+            } else {
+                self.h_output(l - 1, d)
+            };
+            let h_seq = self.h_output(l, d);
+            let last = l + 1 == p.l;
+            let h_extra = (last
+                && (self.workspace.is_some()
+                    || ScratchLayout::inference_h_slot(p, l, d).is_some()))
+            .then(|| self.dst_view(d));
+            let (c_all, h_ws_init, ws_gates) = match self.workspace {
+                Some(ws) => {
+                    let base = t.workspace;
+                    (
+                        SeqView::dense(ws.c.ptr(base).add(ws.c_index(l, d, 0, 0)), p.n, p.dhc),
+                        Some(SeqView::dense(
+                            ws.h.ptr(base).add(ws.h_index(l, d, 0, 0)),
+                            p.n,
+                            ws.hc,
+                        )),
+                        Some(SeqView::dense(
+                            ws.gates.ptr(base).add(ws.gates_index(l, d, 0, 0)),
+                            p.n,
+                            p.g * p.dhc,
+                        )),
+                    )
+                }
+                None => {
+                    let c = self.scratch.c.ptr(t.scratch);
+                    (
+                        SeqView {
+                            base: c,
+                            s_stride: 0,
+                            n_stride: p.dhc as isize,
+                        },
+                        None,
+                        None,
+                    )
+                }
+            };
+            Pass {
+                l,
+                d,
+                x,
+                k_layer: p.layer_input_channels(l),
+                h_init: t.src_iter.map(|s| SeqView::state(&s, l, d)),
+                h_seq,
+                h_ws_init,
+                h_extra,
+                extra_add: p.direction == Direction::BidirectionalSum && d == 1,
+                c_all,
+                ws_gates,
+            }
+        }
+    }
+
+    /// One layer of one direction, by every member of the team.
+    unsafe fn layer(&self, team: &Team, l: usize, d: usize) {
+        let p = self.problem;
+        unsafe {
+            let pass = self.pass(l, d);
+            let c_init = self.tensors.src_iter_c.map(|s| SeqView::state(&s, l, d));
+            for n in team.share(p.n) {
+                copy_or_zero(
+                    pass.c_all.row(0, n),
+                    c_init.map(|v| v.row(0, n).cast_const()),
+                    p.dhc,
+                );
+                if let Some(ws) = pass.h_ws_init {
+                    copy_or_zero(
+                        ws.row(0, n),
+                        pass.h_init.map(|v| v.row(0, n).cast_const()),
+                        p.sic,
+                    );
+                }
+            }
+            team.barrier();
+            let tc = self.scratch.t_chunk.max(1);
+            let mut s0 = 0;
+            while s0 < p.t {
+                let s1 = p.t.min(s0 + tc);
+                if !self.scratch.fused_layer_gemm {
+                    self.layer_gemm(team, &pass, s0, s1);
+                    team.barrier();
+                }
+                for s in s0..s1 {
+                    self.step(team, &pass, s, s0);
+                    team.barrier();
+                }
+                s0 = s1;
+            }
+            self.final_states(team, &pass);
+            team.barrier();
+        }
+    }
+
+    /// Gates of steps `s0..s1` = `x·W + b`: this member's share of (row block × panel) items.
+    unsafe fn layer_gemm(&self, team: &Team, pass: &Pass, s0: usize, s1: usize) {
+        let p = self.problem;
+        let rows = (s1 - s0) * p.n;
+        let (width, total) = (self.width(), gates_width(p));
+        let block = LAYER_ROW_BLOCK.min(rows);
+        let row_blocks = rows.div_ceil(block);
+        let gates = unsafe { self.scratch.gates.ptr(self.tensors.scratch) };
+        let bias = self
+            .tensors
+            .bias
+            .wrapping_add((pass.l * p.d + pass.d) * total);
+        let a = pass.x.gemm_rows(s0, p.n);
+        team.for_each(row_blocks * self.panels(), false, |it| {
+            let (panel, rb) = (it / row_blocks, it % row_blocks);
+            let r0 = rb * block;
+            let r1 = rows.min(r0 + block);
+            // SAFETY: each item writes its own rows × panel of the gates scratch.
+            unsafe {
+                let b = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
+                let c = gates.add(r0 * total + panel * width);
+                gemm::gemm(
+                    self.isa,
+                    &a,
+                    r0..r1,
+                    pass.k_layer,
+                    &b,
+                    c,
+                    total,
+                    Init::Row(bias.add(panel * width)),
+                );
+            }
+        });
+    }
+
+    /// Batch blocking of a step: (block size, number of blocks).
+    fn batch_blocks(&self, team: &Team) -> (usize, usize) {
+        let n = self.problem.n;
+        let mut blocks = n.div_ceil(STEP_MAX_BATCH_BLOCK);
+        if blocks * self.panels() < team.size() {
+            blocks = blocks.max(
+                team.size()
+                    .div_ceil(self.panels())
+                    .min(n.div_ceil(STEP_MIN_BATCH_BLOCK)),
+            );
+        }
+        let size = n.div_ceil(blocks.max(1));
+        (size, n.div_ceil(size))
+    }
+
+    /// One step: per (batch block × panel) tile of this member's share, `gates += h_prev·U`
+    /// (first `gates = x·W + b` when the layer GEMM is fused), then the post-GEMM. Members keep
+    /// the same panels of the weights every step and walk them in alternate directions, reusing
+    /// the part of their share still in cache.
+    unsafe fn step(&self, team: &Team, pass: &Pass, s: usize, s0: usize) {
+        let p = self.problem;
+        let (width, total, panels) = (self.width(), gates_width(p), self.panels());
+        let h_prev = if s == 0 {
+            pass.h_init
+        } else {
+            Some(pass.h_seq.from_step(s - 1))
+        };
+        let (block, blocks) = self.batch_blocks(team);
+        let gates = unsafe {
+            self.scratch
+                .gates
+                .ptr(self.tensors.scratch)
+                .add((s - s0) * p.n * total)
+        };
+        let bias = self
+            .tensors
+            .bias
+            .wrapping_add((pass.l * p.d + pass.d) * total);
+        team.for_each(blocks * panels, s % 2 == 1, |it| {
+            let (panel, b) = (it / blocks, it % blocks);
+            let n0 = b * block;
+            let n1 = p.n.min(n0 + block);
+            // SAFETY: the tile (rows n0..n1, units of `panel`) is written by this item only;
+            // h_prev is the previous step's output, complete (barrier) and read-only now.
+            unsafe {
+                let tile = gates.add(n0 * total + panel * width);
+                if self.scratch.fused_layer_gemm {
+                    let w = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
+                    let x = pass.x.gemm_rows(s, p.n);
+                    gemm::gemm(
+                        self.isa,
+                        &x,
+                        n0..n1,
+                        pass.k_layer,
+                        &w,
+                        tile,
+                        total,
+                        Init::Row(bias.add(panel * width)),
+                    );
+                }
+                if let Some(h) = h_prev {
+                    let b = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
+                    gemm::gemm(
+                        self.isa,
+                        &h.gemm_rows(0, p.n),
+                        n0..n1,
+                        p.sic,
+                        &b,
+                        tile,
+                        total,
+                        Init::Accumulate,
+                    );
+                }
+                self.postgemm(pass, s, n0..n1, panel, tile, total);
+            }
+        });
+    }
+
+    /// The cell's element-wise part on rows `rows` of one panel.
+    unsafe fn postgemm(
+        &self,
+        pass: &Pass,
+        s: usize,
+        rows: std::ops::Range<usize>,
+        panel: usize,
+        tile: *const f32,
+        ld: usize,
+    ) {
+        let p = self.problem;
+        let u0 = panel * PANEL;
+        let n0 = rows.start;
+        // Rows n0.. of a view at step `s`, from unit u0.
+        let at = |v: &SeqView, s: usize| TileRows {
+            ptr: v.row(s, n0).wrapping_add(u0),
+            stride: v.n_stride,
+        };
+        match p.cell {
+            CellKind::Lstm => {
+                let t = lstm::LstmTile {
+                    rows: rows.len(),
+                    valid: PANEL.min(p.dhc - u0),
+                    gates: TileRows {
+                        ptr: tile.cast_mut(),
+                        stride: ld as isize,
+                    },
+                    c_prev: at(&pass.c_all, s),
+                    c_out: at(&pass.c_all, s + 1),
+                    h_out: at(&pass.h_seq, s),
+                    h_extra: pass.h_extra.map_or(TileRows::NONE, |v| at(&v, s)),
+                    extra_add: pass.extra_add,
+                    ws_gates: pass.ws_gates.map_or(TileRows::NONE, |v| at(&v, s)),
+                    ws_gate_stride: p.dhc,
+                };
+                // SAFETY: rows and units inside the problem; this item owns them (see `step`).
+                unsafe { lstm::postgemm_tile(self.isa, &t) };
+            }
+            other => unreachable!("{other:?} passed validation but has no forward implementation"),
+        }
+    }
+
+    /// `dst_iter` / `dst_iter_c` of this layer and direction (this member's batch rows).
+    unsafe fn final_states(&self, team: &Team, pass: &Pass) {
+        let p = self.problem;
+        let (l, d) = (pass.l, pass.d);
+        unsafe {
+            if let Some(di) = self.tensors.dst_iter {
+                for n in team.share(p.n) {
+                    let dst = di.at([l, d, n, 0]);
+                    if p.t > 0 {
+                        copy_or_zero(dst, Some(pass.h_seq.row(p.t - 1, n).cast_const()), p.dic);
+                    } else {
+                        // No step: the initial state (its first DIC channels; zeros beyond SIC).
+                        let k = p.sic.min(p.dic);
+                        copy_or_zero(dst, pass.h_init.map(|v| v.row(0, n).cast_const()), k);
+                        copy_or_zero(dst.add(k), None, p.dic - k);
+                    }
+                }
+            }
+            if let Some(dc) = self.tensors.dst_iter_c {
+                for n in team.share(p.n) {
+                    copy_or_zero(
+                        dc.at([l, d, n, 0]),
+                        Some(pass.c_all.row(p.t, n).cast_const()),
+                        p.dhc,
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! The RNN primitive: checks the execution arguments, prepares weights and bias, and runs the
+//! forward driver on the library's thread pool.
+//!
+//! A primitive may execute on several threads at once. Each execution gets its own scratchpad:
+//! the user's (`DNNL_ARG_SCRATCHPAD`, user scratchpad mode) or one from a pool of buffers the
+//! primitive keeps (library mode; one is allocated with the primitive) — a buffer is taken for
+//! the execution and returned after, so steady-state executions allocate nothing and concurrent
+//! ones never share a buffer. Executions large enough to use the thread pool take all of its
+//! threads, so they run one after the other; small ones run on their callers' threads at once.
+//!
+//! Plain (strided) weights are packed into the scratchpad at every execution: the values behind
+//! a weights memory may change between executions (a training loop updates them in place), so a
+//! copy packed once would silently go stale. Weights given as `format_tag::any` are packed once,
+//! by the user's reorder, and used as they are.
+
+use super::forward::{Forward, ForwardTensors};
+use super::pd::RnnPd;
+use super::views::Strided;
+use super::weights::{self, PackedWeights};
+use crate::args;
+use crate::error::{Error, Result};
+use crate::memory::buffer::AlignedBuf;
+use crate::memory::{Layout, MemoryDesc, PackedLayout};
+use crate::primitive::ExecArgs;
+use crate::types::ScratchpadMode;
+use std::sync::Mutex;
+
+/// An RNN primitive, ready to execute.
+#[derive(Default)]
+pub struct RnnPrimitive {
+    /// Library-mode scratchpads not in use by an execution.
+    free_scratch: Mutex<Vec<AlignedBuf>>,
+}
+
+/// The data pointer of an argument: `None` when the pd has no such tensor; a null pointer for a
+/// tensor with no element (never dereferenced); an error when the pd has it but the arguments
+/// do not.
+fn buffer(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<Option<*mut u8>> {
+    let md = pd.md(arg)?;
+    if md.is_zero() {
+        return Ok(None);
+    }
+    if md.nelems() == 0 {
+        return Ok(Some(std::ptr::null_mut()));
+    }
+    let mem = args.require(arg, md)?;
+    Ok(Some(mem.data_ptr()))
+}
+
+fn required(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<*mut u8> {
+    buffer(pd, args, arg)?
+        .ok_or_else(|| Error::Runtime(format!("argument {arg} has a zero descriptor")))
+}
+
+impl RnnPrimitive {
+    /// Creates the primitive for a pd; in library scratchpad mode with its first scratchpad.
+    pub fn new(pd: &RnnPd) -> Result<Self> {
+        let mut free = Vec::new();
+        if pd.attr().scratchpad_mode == ScratchpadMode::Library {
+            free.push(AlignedBuf::zeroed(pd.scratch_layout().bytes)?);
+        }
+        Ok(Self {
+            free_scratch: Mutex::new(free),
+        })
+    }
+
+    /// Runs the primitive on the given arguments (synchronously).
+    pub fn execute(&self, pd: &RnnPd, args: &ExecArgs) -> Result<()> {
+        let p = pd.problem();
+        let strided3 =
+            |arg| -> Result<Strided<3>> { Ok(Strided::new(required(pd, args, arg)?, pd.md(arg)?)) };
+        let strided4 = |arg| -> Result<Option<Strided<4>>> {
+            Ok(buffer(pd, args, arg)?
+                .map(|b| Strided::new(b, pd.md(arg).expect("checked by buffer"))))
+        };
+        let src_layer = strided3(args::SRC_LAYER)?;
+        let dst_layer = strided3(args::DST_LAYER)?;
+        let (src_iter, dst_iter) = (strided4(args::SRC_ITER)?, strided4(args::DST_ITER)?);
+        let (src_iter_c, dst_iter_c) = if p.cell.has_c_state() {
+            (strided4(args::SRC_ITER_C)?, strided4(args::DST_ITER_C)?)
+        } else {
+            (None, None)
+        };
+        let bias = strided4(args::BIAS)?;
+        let weights_layer_buf = required(pd, args, args::WEIGHTS_LAYER)?;
+        let weights_iter_buf = required(pd, args, args::WEIGHTS_ITER)?;
+        let workspace = match pd.workspace_layout() {
+            Some(_) => required(pd, args, args::WORKSPACE)?,
+            None => std::ptr::null_mut(),
+        };
+        if p.is_empty() {
+            return Ok(());
+        }
+
+        let layout = pd.scratch_layout();
+        let mut pooled = None;
+        let scratch = match pd.attr().scratchpad_mode {
+            ScratchpadMode::User => required(pd, args, args::SCRATCHPAD)?,
+            ScratchpadMode::Library => {
+                let buf = match self
+                    .free_scratch
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .pop()
+                {
+                    Some(b) => b,
+                    None => AlignedBuf::zeroed(layout.bytes)?,
+                };
+                pooled.insert(buf).as_ptr()
+            }
+        };
+
+        // SAFETY: every pointer comes from a memory object whose descriptor equals the pd's
+        // (checked by `ExecArgs::require`), the scratchpad and workspace are at least as large as
+        // their layouts, and the forward driver stays within the validated dims.
+        unsafe {
+            let weights = |arg,
+                           buf: *mut u8,
+                           region: Option<super::arena::Region>|
+             -> Result<PackedWeights> {
+                let md: &MemoryDesc = pd.md(arg)?;
+                match (md.layout(), region) {
+                    (Layout::Packed(lay), _) => Ok(PackedWeights {
+                        ptr: buf.cast::<f32>().cast_const(),
+                        layout: *lay,
+                    }),
+                    (Layout::Strided { .. }, Some(region)) => {
+                        let lay = PackedLayout::from_dims(md.dims()).expect("5-D weights");
+                        let dst = region.ptr(scratch);
+                        weights::pack(Strided::new(buf, md), dst, &lay);
+                        Ok(PackedWeights {
+                            ptr: dst.cast_const(),
+                            layout: lay,
+                        })
+                    }
+                    _ => Err(Error::Runtime(format!(
+                        "argument {arg}: unexpected weights layout"
+                    ))),
+                }
+            };
+            let weights_layer =
+                weights(args::WEIGHTS_LAYER, weights_layer_buf, layout.weights_layer)?;
+            let weights_iter = weights(args::WEIGHTS_ITER, weights_iter_buf, layout.weights_iter)?;
+            let bias_staged = layout.bias.ptr(scratch);
+            weights::stage_bias(bias, bias_staged, p.l, p.d, p.g, p.dhc);
+
+            let forward = Forward {
+                problem: p,
+                scratch: layout,
+                workspace: pd.workspace_layout(),
+                isa: pd.isa(),
+                tensors: ForwardTensors {
+                    src_layer,
+                    src_iter,
+                    src_iter_c,
+                    dst_layer,
+                    dst_iter,
+                    dst_iter_c,
+                    weights_layer,
+                    weights_iter,
+                    bias: bias_staged.cast_const(),
+                    scratch,
+                    workspace,
+                },
+            };
+            forward.run();
+        }
+
+        if let Some(buf) = pooled {
+            self.free_scratch
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(buf);
+        }
+        Ok(())
+    }
+}

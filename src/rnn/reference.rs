@@ -1,0 +1,401 @@
+//! A plain f32 reference implementation of the RNN forward pass — the equations of reference
+//! §a.12 and the composition of §a.15, written for readability, not speed. Used as a test
+//! oracle (and by benchdnn-style drivers); never by the primitive.
+//!
+//! All tensors are dense, in canonical plain layouts: `src_layer`/`dst_layer` `tnc`, states
+//! `ldnc`, weights `ldigo`, bias `ldgo`. Arithmetic follows benchdnn's reference: per cell,
+//! `x·W` (summed over inputs in order), then `+ h·U`, then `+ b`, then the activations with
+//! libm's `exp`/`tanh` in f32.
+//!
+//! Adding a cell: an arm in `cell_forward` and a function computing one step of it.
+
+use super::cells::CellKind;
+use super::problem::RnnProblem;
+use crate::error::{Error, Result};
+use crate::types::Direction;
+
+/// Sizes and kinds of a reference problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefProblem {
+    /// Cell kind.
+    pub cell: CellKind,
+    /// Direction.
+    pub direction: Direction,
+    /// Layers.
+    pub l: usize,
+    /// Time steps.
+    pub t: usize,
+    /// Batch.
+    pub n: usize,
+    /// Input channels of layer 0.
+    pub slc: usize,
+    /// Recurrent input channels.
+    pub sic: usize,
+    /// Hidden channels.
+    pub dhc: usize,
+}
+
+impl RefProblem {
+    /// The reference problem of a validated primitive problem.
+    pub fn from_problem(p: &RnnProblem) -> Self {
+        Self {
+            cell: p.cell,
+            direction: p.direction,
+            l: p.l,
+            t: p.t,
+            n: p.n,
+            slc: p.slc,
+            sic: p.sic,
+            dhc: p.dhc,
+        }
+    }
+
+    /// Directions (1 or 2).
+    pub fn d(&self) -> usize {
+        self.direction.num_directions()
+    }
+
+    /// Gates.
+    pub fn g(&self) -> usize {
+        self.cell.gates()
+    }
+
+    /// Output state channels (no projection: DHC).
+    pub fn dic(&self) -> usize {
+        self.dhc
+    }
+
+    /// Channels of `dst_layer`.
+    pub fn dlc(&self) -> usize {
+        if self.direction == Direction::BidirectionalConcat {
+            2 * self.dic()
+        } else {
+            self.dic()
+        }
+    }
+
+    /// Input channels of layer `l`.
+    pub fn layer_input(&self, l: usize) -> usize {
+        if l == 0 {
+            self.slc
+        } else {
+            self.dic()
+        }
+    }
+
+    /// True when direction `dir` walks time backwards.
+    pub fn reversed(&self, dir: usize) -> bool {
+        matches!(
+            (self.direction, dir),
+            (Direction::Right2Left, _)
+                | (
+                    Direction::BidirectionalConcat | Direction::BidirectionalSum,
+                    1
+                )
+        )
+    }
+
+    /// Time index of step `s` of direction `dir`.
+    pub fn time(&self, dir: usize, s: usize) -> usize {
+        if self.reversed(dir) {
+            self.t - 1 - s
+        } else {
+            s
+        }
+    }
+}
+
+/// Inputs, dense in canonical layouts; `None` optional tensors are zeros.
+#[derive(Clone, Copy, Debug)]
+pub struct RefInputs<'a> {
+    /// `[T][N][SLC]`.
+    pub src_layer: &'a [f32],
+    /// `[L][D][N][SIC]`.
+    pub src_iter: Option<&'a [f32]>,
+    /// `[L][D][N][DHC]` (LSTM).
+    pub src_iter_c: Option<&'a [f32]>,
+    /// `[L][D][SLC][G][DHC]` (layer l > 0 uses the first DIC input rows; SLC == DIC then).
+    pub weights_layer: &'a [f32],
+    /// `[L][D][SIC][G][DHC]`.
+    pub weights_iter: &'a [f32],
+    /// `[L][D][G][DHC]`.
+    pub bias: Option<&'a [f32]>,
+}
+
+/// Outputs, plus every intermediate state (indexed by processing step, as in our workspace).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RefOutputs {
+    /// `[T][N][DLC]`.
+    pub dst_layer: Vec<f32>,
+    /// `[L][D][N][DIC]`.
+    pub dst_iter: Vec<f32>,
+    /// `[L][D][N][DHC]` (empty for cells without a cell state).
+    pub dst_iter_c: Vec<f32>,
+    /// Post-activation gates `[L][D][T][N][G][DHC]`.
+    pub gates: Vec<f32>,
+    /// Hidden states `[L][D][T+1][N][HC]`, `HC = max(SIC, DHC)`; slot 0 = initial state (SIC
+    /// channels), slot s+1 = after step s (DHC channels).
+    pub h: Vec<f32>,
+    /// Cell states `[L][D][T+1][N][DHC]`, slot 0 initial (empty without a cell state).
+    pub c: Vec<f32>,
+}
+
+/// One cell's results for all batch rows.
+struct StepOut {
+    h: Vec<f32>,
+    c: Vec<f32>,
+    gates: Vec<f32>,
+}
+
+/// The weights of one layer and direction, viewed as row-major matrices.
+struct CellWeights<'a> {
+    /// `[in][G·DHC]`.
+    w: &'a [f32],
+    /// `[SIC][G·DHC]`.
+    u: &'a [f32],
+    /// `[G·DHC]`.
+    b: &'a [f32],
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// `acc[n][j] += Σ_k a[n][k]·b[k][j]`, summing over k in order.
+fn matmul_acc(acc: &mut [f32], a: &[f32], b: &[f32], n: usize, k: usize, cols: usize) {
+    for r in 0..n {
+        for kk in 0..k {
+            let av = a[r * k + kk];
+            for j in 0..cols {
+                acc[r * cols + j] += av * b[kk * cols + j];
+            }
+        }
+    }
+}
+
+/// One LSTM step for all batch rows (gates i, f, c̃, o).
+fn lstm_step(
+    p: &RefProblem,
+    wts: &CellWeights,
+    x: &[f32],
+    k: usize,
+    h_prev: &[f32],
+    c_prev: &[f32],
+) -> StepOut {
+    let (n, dhc, g) = (p.n, p.dhc, p.g());
+    let cols = g * dhc;
+    let mut a = vec![0f32; n * cols];
+    matmul_acc(&mut a, x, wts.w, n, k, cols);
+    matmul_acc(&mut a, h_prev, wts.u, n, p.sic, cols);
+    let mut out = StepOut {
+        h: vec![0.0; n * dhc],
+        c: vec![0.0; n * dhc],
+        gates: vec![0.0; n * cols],
+    };
+    for r in 0..n {
+        for o in 0..dhc {
+            let pre = |gate: usize| a[r * cols + gate * dhc + o] + wts.b[gate * dhc + o];
+            let (i, f, ct, og) = (
+                sigmoid(pre(0)),
+                sigmoid(pre(1)),
+                pre(2).tanh(),
+                sigmoid(pre(3)),
+            );
+            let c = f * c_prev[r * dhc + o] + i * ct;
+            out.c[r * dhc + o] = c;
+            out.h[r * dhc + o] = og * c.tanh();
+            for (gate, v) in [i, f, ct, og].into_iter().enumerate() {
+                out.gates[r * cols + gate * dhc + o] = v;
+            }
+        }
+    }
+    out
+}
+
+fn cell_forward(
+    p: &RefProblem,
+    wts: &CellWeights,
+    x: &[f32],
+    k: usize,
+    h_prev: &[f32],
+    c_prev: &[f32],
+) -> Result<StepOut> {
+    match p.cell {
+        CellKind::Lstm => Ok(lstm_step(p, wts, x, k, h_prev, c_prev)),
+        other => Err(Error::Unimplemented(format!(
+            "reference for {} cells",
+            other.name()
+        ))),
+    }
+}
+
+fn check_len(name: &str, v: &[f32], len: usize) -> Result<()> {
+    if v.len() == len {
+        Ok(())
+    } else {
+        Err(Error::InvalidArguments(format!(
+            "reference: {name} has {} values, expected {len}",
+            v.len()
+        )))
+    }
+}
+
+/// Runs the forward pass.
+pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
+    let (l_n, d_n, t_n, n, dhc, g) = (p.l, p.d(), p.t, p.n, p.dhc, p.g());
+    let (sic, dic, dlc) = (p.sic, p.dic(), p.dlc());
+    let has_c = p.cell.has_c_state();
+    let w_mat = |k: usize| k * g * dhc;
+    check_len("src_layer", x.src_layer, t_n * n * p.slc)?;
+    check_len("weights_layer", x.weights_layer, l_n * d_n * w_mat(p.slc))?;
+    check_len("weights_iter", x.weights_iter, l_n * d_n * w_mat(sic))?;
+    if let Some(v) = x.src_iter {
+        check_len("src_iter", v, l_n * d_n * n * sic)?;
+    }
+    if let Some(v) = x.src_iter_c {
+        check_len("src_iter_c", v, l_n * d_n * n * dhc)?;
+    }
+    if let Some(v) = x.bias {
+        check_len("bias", v, l_n * d_n * g * dhc)?;
+    }
+    if l_n > 1 && p.slc != dic || t_n > 1 && sic != dic {
+        return Err(Error::InvalidArguments(
+            "reference: inconsistent channels".into(),
+        ));
+    }
+
+    let cells = l_n * d_n;
+    let state = n * dhc;
+    let hc = sic.max(dhc);
+    let mut out = RefOutputs {
+        dst_layer: vec![0.0; t_n * n * dlc],
+        dst_iter: vec![0.0; cells * n * dic],
+        dst_iter_c: if has_c {
+            vec![0.0; cells * state]
+        } else {
+            Vec::new()
+        },
+        gates: vec![0.0; cells * t_n * n * g * dhc],
+        h: vec![0.0; cells * (t_n + 1) * n * hc],
+        c: if has_c {
+            vec![0.0; cells * (t_n + 1) * state]
+        } else {
+            Vec::new()
+        },
+    };
+    let zeros = vec![0f32; n * sic.max(dhc)];
+    let bias_zeros = vec![0f32; g * dhc];
+    for d in 0..d_n {
+        // Output sequence (by step) of the layer below, for the current direction.
+        let mut below: Vec<Vec<f32>> = (0..t_n)
+            .map(|s| x.src_layer[p.time(d, s) * n * p.slc..][..n * p.slc].to_vec())
+            .collect();
+        for l in 0..l_n {
+            let ld = l * d_n + d;
+            let k = p.layer_input(l);
+            let wts = CellWeights {
+                w: &x.weights_layer[ld * w_mat(p.slc)..][..w_mat(k)],
+                u: &x.weights_iter[ld * w_mat(sic)..][..w_mat(sic)],
+                b: x.bias
+                    .map_or(&bias_zeros[..], |b| &b[ld * g * dhc..][..g * dhc]),
+            };
+            let mut h_prev = x.src_iter.map_or(zeros[..n * sic].to_vec(), |v| {
+                v[ld * n * sic..][..n * sic].to_vec()
+            });
+            let mut c_prev = x.src_iter_c.map_or(zeros[..state].to_vec(), |v| {
+                v[ld * state..][..state].to_vec()
+            });
+            let slot = |s: usize| (ld * (t_n + 1) + s) * n;
+            let put = |dst: &mut [f32], row_len: usize, v: &[f32], ch: usize| {
+                for r in 0..n {
+                    dst[r * row_len..][..ch].copy_from_slice(&v[r * ch..][..ch]);
+                }
+            };
+            put(&mut out.h[slot(0) * hc..], hc, &h_prev, sic);
+            if has_c {
+                out.c[slot(0) * dhc..][..state].copy_from_slice(&c_prev);
+            }
+            let mut seq = Vec::with_capacity(t_n);
+            for (s, xs) in below.iter().enumerate() {
+                let step = cell_forward(p, &wts, xs, k, &h_prev, &c_prev)?;
+                out.gates[((ld * t_n + s) * n) * g * dhc..][..n * g * dhc]
+                    .copy_from_slice(&step.gates);
+                put(&mut out.h[slot(s + 1) * hc..], hc, &step.h, dhc);
+                if has_c {
+                    out.c[slot(s + 1) * dhc..][..state].copy_from_slice(&step.c);
+                }
+                h_prev = step.h.clone();
+                c_prev = step.c;
+                seq.push(step.h);
+            }
+            // h_prev rows have SIC channels if no step ran (T = 0), else DHC = DIC.
+            let hp_ch = h_prev.len() / n.max(1);
+            for r in 0..n {
+                let k = hp_ch.min(dic);
+                out.dst_iter[(ld * n + r) * dic..][..k].copy_from_slice(&h_prev[r * hp_ch..][..k]);
+            }
+            if has_c {
+                out.dst_iter_c[ld * state..][..state].copy_from_slice(&c_prev);
+            }
+            below = seq;
+        }
+        // The last layer's sequence goes to dst_layer.
+        for (s, h) in below.iter().enumerate() {
+            let t = p.time(d, s);
+            for r in 0..n {
+                for o in 0..dic {
+                    let v = h[r * dic + o];
+                    let idx = (t * n + r) * dlc;
+                    match p.direction {
+                        Direction::BidirectionalConcat => out.dst_layer[idx + d * dic + o] = v,
+                        Direction::BidirectionalSum => out.dst_layer[idx + o] += v,
+                        _ => out.dst_layer[idx + o] = v,
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_unit_lstm_by_hand() {
+        // One unit, one input, zero recurrent weights: c = σ(x·wi+bi)·tanh(x·wc+bc), h = σ(·)·tanh(c).
+        let p = RefProblem {
+            cell: CellKind::Lstm,
+            direction: Direction::Left2Right,
+            l: 1,
+            t: 1,
+            n: 1,
+            slc: 1,
+            sic: 1,
+            dhc: 1,
+        };
+        let w = [0.5, -1.0, 2.0, 0.25];
+        let b = [0.1, 0.2, 0.3, 0.4];
+        let u = [0.0; 4];
+        let x = [0.8];
+        let o = forward(
+            &p,
+            &RefInputs {
+                src_layer: &x,
+                src_iter: None,
+                src_iter_c: None,
+                weights_layer: &w,
+                weights_iter: &u,
+                bias: Some(&b),
+            },
+        )
+        .unwrap();
+        let s = |v: f32| 1.0 / (1.0 + (-v).exp());
+        let c = s(0.8 * 0.5 + 0.1) * (0.8f32 * 2.0 + 0.3).tanh();
+        let h = s(0.8 * 0.25 + 0.4) * c.tanh();
+        assert!((o.dst_iter_c[0] - c).abs() < 1e-7);
+        assert!((o.dst_layer[0] - h).abs() < 1e-7);
+        assert_eq!(o.dst_iter[0], o.dst_layer[0]);
+    }
+}

@@ -1,0 +1,134 @@
+//! The scratchpad: temporary buffers of one execution, sized when the pd is created.
+//!
+//! Regions (f32, 64-byte aligned), see [`ScratchLayout`]:
+//!
+//! | region          | dims                    | use |
+//! |-----------------|-------------------------|-----|
+//! | `gates`         | `[Tc][N][P·G·32]`       | gate pre-activations of `Tc` consecutive steps (1 when the layer GEMM is fused into the steps), in packed panel order (`P` = ⌈DHC/32⌉) |
+//! | `h_slots`       | `[S][T][N][DHC]`        | inference only: hidden states of layers whose output is not `dst_layer` (S ≤ 2, alternating) |
+//! | `c`             | `[N][DHC]`              | inference only: cell state, updated in place step by step |
+//! | `bias`          | `[L][D][P·G·32]`        | bias in panel order, zero-padded (zeros when absent) |
+//! | `weights_layer` | packed, as `memory::packed` | only when the user's weights are plain: packed at each execution |
+//! | `weights_iter`  | packed                  | same for the recurrent weights |
+//!
+//! Weights must be re-read at every execution (the user may change them between executions, as a
+//! training loop does), so plain weights are packed into the scratchpad each time — one pass over
+//! the weights; `format_tag::any` weights (packed once by a reorder) skip it.
+
+use super::arena::{Arena, Region};
+use super::problem::RnnProblem;
+use crate::memory::packed::PANEL;
+use crate::types::Direction;
+
+/// Bytes of gate pre-activations kept at once; the merged layer GEMM runs over that many steps.
+const GATES_BUDGET_BYTES: usize = 4 << 20;
+/// Batch from which the layer GEMM may be fused into each step's tiles (see [`ScratchLayout`]).
+const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
+/// Largest `W` + `U` of one layer and direction for a fused layer GEMM: both are read at every
+/// step then, so they must stay in the last-level cache (measured: LSTM N=64 C=512, 8 MiB,
+/// 3 % faster fused; N=32 C=1024, 32 MiB, 30 % slower fused; N=16 C=256 merged 2 % faster).
+const FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES: usize = 16 << 20;
+
+/// Offsets of the scratchpad regions for one problem, and where the layer GEMM runs.
+///
+/// The layer GEMM `x·W` either runs **merged**, once for `t_chunk` steps at a time (rows
+/// `t_chunk·N`: each weight panel is read once for many rows — what small batches and weights
+/// larger than the cache need), or **fused** into each step's tiles just before `h·U` (large
+/// batches with cache-resident weights: a tile's gates never leave the core's caches, and a step
+/// has no separate layer phase).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScratchLayout {
+    /// Gate pre-activations `[t_chunk][N][P·G·32]`.
+    pub gates: Region,
+    /// Layer GEMM fused into the steps (then `t_chunk` is 1).
+    pub fused_layer_gemm: bool,
+    /// Steps per layer-GEMM chunk (≥ 1 unless T = 0).
+    pub t_chunk: usize,
+    /// Inference hidden-state slots `[n_slots][T][N][DHC]`.
+    pub h_slots: Region,
+    /// Inference cell state `[N][DHC]`.
+    pub c: Region,
+    /// Staged bias `[L][D][P·G·32]`.
+    pub bias: Region,
+    /// Packed copy of plain `weights_layer`.
+    pub weights_layer: Option<Region>,
+    /// Packed copy of plain `weights_iter`.
+    pub weights_iter: Option<Region>,
+    /// Total size in bytes.
+    pub bytes: usize,
+}
+
+/// Width of one row of gate pre-activations: `P·G·32`.
+pub fn gates_width(p: &RnnProblem) -> usize {
+    p.dhc.div_ceil(PANEL) * p.g * PANEL
+}
+
+/// Floats of one packed weights tensor with `k` input rows.
+fn packed_len(p: &RnnProblem, k: usize) -> usize {
+    p.l * p.d * k * gates_width(p)
+}
+
+impl ScratchLayout {
+    /// The layout for a problem; `pack_layer` / `pack_iter` when that weights tensor is plain.
+    pub fn new(p: &RnnProblem, pack_layer: bool, pack_iter: bool) -> Self {
+        let width = gates_width(p);
+        let row_bytes = (p.n * width * 4).max(1);
+        let weight_bytes = (p.slc + p.sic) * width * std::mem::size_of::<f32>();
+        let fused_layer_gemm =
+            p.n >= FUSED_LAYER_GEMM_MIN_BATCH && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
+        let t_chunk = if fused_layer_gemm {
+            1
+        } else {
+            GATES_BUDGET_BYTES / row_bytes
+        }
+        .clamp(1, p.t.max(1))
+        .min(p.t);
+        let n_slots = (0..p.l)
+            .flat_map(|l| (0..p.d).map(move |d| (l, d)))
+            .filter_map(|(l, d)| Self::inference_h_slot(p, l, d))
+            .map(|s| s + 1)
+            .max()
+            .unwrap_or(0);
+        let training = p.is_training();
+        let mut a = Arena::new();
+        let gates = a.push(t_chunk * p.n * width);
+        let h_slots = a.push(if training {
+            0
+        } else {
+            n_slots * p.t * p.n * p.dhc
+        });
+        let c = a.push(if training || !p.cell.has_c_state() {
+            0
+        } else {
+            p.n * p.dhc
+        });
+        let bias = a.push(p.l * p.d * width);
+        let weights_layer = pack_layer.then(|| a.push(packed_len(p, p.slc)));
+        let weights_iter = pack_iter.then(|| a.push(packed_len(p, p.sic)));
+        Self {
+            gates,
+            fused_layer_gemm,
+            t_chunk,
+            h_slots,
+            c,
+            bias,
+            weights_layer,
+            weights_iter,
+            bytes: a.bytes(),
+        }
+    }
+
+    /// In inference, the `h_slots` slot holding the output of layer `l`, direction `d`; `None`
+    /// when that output goes straight to `dst_layer` (the last layer, except the second
+    /// direction of a bidirectional sum, which adds itself to `dst_layer` but needs its own
+    /// states for the recurrence).
+    pub fn inference_h_slot(p: &RnnProblem, l: usize, d: usize) -> Option<usize> {
+        let last = l + 1 == p.l;
+        let summed = p.direction == Direction::BidirectionalSum && d == 1;
+        if last && !summed {
+            None
+        } else {
+            Some(l % 2)
+        }
+    }
+}

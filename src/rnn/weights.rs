@@ -1,0 +1,106 @@
+//! Weights at execution: packed panels, either the user's (format `any`, packed by a reorder)
+//! or packed from the user's plain layout into the scratchpad, plus the staged bias.
+
+use super::views::{Strided, SyncPtr};
+use crate::kernels::gemm::Panel;
+use crate::memory::packed::{PackedLayout, PANEL};
+use crate::threading;
+
+/// Elements below which packing runs on one thread.
+const PARALLEL_MIN_ELEMS: usize = 1 << 16;
+
+/// Packed weights in memory.
+#[derive(Clone, Copy, Debug)]
+pub struct PackedWeights {
+    /// Start of the packed tensor.
+    pub ptr: *const f32,
+    /// Its geometry.
+    pub layout: PackedLayout,
+}
+
+impl PackedWeights {
+    /// Panel `p` (hidden units `32p … 32p+31`, all gates) of layer `l`, direction `d`.
+    ///
+    /// # Safety
+    /// `l`, `d`, `p` must be inside the layout.
+    pub unsafe fn panel(&self, l: usize, d: usize, p: usize) -> Panel {
+        let lay = &self.layout;
+        Panel {
+            ptr: unsafe { self.ptr.add(lay.offset(l, d, 0, 0, p * PANEL)) },
+            ld: lay.g * PANEL,
+            width: lay.g * PANEL,
+        }
+    }
+}
+
+/// Packs plain `ldigo`-indexed weights (any strides) into `dst` with layout `lay` (padding
+/// zeroed). Parallel over matrices × panels when large.
+///
+/// # Safety
+/// `src` must address every element of the `lay` dims; `dst` must hold `lay.len()` floats and
+/// not overlap `src`.
+pub unsafe fn pack(src: Strided<5>, dst: *mut f32, lay: &PackedLayout) {
+    let panels = lay.panels();
+    let items = lay.l * lay.d * panels;
+    let dst = SyncPtr(dst);
+    threading::for_each(items, lay.len() >= PARALLEL_MIN_ELEMS, move |it| {
+        let (ld, p) = (it / panels, it % panels);
+        let (l, d) = (ld / lay.d, ld % lay.d);
+        let valid = PANEL.min(lay.o - p * PANEL);
+        for i in 0..lay.i {
+            for g in 0..lay.g {
+                // SAFETY: indices are inside the dims; each item writes its own panel.
+                unsafe {
+                    let out = std::slice::from_raw_parts_mut(
+                        dst.get().add(lay.offset(l, d, i, g, p * PANEL)),
+                        PANEL,
+                    );
+                    let row = src.at([l, d, i, g, p * PANEL]);
+                    let so = src.strides[4];
+                    if so == 1 {
+                        out[..valid].copy_from_slice(std::slice::from_raw_parts(row, valid));
+                    } else {
+                        for (u, o) in out[..valid].iter_mut().enumerate() {
+                            *o = *row.offset(u as isize * so);
+                        }
+                    }
+                    out[valid..].fill(0.0);
+                }
+            }
+        }
+    });
+}
+
+/// Writes the bias in panel order, `[L][D][P][G][32]`, zero-padded; zeros when `bias` is `None`.
+///
+/// # Safety
+/// `bias` must address `[L][D][G][DHC]`; `dst` must hold `L·D·P·G·32` floats.
+pub unsafe fn stage_bias(
+    bias: Option<Strided<4>>,
+    dst: *mut f32,
+    l: usize,
+    d: usize,
+    g: usize,
+    dhc: usize,
+) {
+    let panels = dhc.div_ceil(PANEL);
+    let out = unsafe { std::slice::from_raw_parts_mut(dst, l * d * panels * g * PANEL) };
+    let mut k = 0;
+    for li in 0..l {
+        for di in 0..d {
+            for p in 0..panels {
+                for gi in 0..g {
+                    for u in 0..PANEL {
+                        let o = p * PANEL + u;
+                        out[k] = match bias {
+                            // SAFETY: inside the validated dims.
+                            Some(b) if o < dhc => unsafe { *b.at([li, di, gi, o]) },
+                            _ => 0.0,
+                        };
+                        k += 1;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The training workspace: what `forward_training` leaves for a later backward pass.
+//!
+//! The workspace is a u8 buffer of [`WorkspaceLayout::bytes`] bytes (the pd reports it as a 1-D
+//! u8 descriptor). It holds three f32 regions, each starting on a 64-byte boundary:
+//!
+//! | region  | dims                      | content |
+//! |---------|---------------------------|---------|
+//! | `gates` | `[L][D][T][N][G][DHC]`    | post-activation gates of every cell (LSTM: σ(i), σ(f), tanh(c̃), σ(o)) |
+//! | `h`     | `[L][D][T+1][N][HC]`      | hidden state: slot 0 = initial state (`src_iter`, SIC channels, or zeros), slot s+1 = h after step s (DHC channels) |
+//! | `c`     | `[L][D][T+1][N][DHC]`     | cell state (LSTM), same slots |
+//!
+//! `HC = max(SIC, DHC)` (they differ only when T = 1). `s` counts steps in the processing order of the direction: for left2right (and direction 0
+//! of the bidirectional modes) `s = t`; for right2left (and direction 1) `s = T−1−t`, as in
+//! oneDNN's own workspace. The layout is this library's own; only our backward reads it.
+
+use super::arena::{Arena, Region};
+use super::problem::RnnProblem;
+
+/// Offsets of the workspace regions for one problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkspaceLayout {
+    /// Post-activation gates `[L][D][T][N][G][DHC]`.
+    pub gates: Region,
+    /// Hidden states `[L][D][T+1][N][HC]`.
+    pub h: Region,
+    /// Channels of an `h` row: `max(SIC, DHC)`.
+    pub hc: usize,
+    /// Cell states `[L][D][T+1][N][DHC]`.
+    pub c: Region,
+    /// Total size in bytes.
+    pub bytes: usize,
+    t: usize,
+    n: usize,
+    d: usize,
+    g: usize,
+    dhc: usize,
+}
+
+impl WorkspaceLayout {
+    /// The layout for a training problem.
+    pub fn new(p: &RnnProblem) -> Self {
+        let cells = p.l * p.d;
+        let mut arena = Arena::new();
+        let gates = arena.push(cells * p.t * p.n * p.g * p.dhc);
+        let hc = p.sic.max(p.dhc);
+        let h = arena.push(cells * (p.t + 1) * p.n * hc);
+        let c = arena.push(if p.cell.has_c_state() {
+            cells * (p.t + 1) * p.n * p.dhc
+        } else {
+            0
+        });
+        Self {
+            gates,
+            h,
+            hc,
+            c,
+            bytes: arena.bytes(),
+            t: p.t,
+            n: p.n,
+            d: p.d,
+            g: p.g,
+            dhc: p.dhc,
+        }
+    }
+
+    /// Element index, within `gates`, of the row `[G][DHC]` of layer `l`, direction `d`, step
+    /// `s`, batch row `n`.
+    pub fn gates_index(&self, l: usize, d: usize, s: usize, n: usize) -> usize {
+        (((l * self.d + d) * self.t + s) * self.n + n) * self.g * self.dhc
+    }
+
+    /// Element index, within `h`, of the row of layer `l`, direction `d`, slot `slot`
+    /// (0 = initial state, s+1 = after step s), batch row `n`.
+    pub fn h_index(&self, l: usize, d: usize, slot: usize, n: usize) -> usize {
+        (((l * self.d + d) * (self.t + 1) + slot) * self.n + n) * self.hc
+    }
+
+    /// Element index, within `c`, of the row `[DHC]` of layer `l`, direction `d`, slot `slot`,
+    /// batch row `n`.
+    pub fn c_index(&self, l: usize, d: usize, slot: usize, n: usize) -> usize {
+        (((l * self.d + d) * (self.t + 1) + slot) * self.n + n) * self.dhc
+    }
+}

@@ -1,0 +1,534 @@
+//! Shared helpers of the LSTM integration tests: building and running a primitive through the
+//! Rust API, filling and reading tensors by logical index, and benchdnn's comparison rule.
+#![allow(dead_code)]
+
+use oxidnn::args;
+use oxidnn::attr::Attr;
+use oxidnn::engine::Engine;
+use oxidnn::memory::{Memory, MemoryDesc};
+use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
+use oxidnn::rnn::reference::{self, RefInputs, RefOutputs, RefProblem};
+use oxidnn::rnn::{CellKind, RnnDesc, RnnPd};
+use oxidnn::types::{AlgKind, DataType, Direction, PropKind, ScratchpadMode};
+use oxidnn::Result;
+
+/// `dnnl_format_tag_any`.
+pub const ANY: i32 = 1;
+/// `dnnl_tnc`.
+pub const TNC: i32 = 4;
+/// `dnnl_ldnc` / `dnnl_ldgo`.
+pub const LDNC: i32 = 5;
+/// `dnnl_ldigo`.
+pub const LDIGO: i32 = 6;
+/// `dnnl_ntc`.
+pub const NTC: i32 = 16;
+/// `dnnl_ldgoi`.
+pub const LDGOI: i32 = 31;
+
+/// Deterministic values in [−0.5, 0.5).
+pub fn fill(len: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+        })
+        .collect()
+}
+
+/// Deterministic values in [0, scale).
+pub fn fill_positive(len: usize, seed: u64, scale: f32) -> Vec<f32> {
+    fill(len, seed)
+        .into_iter()
+        .map(|v| (v + 0.5) * scale)
+        .collect()
+}
+
+/// Visits every logical index of `dims` in row-major order.
+pub fn for_each_index(dims: &[i64], mut f: impl FnMut(&[i64])) {
+    if dims.contains(&0) {
+        return;
+    }
+    let mut idx = vec![0i64; dims.len()];
+    loop {
+        f(&idx);
+        let mut k = dims.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            idx[k] += 1;
+            if idx[k] < dims[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+}
+
+/// Writes logical row-major `values` into `mem` through its descriptor.
+pub fn write_logical(mem: &Memory, values: &[f32]) {
+    let md = mem.desc();
+    assert_eq!(values.len(), md.nelems());
+    let p = mem.data_ptr().cast::<f32>();
+    let mut i = 0;
+    for_each_index(md.dims(), |idx| {
+        // SAFETY: the offset is inside the memory's extent.
+        unsafe { *p.add(md.element_offset(idx)) = values[i] };
+        i += 1;
+    });
+}
+
+/// Reads `mem` into logical row-major order.
+pub fn read_logical(mem: &Memory) -> Vec<f32> {
+    let md = mem.desc();
+    let p = mem.data_ptr().cast::<f32>();
+    let mut v = Vec::with_capacity(md.nelems());
+    for_each_index(md.dims(), |idx| {
+        // SAFETY: the offset is inside the memory's extent.
+        v.push(unsafe { *p.add(md.element_offset(idx)) });
+    });
+    v
+}
+
+/// Library-allocated memory with the given contents (logical order).
+pub fn memory_with(md: &MemoryDesc, values: &[f32]) -> Memory {
+    let m = Memory::allocate(md).expect("allocate");
+    write_logical(&m, values);
+    m
+}
+
+/// Memory filled with a recognisable garbage value (outputs must overwrite it).
+pub fn poisoned(md: &MemoryDesc) -> Memory {
+    let m = Memory::allocate(md).expect("allocate");
+    let n = md.size_bytes() / 4;
+    if n > 0 {
+        // SAFETY: the buffer holds size_bytes() bytes.
+        unsafe { std::slice::from_raw_parts_mut(m.data_ptr().cast::<f32>(), n).fill(f32::NAN) };
+    }
+    m
+}
+
+/// Reorders plain user memory into `dst_md` (e.g. the packed layout a pd chose).
+pub fn reorder_into(src: &Memory, dst_md: &MemoryDesc) -> Memory {
+    let pd = PrimitiveDesc::reorder(src.desc(), dst_md, Engine::cpu(), &Attr::new())
+        .expect("reorder pd");
+    let prim = Primitive::new(&pd).expect("reorder primitive");
+    let dst = Memory::allocate(dst_md).expect("allocate");
+    prim.execute(&ExecArgs::new(vec![(args::FROM, src), (args::TO, &dst)]).unwrap())
+        .expect("reorder");
+    dst
+}
+
+/// A plain descriptor.
+pub fn md(dims: &[usize], tag: i32) -> MemoryDesc {
+    let d: Vec<i64> = dims.iter().map(|&v| v as i64).collect();
+    MemoryDesc::with_tag(&d, DataType::F32, tag).expect("md")
+}
+
+/// One LSTM test case.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// Direction.
+    pub direction: Direction,
+    /// Inference or training.
+    pub prop: PropKind,
+    /// Layers.
+    pub l: usize,
+    /// Time steps.
+    pub t: usize,
+    /// Batch.
+    pub n: usize,
+    /// Input channels.
+    pub slc: usize,
+    /// Hidden channels (SIC = DIC = DHC).
+    pub dhc: usize,
+    /// Pass src_iter and src_iter_c.
+    pub src_iter: bool,
+    /// Pass the bias.
+    pub bias: bool,
+    /// Ask for dst_iter and dst_iter_c.
+    pub dst_iter: bool,
+    /// Weights as `any` (then reordered from ldigo) instead of plain.
+    pub weights_any: bool,
+    /// Plain weights tag when not `any` (ldigo or ldgoi).
+    pub weights_tag: i32,
+    /// src_layer / dst_layer tag (tnc or ntc).
+    pub layer_tag: i32,
+    /// Pad every data tensor's rows (strided layout with extra space, as a sub-memory view).
+    pub padded: bool,
+    /// User scratchpad mode.
+    pub user_scratchpad: bool,
+    /// Kernels to force (default: the best the CPU has).
+    pub isa: Option<oxidnn::kernels::Isa>,
+    /// Seed of the inputs.
+    pub seed: u64,
+    /// Inputs of both signs in [−0.5, 0.5) instead of benchdnn-like non-negative ones. The
+    /// LSTM cell state `f·c_prev + i·c̃` may then cancel, which amplifies rounding differences
+    /// beyond benchdnn's relative threshold (benchdnn's own fill avoids that), so these cases are
+    /// compared with the threshold relative to max(|expected|, 1).
+    pub signed: bool,
+}
+
+impl Case {
+    /// A left-to-right inference case with every option at its simplest.
+    pub fn new(direction: Direction, l: usize, t: usize, n: usize, slc: usize, dhc: usize) -> Self {
+        Self {
+            direction,
+            prop: PropKind::ForwardInference,
+            l,
+            t,
+            n,
+            slc,
+            dhc,
+            src_iter: true,
+            bias: true,
+            dst_iter: true,
+            weights_any: true,
+            weights_tag: LDIGO,
+            layer_tag: TNC,
+            padded: false,
+            user_scratchpad: false,
+            isa: None,
+            seed: 1,
+            signed: false,
+        }
+    }
+
+    /// Directions.
+    pub fn d(&self) -> usize {
+        self.direction.num_directions()
+    }
+
+    /// dst_layer channels.
+    pub fn dlc(&self) -> usize {
+        if self.direction == Direction::BidirectionalConcat {
+            2 * self.dhc
+        } else {
+            self.dhc
+        }
+    }
+
+    /// The reference problem.
+    pub fn ref_problem(&self) -> RefProblem {
+        RefProblem {
+            cell: CellKind::Lstm,
+            direction: self.direction,
+            l: self.l,
+            t: self.t,
+            n: self.n,
+            slc: self.slc,
+            sic: self.dhc,
+            dhc: self.dhc,
+        }
+    }
+}
+
+/// Inputs of a case in canonical layouts.
+#[derive(Clone, Debug)]
+pub struct Inputs {
+    /// `[T][N][SLC]`.
+    pub src_layer: Vec<f32>,
+    /// `[L][D][N][SIC]`.
+    pub src_iter: Option<Vec<f32>>,
+    /// `[L][D][N][DHC]`.
+    pub src_iter_c: Option<Vec<f32>>,
+    /// `[L][D][SLC][4][DHC]`.
+    pub weights_layer: Vec<f32>,
+    /// `[L][D][SIC][4][DHC]`.
+    pub weights_iter: Vec<f32>,
+    /// `[L][D][4][DHC]`.
+    pub bias: Option<Vec<f32>>,
+}
+
+impl Inputs {
+    /// Random inputs for a case: non-negative, with weights scaled by 1/K so that every gate
+    /// pre-activation is O(1) (like benchdnn's fill, but with dense weights); or of both signs
+    /// for `signed` cases.
+    pub fn random(c: &Case) -> Self {
+        let (l, d, n, dhc) = (c.l, c.d(), c.n, c.dhc);
+        let f = |len: usize, seed: u64, scale: f32| {
+            if c.signed {
+                fill(len, c.seed * 16 + seed)
+            } else {
+                fill_positive(len, c.seed * 16 + seed, scale)
+            }
+        };
+        Self {
+            src_layer: f(c.t * n * c.slc, 0, 1.0),
+            src_iter: c.src_iter.then(|| f(l * d * n * dhc, 1, 1.0)),
+            src_iter_c: c.src_iter.then(|| f(l * d * n * dhc, 2, 1.0)),
+            weights_layer: f(l * d * c.slc * 4 * dhc, 3, 1.0 / c.slc.max(1) as f32),
+            weights_iter: f(l * d * dhc * 4 * dhc, 4, 1.0 / dhc.max(1) as f32),
+            bias: c.bias.then(|| f(l * d * 4 * dhc, 5, 0.5)),
+        }
+    }
+
+    /// The reference's view of these inputs.
+    pub fn as_ref_inputs(&self) -> RefInputs<'_> {
+        RefInputs {
+            src_layer: &self.src_layer,
+            src_iter: self.src_iter.as_deref(),
+            src_iter_c: self.src_iter_c.as_deref(),
+            weights_layer: &self.weights_layer,
+            weights_iter: &self.weights_iter,
+            bias: self.bias.as_deref(),
+        }
+    }
+}
+
+/// What one execution produced (logical canonical order).
+#[derive(Clone, Debug)]
+pub struct Outputs {
+    /// `[T][N][DLC]`.
+    pub dst_layer: Vec<f32>,
+    /// `[L][D][N][DIC]` (empty if not asked).
+    pub dst_iter: Vec<f32>,
+    /// `[L][D][N][DHC]` (empty if not asked).
+    pub dst_iter_c: Vec<f32>,
+    /// Workspace bytes (training).
+    pub workspace: Vec<u8>,
+    /// The pd, for layout queries.
+    pub pd: RnnPd,
+}
+
+/// A descriptor with the rows of its innermost dim padded by 3 elements, as a sub-memory of a
+/// larger plain tensor.
+fn padded_md(dims: &[usize], tag: i32) -> MemoryDesc {
+    let mut big = dims.to_vec();
+    *big.last_mut().unwrap() += 3;
+    let parent = md(&big, tag);
+    let d: Vec<i64> = dims.iter().map(|&v| v as i64).collect();
+    let mut offs = vec![0i64; dims.len()];
+    *offs.last_mut().unwrap() = 2;
+    parent.submemory(&d, &offs).expect("submemory")
+}
+
+/// Builds the LSTM pd of a case.
+pub fn make_pd(c: &Case) -> Result<RnnPd> {
+    let (l, d, n, dhc) = (c.l, c.d(), c.n, c.dhc);
+    let data = |dims: &[usize], tag: i32| {
+        if c.padded {
+            padded_md(dims, tag)
+        } else {
+            md(dims, tag)
+        }
+    };
+    let wtag = if c.weights_any { ANY } else { c.weights_tag };
+    let mut desc = RnnDesc::new(c.prop, AlgKind::VanillaLstm, c.direction)
+        .with(args::SRC_LAYER, Some(&data(&[c.t, n, c.slc], c.layer_tag)))
+        .with(args::WEIGHTS_LAYER, Some(&md(&[l, d, c.slc, 4, dhc], wtag)))
+        .with(args::WEIGHTS_ITER, Some(&md(&[l, d, dhc, 4, dhc], wtag)))
+        .with(
+            args::DST_LAYER,
+            Some(&data(&[c.t, n, c.dlc()], c.layer_tag)),
+        );
+    if c.src_iter {
+        desc = desc
+            .with(args::SRC_ITER, Some(&data(&[l, d, n, dhc], LDNC)))
+            .with(args::SRC_ITER_C, Some(&data(&[l, d, n, dhc], LDNC)));
+    }
+    if c.bias {
+        desc = desc.with(args::BIAS, Some(&md(&[l, d, 4, dhc], LDNC)));
+    }
+    if c.dst_iter {
+        desc = desc
+            .with(args::DST_ITER, Some(&data(&[l, d, n, dhc], LDNC)))
+            .with(args::DST_ITER_C, Some(&data(&[l, d, n, dhc], LDNC)));
+    }
+    let mut attr = Attr::new();
+    if c.user_scratchpad {
+        attr.scratchpad_mode = ScratchpadMode::User;
+    }
+    let pd = RnnPd::new(Engine::cpu(), desc, &attr, None)?;
+    match c.isa {
+        Some(isa) => pd.with_isa(isa),
+        None => Ok(pd),
+    }
+}
+
+/// Runs a case through the primitive (pd → primitive → execute).
+pub fn run_primitive(c: &Case, x: &Inputs) -> Outputs {
+    let pd = make_pd(c).unwrap_or_else(|e| panic!("{c:?}: pd creation failed: {e}"));
+    let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone()))).expect("primitive");
+    run_with(c, x, &pd, &prim)
+}
+
+/// Executes an existing primitive of a case on inputs `x`.
+pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
+    let (l, d, n, dhc) = (c.l, c.d(), c.n, c.dhc);
+    let arg = |a| pd.arg_md(a).expect("pd takes the argument").clone();
+    let src_layer = memory_with(&arg(args::SRC_LAYER), &x.src_layer);
+    let weights = |a: i32, v: &[f32], k: usize| {
+        let want = arg(a);
+        if c.weights_any {
+            reorder_into(&memory_with(&md(&[l, d, k, 4, dhc], LDIGO), v), &want)
+        } else {
+            memory_with(&want, v)
+        }
+    };
+    let wl = weights(args::WEIGHTS_LAYER, &x.weights_layer, c.slc);
+    let wi = weights(args::WEIGHTS_ITER, &x.weights_iter, dhc);
+    let dst_layer = poisoned(&arg(args::DST_LAYER));
+    let mut list: Vec<(i32, &Memory)> = vec![
+        (args::SRC_LAYER, &src_layer),
+        (args::WEIGHTS_LAYER, &wl),
+        (args::WEIGHTS_ITER, &wi),
+        (args::DST_LAYER, &dst_layer),
+    ];
+    let src_iter = x
+        .src_iter
+        .as_ref()
+        .map(|v| memory_with(&arg(args::SRC_ITER), v));
+    let src_iter_c = x
+        .src_iter_c
+        .as_ref()
+        .map(|v| memory_with(&arg(args::SRC_ITER_C), v));
+    let bias = x.bias.as_ref().map(|v| memory_with(&arg(args::BIAS), v));
+    let dst_iter = c.dst_iter.then(|| poisoned(&arg(args::DST_ITER)));
+    let dst_iter_c = c.dst_iter.then(|| poisoned(&arg(args::DST_ITER_C)));
+    let ws_md = arg(args::WORKSPACE);
+    let workspace = (!ws_md.is_zero()).then(|| Memory::allocate(&ws_md).unwrap());
+    let sp_md = arg(args::SCRATCHPAD);
+    let scratchpad = (!sp_md.is_zero()).then(|| Memory::allocate(&sp_md).unwrap());
+    for (a, m) in [
+        (args::SRC_ITER, &src_iter),
+        (args::SRC_ITER_C, &src_iter_c),
+        (args::BIAS, &bias),
+        (args::DST_ITER, &dst_iter),
+        (args::DST_ITER_C, &dst_iter_c),
+        (args::WORKSPACE, &workspace),
+        (args::SCRATCHPAD, &scratchpad),
+    ] {
+        if let Some(m) = m {
+            list.push((a, m));
+        }
+    }
+    prim.execute(&ExecArgs::new(list).unwrap())
+        .unwrap_or_else(|e| panic!("{c:?}: execute failed: {e}"));
+    let ws_bytes = workspace.map_or(Vec::new(), |w| {
+        // SAFETY: the workspace buffer holds size_bytes() bytes.
+        unsafe { std::slice::from_raw_parts(w.data_ptr(), w.desc().size_bytes()).to_vec() }
+    });
+    let _ = (l, n);
+    Outputs {
+        dst_layer: read_logical(&dst_layer),
+        dst_iter: dst_iter.as_ref().map_or(Vec::new(), read_logical),
+        dst_iter_c: dst_iter_c.as_ref().map_or(Vec::new(), read_logical),
+        workspace: ws_bytes,
+        pd: pd.clone(),
+    }
+}
+
+/// benchdnn's f32 threshold for an LSTM forward output: `4·ceil(log2(acc·T))·eps`, acc = 2G+1,
+/// doubled for bidirectional sum.
+pub fn threshold(direction: Direction, t: usize) -> f32 {
+    let acc = 2.0 * 4.0 + 1.0;
+    let k = (acc * t.max(1) as f64).log2().ceil() as f32;
+    let sum = if direction == Direction::BidirectionalSum {
+        2.0
+    } else {
+        1.0
+    };
+    4.0 * sum * k * f32::EPSILON
+}
+
+/// benchdnn's point-wise comparison (relative when |exp| > 1e−5, else absolute), with its L2
+/// norm fallback when `norm_ok` (not allowed at L = T = 1).
+pub fn compare(
+    what: &str,
+    got: &[f32],
+    exp: &[f32],
+    trh: f32,
+    norm_ok: bool,
+) -> std::result::Result<(), String> {
+    if got.len() != exp.len() {
+        return Err(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            exp.len()
+        ));
+    }
+    let mut worst = (0f32, 0usize);
+    let mut fails = 0;
+    let (mut num, mut den) = (0f64, 0f64);
+    for (i, (&g, &e)) in got.iter().zip(exp).enumerate() {
+        let diff = (g - e).abs();
+        let rel = if e.abs() > 1e-5 { diff / e.abs() } else { diff };
+        num += (diff as f64).powi(2);
+        den += (e as f64).powi(2);
+        let ok = g == e || rel <= trh;
+        if !ok || g.is_nan() {
+            fails += 1;
+            if rel.is_nan() || rel > worst.0 {
+                worst = (rel, i);
+            }
+        }
+    }
+    if fails == 0 {
+        return Ok(());
+    }
+    let norm = (num / den.max(f64::MIN_POSITIVE)).sqrt();
+    if norm_ok && norm <= trh as f64 && got.iter().all(|v| !v.is_nan()) {
+        return Ok(());
+    }
+    let i = worst.1;
+    Err(format!(
+        "{what}: {fails}/{} points above {trh:e}; worst at {i}: got {} expected {} (rel {:e}); L2 rel {norm:e}",
+        got.len(),
+        got[i],
+        exp[i],
+        worst.0
+    ))
+}
+
+/// `|got − exp| ≤ trh·max(|exp|, 1)` point-wise: for data whose values may cancel.
+pub fn compare_scaled(
+    what: &str,
+    got: &[f32],
+    exp: &[f32],
+    trh: f32,
+) -> std::result::Result<(), String> {
+    if got.len() != exp.len() {
+        return Err(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            exp.len()
+        ));
+    }
+    match got.iter().zip(exp).position(|(&g, &e)| {
+        let d = (g - e).abs();
+        d.is_nan() || d > trh * e.abs().max(1.0)
+    }) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{what}: at {i} got {} expected {} (threshold {trh:e})",
+            got[i], exp[i]
+        )),
+    }
+}
+
+/// Compares a run against the reference with benchdnn's rule; returns the reference outputs.
+pub fn check_against_reference(c: &Case, x: &Inputs, out: &Outputs) -> RefOutputs {
+    let r = reference::forward(&c.ref_problem(), &x.as_ref_inputs()).expect("reference");
+    let trh = threshold(c.direction, c.t);
+    let norm_ok = !(c.l == 1 && c.t == 1);
+    let cmp = |what: &str, got: &[f32], exp: &[f32]| {
+        if c.signed {
+            compare_scaled(what, got, exp, trh)
+        } else {
+            compare(what, got, exp, trh, norm_ok)
+        }
+    };
+    let mut errs = Vec::new();
+    errs.extend(cmp("dst_layer", &out.dst_layer, &r.dst_layer).err());
+    if c.dst_iter {
+        errs.extend(cmp("dst_iter", &out.dst_iter, &r.dst_iter).err());
+        errs.extend(cmp("dst_iter_c", &out.dst_iter_c, &r.dst_iter_c).err());
+    }
+    assert!(errs.is_empty(), "{c:?}\n{}", errs.join("\n"));
+    r
+}

@@ -1,0 +1,137 @@
+//! Every LSTM golden case (outputs of the real oneDNN, `tests/goldens/lstm`) through the
+//! primitive, compared with benchdnn's f32 threshold; also the reference against the same
+//! goldens, so a disagreement can be blamed on the right side.
+//!
+//! Golden inputs have both signs, so the LSTM cell state may cancel; where a point exceeds
+//! benchdnn's relative threshold the comparison falls back to benchdnn's L2-norm rule — as
+//! benchdnn does — except at L = T = 1, where the threshold is applied relative to
+//! max(|expected|, 1).
+
+// The shared parser is someone else's file; its one clippy nit must not fail this test's lint.
+#[allow(clippy::unnecessary_map_or)]
+#[path = "common/golden.rs"]
+mod golden;
+mod lstm_common;
+
+use golden::GoldenCase;
+use lstm_common::*;
+use oxidnn::rnn::reference;
+use oxidnn::types::{Direction, PropKind};
+
+fn direction(name: &str) -> Direction {
+    match name {
+        "left2right" => Direction::Left2Right,
+        "right2left" => Direction::Right2Left,
+        "bidirectional_concat" => Direction::BidirectionalConcat,
+        "bidirectional_sum" => Direction::BidirectionalSum,
+        other => panic!("unknown direction {other}"),
+    }
+}
+
+fn case_of(g: &GoldenCase) -> (Case, Inputs) {
+    let dim = |k: &str| g.dim(k) as usize;
+    assert_eq!(g.cell, "lstm", "{}", g.name);
+    assert_eq!(
+        dim("SIC"),
+        dim("DHC"),
+        "{}: the test assumes SIC = DHC",
+        g.name
+    );
+    let mut c = Case::new(
+        direction(&g.direction),
+        dim("L"),
+        dim("T"),
+        dim("N"),
+        dim("SLC"),
+        dim("DHC"),
+    );
+    assert_eq!(c.d(), dim("D"), "{}", g.name);
+    c.prop = match g.prop.as_str() {
+        "forward_inference" => PropKind::ForwardInference,
+        "forward_training" => PropKind::ForwardTraining,
+        other => panic!("{}: unexpected prop {other}", g.name),
+    };
+    let t = |name: &str| g.values(name).map(|v| v.to_vec());
+    c.src_iter = t("src_iter").is_some();
+    assert_eq!(c.src_iter, t("src_iter_c").is_some(), "{}", g.name);
+    c.bias = t("bias").is_some();
+    c.dst_iter = t("dst_iter").is_some();
+    let x = Inputs {
+        src_layer: t("src_layer").expect("src_layer"),
+        src_iter: t("src_iter"),
+        src_iter_c: t("src_iter_c"),
+        weights_layer: t("weights_layer").expect("weights_layer"),
+        weights_iter: t("weights_iter").expect("weights_iter"),
+        bias: t("bias"),
+    };
+    (c, x)
+}
+
+fn check(g: &GoldenCase, c: &Case, what: &str, got: &[f32]) -> Result<(), String> {
+    let exp = g
+        .values(what)
+        .unwrap_or_else(|| panic!("{}: no {what}", g.name));
+    let trh = threshold(c.direction, c.t);
+    if c.l == 1 && c.t == 1 {
+        compare_scaled(what, got, exp, trh)
+    } else {
+        compare(what, got, exp, trh, true)
+    }
+}
+
+#[test]
+fn primitive_and_reference_match_onednn_goldens() {
+    let cases = golden::load_dir(&golden::lstm_dir());
+    assert!(!cases.is_empty(), "no golden cases found");
+    let mut errors = Vec::new();
+    for g in &cases {
+        let (c, x) = case_of(g);
+        let r = reference::forward(&c.ref_problem(), &x.as_ref_inputs()).expect("reference");
+        for weights_any in [true, false] {
+            let mut c = c.clone();
+            c.weights_any = weights_any;
+            let out = run_primitive(&c, &x);
+            let mut results = vec![(
+                "primitive dst_layer",
+                check(g, &c, "dst_layer", &out.dst_layer),
+            )];
+            if c.dst_iter {
+                results.push((
+                    "primitive dst_iter",
+                    check(g, &c, "dst_iter", &out.dst_iter),
+                ));
+                results.push((
+                    "primitive dst_iter_c",
+                    check(g, &c, "dst_iter_c", &out.dst_iter_c),
+                ));
+            }
+            errors.extend(results.into_iter().filter_map(|(w, r)| {
+                r.err()
+                    .map(|e| format!("{} ({w}, any={weights_any}): {e}", g.name))
+            }));
+        }
+        errors.extend(
+            check(g, &c, "dst_layer", &r.dst_layer)
+                .err()
+                .map(|e| format!("{} (reference): {e}", g.name)),
+        );
+        if c.dst_iter {
+            errors.extend(
+                check(g, &c, "dst_iter", &r.dst_iter)
+                    .err()
+                    .map(|e| format!("{} (reference): {e}", g.name)),
+            );
+            errors.extend(
+                check(g, &c, "dst_iter_c", &r.dst_iter_c)
+                    .err()
+                    .map(|e| format!("{} (reference): {e}", g.name)),
+            );
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "{} golden mismatches:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
+}

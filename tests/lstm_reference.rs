@@ -1,0 +1,246 @@
+//! The LSTM forward primitive against the plain reference (`rnn::reference`), with benchdnn's
+//! f32 thresholds, over directions, layers, sequence lengths, batch sizes, optional tensors,
+//! layouts and propagation kinds.
+
+mod lstm_common;
+
+use lstm_common::*;
+use oxidnn::memory::Layout;
+use oxidnn::primitive::{Primitive, PrimitiveDesc};
+use oxidnn::rnn::reference::RefOutputs;
+use oxidnn::types::{Direction, PropKind};
+
+const DIRECTIONS: [Direction; 4] = [
+    Direction::Left2Right,
+    Direction::Right2Left,
+    Direction::BidirectionalConcat,
+    Direction::BidirectionalSum,
+];
+
+fn run_and_check(c: &Case) -> (Outputs, RefOutputs) {
+    let x = Inputs::random(c);
+    let out = run_primitive(c, &x);
+    let r = check_against_reference(c, &x, &out);
+    (out, r)
+}
+
+/// The options of a case, from the bits of `k` (every combination over 64 consecutive k).
+fn with_options(mut c: Case, k: usize) -> Case {
+    c.src_iter = k & 1 != 0;
+    c.bias = k & 2 != 0;
+    c.dst_iter = k & 4 != 0;
+    c.weights_any = k & 8 != 0;
+    c.layer_tag = if k & 16 != 0 { NTC } else { TNC };
+    c.prop = if k & 32 != 0 {
+        PropKind::ForwardTraining
+    } else {
+        PropKind::ForwardInference
+    };
+    c.seed = k as u64 * 7 + 3;
+    c
+}
+
+#[test]
+fn directions_layers_steps_batches_and_options() {
+    // Hidden sizes cover a partial panel (5), exactly one panel (32), and one full + one partial
+    // (37); layer 0 input differs from the hidden size whenever L = 1.
+    let mut k = 0;
+    let mut cases = 0;
+    for direction in DIRECTIONS {
+        for l in 1..=3 {
+            for t in 1..=7 {
+                for n in [1, 13] {
+                    for _ in 0..2 {
+                        let dhc = [5, 32, 37][k % 3];
+                        let slc = if l == 1 { [7, 3, 40][(k / 3) % 3] } else { dhc };
+                        let c = with_options(Case::new(direction, l, t, n, slc, dhc), k * 37 % 64);
+                        run_and_check(&c);
+                        k += 1;
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(cases, 4 * 3 * 7 * 2 * 2);
+}
+
+#[test]
+fn every_option_combination_on_a_small_problem() {
+    for direction in DIRECTIONS {
+        for k in 0..64 {
+            run_and_check(&with_options(Case::new(direction, 2, 3, 2, 6, 6), k));
+        }
+    }
+}
+
+#[test]
+fn inputs_of_both_signs() {
+    for direction in DIRECTIONS {
+        for (l, t, n) in [(1, 1, 1), (3, 7, 13), (2, 5, 4)] {
+            let mut c = Case::new(direction, l, t, n, if l == 1 { 11 } else { 37 }, 37);
+            c.signed = true;
+            c.prop = PropKind::ForwardTraining;
+            run_and_check(&c);
+        }
+    }
+}
+
+#[test]
+fn every_instruction_set() {
+    // The whole driver with each kernel set this CPU supports (AVX-512, AVX2/FMA, portable):
+    // small and large batches (merged and fused layer GEMM), partial panels, training.
+    for isa in oxidnn::kernels::Isa::all_supported() {
+        for (direction, l, t, n, slc, dhc, k) in [
+            (Direction::Left2Right, 2, 3, 1, 37, 37, 63),
+            (Direction::BidirectionalConcat, 1, 4, 13, 20, 45, 41),
+            (Direction::BidirectionalSum, 2, 3, 40, 33, 33, 32),
+            (Direction::Right2Left, 1, 2, 3, 64, 96, 14),
+        ] {
+            let mut c = with_options(Case::new(direction, l, t, n, slc, dhc), k);
+            c.isa = Some(isa);
+            let (out, _) = run_and_check(&c);
+            assert_eq!(out.pd.isa(), isa);
+        }
+    }
+}
+
+#[test]
+fn big_enough_to_run_in_parallel() {
+    // Steps above the parallel threshold: multi-threaded step and layer GEMM paths.
+    for (direction, l, t, n, slc, dhc, k) in [
+        (Direction::Left2Right, 1, 4, 13, 80, 100, 15),
+        (Direction::Right2Left, 2, 3, 64, 96, 96, 40),
+        (Direction::BidirectionalConcat, 1, 3, 1, 300, 512, 9),
+        (Direction::BidirectionalSum, 2, 2, 100, 64, 64, 63),
+        (Direction::Left2Right, 1, 2, 150, 33, 70, 46),
+    ] {
+        run_and_check(&with_options(Case::new(direction, l, t, n, slc, dhc), k));
+    }
+}
+
+#[test]
+fn plain_weights_in_ldgoi_and_padded_sub_memory_views() {
+    for direction in DIRECTIONS {
+        let mut c = Case::new(direction, 2, 4, 3, 9, 9);
+        c.weights_any = false;
+        c.weights_tag = LDGOI;
+        c.padded = true;
+        run_and_check(&c);
+        c.layer_tag = NTC;
+        c.prop = PropKind::ForwardTraining;
+        run_and_check(&c);
+    }
+}
+
+#[test]
+fn any_weights_resolve_to_the_packed_layout_and_plain_ones_stay() {
+    let mut c = Case::new(Direction::Left2Right, 1, 2, 2, 3, 4);
+    let pd = make_pd(&c).unwrap();
+    assert!(matches!(
+        pd.arg_md(oxidnn::args::WEIGHTS_LAYER).unwrap().layout(),
+        Layout::Packed(_)
+    ));
+    assert!(pd
+        .arg_md(oxidnn::args::SRC_LAYER)
+        .unwrap()
+        .is_plain_tag(TNC));
+    c.weights_any = false;
+    let pd = make_pd(&c).unwrap();
+    assert!(pd
+        .arg_md(oxidnn::args::WEIGHTS_ITER)
+        .unwrap()
+        .is_plain_tag(LDIGO));
+}
+
+#[test]
+fn user_scratchpad_mode() {
+    for direction in DIRECTIONS {
+        let mut c = Case::new(direction, 2, 3, 5, 8, 8);
+        c.user_scratchpad = true;
+        c.weights_any = false;
+        let (out, _) = run_and_check(&c);
+        let sp = out.pd.arg_md(oxidnn::args::SCRATCHPAD).unwrap();
+        assert_eq!(sp.ndims(), 1);
+        assert!(sp.size_bytes() > 0);
+        assert_eq!(out.pd.memory_consumption(), 0);
+    }
+}
+
+/// The workspace holds the post-activation gates, h and c of every cell, as documented in
+/// `rnn::workspace`.
+#[test]
+fn training_workspace_matches_the_reference_states() {
+    for direction in DIRECTIONS {
+        for src_iter in [false, true] {
+            let mut c = Case::new(direction, 2, 4, 3, 37, 37);
+            c.prop = PropKind::ForwardTraining;
+            c.src_iter = src_iter;
+            let (out, r) = run_and_check(&c);
+            let ws = out
+                .pd
+                .workspace_layout()
+                .expect("training has a workspace")
+                .clone();
+            assert_eq!(out.workspace.len(), ws.bytes);
+            let floats = |region: oxidnn::rnn::arena::Region| -> Vec<f32> {
+                out.workspace[region.offset..][..region.len * 4]
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                    .collect()
+            };
+            let trh = threshold(direction, c.t);
+            compare("ws gates", &floats(ws.gates), &r.gates, trh, true).unwrap();
+            compare("ws h", &floats(ws.h), &r.h, trh, true).unwrap();
+            compare("ws c", &floats(ws.c), &r.c, trh, true).unwrap();
+        }
+    }
+}
+
+#[test]
+fn concurrent_executions_of_one_primitive() {
+    let c = Case::new(Direction::BidirectionalConcat, 2, 5, 13, 40, 40);
+    let pd = make_pd(&c).unwrap();
+    let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone()))).unwrap();
+    std::thread::scope(|s| {
+        for seed in 0..4u64 {
+            let (pd, prim, c) = (&pd, &prim, &c);
+            s.spawn(move || {
+                for rep in 0..3 {
+                    let mut c = c.clone();
+                    c.seed = seed * 10 + rep;
+                    let x = Inputs::random(&c);
+                    let out = run_with(&c, &x, pd, prim);
+                    check_against_reference(&c, &x, &out);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn repeated_executions_reread_plain_weights() {
+    // Weights may change between executions: plain weights are packed at every execution.
+    let mut c = Case::new(Direction::Left2Right, 1, 3, 2, 4, 6);
+    c.weights_any = false;
+    let pd = make_pd(&c).unwrap();
+    let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone()))).unwrap();
+    for seed in 0..3 {
+        c.seed = seed;
+        let x = Inputs::random(&c);
+        check_against_reference(&c, &x, &run_with(&c, &x, &pd, &prim));
+    }
+}
+
+#[test]
+fn zero_sized_time_and_bias_free_cases() {
+    // T = 0: no step runs; dst_iter(_c) are the initial states.
+    let c = Case::new(Direction::BidirectionalSum, 2, 0, 3, 4, 4);
+    let (out, _) = run_and_check(&c);
+    let x = Inputs::random(&c);
+    assert_eq!(out.dst_iter, x.src_iter.unwrap());
+    // No bias: zeros (a superset of oneDNN's CPU engine, which requires it).
+    let mut c = Case::new(Direction::Left2Right, 1, 1, 2, 3, 5);
+    c.bias = false;
+    run_and_check(&c);
+}
