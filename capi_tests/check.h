@@ -34,6 +34,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "oneapi/dnnl/dnnl.h"
 #include "oneapi/dnnl/dnnl_debug.h"
@@ -107,6 +108,16 @@ static inline void check_abort_(void) {
     fprintf(stderr, "aborting: a required step failed\n");
     check_summary();
     exit(1);
+}
+
+/*
+ * True when the library loaded at run time is oxidnn (its dnnl_version() hash starts with
+ * "oxidnn"), also for a binary compiled against the real oneDNN headers and run with oxidnn
+ * in place of libdnnl.so.3.
+ */
+static inline int check_running_on_oxidnn(void) {
+    const dnnl_version_t *v = dnnl_version();
+    return v && v->hash && strncmp(v->hash, "oxidnn", 6) == 0;
 }
 
 /*

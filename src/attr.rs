@@ -1,8 +1,8 @@
 //! Primitive attributes (`dnnl_primitive_attr_t`): the subset RNN primitives use.
 
+use crate::ensure_args;
 use crate::error::Result;
 use crate::types::{FpmathMode, ScratchpadMode};
-use crate::ensure_args;
 
 /// Per-tensor or per-channel quantization scales of RNN weights.
 #[derive(Clone, Debug, PartialEq)]
@@ -15,7 +15,10 @@ pub struct WeightsQParams {
 
 impl Default for WeightsQParams {
     fn default() -> Self {
-        Self { mask: 0, scales: vec![1.0] }
+        Self {
+            mask: 0,
+            scales: vec![1.0],
+        }
     }
 }
 
@@ -32,7 +35,11 @@ pub struct RnnTestParams {
 
 impl Default for RnnTestParams {
     fn default() -> Self {
-        Self { test_mode: false, scales: Vec::new(), cscale: 0.0 }
+        Self {
+            test_mode: false,
+            scales: Vec::new(),
+            cscale: 0.0,
+        }
     }
 }
 
@@ -58,22 +65,13 @@ pub struct Attr {
     pub deterministic: bool,
 }
 
-impl Default for ScratchpadMode {
-    fn default() -> Self {
-        ScratchpadMode::Library
-    }
-}
-
-impl Default for FpmathMode {
-    fn default() -> Self {
-        FpmathMode::Strict
-    }
-}
-
 impl Attr {
     /// Attributes with every field at oneDNN's default.
     pub fn new() -> Self {
-        Self { rnn_data_qparams: (1.0, 0.0), ..Default::default() }
+        Self {
+            rnn_data_qparams: (1.0, 0.0),
+            ..Default::default()
+        }
     }
 
     /// Sets the RNN weights scales; `count` must match the mask (0 → 1 value).
@@ -99,6 +97,12 @@ impl Attr {
 fn checked_qparams(mask: i32, scales: &[f32]) -> Result<WeightsQParams> {
     ensure_args!(mask >= 0, "negative scales mask {mask}");
     ensure_args!(!scales.is_empty(), "scales count must be positive");
-    ensure_args!(mask != 0 || scales.len() == 1, "mask 0 takes exactly one scale");
-    Ok(WeightsQParams { mask, scales: scales.to_vec() })
+    ensure_args!(
+        mask != 0 || scales.len() == 1,
+        "mask 0 takes exactly one scale"
+    );
+    Ok(WeightsQParams {
+        mask,
+        scales: scales.to_vec(),
+    })
 }

@@ -39,14 +39,20 @@ impl<'a> ExecArgs<'a> {
     /// Builds the argument map; an argument given twice is an error, as in oneDNN.
     pub fn new(list: Vec<(i32, &'a Memory)>) -> Result<Self> {
         for (i, (a, _)) in list.iter().enumerate() {
-            ensure_args!(!list[..i].iter().any(|(b, _)| b == a), "execution argument {a} given twice");
+            ensure_args!(
+                !list[..i].iter().any(|(b, _)| b == a),
+                "execution argument {a} given twice"
+            );
         }
         Ok(Self { list })
     }
 
     /// The memory for an argument, if given and not empty.
     pub fn get(&self, arg: i32) -> Option<&'a Memory> {
-        self.list.iter().find(|(a, m)| *a == arg && !m.is_empty()).map(|(_, m)| *m)
+        self.list
+            .iter()
+            .find(|(a, m)| *a == arg && !m.is_empty())
+            .map(|(_, m)| *m)
     }
 
     /// The memory for an argument whose descriptor must equal `md` (dims, type and layout);
@@ -67,8 +73,9 @@ impl<'a> ExecArgs<'a> {
 
     /// Like [`get_checked`](Self::get_checked) but the argument must be present.
     pub fn require(&self, arg: i32, md: &MemoryDesc) -> Result<&'a Memory> {
-        self.get_checked(arg, md)?
-            .ok_or_else(|| Error::InvalidArguments(format!("required execution argument {arg} is missing")))
+        self.get_checked(arg, md)?.ok_or_else(|| {
+            Error::InvalidArguments(format!("required execution argument {arg} is missing"))
+        })
     }
 }
 
@@ -86,13 +93,22 @@ pub enum PrimitiveDesc {
     /// Any RNN cell, forward or backward.
     Rnn(Box<RnnPd>),
     /// A reorder.
-    Reorder(ReorderPd),
+    Reorder(Box<ReorderPd>),
 }
 
 impl PrimitiveDesc {
     /// A reorder pd from `src` to `dst`.
-    pub fn reorder(src: &MemoryDesc, dst: &MemoryDesc, engine: Engine, attr: &Attr) -> Result<Self> {
-        Ok(Self::Reorder(ReorderPd { reorder: Reorder::new(src, dst)?, engine, attr: attr.clone() }))
+    pub fn reorder(
+        src: &MemoryDesc,
+        dst: &MemoryDesc,
+        engine: Engine,
+        attr: &Attr,
+    ) -> Result<Self> {
+        Ok(Self::Reorder(Box::new(ReorderPd {
+            reorder: Reorder::new(src, dst)?,
+            engine,
+            attr: attr.clone(),
+        })))
     }
 
     /// The primitive kind.
@@ -209,7 +225,10 @@ impl Primitive {
             PrimitiveDesc::Rnn(p) => Impl::Rnn(RnnPrimitive::new(p)?),
             PrimitiveDesc::Reorder(_) => Impl::Reorder,
         };
-        Ok(Self { pd: pd.clone(), imp })
+        Ok(Self {
+            pd: pd.clone(),
+            imp,
+        })
     }
 
     /// The descriptor the primitive was created from.
@@ -226,7 +245,9 @@ impl Primitive {
                 let to = args.require(args::TO, r.reorder.dst())?;
                 r.reorder.execute(from, to)
             }
-            _ => Err(Error::Runtime("primitive and descriptor kinds differ".into())),
+            _ => Err(Error::Runtime(
+                "primitive and descriptor kinds differ".into(),
+            )),
         }
     }
 }

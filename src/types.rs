@@ -184,8 +184,10 @@ c_enum! {
 
 c_enum! {
     /// Scratchpad ownership (`dnnl_scratchpad_mode_t`).
+    #[derive(Default)]
     ScratchpadMode, "scratchpad mode" {
         /// The library allocates scratch memory per execution.
+        #[default]
         Library = 0 => "library",
         /// The user passes `DNNL_ARG_SCRATCHPAD`.
         User = 1 => "user",
@@ -194,8 +196,10 @@ c_enum! {
 
 c_enum! {
     /// Floating-point math mode (`dnnl_fpmath_mode_t`).
+    #[derive(Default)]
     FpmathMode, "fpmath mode" {
         /// Strict f32 math.
+        #[default]
         Strict = 0 => "strict",
         /// Implicit down-conversion to bf16 allowed.
         Bf16 = 1 => "bf16",

@@ -22,8 +22,18 @@ const KNOWN_TENSORS: [&str; 9] = [
 /// The logical dims tensor `name` must have for the case's sizes.
 fn expected_shape(c: &GoldenCase, name: &str) -> Vec<i64> {
     let (l, d, t, n) = (c.dim("L"), c.dim("D"), c.dim("T"), c.dim("N"));
-    let (slc, sic, dhc, dic, g) = (c.dim("SLC"), c.dim("SIC"), c.dim("DHC"), c.dim("DIC"), c.dim("G"));
-    let dlc = if c.direction == "bidirectional_concat" { 2 * dic } else { dic };
+    let (slc, sic, dhc, dic, g) = (
+        c.dim("SLC"),
+        c.dim("SIC"),
+        c.dim("DHC"),
+        c.dim("DIC"),
+        c.dim("G"),
+    );
+    let dlc = if c.direction == "bidirectional_concat" {
+        2 * dic
+    } else {
+        dic
+    };
     match name {
         "src_layer" => vec![t, n, slc],
         "src_iter" => vec![l, d, n, sic],
@@ -52,16 +62,37 @@ fn check_case(c: &GoldenCase) {
     }
     assert_eq!(c.dim("D"), want_d, "{}: D vs direction", who);
     assert_eq!(c.dim("G"), 4, "{}: LSTM has 4 gates", who);
-    assert_eq!(c.dim("DIC"), c.dim("DHC"), "{}: DIC == DHC (no projection)", who);
+    assert_eq!(
+        c.dim("DIC"),
+        c.dim("DHC"),
+        "{}: DIC == DHC (no projection)",
+        who
+    );
     assert_eq!(c.dim("SIC"), c.dim("DHC"), "{}: SIC == DHC", who);
     if c.dim("L") > 1 {
-        assert_eq!(c.dim("SLC"), c.dim("DHC"), "{}: multi-layer needs SLC == DHC", who);
+        assert_eq!(
+            c.dim("SLC"),
+            c.dim("DHC"),
+            "{}: multi-layer needs SLC == DHC",
+            who
+        );
     }
 
     for name in c.tensors.keys() {
-        assert!(KNOWN_TENSORS.contains(&name.as_str()), "{}: unknown tensor {}", who, name);
+        assert!(
+            KNOWN_TENSORS.contains(&name.as_str()),
+            "{}: unknown tensor {}",
+            who,
+            name
+        );
     }
-    for name in ["src_layer", "weights_layer", "weights_iter", "bias", "dst_layer"] {
+    for name in [
+        "src_layer",
+        "weights_layer",
+        "weights_iter",
+        "bias",
+        "dst_layer",
+    ] {
         assert!(c.tensors.contains_key(name), "{}: missing {}", who, name);
     }
     assert_eq!(
@@ -80,15 +111,35 @@ fn check_case(c: &GoldenCase) {
     for (name, (dims, values)) in &c.tensors {
         assert_eq!(dims, &expected_shape(c, name), "{}: {} dims", who, name);
         let count: i64 = dims.iter().product();
-        assert_eq!(count as usize, values.len(), "{}: {} value count", who, name);
-        assert!(values.iter().all(|v| v.is_finite()), "{}: {} has non-finite values", who, name);
+        assert_eq!(
+            count as usize,
+            values.len(),
+            "{}: {} value count",
+            who,
+            name
+        );
+        assert!(
+            values.iter().all(|v| v.is_finite()),
+            "{}: {} has non-finite values",
+            who,
+            name
+        );
     }
 
     // LSTM outputs: |h| < 1 always.
     for name in ["dst_layer", "dst_iter"] {
         if let Some(v) = c.values(name) {
-            let bound = if name == "dst_layer" && c.direction == "bidirectional_sum" { 2.0 } else { 1.0 };
-            assert!(v.iter().all(|x| x.abs() < bound), "{}: {} out of range", who, name);
+            let bound = if name == "dst_layer" && c.direction == "bidirectional_sum" {
+                2.0
+            } else {
+                1.0
+            };
+            assert!(
+                v.iter().all(|x| x.abs() < bound),
+                "{}: {} out of range",
+                who,
+                name
+            );
         }
     }
 }
@@ -97,14 +148,28 @@ fn check_case(c: &GoldenCase) {
 fn lstm_goldens_are_well_formed() {
     let dir = lstm_dir();
     let cases = load_dir(&dir);
-    assert!(cases.len() >= 12, "expected >= 12 golden cases in {}, found {}", dir.display(), cases.len());
+    assert!(
+        cases.len() >= 12,
+        "expected >= 12 golden cases in {}, found {}",
+        dir.display(),
+        cases.len()
+    );
     for c in &cases {
         let file = dir.join(format!("{}.txt", c.name));
         assert!(file.is_file(), "{}: file name must be <case>.txt", c.name);
         check_case(c);
     }
-    for d in ["left2right", "right2left", "bidirectional_concat", "bidirectional_sum"] {
-        assert!(cases.iter().any(|c| c.direction == d), "no golden case for direction {}", d);
+    for d in [
+        "left2right",
+        "right2left",
+        "bidirectional_concat",
+        "bidirectional_sum",
+    ] {
+        assert!(
+            cases.iter().any(|c| c.direction == d),
+            "no golden case for direction {}",
+            d
+        );
     }
 }
 
@@ -138,7 +203,13 @@ fn parser_reads_a_small_file() {
 #[test]
 fn parser_round_trips_9_digit_floats() {
     // "%.9g" of these f32 values must parse back bit-exactly.
-    for v in [0.1f32, 1.0 / 3.0, -7.654321e-5, 0.999999940, 1.17549435e-38] {
+    for v in [
+        0.1f32,
+        1.0 / 3.0,
+        -7.654321e-5,
+        0.99999994,
+        f32::MIN_POSITIVE,
+    ] {
         let text = SMALL.replace("0.5\n", &format!("{:.8e}\n", v));
         let c = parse(&text).unwrap();
         assert_eq!(c.values("src_layer").unwrap()[0].to_bits(), v.to_bits());

@@ -5,7 +5,7 @@
 //! primitive accepts the attributes is decided when its descriptor is created.
 
 use super::boundary::{check_out, slice, status, write_out};
-use super::handle::{as_rust, as_rust_mut, destroy, into_handle};
+use super::handle::{as_rust, as_rust_mut, destroy, write_handle};
 use super::types::*;
 use crate::attr::{Attr, RnnTestParams, WeightsQParams};
 use crate::error::{Error, Result};
@@ -66,11 +66,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_create(
     attr: *mut dnnl_primitive_attr_t,
 ) -> dnnl_status_t {
     status("dnnl_primitive_attr_create", || {
-        write_out(
-            attr,
-            "attr",
-            into_handle::<dnnl_primitive_attr>(Attr::new()),
-        )
+        write_handle::<dnnl_primitive_attr>(attr, "attr", Attr::new())
     })
 }
 
@@ -86,7 +82,7 @@ pub unsafe extern "C" fn dnnl_primitive_attr_clone(
     status("dnnl_primitive_attr_clone", || {
         check_out(attr, "attr")?;
         let a = as_rust(existing_attr)?.clone();
-        write_out(attr, "attr", into_handle::<dnnl_primitive_attr>(a))
+        write_handle::<dnnl_primitive_attr>(attr, "attr", a)
     })
 }
 

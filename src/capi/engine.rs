@@ -1,7 +1,7 @@
 //! `dnnl_engine_*` and `dnnl_stream_*`.
 
 use super::boundary::{status, value, write_out};
-use super::handle::{as_rust, destroy, into_handle};
+use super::handle::{as_rust, destroy, write_handle};
 use super::objects::CStream;
 use super::types::*;
 use crate::engine::Engine;
@@ -11,7 +11,9 @@ use crate::types::{CEnum, EngineKind};
 /// Number of engines of a kind (1 for CPU, 0 otherwise).
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_engine_get_count(kind: dnnl_engine_kind_t) -> usize {
-    value("dnnl_engine_get_count", 0, || Ok(EngineKind::from_raw(kind).map_or(0, Engine::count)))
+    value("dnnl_engine_get_count", 0, || {
+        Ok(EngineKind::from_raw(kind).map_or(0, Engine::count))
+    })
 }
 
 /// Creates engine `index` of `kind`.
@@ -26,7 +28,7 @@ pub unsafe extern "C" fn dnnl_engine_create(
 ) -> dnnl_status_t {
     status("dnnl_engine_create", || {
         let e = Engine::new(EngineKind::parse(kind)?, index)?;
-        write_out(engine, "engine", into_handle::<dnnl_engine>(e))
+        write_handle::<dnnl_engine>(engine, "engine", e)
     })
 }
 
@@ -69,8 +71,11 @@ pub unsafe extern "C" fn dnnl_stream_create(
 ) -> dnnl_status_t {
     status("dnnl_stream_create", || {
         let e = as_rust::<dnnl_engine>(engine)?;
-        let s = CStream { stream: Stream::new(*e, flags)?, engine };
-        write_out(stream, "stream", into_handle::<dnnl_stream>(s))
+        let s = CStream {
+            stream: Stream::new(*e, flags)?,
+            engine,
+        };
+        write_handle::<dnnl_stream>(stream, "stream", s)
     })
 }
 
@@ -95,7 +100,9 @@ pub unsafe extern "C" fn dnnl_stream_get_engine(
 /// `stream` is NULL or a live stream.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dnnl_stream_wait(stream: dnnl_stream_t) -> dnnl_status_t {
-    status("dnnl_stream_wait", || as_rust::<dnnl_stream>(stream).map(|_| ()))
+    status("dnnl_stream_wait", || {
+        as_rust::<dnnl_stream>(stream).map(|_| ())
+    })
 }
 
 /// Destroys a stream (NULL: no-op).

@@ -19,6 +19,23 @@ pub(crate) fn into_handle<C: Castable>(v: C::Rust) -> *mut C {
     Box::into_raw(Box::new(v)).cast()
 }
 
+/// Writes a new handle for `v` to the out-parameter `p`; when `p` is NULL nothing is allocated
+/// (`v` is dropped) and the result is `invalid_arguments` naming the parameter.
+///
+/// # Safety
+/// `p` is NULL or valid for writing a handle.
+pub(crate) unsafe fn write_handle<C: Castable>(
+    p: *mut *mut C,
+    name: &str,
+    v: C::Rust,
+) -> Result<()> {
+    if p.is_null() {
+        return Err(Error::InvalidArguments(format!("{name} is NULL")));
+    }
+    p.write(into_handle::<C>(v));
+    Ok(())
+}
+
 /// Borrows the object behind a handle; NULL → `invalid_arguments`.
 ///
 /// # Safety

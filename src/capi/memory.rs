@@ -4,7 +4,7 @@
 //! the only valid one.
 
 use super::boundary::{check_handle_index, check_out, slice, status, write_out};
-use super::handle::{as_rust, as_rust_mut, as_rust_opt, borrowed, destroy, into_handle};
+use super::handle::{as_rust, as_rust_mut, as_rust_opt, borrowed, destroy, write_handle};
 use super::objects::CMemory;
 use super::types::*;
 use crate::error::{Error, Result};
@@ -43,7 +43,7 @@ unsafe fn create(
         memory: Memory::new(md, e, handle_of(handle))?,
         engine,
     };
-    write_out(memory, "memory", into_handle::<dnnl_memory>(m))
+    write_handle::<dnnl_memory>(memory, "memory", m)
 }
 
 /// Creates a memory object. `handle` is a user buffer, `DNNL_MEMORY_ALLOCATE` (the library

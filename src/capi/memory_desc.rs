@@ -6,8 +6,8 @@
 // oneDNN's constants are lower-case; matching on them is the point of this module.
 #![allow(non_upper_case_globals)]
 
-use super::boundary::{check_handle_index, check_out, put, slice, status, value, write_out};
-use super::handle::{as_rust, as_rust_opt, destroy, into_handle};
+use super::boundary::{check_handle_index, check_out, put, slice, status, value};
+use super::handle::{as_rust, as_rust_opt, destroy, write_handle};
 use super::types::*;
 use crate::error::{Error, Result};
 use crate::memory::MemoryDesc;
@@ -95,11 +95,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_create_with_tag(
             let dims = slice(dims, n, "dims")?;
             MemoryDesc::with_tag(dims, parse_data_type(data_type)?, tag)?
         };
-        write_out(
-            memory_desc,
-            "memory_desc",
-            into_handle::<dnnl_memory_desc>(md),
-        )
+        write_handle::<dnnl_memory_desc>(memory_desc, "memory_desc", md)
     })
 }
 
@@ -127,11 +123,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_create_with_strides(
                 .transpose()?;
             MemoryDesc::with_strides(dims, parse_data_type(data_type)?, strides)?
         };
-        write_out(
-            memory_desc,
-            "memory_desc",
-            into_handle::<dnnl_memory_desc>(md),
-        )
+        write_handle::<dnnl_memory_desc>(memory_desc, "memory_desc", md)
     })
 }
 
@@ -153,11 +145,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_create_submemory(
         let n = parent.ndims();
         let (dims, offsets) = (slice(dims, n, "dims")?, slice(offsets, n, "offsets")?);
         let md = parent.submemory(dims, offsets)?;
-        write_out(
-            memory_desc,
-            "memory_desc",
-            into_handle::<dnnl_memory_desc>(md),
-        )
+        write_handle::<dnnl_memory_desc>(memory_desc, "memory_desc", md)
     })
 }
 
@@ -179,11 +167,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
             return Err(Error::InvalidArguments("permutation is NULL".into()));
         }
         let md = md.permute_axes(slice(permutation, md.ndims(), "permutation")?)?;
-        write_out(
-            out_memory_desc,
-            "out_memory_desc",
-            into_handle::<dnnl_memory_desc>(md),
-        )
+        write_handle::<dnnl_memory_desc>(out_memory_desc, "out_memory_desc", md)
     })
 }
 
@@ -199,11 +183,7 @@ pub unsafe extern "C" fn dnnl_memory_desc_clone(
     status("dnnl_memory_desc_clone", || {
         check_out(memory_desc, "memory_desc")?;
         let md = as_rust(existing_memory_desc)?.clone();
-        write_out(
-            memory_desc,
-            "memory_desc",
-            into_handle::<dnnl_memory_desc>(md),
-        )
+        write_handle::<dnnl_memory_desc>(memory_desc, "memory_desc", md)
     })
 }
 

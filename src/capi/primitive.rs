@@ -1,7 +1,7 @@
 //! `dnnl_primitive_*`: creating, executing and destroying primitives.
 
 use super::boundary::{check_out, slice, status, write_out};
-use super::handle::{as_rust, as_rust_opt, borrowed, destroy, into_handle};
+use super::handle::{as_rust, as_rust_opt, borrowed, destroy, write_handle};
 use super::objects::CPrimitive;
 use super::types::*;
 use super::verbose;
@@ -38,7 +38,7 @@ pub unsafe extern "C" fn dnnl_primitive_create(
             primitive: p,
             pd: cpd.clone(),
         };
-        write_out(primitive, "primitive", into_handle::<dnnl_primitive>(c))
+        write_handle::<dnnl_primitive>(primitive, "primitive", c)
     })
 }
 

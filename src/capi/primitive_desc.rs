@@ -11,7 +11,7 @@
 #![allow(non_upper_case_globals)]
 
 use super::boundary::{check_out, put, status, value, write_out};
-use super::handle::{as_rust, as_rust_mut, borrowed, destroy, into_handle};
+use super::handle::{as_rust, as_rust_mut, borrowed, destroy, write_handle};
 use super::objects::CPrimitiveDesc;
 use super::types::*;
 use crate::error::{Error, Result};
@@ -211,11 +211,7 @@ pub unsafe extern "C" fn dnnl_primitive_desc_clone(
     status("dnnl_primitive_desc_clone", || {
         check_out(primitive_desc, "primitive_desc")?;
         let c = as_rust(existing_primitive_desc)?.clone();
-        write_out(
-            primitive_desc,
-            "primitive_desc",
-            into_handle::<dnnl_primitive_desc>(c),
-        )
+        write_handle::<dnnl_primitive_desc>(primitive_desc, "primitive_desc", c)
     })
 }
 

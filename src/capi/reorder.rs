@@ -1,8 +1,8 @@
 //! `dnnl_reorder_primitive_desc_create`: layout (and packing) conversion between two memory
 //! descriptors with the same dims.
 
-use super::boundary::{check_out, status, write_out};
-use super::handle::{as_rust, as_rust_opt, into_handle};
+use super::boundary::{check_out, status};
+use super::handle::{as_rust, as_rust_opt, write_handle};
 use super::objects::CPrimitiveDesc;
 use super::types::*;
 use crate::attr::Attr;
@@ -31,10 +31,6 @@ pub unsafe extern "C" fn dnnl_reorder_primitive_desc_create(
         let attr = as_rust_opt(attr).cloned().unwrap_or_else(Attr::new);
         let pd = PrimitiveDesc::reorder(src, dst, engine, &attr)?;
         let c = CPrimitiveDesc::new(pd, src_engine).with_dst_engine(dst_engine);
-        write_out(
-            reorder_primitive_desc,
-            "reorder_primitive_desc",
-            into_handle::<dnnl_primitive_desc>(c),
-        )
+        write_handle::<dnnl_primitive_desc>(reorder_primitive_desc, "reorder_primitive_desc", c)
     })
 }

@@ -6,8 +6,8 @@
 //! descriptor (both mean "absent"); as in oneDNN, the tensors every RNN needs (source and
 //! destination layer, both weights, and their diffs for backward) must not be NULL.
 
-use super::boundary::{check_out, status, write_out};
-use super::handle::{as_rust, as_rust_opt, into_handle};
+use super::boundary::{check_out, status};
+use super::handle::{as_rust, as_rust_opt, write_handle};
 use super::objects::CPrimitiveDesc;
 use super::types::*;
 use crate::args;
@@ -124,10 +124,21 @@ unsafe fn create(
     let e = *as_rust(engine)?;
     let mut desc = op;
     for &(arg, md) in tensors {
-        if md.is_null() && REQUIRED.contains(&arg) {
-            return Err(Error::InvalidArguments(format!(
-                "the descriptor of argument {arg} is NULL"
-            )));
+        if REQUIRED.contains(&arg) {
+            match as_rust_opt(md) {
+                None => {
+                    return Err(Error::InvalidArguments(format!(
+                        "the descriptor of argument {arg} is NULL"
+                    )))
+                }
+                // oneDNN answers a zero descriptor for a required tensor with `unimplemented`.
+                Some(m) if m.is_zero() => {
+                    return Err(Error::Unimplemented(format!(
+                        "the descriptor of argument {arg} is a zero memory descriptor"
+                    )))
+                }
+                Some(_) => {}
+            }
         }
         desc = desc.with(arg, as_rust_opt(md));
     }
@@ -138,11 +149,7 @@ unsafe fn create(
     });
     let pd = PrimitiveDesc::Rnn(Box::new(RnnPd::new(e, desc, &attr, hint)?));
     let c = CPrimitiveDesc::new(pd, engine);
-    write_out(
-        primitive_desc,
-        "primitive_desc",
-        into_handle::<dnnl_primitive_desc>(c),
-    )
+    write_handle::<dnnl_primitive_desc>(primitive_desc, "primitive_desc", c)
 }
 
 /// Creates a vanilla RNN forward (training or inference) primitive descriptor.
