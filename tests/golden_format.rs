@@ -7,12 +7,13 @@ mod golden;
 
 use golden::{load_dir, lstm_dir, parse, GoldenCase};
 
-const KNOWN_TENSORS: [&str; 9] = [
+const KNOWN_TENSORS: [&str; 10] = [
     "src_layer",
     "src_iter",
     "src_iter_c",
     "weights_layer",
     "weights_iter",
+    "weights_peephole",
     "bias",
     "dst_layer",
     "dst_iter",
@@ -40,6 +41,7 @@ fn expected_shape(c: &GoldenCase, name: &str) -> Vec<i64> {
         "src_iter_c" => vec![l, d, n, dhc],
         "weights_layer" => vec![l, d, slc, g, dhc],
         "weights_iter" => vec![l, d, sic, g, dhc],
+        "weights_peephole" => vec![l, d, 3, dhc],
         "bias" => vec![l, d, g, dhc],
         "dst_layer" => vec![t, n, dlc],
         "dst_iter" => vec![l, d, n, dic],

@@ -297,7 +297,7 @@ fn data_types_are_f32_only_for_now() {
 
 #[test]
 fn peephole_projection_and_other_cells() {
-    unimplemented(
+    ok(
         Mds::base().set(args::WEIGHTS_PEEPHOLE, Some(f32md(&[1, 1, 3, 4], LDNC))),
         "peephole",
     );
@@ -316,17 +316,31 @@ fn peephole_projection_and_other_cells() {
             .set(args::DST_ITER_C, None)
             .set(args::BIAS, Some(f32md(&[1, 1, 3, 4], LDNC)))
     };
-    unimplemented(gru(), "GRU");
+    ok(gru(), "GRU");
+    invalid(gru().cell(AlgKind::LbrGru), "LBR-GRU with 3 bias rows");
+    ok(
+        gru()
+            .cell(AlgKind::LbrGru)
+            .set(args::BIAS, Some(f32md(&[1, 1, 4, 4], LDNC))),
+        "LBR-GRU",
+    );
+    invalid(gru().cell(AlgKind::VanillaAugru), "AUGRU without attention");
     invalid(
         gru().set(args::WEIGHTS_ITER, Some(f32md(&[1, 1, 4, 3, 5], ANY))),
         "GRU with DHC != SIC",
     );
-    let rnn = Mds::with_dims([1, 1, 5, 3, 5, 4, 4, 1, 4])
-        .cell(AlgKind::VanillaRnn)
-        .set(args::SRC_ITER_C, None)
-        .set(args::DST_ITER_C, None)
-        .set(args::BIAS, Some(f32md(&[1, 1, 1, 4], LDNC)));
-    unimplemented(rnn, "vanilla RNN");
+    let rnn = || {
+        Mds::with_dims([1, 1, 5, 3, 5, 4, 4, 1, 4])
+            .cell(AlgKind::VanillaRnn)
+            .set(args::SRC_ITER_C, None)
+            .set(args::DST_ITER_C, None)
+            .set(args::BIAS, Some(f32md(&[1, 1, 1, 4], LDNC)))
+    };
+    ok(rnn(), "vanilla RNN");
+    invalid(
+        rnn().set(args::BIAS, Some(f32md(&[1, 1, 3, 4], LDNC))),
+        "vanilla RNN with 3 bias rows",
+    );
     invalid(Mds::base().cell(AlgKind::EltwiseRelu), "not a cell kind");
 }
 

@@ -1,21 +1,21 @@
-//! Every LSTM golden case (outputs of the real oneDNN, `tests/goldens/lstm`) through the
-//! primitive, compared with benchdnn's f32 threshold; also the reference against the same
-//! goldens, so a disagreement can be blamed on the right side.
+//! Every golden case (outputs of the real oneDNN: LSTM in `tests/goldens/lstm`, the other cells
+//! in `tests/goldens/<cell>`) through the primitive, compared with benchdnn's f32 threshold; also
+//! the reference against the same goldens, so a disagreement can be blamed on the right side.
 //!
 //! Golden inputs have both signs, so the LSTM cell state may cancel; where a point exceeds
 //! benchdnn's relative threshold the comparison falls back to benchdnn's L2-norm rule — as
 //! benchdnn does — except at L = T = 1, where the threshold is applied relative to
 //! max(|expected|, 1).
 
-// The shared parser is someone else's file; its one clippy nit must not fail this test's lint.
-#[allow(clippy::unnecessary_map_or)]
 #[path = "common/golden.rs"]
 mod golden;
 mod lstm_common;
 
 use golden::GoldenCase;
 use lstm_common::*;
+use oxidnn::rnn::cells::vanilla::Activation;
 use oxidnn::rnn::reference;
+use oxidnn::rnn::CellKind;
 use oxidnn::types::{Direction, PropKind};
 
 fn direction(name: &str) -> Direction {
@@ -30,7 +30,15 @@ fn direction(name: &str) -> Direction {
 
 fn case_of(g: &GoldenCase) -> (Case, Inputs) {
     let dim = |k: &str| g.dim(k) as usize;
-    assert_eq!(g.cell, "lstm", "{}", g.name);
+    let cell = match g.cell.as_str() {
+        "lstm" => CellKind::Lstm,
+        "vanilla_rnn" => CellKind::VanillaRnn,
+        "gru" => CellKind::Gru,
+        "lbr_gru" => CellKind::LbrGru,
+        "augru" => CellKind::Augru,
+        "lbr_augru" => CellKind::LbrAugru,
+        other => panic!("{}: unknown cell {other}", g.name),
+    };
     assert_eq!(
         dim("SIC"),
         dim("DHC"),
@@ -44,7 +52,17 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
         dim("N"),
         dim("SLC"),
         dim("DHC"),
-    );
+    )
+    .with_cell(cell);
+    if let Some(act) = &g.activation {
+        let alpha: f32 = g.alpha.as_deref().unwrap_or("0").parse().expect("alpha");
+        c.activation = match act.as_str() {
+            "relu" => Activation::Relu(alpha),
+            "tanh" => Activation::Tanh,
+            "logistic" => Activation::Logistic,
+            other => panic!("{}: unknown activation {other}", g.name),
+        };
+    }
     assert_eq!(c.d(), dim("D"), "{}", g.name);
     c.prop = match g.prop.as_str() {
         "forward_inference" => PropKind::ForwardInference,
@@ -53,7 +71,9 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
     };
     let t = |name: &str| g.values(name).map(|v| v.to_vec());
     c.src_iter = t("src_iter").is_some();
-    assert_eq!(c.src_iter, t("src_iter_c").is_some(), "{}", g.name);
+    if cell.has_c_state() {
+        assert_eq!(c.src_iter, t("src_iter_c").is_some(), "{}", g.name);
+    }
     c.bias = t("bias").is_some();
     c.dst_iter = t("dst_iter").is_some();
     let x = Inputs {
@@ -63,7 +83,11 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
         weights_layer: t("weights_layer").expect("weights_layer"),
         weights_iter: t("weights_iter").expect("weights_iter"),
         bias: t("bias"),
+        // `[T][N][1]` values are `[T][N]` in row-major order.
+        attention: t("attention"),
+        peephole: t("weights_peephole"),
     };
+    c.peephole = x.peephole.is_some();
     (c, x)
 }
 
@@ -71,7 +95,7 @@ fn check(g: &GoldenCase, c: &Case, what: &str, got: &[f32]) -> Result<(), String
     let exp = g
         .values(what)
         .unwrap_or_else(|| panic!("{}: no {what}", g.name));
-    let trh = threshold(c.direction, c.t);
+    let trh = cell_threshold(c.cell, c.dhc, c.direction, c.t);
     if c.l == 1 && c.t == 1 {
         compare_scaled(what, got, exp, trh)
     } else {
@@ -81,8 +105,21 @@ fn check(g: &GoldenCase, c: &Case, what: &str, got: &[f32]) -> Result<(), String
 
 #[test]
 fn primitive_and_reference_match_onednn_goldens() {
-    let cases = golden::load_dir(&golden::lstm_dir());
-    assert!(!cases.is_empty(), "no golden cases found");
+    check_dir(&golden::lstm_dir());
+}
+
+#[test]
+fn other_cells_match_onednn_goldens() {
+    for cell in ["vanilla_rnn", "gru", "lbr_gru", "augru", "lbr_augru"] {
+        check_dir(&golden::cell_dir(cell));
+    }
+}
+
+/// Every case of a golden directory through the primitive (weights `any` and plain) and the
+/// reference.
+fn check_dir(dir: &std::path::Path) {
+    let cases = golden::load_dir(dir);
+    assert!(!cases.is_empty(), "no golden cases in {}", dir.display());
     let mut errors = Vec::new();
     for g in &cases {
         let (c, x) = case_of(g);
@@ -100,6 +137,8 @@ fn primitive_and_reference_match_onednn_goldens() {
                     "primitive dst_iter",
                     check(g, &c, "dst_iter", &out.dst_iter),
                 ));
+            }
+            if c.dst_iter && c.cell.has_c_state() {
                 results.push((
                     "primitive dst_iter_c",
                     check(g, &c, "dst_iter_c", &out.dst_iter_c),
@@ -121,6 +160,8 @@ fn primitive_and_reference_match_onednn_goldens() {
                     .err()
                     .map(|e| format!("{} (reference): {e}", g.name)),
             );
+        }
+        if c.dst_iter && c.cell.has_c_state() {
             errors.extend(
                 check(g, &c, "dst_iter_c", &r.dst_iter_c)
                     .err()

@@ -183,16 +183,42 @@ fn training_workspace_matches_the_reference_states() {
                 .expect("training has a workspace")
                 .clone();
             assert_eq!(out.workspace.len(), ws.bytes);
-            let floats = |region: oxidnn::rnn::arena::Region| -> Vec<f32> {
-                out.workspace[region.offset..][..region.len * 4]
-                    .chunks_exact(4)
-                    .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
-                    .collect()
-            };
+            let floats = |region| out.workspace_floats(region);
             let trh = threshold(direction, c.t);
             compare("ws gates", &floats(ws.gates), &r.gates, trh, true).unwrap();
             compare("ws h", &floats(ws.h), &r.h, trh, true).unwrap();
             compare("ws c", &floats(ws.c), &r.c, trh, true).unwrap();
+        }
+    }
+}
+
+#[test]
+fn peephole_weights() {
+    let mut k = 0usize;
+    for direction in DIRECTIONS {
+        for l in 1..=2 {
+            for t in [1, 5] {
+                for n in [1, 13] {
+                    for prop in [PropKind::ForwardInference, PropKind::ForwardTraining] {
+                        let dhc = [5, 32, 37][k % 3];
+                        let slc = if l == 1 { 11 } else { dhc };
+                        let mut c = Case::new(direction, l, t, n, slc, dhc);
+                        c.peephole = true;
+                        c.prop = prop;
+                        c.weights_any = k.is_multiple_of(2);
+                        c.src_iter = k % 4 != 3;
+                        c.seed = k as u64 + 5;
+                        let (out, r) = run_and_check(&c);
+                        if prop == PropKind::ForwardTraining {
+                            let ws = out.pd.workspace_layout().unwrap().clone();
+                            let trh = threshold(direction, t);
+                            let ws_gates = out.workspace_floats(ws.gates);
+                            compare("ws gates", &ws_gates, &r.gates, trh, true).unwrap();
+                        }
+                        k += 1;
+                    }
+                }
+            }
         }
     }
 }

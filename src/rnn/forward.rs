@@ -21,7 +21,7 @@
 //! panels step after step), or on the calling thread alone when steps are tiny. Nothing is
 //! allocated, packed or copied per step.
 
-use super::cells::{lstm, CellKind, TileRows};
+use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, TileRows};
 use super::problem::RnnProblem;
 use super::scratch::{gates_width, ScratchLayout};
 use super::views::{SeqView, Strided};
@@ -63,6 +63,13 @@ pub struct ForwardTensors {
     pub weights_iter: PackedWeights,
     /// Staged bias `[L][D][P·G·32]`.
     pub bias: *const f32,
+    /// Linear-before-reset cells: the staged bias of the recurrent product `[L][D][P·G·32]`
+    /// (`b_u'` on the `o` gate, zeros elsewhere); null otherwise.
+    pub bias_rec: *const f32,
+    /// AUGRU: `attention` `[T][N][1]`.
+    pub attention: Option<Strided<3>>,
+    /// LSTM peephole weights staged `[L][D][P·3·32]`, or null.
+    pub peephole: *const f32,
     /// Scratchpad buffer (laid out by [`ScratchLayout`]).
     pub scratch: *mut u8,
     /// Workspace buffer (training), or null.
@@ -111,6 +118,19 @@ struct Pass {
     c_all: SeqView,
     /// Post-activation gates of step `s` at row `(s, n)` (training).
     ws_gates: Option<SeqView>,
+    /// Linear-before-reset training: `h_prev·U_o + b_u'` of step `s` at row `(s, n)`.
+    ws_lbr: Option<SeqView>,
+    /// AUGRU: the attention of step `s`, row `n` at `(s, n)`.
+    attention: Option<SeqView>,
+}
+
+/// Which part of a cell's post-GEMM a step phase runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// The only part (GRU: the first, before the `(r ⊙ h_prev)·U_o` GEMM).
+    First,
+    /// GRU: the second part.
+    Second,
 }
 
 /// Copies `len` floats, or writes zeros when `src` is `None`.
@@ -269,6 +289,14 @@ impl Forward<'_> {
                 extra_add: p.direction == Direction::BidirectionalSum && d == 1,
                 c_all,
                 ws_gates,
+                ws_lbr: self.workspace.filter(|ws| ws.lbr.len > 0).map(|ws| {
+                    SeqView::dense(
+                        ws.lbr.ptr(t.workspace).add(ws.lbr_index(l, d, 0, 0)),
+                        p.n,
+                        p.dhc,
+                    )
+                }),
+                attention: t.attention.map(|a| self.time_view(a, d, 0)),
             }
         }
     }
@@ -280,11 +308,13 @@ impl Forward<'_> {
             let pass = self.pass(l, d);
             let c_init = self.tensors.src_iter_c.map(|s| SeqView::state(&s, l, d));
             for n in team.share(p.n) {
-                copy_or_zero(
-                    pass.c_all.row(0, n),
-                    c_init.map(|v| v.row(0, n).cast_const()),
-                    p.dhc,
-                );
+                if p.cell.has_c_state() {
+                    copy_or_zero(
+                        pass.c_all.row(0, n),
+                        c_init.map(|v| v.row(0, n).cast_const()),
+                        p.dhc,
+                    );
+                }
                 if let Some(ws) = pass.h_ws_init {
                     copy_or_zero(
                         ws.row(0, n),
@@ -367,6 +397,10 @@ impl Forward<'_> {
     /// (first `gates = x·W + b` when the layer GEMM is fused), then the post-GEMM. Members keep
     /// the same panels of the weights every step and walk them in alternate directions, reusing
     /// the part of their share still in cache.
+    ///
+    /// By cell: the linear-before-reset cells put `h_prev·U + b_u'` in a buffer of its own; the
+    /// GRU cells multiply only the `u, r` columns here, then (after a barrier: every unit of r
+    /// is needed) add `(r ⊙ h_prev)·U_o` to the `o` columns and run the second post-GEMM part.
     unsafe fn step(&self, team: &Team, pass: &Pass, s: usize, s0: usize) {
         let p = self.problem;
         let (width, total, panels) = (self.width(), gates_width(p), self.panels());
@@ -376,57 +410,97 @@ impl Forward<'_> {
             Some(pass.h_seq.from_step(s - 1))
         };
         let (block, blocks) = self.batch_blocks(team);
-        let gates = unsafe {
-            self.scratch
-                .gates
-                .ptr(self.tensors.scratch)
-                .add((s - s0) * p.n * total)
-        };
-        let bias = self
-            .tensors
-            .bias
-            .wrapping_add((pass.l * p.d + pass.d) * total);
-        team.for_each(blocks * panels, s % 2 == 1, |it| {
+        let scratch = self.tensors.scratch;
+        let gates = unsafe { self.scratch.gates.ptr(scratch).add((s - s0) * p.n * total) };
+        let ld = pass.l * p.d + pass.d;
+        let bias = self.tensors.bias.wrapping_add(ld * total);
+        let bias_rec = self.tensors.bias_rec.wrapping_add(ld * total);
+        let rec = unsafe { self.scratch.rec.ptr(scratch) };
+        let rh = unsafe { self.scratch.rh.ptr(scratch) };
+        let (gru, lbr) = (
+            matches!(p.cell, CellKind::Gru | CellKind::Augru),
+            matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru),
+        );
+        // The tile of item `it`: (rows, panel, its gates).
+        let tile_of = |it: usize| {
             let (panel, b) = (it / blocks, it % blocks);
             let n0 = b * block;
-            let n1 = p.n.min(n0 + block);
-            // SAFETY: the tile (rows n0..n1, units of `panel`) is written by this item only;
-            // h_prev is the previous step's output, complete (barrier) and read-only now.
+            (
+                n0..p.n.min(n0 + block),
+                panel,
+                gates.wrapping_add(n0 * total + panel * width),
+            )
+        };
+        team.for_each(blocks * panels, s % 2 == 1, |it| {
+            let (rows, panel, tile) = tile_of(it);
+            // SAFETY: the tile (rows, units of `panel`) is written by this item only; h_prev is
+            // the previous step's output, complete (barrier) and read-only now.
             unsafe {
-                let tile = gates.add(n0 * total + panel * width);
                 if self.scratch.fused_layer_gemm {
                     let w = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
                     let x = pass.x.gemm_rows(s, p.n);
+                    let init = Init::Row(bias.add(panel * width));
                     gemm::gemm(
                         self.isa,
                         &x,
-                        n0..n1,
+                        rows.clone(),
                         pass.k_layer,
                         &w,
                         tile,
                         total,
-                        Init::Row(bias.add(panel * width)),
+                        init,
                     );
                 }
-                if let Some(h) = h_prev {
-                    let b = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
-                    gemm::gemm(
-                        self.isa,
-                        &h.gemm_rows(0, p.n),
-                        n0..n1,
-                        p.sic,
-                        &b,
-                        tile,
-                        total,
-                        Init::Accumulate,
-                    );
+                let mut u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
+                let (c, init) = if lbr {
+                    let c = rec.add(rows.start * total + panel * width);
+                    (c, Init::Row(bias_rec.add(panel * width)))
+                } else {
+                    (tile, Init::Accumulate)
+                };
+                if gru {
+                    u.width = 2 * PANEL;
                 }
-                self.postgemm(pass, s, n0..n1, panel, tile, total);
+                match h_prev {
+                    Some(h) => {
+                        let a = h.gemm_rows(0, p.n);
+                        gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, c, total, init);
+                    }
+                    None if lbr => {
+                        for r in 0..rows.len() {
+                            let row = bias_rec.add(panel * width);
+                            std::ptr::copy_nonoverlapping(row, c.add(r * total), width);
+                        }
+                    }
+                    None => {}
+                }
+                self.postgemm(pass, s, rows, panel, tile, total, Phase::First);
+            }
+        });
+        if !gru {
+            return;
+        }
+        team.barrier();
+        team.for_each(blocks * panels, s % 2 == 1, |it| {
+            let (rows, panel, tile) = tile_of(it);
+            // SAFETY: as above; `rh` is complete (barrier) and read-only now.
+            unsafe {
+                let o = tile.add(2 * PANEL);
+                if h_prev.is_some() {
+                    let mut u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
+                    u.ptr = u.ptr.add(2 * PANEL);
+                    u.width = PANEL;
+                    let a = SeqView::dense(rh, p.n, p.dhc).gemm_rows(0, p.n);
+                    let init = Init::Accumulate;
+                    gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, total, init);
+                }
+                self.postgemm(pass, s, rows, panel, tile, total, Phase::Second);
             }
         });
     }
 
     /// The cell's element-wise part on rows `rows` of one panel.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn postgemm(
         &self,
         pass: &Pass,
@@ -435,6 +509,7 @@ impl Forward<'_> {
         panel: usize,
         tile: *const f32,
         ld: usize,
+        phase: Phase,
     ) {
         let p = self.problem;
         let u0 = panel * PANEL;
@@ -444,27 +519,95 @@ impl Forward<'_> {
             ptr: v.row(s, n0).wrapping_add(u0),
             stride: v.n_stride,
         };
+        let opt = |v: Option<SeqView>, s: usize| v.map_or(TileRows::NONE, |v| at(&v, s));
+        let valid = PANEL.min(p.dhc - u0);
+        let gates = TileRows {
+            ptr: tile.cast_mut(),
+            stride: ld as isize,
+        };
+        let h = HDest {
+            h_out: at(&pass.h_seq, s),
+            h_extra: opt(pass.h_extra, s),
+            extra_add: pass.extra_add,
+        };
+        let ws_gates = opt(pass.ws_gates, s);
+        let h_prev = if s == 0 {
+            opt(pass.h_init, 0)
+        } else {
+            at(&pass.h_seq, s - 1)
+        };
+        // SAFETY (every arm): rows and units inside the problem; this item owns them (see
+        // `step`).
         match p.cell {
             CellKind::Lstm => {
                 let t = lstm::LstmTile {
                     rows: rows.len(),
-                    valid: PANEL.min(p.dhc - u0),
-                    gates: TileRows {
-                        ptr: tile.cast_mut(),
-                        stride: ld as isize,
+                    valid,
+                    gates,
+                    peephole: if self.tensors.peephole.is_null() {
+                        std::ptr::null()
+                    } else {
+                        self.tensors.peephole.wrapping_add(
+                            ((pass.l * p.d + pass.d) * self.panels() + panel) * 3 * PANEL,
+                        )
                     },
                     c_prev: at(&pass.c_all, s),
                     c_out: at(&pass.c_all, s + 1),
-                    h_out: at(&pass.h_seq, s),
-                    h_extra: pass.h_extra.map_or(TileRows::NONE, |v| at(&v, s)),
-                    extra_add: pass.extra_add,
-                    ws_gates: pass.ws_gates.map_or(TileRows::NONE, |v| at(&v, s)),
+                    h,
+                    ws_gates,
                     ws_gate_stride: p.dhc,
                 };
-                // SAFETY: rows and units inside the problem; this item owns them (see `step`).
                 unsafe { lstm::postgemm_tile(self.isa, &t) };
             }
-            other => unreachable!("{other:?} passed validation but has no forward implementation"),
+            CellKind::VanillaRnn => {
+                let t = vanilla::VanillaTile {
+                    rows: rows.len(),
+                    valid,
+                    gates,
+                    activation: p.activation.expect("vanilla RNN has an activation"),
+                    h,
+                    ws_gates,
+                };
+                unsafe { vanilla::postgemm_tile(self.isa, &t) };
+            }
+            CellKind::Gru | CellKind::Augru | CellKind::LbrGru | CellKind::LbrAugru => {
+                let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
+                let scratch = self.tensors.scratch;
+                let aux = if lbr {
+                    TileRows {
+                        ptr: unsafe { self.scratch.rec.ptr(scratch) }
+                            .wrapping_add(n0 * ld + panel * self.width()),
+                        stride: ld as isize,
+                    }
+                } else if h_prev.is_none() {
+                    TileRows::NONE
+                } else {
+                    let rh = SeqView::dense(unsafe { self.scratch.rh.ptr(scratch) }, p.n, p.dhc);
+                    at(&rh, 0)
+                };
+                let t = gru::GruTile {
+                    rows: rows.len(),
+                    valid,
+                    gates,
+                    h_prev,
+                    attention: pass.attention.map_or(TileRows::NONE, |v| TileRows {
+                        ptr: v.row(s, n0),
+                        stride: v.n_stride,
+                    }),
+                    h,
+                    ws_gates,
+                    ws_gate_stride: p.dhc,
+                    aux,
+                    ws_lbr: opt(pass.ws_lbr, s),
+                };
+                unsafe {
+                    match (lbr, phase) {
+                        (true, _) => lbr_gru::postgemm_tile(self.isa, &t),
+                        (false, Phase::First) => gru::part1_tile(self.isa, &t),
+                        (false, Phase::Second) => gru::part2_tile(self.isa, &t),
+                    }
+                }
+            }
         }
     }
 

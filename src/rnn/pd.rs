@@ -104,6 +104,8 @@ fn resolve(arg: i32, md: &MemoryDesc) -> Result<MemoryDesc> {
             invalid!("argument {arg}: memory descriptor has no layout (format_tag undef)")
         }
         Layout::Any => match role {
+            // Peephole weights are a few rows per layer: plain ldgo, as oneDNN resolves them.
+            Role::Weights if arg == args::WEIGHTS_PEEPHOLE => md.with_plain_tag(TAG_LDNC),
             Role::Weights => MemoryDesc::packed(md.dims(), md.data_type()),
             _ => md.with_plain_tag(default_tag(arg)),
         },

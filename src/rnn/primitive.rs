@@ -82,6 +82,16 @@ impl RnnPrimitive {
             (None, None)
         };
         let bias = strided4(args::BIAS)?;
+        let peephole = if p.with_peephole {
+            strided4(args::WEIGHTS_PEEPHOLE)?
+        } else {
+            None
+        };
+        let attention = if p.cell.has_attention() {
+            Some(strided3(args::AUGRU_ATTENTION)?)
+        } else {
+            None
+        };
         let weights_layer_buf = required(pd, args, args::WEIGHTS_LAYER)?;
         let weights_iter_buf = required(pd, args, args::WEIGHTS_ITER)?;
         let workspace = match pd.workspace_layout() {
@@ -142,7 +152,24 @@ impl RnnPrimitive {
                 weights(args::WEIGHTS_LAYER, weights_layer_buf, layout.weights_layer)?;
             let weights_iter = weights(args::WEIGHTS_ITER, weights_iter_buf, layout.weights_iter)?;
             let bias_staged = layout.bias.ptr(scratch);
-            weights::stage_bias(bias, bias_staged, p.l, p.d, p.g, p.dhc);
+            let rows: Vec<_> = (0..p.g).map(Some).collect();
+            weights::stage_bias(bias, &rows, bias_staged, p.l, p.d, p.dhc);
+            let peephole = match peephole {
+                Some(w) => {
+                    let dst = layout.peephole.ptr(scratch);
+                    let rows = [Some(0), Some(1), Some(2)];
+                    weights::stage_bias(Some(w), &rows, dst, p.l, p.d, p.dhc);
+                    dst.cast_const()
+                }
+                None => std::ptr::null(),
+            };
+            let bias_rec = if layout.bias_rec.len > 0 {
+                let dst = layout.bias_rec.ptr(scratch);
+                weights::stage_bias(bias, &[None, None, Some(3)], dst, p.l, p.d, p.dhc);
+                dst.cast_const()
+            } else {
+                std::ptr::null()
+            };
 
             let forward = Forward {
                 problem: p,
@@ -159,6 +186,9 @@ impl RnnPrimitive {
                     weights_layer,
                     weights_iter,
                     bias: bias_staged.cast_const(),
+                    bias_rec,
+                    peephole,
+                    attention,
                     scratch,
                     workspace,
                 },

@@ -5,6 +5,7 @@
 //!
 //! Deliberate superset of oneDNN's CPU engine: an absent bias is accepted and means zeros.
 
+use super::cells::vanilla::Activation;
 use super::cells::CellKind;
 use super::desc::RnnDesc;
 use crate::args;
@@ -44,6 +45,10 @@ pub struct RnnProblem {
     pub dlc: usize,
     /// Gates.
     pub g: usize,
+    /// The vanilla RNN activation (`None` for the other cells).
+    pub activation: Option<Activation>,
+    /// `augru_attention` given (AUGRU cells; required there).
+    pub with_attention: bool,
     /// `src_iter` given.
     pub with_src_iter: bool,
     /// `src_iter_c` given (LSTM).
@@ -265,12 +270,6 @@ impl RnnProblem {
             }
         }
 
-        if cell != CellKind::Lstm {
-            unimplemented_err!("{} cells are not implemented yet (LSTM only)", cell.name());
-        }
-        if peephole.is_some() {
-            unimplemented_err!("LSTM peephole weights are not implemented yet");
-        }
         if projection.is_some() {
             unimplemented_err!("LSTM projection weights are not implemented yet");
         }
@@ -290,6 +289,12 @@ impl RnnProblem {
             dic,
             dlc,
             g,
+            activation: (cell == CellKind::VanillaRnn).then_some(match desc.activation {
+                AlgKind::EltwiseRelu => Activation::Relu(desc.alpha),
+                AlgKind::EltwiseTanh => Activation::Tanh,
+                _ => Activation::Logistic,
+            }),
+            with_attention: attention.is_some(),
             with_src_iter: src_iter.is_some(),
             with_src_iter_c: src_iter_c.is_some(),
             with_dst_iter: dst_iter.is_some(),

@@ -9,6 +9,7 @@
 //!
 //! Adding a cell: an arm in `cell_forward` and a function computing one step of it.
 
+use super::cells::vanilla::Activation;
 use super::cells::CellKind;
 use super::problem::RnnProblem;
 use crate::error::{Error, Result};
@@ -33,6 +34,8 @@ pub struct RefProblem {
     pub sic: usize,
     /// Hidden channels.
     pub dhc: usize,
+    /// Vanilla RNN activation (`None` for the other cells).
+    pub activation: Option<Activation>,
 }
 
 impl RefProblem {
@@ -47,6 +50,7 @@ impl RefProblem {
             slc: p.slc,
             sic: p.sic,
             dhc: p.dhc,
+            activation: p.activation,
         }
     }
 
@@ -118,8 +122,12 @@ pub struct RefInputs<'a> {
     pub weights_layer: &'a [f32],
     /// `[L][D][SIC][G][DHC]`.
     pub weights_iter: &'a [f32],
-    /// `[L][D][G][DHC]`.
+    /// `[L][D][B][DHC]` (B = G, or G + 1 for the linear-before-reset cells).
     pub bias: Option<&'a [f32]>,
+    /// AUGRU: `[T][N]` (the trailing dim of 1 dropped); required for those cells.
+    pub attention: Option<&'a [f32]>,
+    /// LSTM peephole weights `[L][D][3][DHC]` (rows i, f, o), or none.
+    pub peephole: Option<&'a [f32]>,
 }
 
 /// Outputs, plus every intermediate state (indexed by processing step, as in our workspace).
@@ -138,6 +146,8 @@ pub struct RefOutputs {
     pub h: Vec<f32>,
     /// Cell states `[L][D][T+1][N][DHC]`, slot 0 initial (empty without a cell state).
     pub c: Vec<f32>,
+    /// Linear-before-reset cells: `h_prev·U_o + b_u'` `[L][D][T][N][DHC]` (else empty).
+    pub lbr: Vec<f32>,
 }
 
 /// One cell's results for all batch rows.
@@ -145,6 +155,7 @@ struct StepOut {
     h: Vec<f32>,
     c: Vec<f32>,
     gates: Vec<f32>,
+    lbr: Vec<f32>,
 }
 
 /// The weights of one layer and direction, viewed as row-major matrices.
@@ -153,8 +164,10 @@ struct CellWeights<'a> {
     w: &'a [f32],
     /// `[SIC][G·DHC]`.
     u: &'a [f32],
-    /// `[G·DHC]`.
+    /// `[B·DHC]`.
     b: &'a [f32],
+    /// LSTM peephole `[3·DHC]` (zeros without).
+    peephole: &'a [f32],
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -191,17 +204,17 @@ fn lstm_step(
         h: vec![0.0; n * dhc],
         c: vec![0.0; n * dhc],
         gates: vec![0.0; n * cols],
+        lbr: Vec::new(),
     };
     for r in 0..n {
         for o in 0..dhc {
             let pre = |gate: usize| a[r * cols + gate * dhc + o] + wts.b[gate * dhc + o];
-            let (i, f, ct, og) = (
-                sigmoid(pre(0)),
-                sigmoid(pre(1)),
-                pre(2).tanh(),
-                sigmoid(pre(3)),
-            );
-            let c = f * c_prev[r * dhc + o] + i * ct;
+            let (cp, pp) = (c_prev[r * dhc + o], |k: usize| wts.peephole[k * dhc + o]);
+            let i = sigmoid(pre(0) + pp(0) * cp);
+            let f = sigmoid(pre(1) + pp(1) * cp);
+            let ct = pre(2).tanh();
+            let c = f * cp + i * ct;
+            let og = sigmoid(pre(3) + pp(2) * c);
             out.c[r * dhc + o] = c;
             out.h[r * dhc + o] = og * c.tanh();
             for (gate, v) in [i, f, ct, og].into_iter().enumerate() {
@@ -212,6 +225,98 @@ fn lstm_step(
     out
 }
 
+/// `x·W` and `h_prev·U` of one step, `[N][G·DHC]` each.
+fn products(p: &RefProblem, wts: &CellWeights, x: &[f32], k: usize, h: &[f32]) -> [Vec<f32>; 2] {
+    let cols = p.g() * p.dhc;
+    let mut xw = vec![0f32; p.n * cols];
+    let mut hu = vec![0f32; p.n * cols];
+    matmul_acc(&mut xw, x, wts.w, p.n, k, cols);
+    matmul_acc(&mut hu, h, wts.u, p.n, p.sic, cols);
+    [xw, hu]
+}
+
+/// One vanilla RNN step: `h = act(x·W + h_prev·U + b)`.
+fn vanilla_step(p: &RefProblem, wts: &CellWeights, x: &[f32], k: usize, h: &[f32]) -> StepOut {
+    let [xw, hu] = products(p, wts, x, k, h);
+    let act = p.activation.unwrap_or(Activation::Tanh);
+    let h: Vec<f32> = (0..p.n * p.dhc)
+        .map(|i| act.apply_ref(xw[i] + hu[i] + wts.b[i % p.dhc]))
+        .collect();
+    StepOut {
+        gates: h.clone(),
+        h,
+        c: Vec::new(),
+        lbr: Vec::new(),
+    }
+}
+
+/// One step of the GRU family (gates u, r, o): GRU, LBR-GRU, and their AUGRU variants with the
+/// attention `att[n]` of the step.
+fn gru_step(
+    p: &RefProblem,
+    wts: &CellWeights,
+    x: &[f32],
+    k: usize,
+    h_prev: &[f32],
+    att: Option<&[f32]>,
+) -> StepOut {
+    let (n, dhc, sic) = (p.n, p.dhc, p.sic);
+    let cols = 3 * dhc;
+    let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
+    let [xw, hu] = products(p, wts, x, k, h_prev);
+    let b = |gate: usize, o: usize| wts.b[gate * dhc + o];
+    let mut out = StepOut {
+        h: vec![0.0; n * dhc],
+        c: Vec::new(),
+        gates: vec![0.0; n * cols],
+        lbr: if lbr { vec![0.0; n * dhc] } else { Vec::new() },
+    };
+    // u and r.
+    for r in 0..n {
+        for gate in 0..2 {
+            for o in 0..dhc {
+                let i = r * cols + gate * dhc + o;
+                out.gates[i] = sigmoid(xw[i] + hu[i] + b(gate, o));
+            }
+        }
+    }
+    // o: the reset gate applied before (GRU) or after (LBR) the recurrent product.
+    let mut ho = vec![0f32; n * dhc];
+    for r in 0..n {
+        if lbr {
+            for o in 0..dhc {
+                ho[r * dhc + o] = hu[r * cols + 2 * dhc + o] + b(3, o);
+            }
+        } else {
+            for kk in 0..sic {
+                let rh = out.gates[r * cols + dhc + kk] * h_prev[r * sic + kk];
+                for o in 0..dhc {
+                    ho[r * dhc + o] += rh * wts.u[kk * cols + 2 * dhc + o];
+                }
+            }
+        }
+    }
+    for r in 0..n {
+        for o in 0..dhc {
+            let (i, j) = (r * cols + o, r * dhc + o);
+            let pre = if lbr {
+                xw[i + 2 * dhc] + b(2, o) + out.gates[i + dhc] * ho[j]
+            } else {
+                xw[i + 2 * dhc] + ho[j] + b(2, o)
+            };
+            let og = pre.tanh();
+            out.gates[i + 2 * dhc] = og;
+            let u = att.map_or(1.0, |a| 1.0 - a[r]) * out.gates[i];
+            out.h[j] = u * h_prev[j] + (1.0 - u) * og;
+        }
+    }
+    if lbr {
+        out.lbr = ho;
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
 fn cell_forward(
     p: &RefProblem,
     wts: &CellWeights,
@@ -219,14 +324,15 @@ fn cell_forward(
     k: usize,
     h_prev: &[f32],
     c_prev: &[f32],
+    att: Option<&[f32]>,
 ) -> Result<StepOut> {
-    match p.cell {
-        CellKind::Lstm => Ok(lstm_step(p, wts, x, k, h_prev, c_prev)),
-        other => Err(Error::Unimplemented(format!(
-            "reference for {} cells",
-            other.name()
-        ))),
-    }
+    Ok(match p.cell {
+        CellKind::Lstm => lstm_step(p, wts, x, k, h_prev, c_prev),
+        CellKind::VanillaRnn => vanilla_step(p, wts, x, k, h_prev),
+        CellKind::Gru | CellKind::LbrGru | CellKind::Augru | CellKind::LbrAugru => {
+            gru_step(p, wts, x, k, h_prev, att)
+        }
+    })
 }
 
 fn check_len(name: &str, v: &[f32], len: usize) -> Result<()> {
@@ -246,6 +352,8 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
     let (sic, dic, dlc) = (p.sic, p.dic(), p.dlc());
     let has_c = p.cell.has_c_state();
     let w_mat = |k: usize| k * g * dhc;
+    let bg = p.cell.bias_gates();
+    let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
     check_len("src_layer", x.src_layer, t_n * n * p.slc)?;
     check_len("weights_layer", x.weights_layer, l_n * d_n * w_mat(p.slc))?;
     check_len("weights_iter", x.weights_iter, l_n * d_n * w_mat(sic))?;
@@ -256,8 +364,20 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
         check_len("src_iter_c", v, l_n * d_n * n * dhc)?;
     }
     if let Some(v) = x.bias {
-        check_len("bias", v, l_n * d_n * g * dhc)?;
+        check_len("bias", v, l_n * d_n * bg * dhc)?;
     }
+    let attention = match (p.cell.has_attention(), x.attention) {
+        (false, _) => None,
+        (true, Some(a)) => {
+            check_len("attention", a, t_n * n)?;
+            Some(a)
+        }
+        (true, None) => {
+            return Err(Error::InvalidArguments(
+                "reference: AUGRU needs the attention".into(),
+            ))
+        }
+    };
     if l_n > 1 && p.slc != dic || t_n > 1 && sic != dic {
         return Err(Error::InvalidArguments(
             "reference: inconsistent channels".into(),
@@ -282,9 +402,18 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
         } else {
             Vec::new()
         },
+        lbr: if lbr {
+            vec![0.0; cells * t_n * state]
+        } else {
+            Vec::new()
+        },
     };
     let zeros = vec![0f32; n * sic.max(dhc)];
-    let bias_zeros = vec![0f32; g * dhc];
+    let bias_zeros = vec![0f32; bg * dhc];
+    let peephole_zeros = vec![0f32; 3 * dhc];
+    if let Some(v) = x.peephole {
+        check_len("peephole", v, l_n * d_n * 3 * dhc)?;
+    }
     for d in 0..d_n {
         // Output sequence (by step) of the layer below, for the current direction.
         let mut below: Vec<Vec<f32>> = (0..t_n)
@@ -297,7 +426,10 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
                 w: &x.weights_layer[ld * w_mat(p.slc)..][..w_mat(k)],
                 u: &x.weights_iter[ld * w_mat(sic)..][..w_mat(sic)],
                 b: x.bias
-                    .map_or(&bias_zeros[..], |b| &b[ld * g * dhc..][..g * dhc]),
+                    .map_or(&bias_zeros[..], |b| &b[ld * bg * dhc..][..bg * dhc]),
+                peephole: x
+                    .peephole
+                    .map_or(&peephole_zeros[..], |v| &v[ld * 3 * dhc..][..3 * dhc]),
             };
             let mut h_prev = x.src_iter.map_or(zeros[..n * sic].to_vec(), |v| {
                 v[ld * n * sic..][..n * sic].to_vec()
@@ -317,7 +449,11 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
             }
             let mut seq = Vec::with_capacity(t_n);
             for (s, xs) in below.iter().enumerate() {
-                let step = cell_forward(p, &wts, xs, k, &h_prev, &c_prev)?;
+                let att = attention.map(|a| &a[p.time(d, s) * n..][..n]);
+                let step = cell_forward(p, &wts, xs, k, &h_prev, &c_prev, att)?;
+                if lbr {
+                    out.lbr[(ld * t_n + s) * state..][..state].copy_from_slice(&step.lbr);
+                }
                 out.gates[((ld * t_n + s) * n) * g * dhc..][..n * g * dhc]
                     .copy_from_slice(&step.gates);
                 put(&mut out.h[slot(s + 1) * hc..], hc, &step.h, dhc);
@@ -374,6 +510,7 @@ mod tests {
             slc: 1,
             sic: 1,
             dhc: 1,
+            activation: None,
         };
         let w = [0.5, -1.0, 2.0, 0.25];
         let b = [0.1, 0.2, 0.3, 0.4];
@@ -388,6 +525,8 @@ mod tests {
                 weights_layer: &w,
                 weights_iter: &u,
                 bias: Some(&b),
+                attention: None,
+                peephole: None,
             },
         )
         .unwrap();

@@ -16,6 +16,7 @@
 //! the weights; `format_tag::any` weights (packed once by a reorder) skip it.
 
 use super::arena::{Arena, Region};
+use super::cells::CellKind;
 use super::problem::RnnProblem;
 use crate::memory::packed::PANEL;
 use crate::types::Direction;
@@ -50,6 +51,15 @@ pub struct ScratchLayout {
     pub c: Region,
     /// Staged bias `[L][D][P·G·32]`.
     pub bias: Region,
+    /// GRU / AUGRU: `r ⊙ h_prev` of one step, `[N][DHC]` (empty for the other cells).
+    pub rh: Region,
+    /// Linear-before-reset cells: the recurrent product of one step, `[N][P·G·32]`, and its
+    /// staged bias (`b_u'` on the `o` gate, zeros elsewhere) `[L][D][P·G·32]` (empty otherwise).
+    pub rec: Region,
+    /// See `rec`.
+    pub bias_rec: Region,
+    /// LSTM peephole weights staged like the bias, `[L][D][P·3·32]` (empty without them).
+    pub peephole: Region,
     /// Packed copy of plain `weights_layer`.
     pub weights_layer: Option<Region>,
     /// Packed copy of plain `weights_iter`.
@@ -103,6 +113,16 @@ impl ScratchLayout {
             p.n * p.dhc
         });
         let bias = a.push(p.l * p.d * width);
+        let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
+        let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
+        let rh = a.push(if gru { p.n * p.dhc } else { 0 });
+        let rec = a.push(if lbr { p.n * width } else { 0 });
+        let bias_rec = a.push(if lbr { p.l * p.d * width } else { 0 });
+        let peephole = a.push(if p.with_peephole {
+            p.l * p.d * p.dhc.div_ceil(PANEL) * 3 * PANEL
+        } else {
+            0
+        });
         let weights_layer = pack_layer.then(|| a.push(packed_len(p, p.slc)));
         let weights_iter = pack_iter.then(|| a.push(packed_len(p, p.sic)));
         Self {
@@ -112,6 +132,10 @@ impl ScratchLayout {
             h_slots,
             c,
             bias,
+            rh,
+            rec,
+            bias_rec,
+            peephole,
             weights_layer,
             weights_iter,
             bytes: a.bytes(),

@@ -71,30 +71,32 @@ pub unsafe fn pack(src: Strided<5>, dst: *mut f32, lay: &PackedLayout) {
     });
 }
 
-/// Writes the bias in panel order, `[L][D][P][G][32]`, zero-padded; zeros when `bias` is `None`.
+/// Writes the bias in panel order, `[L][D][P][G][32]`, zero-padded: staged gate `g` takes the
+/// bias row `rows[g]` (`None`, or no `bias` at all: zeros).
 ///
 /// # Safety
-/// `bias` must address `[L][D][G][DHC]`; `dst` must hold `L·D·P·G·32` floats.
+/// `bias` must address `[L][D][B][DHC]` with every named row `< B`; `dst` must hold
+/// `L·D·P·G·32` floats with `G = rows.len()`.
 pub unsafe fn stage_bias(
     bias: Option<Strided<4>>,
+    rows: &[Option<usize>],
     dst: *mut f32,
     l: usize,
     d: usize,
-    g: usize,
     dhc: usize,
 ) {
+    let g = rows.len();
     let panels = dhc.div_ceil(PANEL);
     let out = unsafe { std::slice::from_raw_parts_mut(dst, l * d * panels * g * PANEL) };
     let mut k = 0;
     for li in 0..l {
         for di in 0..d {
             for p in 0..panels {
-                for gi in 0..g {
+                for row in rows {
                     for u in 0..PANEL {
                         let o = p * PANEL + u;
-                        out[k] = match bias {
-                            // SAFETY: inside the validated dims.
-                            Some(b) if o < dhc => unsafe { *b.at([li, di, gi, o]) },
+                        out[k] = match (bias, row) {
+                            (Some(b), Some(gi)) if o < dhc => unsafe { *b.at([li, di, *gi, o]) },
                             _ => 0.0,
                         };
                         k += 1;

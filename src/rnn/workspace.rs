@@ -8,12 +8,17 @@
 //! | `gates` | `[L][D][T][N][G][DHC]`    | post-activation gates of every cell (LSTM: σ(i), σ(f), tanh(c̃), σ(o)) |
 //! | `h`     | `[L][D][T+1][N][HC]`      | hidden state: slot 0 = initial state (`src_iter`, SIC channels, or zeros), slot s+1 = h after step s (DHC channels) |
 //! | `c`     | `[L][D][T+1][N][DHC]`     | cell state (LSTM), same slots |
+//! | `lbr`   | `[L][D][T][N][DHC]`       | linear-before-reset cells: `h_prev·U_o + b_u'` of every cell |
+//!
+//! Gates by cell: vanilla RNN: `act(A)` (= h); GRU and LBR-GRU: σ(u), σ(r), tanh(o); AUGRU and
+//! LBR-AUGRU: the same, with u *before* the attention factor.
 //!
 //! `HC = max(SIC, DHC)` (they differ only when T = 1). `s` counts steps in the processing order of the direction: for left2right (and direction 0
 //! of the bidirectional modes) `s = t`; for right2left (and direction 1) `s = T−1−t`, as in
 //! oneDNN's own workspace. The layout is this library's own; only our backward reads it.
 
 use super::arena::{Arena, Region};
+use super::cells::CellKind;
 use super::problem::RnnProblem;
 
 /// Offsets of the workspace regions for one problem.
@@ -27,6 +32,8 @@ pub struct WorkspaceLayout {
     pub hc: usize,
     /// Cell states `[L][D][T+1][N][DHC]`.
     pub c: Region,
+    /// `h_prev·U_o + b_u'` `[L][D][T][N][DHC]` (linear-before-reset cells; else empty).
+    pub lbr: Region,
     /// Total size in bytes.
     pub bytes: usize,
     t: usize,
@@ -49,8 +56,14 @@ impl WorkspaceLayout {
         } else {
             0
         });
+        let lbr = arena.push(if matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru) {
+            cells * p.t * p.n * p.dhc
+        } else {
+            0
+        });
         Self {
             gates,
+            lbr,
             h,
             hc,
             c,
@@ -79,5 +92,10 @@ impl WorkspaceLayout {
     /// batch row `n`.
     pub fn c_index(&self, l: usize, d: usize, slot: usize, n: usize) -> usize {
         (((l * self.d + d) * (self.t + 1) + slot) * self.n + n) * self.dhc
+    }
+
+    /// Index (in floats) of `lbr[l][d][s][n][0]`.
+    pub fn lbr_index(&self, l: usize, d: usize, s: usize, n: usize) -> usize {
+        (((l * self.d + d) * self.t + s) * self.n + n) * self.dhc
     }
 }

@@ -42,6 +42,10 @@ pub struct GoldenCase {
     pub name: String,
     /// Cell kind, e.g. `lstm`.
     pub cell: String,
+    /// Vanilla RNN only: `relu`, `tanh` or `logistic`.
+    pub activation: Option<String>,
+    /// Vanilla RNN only: the ReLU negative slope, as written.
+    pub alpha: Option<String>,
     /// Propagation kind, e.g. `forward_inference`.
     pub prop: String,
     /// `left2right`, `right2left`, `bidirectional_concat` or `bidirectional_sum`.
@@ -83,6 +87,11 @@ pub fn lstm_dir() -> PathBuf {
     Path::new(root).join("tests").join("goldens").join("lstm")
 }
 
+/// `tests/goldens/<cell>` (the other cells' goldens, from `gen_cells_goldens.c`).
+pub fn cell_dir(cell: &str) -> PathBuf {
+    lstm_dir().with_file_name(cell)
+}
+
 /// Loads every `*.txt` file of `dir` (sorted by file name) as a golden case.
 ///
 /// Panics, naming the file, if the directory cannot be read or a file fails
@@ -92,7 +101,7 @@ pub fn load_dir(dir: &Path) -> Vec<GoldenCase> {
         .unwrap_or_else(|e| panic!("cannot read golden dir {}: {}", dir.display(), e));
     let mut paths: Vec<PathBuf> = entries
         .map(|e| e.unwrap_or_else(|e| panic!("{}: {}", dir.display(), e)).path())
-        .filter(|p| p.is_file() && p.extension().map_or(false, |x| x == "txt"))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "txt"))
         .collect();
     paths.sort();
     paths
@@ -123,6 +132,8 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
     let mut name = None;
     let mut cell = None;
     let mut prop = None;
+    let mut activation = None;
+    let mut alpha = None;
     let mut direction = None;
     let mut dims: Option<BTreeMap<String, i64>> = None;
     let mut tensors: BTreeMap<String, (Vec<i64>, Vec<f32>)> = BTreeMap::new();
@@ -198,6 +209,8 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
             "case" => set_once(&mut name, "case", &words, lineno)?,
             "cell" => set_once(&mut cell, "cell", &words, lineno)?,
             "prop" => set_once(&mut prop, "prop", &words, lineno)?,
+            "activation" => set_once(&mut activation, "activation", &words, lineno)?,
+            "alpha" => set_once(&mut alpha, "alpha", &words, lineno)?,
             "direction" => set_once(&mut direction, "direction", &words, lineno)?,
             "dims" => {
                 if dims.is_some() {
@@ -282,6 +295,8 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
     Ok(GoldenCase {
         name: name.ok_or("missing `case` line")?,
         cell: cell.ok_or("missing `cell` line")?,
+        activation,
+        alpha,
         prop: prop.ok_or("missing `prop` line")?,
         direction: direction.ok_or("missing `direction` line")?,
         dims: dims.ok_or("missing `dims` line")?,

@@ -1,5 +1,6 @@
-//! Shared helpers of the LSTM integration tests: building and running a primitive through the
-//! Rust API, filling and reading tensors by logical index, and benchdnn's comparison rule.
+//! Shared helpers of the RNN integration tests (every cell; named after the first one): building
+//! and running a primitive through the Rust API, filling and reading tensors by logical index,
+//! and benchdnn's comparison rule.
 #![allow(dead_code)]
 
 use oxidnn::args;
@@ -7,6 +8,7 @@ use oxidnn::attr::Attr;
 use oxidnn::engine::Engine;
 use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
+use oxidnn::rnn::cells::vanilla::Activation;
 use oxidnn::rnn::reference::{self, RefInputs, RefOutputs, RefProblem};
 use oxidnn::rnn::{CellKind, RnnDesc, RnnPd};
 use oxidnn::types::{AlgKind, DataType, Direction, PropKind, ScratchpadMode};
@@ -129,9 +131,15 @@ pub fn md(dims: &[usize], tag: i32) -> MemoryDesc {
     MemoryDesc::with_tag(&d, DataType::F32, tag).expect("md")
 }
 
-/// One LSTM test case.
+/// One RNN test case.
 #[derive(Clone, Debug)]
 pub struct Case {
+    /// Cell kind (LSTM unless set).
+    pub cell: CellKind,
+    /// Vanilla RNN activation (ignored by the other cells).
+    pub activation: Activation,
+    /// LSTM: pass peephole weights (`any` or ldgo, following `weights_any`).
+    pub peephole: bool,
     /// Direction.
     pub direction: Direction,
     /// Inference or training.
@@ -174,9 +182,12 @@ pub struct Case {
 }
 
 impl Case {
-    /// A left-to-right inference case with every option at its simplest.
+    /// An LSTM inference case with every option at its simplest.
     pub fn new(direction: Direction, l: usize, t: usize, n: usize, slc: usize, dhc: usize) -> Self {
         Self {
+            cell: CellKind::Lstm,
+            activation: Activation::Tanh,
+            peephole: false,
             direction,
             prop: PropKind::ForwardInference,
             l,
@@ -198,6 +209,29 @@ impl Case {
         }
     }
 
+    /// The same case for another cell.
+    pub fn with_cell(mut self, cell: CellKind) -> Self {
+        self.cell = cell;
+        self
+    }
+
+    /// Gates.
+    pub fn g(&self) -> usize {
+        self.cell.gates()
+    }
+
+    /// oneDNN's cell algorithm kind.
+    pub fn alg(&self) -> AlgKind {
+        match self.cell {
+            CellKind::VanillaRnn => AlgKind::VanillaRnn,
+            CellKind::Lstm => AlgKind::VanillaLstm,
+            CellKind::Gru => AlgKind::VanillaGru,
+            CellKind::LbrGru => AlgKind::LbrGru,
+            CellKind::Augru => AlgKind::VanillaAugru,
+            CellKind::LbrAugru => AlgKind::LbrAugru,
+        }
+    }
+
     /// Directions.
     pub fn d(&self) -> usize {
         self.direction.num_directions()
@@ -215,7 +249,8 @@ impl Case {
     /// The reference problem.
     pub fn ref_problem(&self) -> RefProblem {
         RefProblem {
-            cell: CellKind::Lstm,
+            cell: self.cell,
+            activation: (self.cell == CellKind::VanillaRnn).then_some(self.activation),
             direction: self.direction,
             l: self.l,
             t: self.t,
@@ -236,12 +271,16 @@ pub struct Inputs {
     pub src_iter: Option<Vec<f32>>,
     /// `[L][D][N][DHC]`.
     pub src_iter_c: Option<Vec<f32>>,
-    /// `[L][D][SLC][4][DHC]`.
+    /// `[L][D][SLC][G][DHC]`.
     pub weights_layer: Vec<f32>,
-    /// `[L][D][SIC][4][DHC]`.
+    /// `[L][D][SIC][G][DHC]`.
     pub weights_iter: Vec<f32>,
-    /// `[L][D][4][DHC]`.
+    /// `[L][D][B][DHC]`.
     pub bias: Option<Vec<f32>>,
+    /// AUGRU: `[T][N]` in [0, 1).
+    pub attention: Option<Vec<f32>>,
+    /// LSTM peephole `[L][D][3][DHC]`.
+    pub peephole: Option<Vec<f32>>,
 }
 
 impl Inputs {
@@ -249,7 +288,7 @@ impl Inputs {
     /// pre-activation is O(1) (like benchdnn's fill, but with dense weights); or of both signs
     /// for `signed` cases.
     pub fn random(c: &Case) -> Self {
-        let (l, d, n, dhc) = (c.l, c.d(), c.n, c.dhc);
+        let (l, d, n, dhc, g) = (c.l, c.d(), c.n, c.dhc, c.g());
         let f = |len: usize, seed: u64, scale: f32| {
             if c.signed {
                 fill(len, c.seed * 16 + seed)
@@ -260,11 +299,37 @@ impl Inputs {
         Self {
             src_layer: f(c.t * n * c.slc, 0, 1.0),
             src_iter: c.src_iter.then(|| f(l * d * n * dhc, 1, 1.0)),
-            src_iter_c: c.src_iter.then(|| f(l * d * n * dhc, 2, 1.0)),
-            weights_layer: f(l * d * c.slc * 4 * dhc, 3, 1.0 / c.slc.max(1) as f32),
-            weights_iter: f(l * d * dhc * 4 * dhc, 4, 1.0 / dhc.max(1) as f32),
-            bias: c.bias.then(|| f(l * d * 4 * dhc, 5, 0.5)),
+            src_iter_c: (c.src_iter && c.cell.has_c_state()).then(|| f(l * d * n * dhc, 2, 1.0)),
+            weights_layer: f(l * d * c.slc * g * dhc, 3, 1.0 / c.slc.max(1) as f32),
+            weights_iter: f(l * d * dhc * g * dhc, 4, 1.0 / dhc.max(1) as f32),
+            bias: c.bias.then(|| f(l * d * c.cell.bias_gates() * dhc, 5, 0.5)),
+            attention: c
+                .cell
+                .has_attention()
+                .then(|| fill_positive(c.t * n, c.seed * 16 + 6, 1.0)),
+            peephole: c.peephole.then(|| f(l * d * 3 * dhc, 7, 0.5)),
         }
+    }
+
+    /// benchdnn's ReLU fill: the first batch row of `src_layer` and `src_iter` negated, and the
+    /// bias zeroed (benchdnn's is 95 % zeros): with non-negative weights every pre-activation of
+    /// that row is then negative, exercising alpha, with no cancellation between terms.
+    pub fn flip_first_batch_row(mut self, c: &Case) -> Self {
+        let negate = |v: &mut [f32], row: usize, ch: usize| {
+            for chunk in v.chunks_mut(row) {
+                chunk[..ch].iter_mut().for_each(|x| *x = -*x);
+            }
+        };
+        if c.n > 0 {
+            negate(&mut self.src_layer, c.n * c.slc, c.slc);
+            if let Some(v) = self.src_iter.as_mut() {
+                negate(v, c.n * c.dhc, c.dhc);
+            }
+        }
+        if let Some(b) = self.bias.as_mut() {
+            b.fill(0.0);
+        }
+        self
     }
 
     /// The reference's view of these inputs.
@@ -276,6 +341,8 @@ impl Inputs {
             weights_layer: &self.weights_layer,
             weights_iter: &self.weights_iter,
             bias: self.bias.as_deref(),
+            attention: self.attention.as_deref(),
+            peephole: self.peephole.as_deref(),
         }
     }
 }
@@ -295,6 +362,16 @@ pub struct Outputs {
     pub pd: RnnPd,
 }
 
+impl Outputs {
+    /// The f32 values of one region of the training workspace.
+    pub fn workspace_floats(&self, region: oxidnn::rnn::arena::Region) -> Vec<f32> {
+        self.workspace[region.offset..][..region.len * 4]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect()
+    }
+}
+
 /// A descriptor with the rows of its innermost dim padded by 3 elements, as a sub-memory of a
 /// larger plain tensor.
 fn padded_md(dims: &[usize], tag: i32) -> MemoryDesc {
@@ -307,9 +384,10 @@ fn padded_md(dims: &[usize], tag: i32) -> MemoryDesc {
     parent.submemory(&d, &offs).expect("submemory")
 }
 
-/// Builds the LSTM pd of a case.
+/// Builds the pd of a case.
 pub fn make_pd(c: &Case) -> Result<RnnPd> {
-    let (l, d, n, dhc) = (c.l, c.d(), c.n, c.dhc);
+    let (l, d, n, dhc, g) = (c.l, c.d(), c.n, c.dhc, c.g());
+    let lstm = c.cell.has_c_state();
     let data = |dims: &[usize], tag: i32| {
         if c.padded {
             padded_md(dims, tag)
@@ -318,26 +396,43 @@ pub fn make_pd(c: &Case) -> Result<RnnPd> {
         }
     };
     let wtag = if c.weights_any { ANY } else { c.weights_tag };
-    let mut desc = RnnDesc::new(c.prop, AlgKind::VanillaLstm, c.direction)
+    let mut desc = RnnDesc::new(c.prop, c.alg(), c.direction)
         .with(args::SRC_LAYER, Some(&data(&[c.t, n, c.slc], c.layer_tag)))
-        .with(args::WEIGHTS_LAYER, Some(&md(&[l, d, c.slc, 4, dhc], wtag)))
-        .with(args::WEIGHTS_ITER, Some(&md(&[l, d, dhc, 4, dhc], wtag)))
+        .with(args::WEIGHTS_LAYER, Some(&md(&[l, d, c.slc, g, dhc], wtag)))
+        .with(args::WEIGHTS_ITER, Some(&md(&[l, d, dhc, g, dhc], wtag)))
         .with(
             args::DST_LAYER,
             Some(&data(&[c.t, n, c.dlc()], c.layer_tag)),
         );
+    let state = data(&[l, d, n, dhc], LDNC);
+    let c_state = lstm.then_some(&state);
     if c.src_iter {
         desc = desc
-            .with(args::SRC_ITER, Some(&data(&[l, d, n, dhc], LDNC)))
-            .with(args::SRC_ITER_C, Some(&data(&[l, d, n, dhc], LDNC)));
+            .with(args::SRC_ITER, Some(&state))
+            .with(args::SRC_ITER_C, c_state);
     }
     if c.bias {
-        desc = desc.with(args::BIAS, Some(&md(&[l, d, 4, dhc], LDNC)));
+        let bg = c.cell.bias_gates();
+        desc = desc.with(args::BIAS, Some(&md(&[l, d, bg, dhc], LDNC)));
     }
     if c.dst_iter {
         desc = desc
-            .with(args::DST_ITER, Some(&data(&[l, d, n, dhc], LDNC)))
-            .with(args::DST_ITER_C, Some(&data(&[l, d, n, dhc], LDNC)));
+            .with(args::DST_ITER, Some(&state))
+            .with(args::DST_ITER_C, c_state);
+    }
+    if c.peephole {
+        let tag = if c.weights_any { ANY } else { LDNC };
+        desc = desc.with(args::WEIGHTS_PEEPHOLE, Some(&md(&[l, d, 3, dhc], tag)));
+    }
+    if c.cell.has_attention() {
+        desc = desc.with(args::AUGRU_ATTENTION, Some(&data(&[c.t, n, 1], TNC)));
+    }
+    if c.cell == CellKind::VanillaRnn {
+        (desc.activation, desc.alpha) = match c.activation {
+            Activation::Relu(alpha) => (AlgKind::EltwiseRelu, alpha),
+            Activation::Tanh => (AlgKind::EltwiseTanh, 0.0),
+            Activation::Logistic => (AlgKind::EltwiseLogistic, 0.0),
+        };
     }
     let mut attr = Attr::new();
     if c.user_scratchpad {
@@ -359,13 +454,13 @@ pub fn run_primitive(c: &Case, x: &Inputs) -> Outputs {
 
 /// Executes an existing primitive of a case on inputs `x`.
 pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
-    let (l, d, n, dhc) = (c.l, c.d(), c.n, c.dhc);
+    let (l, d, dhc, g) = (c.l, c.d(), c.dhc, c.g());
     let arg = |a| pd.arg_md(a).expect("pd takes the argument").clone();
     let src_layer = memory_with(&arg(args::SRC_LAYER), &x.src_layer);
     let weights = |a: i32, v: &[f32], k: usize| {
         let want = arg(a);
         if c.weights_any {
-            reorder_into(&memory_with(&md(&[l, d, k, 4, dhc], LDIGO), v), &want)
+            reorder_into(&memory_with(&md(&[l, d, k, g, dhc], LDIGO), v), &want)
         } else {
             memory_with(&want, v)
         }
@@ -379,25 +474,25 @@ pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
         (args::WEIGHTS_ITER, &wi),
         (args::DST_LAYER, &dst_layer),
     ];
-    let src_iter = x
-        .src_iter
-        .as_ref()
-        .map(|v| memory_with(&arg(args::SRC_ITER), v));
-    let src_iter_c = x
-        .src_iter_c
-        .as_ref()
-        .map(|v| memory_with(&arg(args::SRC_ITER_C), v));
-    let bias = x.bias.as_ref().map(|v| memory_with(&arg(args::BIAS), v));
+    // Optional inputs given by the case.
+    let optional: Vec<(i32, Memory)> = [
+        (args::SRC_ITER, &x.src_iter),
+        (args::SRC_ITER_C, &x.src_iter_c),
+        (args::BIAS, &x.bias),
+        (args::AUGRU_ATTENTION, &x.attention),
+        (args::WEIGHTS_PEEPHOLE, &x.peephole),
+    ]
+    .into_iter()
+    .filter_map(|(a, v)| v.as_ref().map(|v| (a, memory_with(&arg(a), v))))
+    .collect();
+    list.extend(optional.iter().map(|(a, m)| (*a, m)));
     let dst_iter = c.dst_iter.then(|| poisoned(&arg(args::DST_ITER)));
-    let dst_iter_c = c.dst_iter.then(|| poisoned(&arg(args::DST_ITER_C)));
+    let dst_iter_c = (c.dst_iter && c.cell.has_c_state()).then(|| poisoned(&arg(args::DST_ITER_C)));
     let ws_md = arg(args::WORKSPACE);
     let workspace = (!ws_md.is_zero()).then(|| Memory::allocate(&ws_md).unwrap());
     let sp_md = arg(args::SCRATCHPAD);
     let scratchpad = (!sp_md.is_zero()).then(|| Memory::allocate(&sp_md).unwrap());
     for (a, m) in [
-        (args::SRC_ITER, &src_iter),
-        (args::SRC_ITER_C, &src_iter_c),
-        (args::BIAS, &bias),
         (args::DST_ITER, &dst_iter),
         (args::DST_ITER_C, &dst_iter_c),
         (args::WORKSPACE, &workspace),
@@ -413,7 +508,6 @@ pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
         // SAFETY: the workspace buffer holds size_bytes() bytes.
         unsafe { std::slice::from_raw_parts(w.data_ptr(), w.desc().size_bytes()).to_vec() }
     });
-    let _ = (l, n);
     Outputs {
         dst_layer: read_logical(&dst_layer),
         dst_iter: dst_iter.as_ref().map_or(Vec::new(), read_logical),
@@ -423,10 +517,18 @@ pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
     }
 }
 
-/// benchdnn's f32 threshold for an LSTM forward output: `4·ceil(log2(acc·T))·eps`, acc = 2G+1,
-/// doubled for bidirectional sum.
+/// benchdnn's f32 threshold for an LSTM forward output (see [`cell_threshold`]).
 pub fn threshold(direction: Direction, t: usize) -> f32 {
-    let acc = 2.0 * 4.0 + 1.0;
+    cell_threshold(CellKind::Lstm, 0, direction, t)
+}
+
+/// benchdnn's f32 threshold for a forward output: `4·ceil(log2(acc·T))·eps`, acc = 2G+1 (×SIC
+/// for GRU and AUGRU), doubled for bidirectional sum.
+pub fn cell_threshold(cell: CellKind, sic: usize, direction: Direction, t: usize) -> f32 {
+    let mut acc = 2.0 * cell.gates() as f64 + 1.0;
+    if matches!(cell, CellKind::Gru | CellKind::Augru) {
+        acc *= sic.max(1) as f64;
+    }
     let k = (acc * t.max(1) as f64).log2().ceil() as f32;
     let sum = if direction == Direction::BidirectionalSum {
         2.0
@@ -514,7 +616,7 @@ pub fn compare_scaled(
 /// Compares a run against the reference with benchdnn's rule; returns the reference outputs.
 pub fn check_against_reference(c: &Case, x: &Inputs, out: &Outputs) -> RefOutputs {
     let r = reference::forward(&c.ref_problem(), &x.as_ref_inputs()).expect("reference");
-    let trh = threshold(c.direction, c.t);
+    let trh = cell_threshold(c.cell, c.dhc, c.direction, c.t);
     let norm_ok = !(c.l == 1 && c.t == 1);
     let cmp = |what: &str, got: &[f32], exp: &[f32]| {
         if c.signed {
@@ -527,7 +629,9 @@ pub fn check_against_reference(c: &Case, x: &Inputs, out: &Outputs) -> RefOutput
     errs.extend(cmp("dst_layer", &out.dst_layer, &r.dst_layer).err());
     if c.dst_iter {
         errs.extend(cmp("dst_iter", &out.dst_iter, &r.dst_iter).err());
-        errs.extend(cmp("dst_iter_c", &out.dst_iter_c, &r.dst_iter_c).err());
+        if c.cell.has_c_state() {
+            errs.extend(cmp("dst_iter_c", &out.dst_iter_c, &r.dst_iter_c).err());
+        }
     }
     assert!(errs.is_empty(), "{c:?}\n{}", errs.join("\n"));
     r

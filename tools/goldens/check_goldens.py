@@ -48,7 +48,8 @@ def gen_value(seed, i, scale):
 
 
 GEN = [("src_layer", 1, 2.0), ("src_iter", 2, 2.0), ("src_iter_c", 3, 2.0),
-       ("weights_layer", 4, 1.0), ("weights_iter", 5, 1.0), ("bias", 6, 1.0)]
+       ("weights_layer", 4, 1.0), ("weights_iter", 5, 1.0), ("bias", 6, 1.0),
+       ("weights_peephole", 7, 1.0)]
 
 
 def parse(path):
@@ -89,6 +90,10 @@ def ref_lstm(g):
     t = g["tensors"]
     x = t["src_layer"][1]
     wl, wi, b = t["weights_layer"][1], t["weights_iter"][1], t["bias"][1]
+    peep = t["weights_peephole"][1] if "weights_peephole" in t else None
+
+    def p(l, di, k, o):  # peephole weight of gate row k (i, f, o), or 0
+        return peep[((l * ND + di) * 3 + k) * DHC + o] if peep else 0.0
 
     def state(name, l, di, n, c):
         return t[name][1][((l * ND + di) * N + n) * DHC + c] if name in t else 0.0
@@ -119,9 +124,11 @@ def ref_lstm(g):
                                 s += h[n][i] * wi[(((l * ND + di) * DHC + i) * 4 + gi) * DHC + o]
                             row.append(s)
                         gates.append(row)
-                    c_new = [sigmoid(gates[1][o]) * cs[n][o]
-                             + sigmoid(gates[0][o]) * math.tanh(gates[2][o]) for o in range(DHC)]
-                    nh.append([sigmoid(gates[3][o]) * math.tanh(c_new[o]) for o in range(DHC)])
+                    c_new = [sigmoid(gates[1][o] + p(l, di, 1, o) * cs[n][o]) * cs[n][o]
+                             + sigmoid(gates[0][o] + p(l, di, 0, o) * cs[n][o])
+                             * math.tanh(gates[2][o]) for o in range(DHC)]
+                    nh.append([sigmoid(gates[3][o] + p(l, di, 2, o) * c_new[o])
+                               * math.tanh(c_new[o]) for o in range(DHC)])
                     nc.append(c_new)
                 h, cs = nh, nc
                 out[tt] = h

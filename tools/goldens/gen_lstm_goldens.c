@@ -33,7 +33,8 @@
  *   seed: src_layer 1, src_iter 2, src_iter_c 3, weights_layer 4,
  *         weights_iter 5, bias 6
  *   scale: 2.0 for src_layer / src_iter / src_iter_c, 1.0 for weights / bias.
- * Cases flagged `zero_bias` use an all-zero bias instead.
+ * Cases flagged `zero_bias` use an all-zero bias instead. Cases flagged
+ * `peephole` also pass weights_peephole {L, D, 3, DHC} (ldgo; seed 7, scale 1.0).
  *
  * Output file format (text; floats printed with "%.9g", which round-trips
  * an IEEE binary32 value exactly):
@@ -62,48 +63,7 @@
 
 #include "oneapi/dnnl/dnnl.h"
 
-/* ------------------------------------------------------------------------ */
-/* error handling                                                            */
-
-static const char *status_str(dnnl_status_t s) {
-    switch ((int)s) {
-        case 0: return "success";
-        case 1: return "out_of_memory";
-        case 2: return "invalid_arguments";
-        case 3: return "unimplemented";
-        case 4: return "last_impl_reached";
-        case 5: return "runtime_error";
-        case 6: return "not_required";
-        case 7: return "invalid_graph";
-        case 8: return "invalid_graph_op";
-        case 9: return "invalid_shape";
-        case 10: return "invalid_data_type";
-        default: return "unknown status";
-    }
-}
-
-#define CHECK(call) \
-    do { \
-        dnnl_status_t s_ = (call); \
-        if (s_ != dnnl_success) { \
-            fprintf(stderr, "%s:%d: %s failed: status %d (%s)\n", __FILE__, \
-                    __LINE__, #call, (int)s_, status_str(s_)); \
-            exit(2); \
-        } \
-    } while (0)
-
-#define FAIL(...) \
-    do { \
-        fprintf(stderr, "error: " __VA_ARGS__); \
-        fputc('\n', stderr); \
-        exit(3); \
-    } while (0)
-
-static void *xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p) FAIL("out of memory (%zu bytes)", n);
-    return p;
-}
+#include "golden_common.h"
 
 /* ------------------------------------------------------------------------ */
 /* cases                                                                     */
@@ -115,164 +75,40 @@ typedef struct {
     int src_iter; /* provide src_iter + src_iter_c */
     int dst_iter; /* request dst_iter + dst_iter_c */
     int zero_bias;
+    int peephole; /* provide weights_peephole {L, D, 3, DHC} (ldgo) */
 } lstm_case_t;
 
 static const lstm_case_t cases[] = {
-    /* name                                  dir                            L  T  N SLC DHC si di zb */
-    {"l2r_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0},
-    {"l2r_l1_t1_n1_slc4_dhc4_noiter",        dnnl_unidirectional_left2right, 1, 1, 1, 4, 4, 0, 0, 0},
-    {"l2r_l1_t7_n13_slc8_dhc6_srciter",      dnnl_unidirectional_left2right, 1, 7, 13, 8, 6, 1, 0, 0},
-    {"l2r_l1_t5_n3_slc5_dhc4_iter_zerobias", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 1},
-    {"l2r_l2_t7_n3_slc4_dhc4_iter",          dnnl_unidirectional_left2right, 2, 7, 3, 4, 4, 1, 1, 0},
-    {"l2r_l3_t5_n13_slc4_dhc4_dstiter",      dnnl_unidirectional_left2right, 3, 5, 13, 4, 4, 0, 1, 0},
-    {"r2l_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_right2left, 1, 5, 3, 5, 4, 1, 1, 0},
-    {"r2l_l2_t7_n1_slc3_dhc3_srciter",       dnnl_unidirectional_right2left, 2, 7, 1, 3, 3, 1, 0, 0},
-    {"bicat_l1_t5_n3_slc5_dhc4_iter",        dnnl_bidirectional_concat,      1, 5, 3, 5, 4, 1, 1, 0},
-    {"bicat_l2_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0},
-    {"bicat_l3_t1_n1_slc2_dhc2_dstiter",     dnnl_bidirectional_concat,      3, 1, 1, 2, 2, 0, 1, 0},
-    {"bisum_l1_t7_n13_slc5_dhc4_noiter",     dnnl_bidirectional_sum,         1, 7, 13, 5, 4, 0, 0, 0},
-    {"bisum_l3_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_sum,         3, 5, 3, 4, 4, 1, 1, 0},
+    /* name                                  dir                            L  T  N SLC DHC si di zb pp */
+    {"l2r_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 0},
+    {"l2r_l1_t1_n1_slc4_dhc4_noiter",        dnnl_unidirectional_left2right, 1, 1, 1, 4, 4, 0, 0, 0, 0},
+    {"l2r_l1_t7_n13_slc8_dhc6_srciter",      dnnl_unidirectional_left2right, 1, 7, 13, 8, 6, 1, 0, 0, 0},
+    {"l2r_l1_t5_n3_slc5_dhc4_iter_zerobias", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 1, 0},
+    {"l2r_l2_t7_n3_slc4_dhc4_iter",          dnnl_unidirectional_left2right, 2, 7, 3, 4, 4, 1, 1, 0, 0},
+    {"l2r_l3_t5_n13_slc4_dhc4_dstiter",      dnnl_unidirectional_left2right, 3, 5, 13, 4, 4, 0, 1, 0, 0},
+    {"r2l_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_right2left, 1, 5, 3, 5, 4, 1, 1, 0, 0},
+    {"r2l_l2_t7_n1_slc3_dhc3_srciter",       dnnl_unidirectional_right2left, 2, 7, 1, 3, 3, 1, 0, 0, 0},
+    {"bicat_l1_t5_n3_slc5_dhc4_iter",        dnnl_bidirectional_concat,      1, 5, 3, 5, 4, 1, 1, 0, 0},
+    {"bicat_l2_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 0},
+    {"bicat_l3_t1_n1_slc2_dhc2_dstiter",     dnnl_bidirectional_concat,      3, 1, 1, 2, 2, 0, 1, 0, 0},
+    {"bisum_l1_t7_n13_slc5_dhc4_noiter",     dnnl_bidirectional_sum,         1, 7, 13, 5, 4, 0, 0, 0, 0},
+    {"bisum_l3_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_sum,         3, 5, 3, 4, 4, 1, 1, 0, 0},
+    {"l2r_l1_t5_n3_slc5_dhc4_peephole",      dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1},
+    {"r2l_l2_t1_n1_slc4_dhc4_peephole",      dnnl_unidirectional_right2left, 2, 1, 1, 4, 4, 0, 1, 0, 1},
+    {"bicat_l2_t5_n3_slc4_dhc4_peephole",    dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 1},
+    {"bisum_l1_t5_n13_slc5_dhc4_peephole",   dnnl_bidirectional_sum,         1, 5, 13, 5, 4, 1, 0, 0, 1},
 };
-
-static const char *dir_name(dnnl_rnn_direction_t d) {
-    switch (d) {
-        case dnnl_unidirectional_left2right: return "left2right";
-        case dnnl_unidirectional_right2left: return "right2left";
-        case dnnl_bidirectional_concat: return "bidirectional_concat";
-        case dnnl_bidirectional_sum: return "bidirectional_sum";
-        default: return "undef";
-    }
-}
-
-/* ------------------------------------------------------------------------ */
-/* deterministic generator (see header comment)                              */
-
-static float gen_value(uint32_t seed, uint32_t i, float scale) {
-    uint32_t h = i * 2654435761u ^ (seed * 40503u + 0x9E3779B9u);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return ((float)(h & 0xFFFFu) / 65535.0f - 0.5f) * scale;
-}
-
-static void gen_fill(float *buf, size_t n, uint32_t seed, float scale) {
-    for (size_t i = 0; i < n; ++i)
-        buf[i] = gen_value(seed, (uint32_t)i, scale);
-}
-
-/* ------------------------------------------------------------------------ */
-/* a plain tensor: logical dims, host values, oneDNN desc and memory          */
-
-#define MAX_ND 5
-
-typedef struct {
-    const char *name;
-    int ndims;
-    dnnl_dims_t dims;
-    dnnl_format_tag_t tag;
-    size_t nelems;
-    float *host;            /* host copy, canonical plain order */
-    dnnl_memory_desc_t md;  /* plain user md */
-    dnnl_memory_t mem;      /* user memory (plain) */
-} tensor_t;
-
-static void tensor_init(tensor_t *t, const char *name, int ndims,
-        const int64_t *dims, dnnl_format_tag_t tag, dnnl_engine_t eng) {
-    memset(t, 0, sizeof(*t));
-    t->name = name;
-    t->ndims = ndims;
-    t->tag = tag;
-    t->nelems = 1;
-    for (int k = 0; k < ndims; ++k) {
-        t->dims[k] = dims[k];
-        t->nelems *= (size_t)dims[k];
-    }
-    t->host = (float *)xmalloc(t->nelems * sizeof(float));
-    memset(t->host, 0, t->nelems * sizeof(float));
-    CHECK(dnnl_memory_desc_create_with_tag(
-            &t->md, ndims, t->dims, dnnl_f32, tag));
-    if (dnnl_memory_desc_get_size(t->md) != t->nelems * sizeof(float))
-        FAIL("%s: unexpected plain size", name);
-    CHECK(dnnl_memory_create(&t->mem, t->md, eng, DNNL_MEMORY_ALLOCATE));
-}
-
-static void tensor_fini(tensor_t *t) {
-    if (t->mem) CHECK(dnnl_memory_destroy(t->mem));
-    if (t->md) CHECK(dnnl_memory_desc_destroy(t->md));
-    free(t->host);
-    memset(t, 0, sizeof(*t));
-}
-
-static void mem_write(dnnl_memory_t mem, const float *src, size_t n) {
-    void *p = NULL;
-    CHECK(dnnl_memory_map_data(mem, &p));
-    memcpy(p, src, n * sizeof(float));
-    CHECK(dnnl_memory_unmap_data(mem, p));
-}
-
-static void mem_read(dnnl_memory_t mem, float *dst, size_t n) {
-    void *p = NULL;
-    CHECK(dnnl_memory_map_data(mem, &p));
-    memcpy(dst, p, n * sizeof(float));
-    CHECK(dnnl_memory_unmap_data(mem, p));
-}
-
-static void mem_fill_nan(dnnl_memory_t mem, size_t n) {
-    void *p = NULL;
-    CHECK(dnnl_memory_map_data(mem, &p));
-    float *f = (float *)p;
-    for (size_t i = 0; i < n; ++i)
-        f[i] = NAN;
-    CHECK(dnnl_memory_unmap_data(mem, p));
-}
-
-/* Reorders user memory into a memory with layout `want` (as the oneDNN
- * examples do for weights given as `any`). Returns the user memory itself
- * when no reorder is needed; *owned tells whether the caller must free. */
-static dnnl_memory_t reorder_to(dnnl_engine_t eng, dnnl_stream_t strm,
-        const tensor_t *t, const_dnnl_memory_desc_t want, int *owned) {
-    if (dnnl_memory_desc_equal(t->md, want)) {
-        *owned = 0;
-        return t->mem;
-    }
-    dnnl_memory_t out = NULL;
-    CHECK(dnnl_memory_create(&out, want, eng, DNNL_MEMORY_ALLOCATE));
-    dnnl_primitive_desc_t rpd = NULL;
-    dnnl_primitive_t r = NULL;
-    CHECK(dnnl_reorder_primitive_desc_create(&rpd, t->md, eng, want, eng, NULL));
-    CHECK(dnnl_primitive_create(&r, rpd));
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, t->mem}, {DNNL_ARG_TO, out}};
-    CHECK(dnnl_primitive_execute(r, strm, 2, args));
-    CHECK(dnnl_stream_wait(strm));
-    CHECK(dnnl_primitive_destroy(r));
-    CHECK(dnnl_primitive_desc_destroy(rpd));
-    *owned = 1;
-    return out;
-}
-
-static const char *format_kind_name(const_dnnl_memory_desc_t md) {
-    dnnl_format_kind_t fk = dnnl_format_kind_undef;
-    CHECK(dnnl_memory_desc_query(md, dnnl_query_format_kind, &fk));
-    switch (fk) {
-        case dnnl_blocked: return "blocked";
-        case dnnl_format_kind_opaque: return "opaque";
-        case dnnl_format_kind_any: return "any";
-        default: return "other (e.g. rnn_packed)";
-    }
-}
 
 /* ------------------------------------------------------------------------ */
 
 enum {
-    T_SRC_LAYER, T_SRC_ITER, T_SRC_ITER_C, T_WEI_LAYER, T_WEI_ITER, T_BIAS,
+    T_SRC_LAYER, T_SRC_ITER, T_SRC_ITER_C, T_WEI_LAYER, T_WEI_ITER, T_WEI_PEEPHOLE, T_BIAS,
     T_DST_LAYER, T_DST_ITER, T_DST_ITER_C, T_COUNT
 };
 
 static const int t_arg[T_COUNT] = {DNNL_ARG_SRC_LAYER, DNNL_ARG_SRC_ITER,
         DNNL_ARG_SRC_ITER_C, DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER,
-        DNNL_ARG_BIAS, DNNL_ARG_DST_LAYER, DNNL_ARG_DST_ITER,
+        DNNL_ARG_WEIGHTS_PEEPHOLE, DNNL_ARG_BIAS, DNNL_ARG_DST_LAYER, DNNL_ARG_DST_ITER,
         DNNL_ARG_DST_ITER_C};
 
 typedef struct {
@@ -290,82 +126,11 @@ static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
             dnnl_forward_inference, c->dir, t[T_SRC_LAYER].md,
             lt->present[T_SRC_ITER] ? t[T_SRC_ITER].md : NULL,
             lt->present[T_SRC_ITER_C] ? t[T_SRC_ITER_C].md : NULL, wl, wi,
-            NULL, NULL, t[T_BIAS].md, t[T_DST_LAYER].md,
+            lt->present[T_WEI_PEEPHOLE] ? t[T_WEI_PEEPHOLE].md : NULL, NULL,
+            t[T_BIAS].md, t[T_DST_LAYER].md,
             lt->present[T_DST_ITER] ? t[T_DST_ITER].md : NULL,
             lt->present[T_DST_ITER_C] ? t[T_DST_ITER_C].md : NULL,
             dnnl_rnn_flags_undef, NULL);
-}
-
-/* Executes `pd`: reorders the inputs into the layouts it wants (a no-op for
- * plain inputs), runs it, and reads the outputs into out[k] (host buffers
- * sized like lt->t[k]). */
-static void run_pd(const_dnnl_primitive_desc_t pd, dnnl_engine_t eng,
-        dnnl_stream_t strm, lstm_tensors_t *lt, float *out[T_COUNT],
-        int verbose) {
-    dnnl_exec_arg_t args[T_COUNT];
-    dnnl_memory_t owned_mem[T_COUNT];
-    int nargs = 0, nowned = 0;
-
-    for (int k = 0; k < T_COUNT; ++k) {
-        if (!lt->present[k]) continue;
-        tensor_t *t = &lt->t[k];
-        const_dnnl_memory_desc_t want = NULL;
-        switch (k) {
-            case T_SRC_LAYER: want = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0); break;
-            case T_SRC_ITER: want = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 1); break;
-            case T_SRC_ITER_C: want = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 2); break;
-            case T_WEI_LAYER: want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0); break;
-            case T_WEI_ITER: want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1); break;
-            case T_BIAS: want = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 2); break;
-            case T_DST_LAYER: want = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0); break;
-            case T_DST_ITER: want = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 1); break;
-            case T_DST_ITER_C: want = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 2); break;
-            default: break;
-        }
-        if (!want) FAIL("%s: primitive descriptor has no md", t->name);
-        dnnl_memory_t m = t->mem;
-        if (k >= T_DST_LAYER) {
-            /* outputs are given as plain mds; the pd must keep them */
-            if (!dnnl_memory_desc_equal(t->md, want))
-                FAIL("%s: pd changed the plain output layout", t->name);
-            mem_fill_nan(m, t->nelems); /* catch unwritten outputs */
-        } else {
-            mem_write(t->mem, t->host, t->nelems);
-            int owned = 0;
-            m = reorder_to(eng, strm, t, want, &owned);
-            if (owned) owned_mem[nowned++] = m;
-            if (verbose && (k == T_WEI_LAYER || k == T_WEI_ITER))
-                fprintf(stderr, "    %s: pd wants %s layout%s\n", t->name,
-                        format_kind_name(want),
-                        owned ? " (reordered from ldigo)" : " (= ldigo)");
-        }
-        args[nargs].arg = t_arg[k];
-        args[nargs].memory = m;
-        ++nargs;
-    }
-
-    dnnl_primitive_t prim = NULL;
-    CHECK(dnnl_primitive_create(&prim, pd));
-    CHECK(dnnl_primitive_execute(prim, strm, nargs, args));
-    CHECK(dnnl_stream_wait(strm));
-    CHECK(dnnl_primitive_destroy(prim));
-
-    for (int k = T_DST_LAYER; k < T_COUNT; ++k)
-        if (lt->present[k]) mem_read(lt->t[k].mem, out[k], lt->t[k].nelems);
-    for (int j = 0; j < nowned; ++j)
-        CHECK(dnnl_memory_destroy(owned_mem[j]));
-}
-
-static void write_tensor(FILE *f, const tensor_t *t, const float *v) {
-    fprintf(f, "tensor %s %d", t->name, t->ndims);
-    for (int k = 0; k < t->ndims; ++k)
-        fprintf(f, " %lld", (long long)t->dims[k]);
-    fputc('\n', f);
-    const size_t per_line = (size_t)t->dims[t->ndims - 1];
-    for (size_t i = 0; i < t->nelems; ++i) {
-        fprintf(f, "%.9g", (double)v[i]);
-        fputc((i + 1) % per_line == 0 || i + 1 == t->nelems ? '\n' : ' ', f);
-    }
 }
 
 static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
@@ -388,12 +153,14 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
         const int64_t d_wl[] = {L, D, SLC, G, DHC};
         const int64_t d_wi[] = {L, D, SIC, G, DHC};
         const int64_t d_bias[] = {L, D, G, DHC};
+        const int64_t d_peep[] = {L, D, 3, DHC};
         const int64_t d_dst_layer[] = {T, N, DLC};
         tensor_init(&lt.t[T_SRC_LAYER], "src_layer", 3, d_src_layer, dnnl_tnc, eng);
         tensor_init(&lt.t[T_SRC_ITER], "src_iter", 4, d_state, dnnl_ldnc, eng);
         tensor_init(&lt.t[T_SRC_ITER_C], "src_iter_c", 4, d_state, dnnl_ldnc, eng);
         tensor_init(&lt.t[T_WEI_LAYER], "weights_layer", 5, d_wl, dnnl_ldigo, eng);
         tensor_init(&lt.t[T_WEI_ITER], "weights_iter", 5, d_wi, dnnl_ldigo, eng);
+        tensor_init(&lt.t[T_WEI_PEEPHOLE], "weights_peephole", 4, d_peep, dnnl_ldgo, eng);
         tensor_init(&lt.t[T_BIAS], "bias", 4, d_bias, dnnl_ldgo, eng);
         tensor_init(&lt.t[T_DST_LAYER], "dst_layer", 3, d_dst_layer, dnnl_tnc, eng);
         tensor_init(&lt.t[T_DST_ITER], "dst_iter", 4, d_state, dnnl_ldnc, eng);
@@ -403,6 +170,8 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
             = lt.present[T_BIAS] = lt.present[T_DST_LAYER] = 1;
     lt.present[T_SRC_ITER] = lt.present[T_SRC_ITER_C] = c->src_iter;
     lt.present[T_DST_ITER] = lt.present[T_DST_ITER_C] = c->dst_iter;
+    lt.present[T_WEI_PEEPHOLE] = c->peephole;
+    gen_fill(lt.t[T_WEI_PEEPHOLE].host, lt.t[T_WEI_PEEPHOLE].nelems, 7, 1.0f);
 
     gen_fill(lt.t[T_SRC_LAYER].host, lt.t[T_SRC_LAYER].nelems, 1, 2.0f);
     gen_fill(lt.t[T_SRC_ITER].host, lt.t[T_SRC_ITER].nelems, 2, 2.0f);
@@ -427,7 +196,7 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
             lt.t[T_WEI_ITER].dims, dnnl_f32, dnnl_format_tag_any));
     dnnl_primitive_desc_t pd = NULL;
     CHECK(create_pd(&pd, eng, c, &lt, wl_any, wi_any));
-    run_pd(pd, eng, strm, &lt, out_any, 1);
+    run_pd(pd, eng, strm, lt.t, lt.present, t_arg, T_COUNT, T_DST_LAYER, out_any, 1);
     CHECK(dnnl_primitive_desc_destroy(pd));
     CHECK(dnnl_memory_desc_destroy(wl_any));
     CHECK(dnnl_memory_desc_destroy(wi_any));
@@ -444,7 +213,7 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
     dnnl_status_t st = create_pd(
             &pd, eng, c, &lt, lt.t[T_WEI_LAYER].md, lt.t[T_WEI_ITER].md);
     if (st == dnnl_success) {
-        run_pd(pd, eng, strm, &lt, out_plain, 0);
+        run_pd(pd, eng, strm, lt.t, lt.present, t_arg, T_COUNT, T_DST_LAYER, out_plain, 0);
         CHECK(dnnl_primitive_desc_destroy(pd));
         double max_abs = 0.0;
         int bitwise = 1;
@@ -503,19 +272,10 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
-        return 1;
-    }
-    const dnnl_version_t *v = dnnl_version();
     char version[64];
-    snprintf(version, sizeof(version), "%d.%d.%d", v->major, v->minor, v->patch);
-    fprintf(stderr, "oneDNN %s (hash %s)\n", version, v->hash ? v->hash : "?");
-
     dnnl_engine_t eng = NULL;
     dnnl_stream_t strm = NULL;
-    CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
-    CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+    golden_setup(argc, argv, version, sizeof(version), &eng, &strm);
 
     const size_t ncases = sizeof(cases) / sizeof(cases[0]);
     for (size_t i = 0; i < ncases; ++i)

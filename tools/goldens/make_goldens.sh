@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make_goldens.sh - (re)generate tests/goldens/lstm/*.txt from the real oneDNN.
+# make_goldens.sh - (re)generate tests/goldens/lstm/*.txt (gen_lstm_goldens.c) and
+# tests/goldens/<cell>/*.txt for the other cells (gen_cells_goldens.c) from the real oneDNN.
 #
 # Usage: tools/goldens/make_goldens.sh [--version 3.13|3.2] [--no-fallback]
 #                                      [--compare] [--out DIR]
@@ -62,13 +63,18 @@ build_and_run() {
 
     echo "== oneDNN $v: build" >&2
     mkdir -p "$WORK/bin-$v" "$WORK/out-$v"
-    "$CC" -std=c99 -O2 -Wall -Wextra -pedantic -I"$inc" \
-        "$HERE/gen_lstm_goldens.c" -o "$WORK/bin-$v/gen_lstm_goldens" \
-        -L"$lib" -Wl,-rpath-link,"$lib" -Wl,-rpath,"$lib" -ldnnl -lm || return 1
+    local gen
+    for gen in gen_lstm_goldens gen_cells_goldens; do
+        "$CC" -std=c99 -O2 -Wall -Wextra -pedantic -I"$inc" \
+            "$HERE/$gen.c" -o "$WORK/bin-$v/$gen" \
+            -L"$lib" -Wl,-rpath-link,"$lib" -Wl,-rpath,"$lib" -ldnnl -lm || return 1
+    done
 
     echo "== oneDNN $v: run" >&2
     # shellcheck disable=SC1090
-    ( . "$env" && "$WORK/bin-$v/gen_lstm_goldens" "$WORK/out-$v" ) || return 1
+    mkdir -p "$WORK/cells-$v"
+    ( . "$env" && "$WORK/bin-$v/gen_lstm_goldens" "$WORK/out-$v" \
+        && "$WORK/bin-$v/gen_cells_goldens" "$WORK/cells-$v" ) || return 1
 }
 
 USED=
@@ -94,6 +100,12 @@ fi
 mkdir -p "$OUT"
 rm -f "$OUT"/*.txt
 cp "$WORK/out-$USED"/*.txt "$OUT"/
+for dir in "$WORK/cells-$USED"/*/; do
+    cell=$(basename "$dir")
+    mkdir -p "$OUT/../$cell"
+    rm -f "$OUT/../$cell"/*.txt
+    cp "$dir"/*.txt "$OUT/../$cell/"
+done
 echo "== wrote $(ls "$OUT"/*.txt | wc -l) golden files ($(cat "$OUT"/*.txt | wc -c) bytes) from oneDNN $USED to $OUT" >&2
 
 if [ "$COMPARE" = 1 ]; then

@@ -2,14 +2,15 @@
 //! of the GEMM output, gates `i, f, c̃, o` side by side) to the new cell and hidden states.
 //!
 //! ```text
-//! i = σ(A_i)   f = σ(A_f)   c̃ = tanh(A_c̃)   o = σ(A_o)
-//! c = f·c_prev + i·c̃        h = o·tanh(c)
+//! i = σ(A_i + P_i·c_prev)   f = σ(A_f + P_f·c_prev)   c̃ = tanh(A_c̃)
+//! c = f·c_prev + i·c̃        o = σ(A_o + P_o·c)         h = o·tanh(c)
 //! ```
-//! (bias is already in `A`: the layer GEMM starts from it). Written as scalar loops over 32
+//! (bias is already in `A`: the layer GEMM starts from it; `P` are the peephole weights, zeros
+//! without them). Written as scalar loops over 32
 //! lanes that the compiler turns into two 16-lane vectors per operation under AVX-512; one call
 //! processes a whole tile (all batch rows of a work item), so constants are set up once.
 
-use super::TileRows;
+use super::{copy_units, load_units, store_gates, HDest, TileRows};
 use crate::kernels::activations::{mul_add, sigmoid, tanh};
 use crate::kernels::isa::isa_dispatch;
 use crate::memory::packed::PANEL;
@@ -26,37 +27,18 @@ pub struct LstmTile {
     pub valid: usize,
     /// Gate pre-activations, a panel row `[4][32]` per batch row.
     pub gates: TileRows,
+    /// Peephole weights of the panel, `[3][32]` (rows i, f, o), or null for none.
+    pub peephole: *const f32,
     /// Previous cell state (null: zeros).
     pub c_prev: TileRows,
     /// New cell state (may be `c_prev` itself: updated in place).
     pub c_out: TileRows,
-    /// New hidden state.
-    pub h_out: TileRows,
-    /// A second destination of h (`dst_layer`), or none.
-    pub h_extra: TileRows,
-    /// Add h into `h_extra` instead of storing it (second direction of a bidirectional sum).
-    pub extra_add: bool,
+    /// Where h goes.
+    pub h: HDest,
     /// Workspace rows `[G][DHC]` for the post-activation gates (training), or none.
     pub ws_gates: TileRows,
     /// Stride between gates in `ws_gates` (DHC).
     pub ws_gate_stride: usize,
-}
-
-/// Copies `valid ≤ 32` floats; a whole panel as one fixed-size move (no `memcpy` call).
-///
-/// # Safety
-/// Both ranges valid for `valid` floats, not overlapping.
-#[inline(always)]
-unsafe fn copy_units(dst: *mut f32, src: *const f32, valid: usize) {
-    unsafe {
-        if valid == PANEL {
-            *(dst as *mut [f32; PANEL]) = *(src as *const [f32; PANEL]);
-        } else {
-            for u in 0..valid {
-                *dst.add(u) = *src.add(u);
-            }
-        }
-    }
 }
 
 /// Computes one tile.
@@ -71,19 +53,22 @@ unsafe fn tile_body<const FMA: bool, const STORE_GATES: bool>(t: &LstmTile) {
         let valid = t.valid;
         for r in 0..t.rows {
             let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
-            let mut cp = [0f32; PANEL];
-            if !t.c_prev.is_none() {
-                copy_units(cp.as_mut_ptr(), t.c_prev.row(r), valid);
-            }
+            let cp = load_units(t.c_prev, r, valid);
+            let zeros = [[0f32; PANEL]; 3];
+            let pp = if t.peephole.is_null() {
+                &zeros
+            } else {
+                &*(t.peephole as *const [[f32; PANEL]; 3])
+            };
             let mut act = [[0f32; PANEL]; GATES];
             let mut c = [0f32; PANEL];
             let mut h = [0f32; PANEL];
             for u in 0..PANEL {
-                let i = sigmoid::<FMA>(a[0][u]);
-                let f = sigmoid::<FMA>(a[1][u]);
+                let i = sigmoid::<FMA>(mul_add::<FMA>(pp[0][u], cp[u], a[0][u]));
+                let f = sigmoid::<FMA>(mul_add::<FMA>(pp[1][u], cp[u], a[1][u]));
                 let ct = tanh::<FMA>(a[2][u]);
-                let o = sigmoid::<FMA>(a[3][u]);
                 let cn = mul_add::<FMA>(f, cp[u], i * ct);
+                let o = sigmoid::<FMA>(mul_add::<FMA>(pp[2][u], cn, a[3][u]));
                 c[u] = cn;
                 h[u] = o * tanh::<FMA>(cn);
                 if STORE_GATES {
@@ -94,25 +79,9 @@ unsafe fn tile_body<const FMA: bool, const STORE_GATES: bool>(t: &LstmTile) {
                 }
             }
             copy_units(t.c_out.row(r), c.as_ptr(), valid);
-            copy_units(t.h_out.row(r), h.as_ptr(), valid);
-            if !t.h_extra.is_none() {
-                let extra = t.h_extra.row(r);
-                if t.extra_add {
-                    let mut sum = [0f32; PANEL];
-                    copy_units(sum.as_mut_ptr(), extra, valid);
-                    for (s, v) in sum.iter_mut().zip(&h) {
-                        *s += v;
-                    }
-                    copy_units(extra, sum.as_ptr(), valid);
-                } else {
-                    copy_units(extra, h.as_ptr(), valid);
-                }
-            }
+            t.h.store(r, &h, valid);
             if STORE_GATES {
-                let ws = t.ws_gates.row(r);
-                for (g, v) in act.iter().enumerate() {
-                    copy_units(ws.add(g * t.ws_gate_stride), v.as_ptr(), valid);
-                }
+                store_gates(t.ws_gates, t.ws_gate_stride, r, &act, valid);
             }
         }
     }
@@ -160,11 +129,14 @@ mod tests {
                     rows,
                     valid,
                     gates: tr(gates.as_ptr().cast_mut(), GATES * PANEL),
+                    peephole: std::ptr::null(),
                     c_prev: tr(c_prev.as_ptr().cast_mut(), 40),
                     c_out: tr(c.as_mut_ptr(), 40),
-                    h_out: tr(h.as_mut_ptr(), 40),
-                    h_extra: tr(extra.as_mut_ptr(), 40),
-                    extra_add: true,
+                    h: HDest {
+                        h_out: tr(h.as_mut_ptr(), 40),
+                        h_extra: tr(extra.as_mut_ptr(), 40),
+                        extra_add: true,
+                    },
                     ws_gates: tr(ws.as_mut_ptr(), GATES * 40),
                     ws_gate_stride: 40,
                 };

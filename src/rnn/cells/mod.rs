@@ -4,9 +4,13 @@
 //! Adding a cell: a variant here, its properties, a file with its post-GEMM, and an arm in the
 //! forward driver's dispatch and in the reference.
 
+pub mod gru;
+pub mod lbr_gru;
 pub mod lstm;
+pub mod vanilla;
 
 use crate::args;
+use crate::memory::packed::PANEL;
 use crate::types::AlgKind;
 
 /// The kind of an RNN cell.
@@ -136,5 +140,99 @@ impl TileRows {
     #[inline(always)]
     pub fn row(&self, i: usize) -> *mut f32 {
         self.ptr.wrapping_offset(i as isize * self.stride)
+    }
+}
+
+/// Where a tile's new hidden state goes: its own buffer, and for the last layer a second
+/// destination (`dst_layer`) that is stored or, for the second direction of a bidirectional
+/// sum, added into.
+#[derive(Clone, Copy, Debug)]
+pub struct HDest {
+    /// New hidden state.
+    pub h_out: TileRows,
+    /// A second destination of h (`dst_layer`), or none.
+    pub h_extra: TileRows,
+    /// Add h into `h_extra` instead of storing it.
+    pub extra_add: bool,
+}
+
+impl HDest {
+    /// Stores row `r` (`valid` units of `h`).
+    ///
+    /// # Safety
+    /// Row `r` of every non-null buffer has `valid` writable floats.
+    #[inline(always)]
+    pub unsafe fn store(&self, r: usize, h: &[f32; PANEL], valid: usize) {
+        unsafe {
+            copy_units(self.h_out.row(r), h.as_ptr(), valid);
+            if !self.h_extra.is_none() {
+                let extra = self.h_extra.row(r);
+                if self.extra_add {
+                    let mut sum = [0f32; PANEL];
+                    copy_units(sum.as_mut_ptr(), extra, valid);
+                    for (s, v) in sum.iter_mut().zip(h) {
+                        *s += v;
+                    }
+                    copy_units(extra, sum.as_ptr(), valid);
+                } else {
+                    copy_units(extra, h.as_ptr(), valid);
+                }
+            }
+        }
+    }
+}
+
+/// Copies `valid ≤ 32` floats; a whole panel as one fixed-size move (no `memcpy` call).
+///
+/// # Safety
+/// Both ranges valid for `valid` floats, not overlapping.
+#[inline(always)]
+pub unsafe fn copy_units(dst: *mut f32, src: *const f32, valid: usize) {
+    unsafe {
+        if valid == PANEL {
+            *(dst as *mut [f32; PANEL]) = *(src as *const [f32; PANEL]);
+        } else {
+            for u in 0..valid {
+                *dst.add(u) = *src.add(u);
+            }
+        }
+    }
+}
+
+/// Loads `valid` units of row `r` of `rows` into a panel (zeros beyond, and everywhere for a
+/// null buffer).
+///
+/// # Safety
+/// Row `r` of a non-null `rows` has `valid` readable floats.
+#[inline(always)]
+pub unsafe fn load_units(rows: TileRows, r: usize, valid: usize) -> [f32; PANEL] {
+    let mut v = [0f32; PANEL];
+    if !rows.is_none() {
+        unsafe { copy_units(v.as_mut_ptr(), rows.row(r), valid) };
+    }
+    v
+}
+
+/// Stores post-activation gates of row `r` into workspace rows `[G][stride]` (no-op for a null
+/// buffer).
+///
+/// # Safety
+/// Row `r` of a non-null `ws` has `act.len()` gates of `valid` writable floats at `stride`.
+#[inline(always)]
+pub unsafe fn store_gates(
+    ws: TileRows,
+    stride: usize,
+    r: usize,
+    act: &[[f32; PANEL]],
+    valid: usize,
+) {
+    if ws.is_none() {
+        return;
+    }
+    unsafe {
+        let base = ws.row(r);
+        for (g, v) in act.iter().enumerate() {
+            copy_units(base.add(g * stride), v.as_ptr(), valid);
+        }
     }
 }

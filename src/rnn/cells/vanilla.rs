@@ -1,0 +1,93 @@
+//! Vanilla RNN post-GEMM: `h = act(A)` for 32 hidden units of each batch row of a tile (one
+//! gate; the bias is already in `A`), with `act` one of relu (negative slope `alpha`), tanh and
+//! logistic.
+
+use super::{load_units, store_gates, HDest, TileRows};
+use crate::kernels::activations::{sigmoid, tanh};
+use crate::kernels::isa::isa_dispatch;
+use crate::memory::packed::PANEL;
+
+/// The activation of a vanilla RNN cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Activation {
+    /// `x > 0 ? x : alpha·x`.
+    Relu(f32),
+    /// Hyperbolic tangent.
+    Tanh,
+    /// Logistic sigmoid.
+    Logistic,
+}
+
+// Alpha is never NaN (oneDNN takes any float, but a NaN slope compares unequal to itself only
+// in this derived comparison; descriptors with it are still usable).
+impl Eq for Activation {}
+
+impl Activation {
+    /// The activation applied to one value, in f32 with libm's functions (the reference's
+    /// arithmetic).
+    pub fn apply_ref(self, x: f32) -> f32 {
+        match self {
+            Activation::Relu(alpha) => {
+                if x > 0.0 {
+                    x
+                } else {
+                    alpha * x
+                }
+            }
+            Activation::Tanh => x.tanh(),
+            Activation::Logistic => 1.0 / (1.0 + (-x).exp()),
+        }
+    }
+}
+
+/// One tile of the post-GEMM: `rows` batch rows × the `valid` (≤ 32) units of one panel.
+#[derive(Clone, Copy, Debug)]
+pub struct VanillaTile {
+    /// Batch rows.
+    pub rows: usize,
+    /// Valid units of the panel.
+    pub valid: usize,
+    /// Pre-activations, a panel row of 32 per batch row.
+    pub gates: TileRows,
+    /// The activation.
+    pub activation: Activation,
+    /// Where h goes.
+    pub h: HDest,
+    /// Workspace rows for the post-activation gate (training), or none.
+    pub ws_gates: TileRows,
+}
+
+#[inline(always)]
+unsafe fn tile_any<const FMA: bool>(t: &VanillaTile) {
+    unsafe {
+        for r in 0..t.rows {
+            let a = load_units(t.gates, r, PANEL);
+            let mut h = [0f32; PANEL];
+            match t.activation {
+                Activation::Relu(alpha) => {
+                    for (o, &x) in h.iter_mut().zip(&a) {
+                        *o = if x > 0.0 { x } else { alpha * x };
+                    }
+                }
+                Activation::Tanh => {
+                    for (o, &x) in h.iter_mut().zip(&a) {
+                        *o = tanh::<FMA>(x);
+                    }
+                }
+                Activation::Logistic => {
+                    for (o, &x) in h.iter_mut().zip(&a) {
+                        *o = sigmoid::<FMA>(x);
+                    }
+                }
+            }
+            t.h.store(r, &h, t.valid);
+            store_gates(t.ws_gates, 0, r, &[h], t.valid);
+        }
+    }
+}
+
+isa_dispatch!(
+    /// The vanilla RNN post-GEMM of one tile: every row of `gates` has 32 readable floats, every
+    /// non-null row of the outputs `valid` writable ones, not overlapping the inputs.
+    pub unsafe fn postgemm_tile => tile_any, (tile: &VanillaTile)
+);

@@ -1,0 +1,209 @@
+//! The vanilla RNN, GRU, LBR-GRU, AUGRU and LBR-AUGRU forward primitives against the plain
+//! reference (`rnn::reference`), with benchdnn's f32 thresholds: every cell × direction ×
+//! L 1–2 × T 1, 5 × N 1, 13, inference and training (with the workspace checked), plus
+//! oneDNN's validation rules for these cells.
+
+mod lstm_common;
+
+use lstm_common::*;
+use oxidnn::args;
+use oxidnn::rnn::cells::vanilla::Activation;
+use oxidnn::rnn::reference::RefOutputs;
+use oxidnn::rnn::CellKind;
+use oxidnn::types::{Direction, PropKind};
+use oxidnn::Error;
+
+const DIRECTIONS: [Direction; 4] = [
+    Direction::Left2Right,
+    Direction::Right2Left,
+    Direction::BidirectionalConcat,
+    Direction::BidirectionalSum,
+];
+
+/// Every cell of this file, with the vanilla RNN once per activation.
+fn cells() -> Vec<(CellKind, Activation)> {
+    let mut v: Vec<_> = [
+        Activation::Relu(0.25),
+        Activation::Relu(0.0),
+        Activation::Tanh,
+        Activation::Logistic,
+    ]
+    .into_iter()
+    .map(|a| (CellKind::VanillaRnn, a))
+    .collect();
+    for cell in [
+        CellKind::Gru,
+        CellKind::LbrGru,
+        CellKind::Augru,
+        CellKind::LbrAugru,
+    ] {
+        v.push((cell, Activation::Tanh));
+    }
+    v
+}
+
+/// Checks the training workspace (gates, h, LBR's extra term) against the reference states.
+fn check_workspace(c: &Case, out: &Outputs, r: &RefOutputs) {
+    let ws = out.pd.workspace_layout().expect("training").clone();
+    assert_eq!(out.workspace.len(), ws.bytes);
+    let floats = |region| out.workspace_floats(region);
+    let trh = cell_threshold(c.cell, c.dhc, c.direction, c.t);
+    let cmp = |what: &str, got: &[f32], exp: &[f32]| {
+        let res = if c.signed {
+            compare_scaled(what, got, exp, trh)
+        } else {
+            compare(what, got, exp, trh, true)
+        };
+        res.unwrap_or_else(|e| panic!("{c:?}\n{e}"));
+    };
+    cmp("ws gates", &floats(ws.gates), &r.gates);
+    cmp("ws h", &floats(ws.h), &r.h);
+    cmp("ws lbr", &floats(ws.lbr), &r.lbr);
+}
+
+fn run_and_check(c: &Case) {
+    let mut x = Inputs::random(c);
+    if matches!(c.activation, Activation::Relu(_)) && c.cell == CellKind::VanillaRnn {
+        x = x.flip_first_batch_row(c);
+    }
+    let out = run_primitive(c, &x);
+    let r = check_against_reference(c, &x, &out);
+    if c.prop == PropKind::ForwardTraining {
+        check_workspace(c, &out, &r);
+    }
+}
+
+/// True when oneDNN accepts the cell with this direction and layer count (AUGRU: one layer,
+/// left2right).
+fn accepted(cell: CellKind, direction: Direction, l: usize) -> bool {
+    !cell.has_attention() || (l == 1 && direction == Direction::Left2Right)
+}
+
+#[test]
+fn every_cell_direction_layers_steps_batches_and_propagation() {
+    let mut k = 0usize;
+    let mut cases = 0;
+    for (cell, activation) in cells() {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                if !accepted(cell, direction, l) {
+                    continue;
+                }
+                for t in [1, 5] {
+                    for n in [1, 13] {
+                        for prop in [PropKind::ForwardInference, PropKind::ForwardTraining] {
+                            let dhc = [5, 32, 37][k % 3];
+                            let slc = if l == 1 { [7, 3, 40][(k / 3) % 3] } else { dhc };
+                            let mut c = Case::new(direction, l, t, n, slc, dhc).with_cell(cell);
+                            c.activation = activation;
+                            c.prop = prop;
+                            c.src_iter = k % 4 != 1;
+                            c.bias = k % 5 != 2;
+                            c.dst_iter = !k.is_multiple_of(3);
+                            c.weights_any = k.is_multiple_of(2);
+                            c.layer_tag = if k % 7 < 3 { NTC } else { TNC };
+                            c.seed = k as u64 + 11;
+                            run_and_check(&c);
+                            k += 1;
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // 4 vanilla + 2 GRU cells × 4 directions × 2 layers, 2 AUGRU cells × 1, × 2 × 2 × 2.
+    assert_eq!(cases, (6 * 4 * 2 + 2) * 8);
+}
+
+#[test]
+fn every_instruction_set_and_parallel_sizes() {
+    for isa in oxidnn::kernels::Isa::all_supported() {
+        for (cell, _) in cells() {
+            for (direction, l, t, n, slc, dhc) in [
+                (Direction::BidirectionalSum, 2, 3, 40, 33, 33),
+                (Direction::Left2Right, 1, 4, 13, 80, 100),
+            ] {
+                if !accepted(cell, direction, l) {
+                    continue;
+                }
+                let mut c = Case::new(direction, l, t, n, slc, dhc).with_cell(cell);
+                c.isa = Some(isa);
+                c.prop = PropKind::ForwardTraining;
+                run_and_check(&c);
+            }
+        }
+    }
+}
+
+#[test]
+fn padded_views_plain_ldgoi_weights_and_user_scratchpad() {
+    for (cell, activation) in cells() {
+        let direction = if cell.has_attention() {
+            Direction::Left2Right
+        } else {
+            Direction::BidirectionalConcat
+        };
+        let mut c = Case::new(direction, 1, 4, 3, 9, 9).with_cell(cell);
+        c.activation = activation;
+        c.weights_any = false;
+        c.weights_tag = LDGOI;
+        c.padded = true;
+        c.user_scratchpad = true;
+        run_and_check(&c);
+    }
+}
+
+fn status(c: &Case) -> Result<(), Error> {
+    make_pd(c).map(|_| ())
+}
+
+#[test]
+fn augru_needs_one_layer_left_to_right() {
+    for cell in [CellKind::Augru, CellKind::LbrAugru] {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                let c = Case::new(direction, l, 2, 2, 4, 4).with_cell(cell);
+                let r = status(&c);
+                if accepted(cell, direction, l) {
+                    r.unwrap();
+                } else {
+                    assert!(
+                        matches!(r, Err(Error::InvalidArguments(_))),
+                        "{cell:?} {direction:?} L={l}: {r:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn gru_family_needs_sic_equal_to_dhc_and_lbr_four_bias_rows() {
+    use oxidnn::rnn::RnnDesc;
+    for cell in [CellKind::Gru, CellKind::LbrGru] {
+        let c = Case::new(Direction::Left2Right, 1, 1, 2, 4, 4).with_cell(cell);
+        let pd = make_pd(&c).unwrap();
+        let desc = |arg, dims: &[usize]| -> RnnDesc {
+            let mut d = pd.desc().clone();
+            d.mds
+                .insert(arg, md(dims, if dims.len() == 5 { LDIGO } else { LDNC }));
+            d
+        };
+        let bad = [
+            desc(args::WEIGHTS_ITER, &[1, 1, 5, 3, 4]),
+            desc(
+                args::BIAS,
+                &[1, 1, if cell == CellKind::LbrGru { 3 } else { 4 }, 4],
+            ),
+            desc(args::WEIGHTS_LAYER, &[1, 1, 4, 4, 4]),
+        ];
+        for d in bad {
+            let r = oxidnn::rnn::RnnProblem::new(&d);
+            assert!(
+                matches!(r, Err(Error::InvalidArguments(_))),
+                "{cell:?}: {r:?}"
+            );
+        }
+    }
+}
