@@ -52,6 +52,9 @@ typedef const struct dnnl_primitive_desc *const_dnnl_primitive_desc_t;
 struct dnnl_primitive;
 typedef struct dnnl_primitive *dnnl_primitive_t;
 typedef const struct dnnl_primitive *const_dnnl_primitive_t;
+struct oxidnn_model;
+typedef struct oxidnn_model *oxidnn_model_t;
+typedef const struct oxidnn_model *const_oxidnn_model_t;
 
 
 /**
@@ -603,6 +606,12 @@ typedef dnnl_dim_t dnnl_dims_t[DNNL_MAX_NDIMS];
  * `dnnl_boolean`.
  */
 #define dnnl_boolean 8
+
+/**
+ * 64-bit signed integer, which oneDNN has no data type for: reported by the
+ * `oxidnn_model_get_*_type` functions for `i64` tensors.
+ */
+#define oxidnn_s64 1879048193
 
 /**
  * `dnnl_any_engine`.
@@ -1695,6 +1704,164 @@ dnnl_status_t dnnl_stream_wait(dnnl_stream_t stream);
  * `stream` is NULL or a live stream not used afterwards.
  */
 dnnl_status_t dnnl_stream_destroy(dnnl_stream_t stream);
+
+/**
+ * Loads an IR from files: `xml_path` and `bin_path` (NULL: `MODEL.bin` next to `MODEL.xml`,
+ * if it exists).
+ *
+ * # Safety
+ * `model` is NULL or writable; `xml_path` is NULL or a NUL-terminated string; `bin_path` is
+ * NULL or a NUL-terminated string.
+ */
+dnnl_status_t oxidnn_model_load(oxidnn_model_t *model, const char *xml_path, const char *bin_path);
+
+/**
+ * Loads an IR from memory: the XML text (`xml_len` bytes, no NUL needed) and the weights
+ * (`bin_len` bytes; `bin` may be NULL when `bin_len` is 0). The buffers are not kept.
+ *
+ * # Safety
+ * `model` is NULL or writable; `xml` is NULL or readable for `xml_len` bytes; `bin` is NULL or
+ * readable for `bin_len` bytes.
+ */
+dnnl_status_t oxidnn_model_load_from_memory(oxidnn_model_t *model,
+                                            const char *xml,
+                                            size_t xml_len,
+                                            const uint8_t *bin,
+                                            size_t bin_len);
+
+/**
+ * The number of inputs (Parameters).
+ *
+ * # Safety
+ * `model` is NULL or a live model; `n` is NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_num_inputs(const_oxidnn_model_t model, int *n);
+
+/**
+ * The number of outputs (Results).
+ *
+ * # Safety
+ * `model` is NULL or a live model; `n` is NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_num_outputs(const_oxidnn_model_t model, int *n);
+
+/**
+ * The name of input `i`: its first tensor name, else its Parameter layer's name. The string
+ * lives as long as the model.
+ *
+ * # Safety
+ * `model` is NULL or a live model; `name` is NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_input_name(const_oxidnn_model_t model, int i, const char **name);
+
+/**
+ * The name of output `i`: the producing port's first tensor name, else the Result layer's
+ * name. The string lives as long as the model.
+ *
+ * # Safety
+ * `model` is NULL or a live model; `name` is NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_output_name(const_oxidnn_model_t model, int i, const char **name);
+
+/**
+ * The element type of input `i` as a oneDNN data type (`dnnl_f32`, `dnnl_f16`, `dnnl_s32`,
+ * `dnnl_s8`, `dnnl_u8`, `dnnl_boolean`, or `oxidnn_s64` for 64-bit integers).
+ *
+ * # Safety
+ * `model` is NULL or a live model; `dt` is NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_input_type(const_oxidnn_model_t model, int i, dnnl_data_type_t *dt);
+
+/**
+ * The element type of output `i` (as [`oxidnn_model_get_input_type`]).
+ *
+ * # Safety
+ * `model` is NULL or a live model; `dt` is NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_output_type(const_oxidnn_model_t model, int i, dnnl_data_type_t *dt);
+
+/**
+ * The shape of input `i`: `*ndims` dims at `*dims` (valid until the shape is set again or the
+ * model is destroyed). A dynamic dim is -1; an unknown rank gives `*ndims == -1` and NULL dims.
+ *
+ * # Safety
+ * `model` is NULL or a live model; `ndims` and `dims` are NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_input_shape(const_oxidnn_model_t model,
+                                           int i,
+                                           int *ndims,
+                                           const int64_t **dims);
+
+/**
+ * The shape of output `i`, as [`oxidnn_model_get_input_shape`]: the shape the model declares
+ * until an execution, then the last execution's (always static).
+ *
+ * # Safety
+ * `model` is NULL or a live model; `ndims` and `dims` are NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_output_shape(const_oxidnn_model_t model,
+                                            int i,
+                                            int *ndims,
+                                            const int64_t **dims);
+
+/**
+ * Sets the shape of input `i` for the next executions: needed when the model declares it with
+ * dynamic dims; it must be compatible with the declared shape.
+ *
+ * # Safety
+ * `model` is NULL or a live model; `dims` is NULL or readable for `ndims` values.
+ */
+dnnl_status_t oxidnn_model_set_input_shape(oxidnn_model_t model,
+                                           int i,
+                                           int ndims,
+                                           const int64_t *dims);
+
+/**
+ * Runs the model.
+ *
+ * `inputs` holds one buffer per input, in input order (`n_inputs` must equal the number of
+ * inputs): dense row-major data of the input's type and shape (see
+ * [`oxidnn_model_set_input_shape`] for dynamic shapes), native byte order.
+ *
+ * Outputs: when `outputs` is not NULL, `n_outputs` must equal the number of outputs and each
+ * non-NULL `outputs[i]` receives output `i` (the caller sized it from the output's shape,
+ * which must then be static or known from an earlier execution). Whether or not they are
+ * copied, the outputs stay readable with [`oxidnn_model_get_output_data`] and their shapes
+ * with [`oxidnn_model_get_output_shape`] until the next execution. On failure no output buffer
+ * is written.
+ *
+ * # Safety
+ * `model` is NULL or a live model; `inputs` is NULL or readable for `n_inputs` pointers, each
+ * readable for its input's bytes; `outputs` is NULL or readable for `n_outputs` pointers, each
+ * NULL or writable for its output's bytes.
+ */
+dnnl_status_t oxidnn_model_execute(oxidnn_model_t model,
+                                   int n_inputs,
+                                   const void *const *inputs,
+                                   int n_outputs,
+                                   void *const *outputs);
+
+/**
+ * The data of output `i` from the last execution (dense row-major, native byte order, aligned
+ * to 8 bytes), valid until the next execution or the model's destruction; `size` (may be NULL)
+ * receives its size in bytes. Fails before the first successful execution.
+ *
+ * # Safety
+ * `model` is NULL or a live model; `data` is NULL or writable; `size` is NULL or writable.
+ */
+dnnl_status_t oxidnn_model_get_output_data(const_oxidnn_model_t model,
+                                           int i,
+                                           const void **data,
+                                           size_t *size);
+
+/**
+ * Destroys a model (NULL: no-op); the strings, shapes and output data it returned become
+ * invalid.
+ *
+ * # Safety
+ * `model` is NULL or a live model not used afterwards.
+ */
+dnnl_status_t oxidnn_model_destroy(oxidnn_model_t model);
 
 /**
  * Creates a memory object. `handle` is a user buffer, `DNNL_MEMORY_ALLOCATE` (the library

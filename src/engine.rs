@@ -18,17 +18,24 @@ impl Engine {
     /// Creates the engine `index` of `kind`; only `(cpu, 0)` exists.
     pub fn new(kind: EngineKind, index: usize) -> Result<Self> {
         if kind != EngineKind::Cpu {
-            return Err(Error::InvalidArguments(format!("no {} engine is available", kind_name(kind))));
+            return Err(Error::InvalidArguments(format!(
+                "no {} engine is available",
+                kind_name(kind)
+            )));
         }
         if index != 0 {
-            return Err(Error::InvalidArguments(format!("cpu engine index {index} out of range (1 device)")));
+            return Err(Error::InvalidArguments(format!(
+                "cpu engine index {index} out of range (1 device)"
+            )));
         }
         Ok(Self { kind })
     }
 
     /// The CPU engine.
     pub fn cpu() -> Self {
-        Self { kind: EngineKind::Cpu }
+        Self {
+            kind: EngineKind::Cpu,
+        }
     }
 
     /// The engine's kind.

@@ -1,8 +1,8 @@
 //! Streams (`dnnl_stream_t`): execution is synchronous, so a stream only records its engine.
 
 use crate::engine::Engine;
-use crate::error::Result;
 use crate::ensure_args;
+use crate::error::Result;
 
 /// `dnnl_stream_in_order`.
 pub const STREAM_IN_ORDER: u32 = 1;

@@ -1,5 +1,6 @@
 //! Every OpenVINO case of `tests/ov_cases/` through the `oxidnn-run` binary (outputs written
-//! as `.npy` and compared like `graph_ov_cases`), plus its argument errors.
+//! as `.npy` and compared like `graph_ov_cases`), with and without `--no-fuse`, plus its
+//! argument errors.
 
 #[path = "graph_support/mod.rs"]
 mod support;
@@ -17,19 +18,24 @@ fn oxidnn_run() -> Command {
 fn every_openvino_case_through_oxidnn_run() {
     let out_root = std::env::temp_dir().join(format!("oxidnn-run-cases-{}", std::process::id()));
     let mut failures = Vec::new();
-    for case in cases() {
-        let out = out_root.join(case.name());
+    let all = cases();
+    // Every case with the graph passes (the default) and without them (`--no-fuse`).
+    for (case, no_fuse) in all.iter().flat_map(|c| [(c, false), (c, true)]) {
+        let out = out_root.join(format!("{}-{no_fuse}", case.name()));
         let mut cmd = oxidnn_run();
         cmd.arg(case.dir.join("model.xml"))
             .arg("--output-dir")
             .arg(&out);
+        if no_fuse {
+            cmd.arg("--no-fuse");
+        }
         for (name, file) in &case.inputs {
             cmd.arg("--input").arg(format!("{name}={}", file.display()));
         }
         let result = cmd.output().expect("oxidnn-run runs");
         if !result.status.success() {
             failures.push(format!(
-                "{}: {}",
+                "{} (--no-fuse: {no_fuse}): {}",
                 case.name(),
                 String::from_utf8_lossy(&result.stderr)
             ));
@@ -41,7 +47,10 @@ fn every_openvino_case_through_oxidnn_run() {
                 .map_err(|e| e.to_string())
                 .and_then(|g| compare(&g, &read_npy_file(file).unwrap()));
             if let Err(e) = check {
-                failures.push(format!("{}: output {name}: {e}", case.name()));
+                failures.push(format!(
+                    "{} (--no-fuse: {no_fuse}): output {name}: {e}",
+                    case.name()
+                ));
             }
         }
     }

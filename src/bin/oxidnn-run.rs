@@ -1,11 +1,12 @@
 //! `oxidnn-run`: runs an OpenVINO IR model on `.npy` inputs and writes one `.npy` per output.
 //!
 //! ```text
-//! oxidnn-run MODEL.xml [--bin MODEL.bin] --input NAME=FILE.npy ... --output-dir DIR [--bench N]
+//! oxidnn-run MODEL.xml [--bin MODEL.bin] --input NAME=FILE.npy ... --output-dir DIR [--bench N] [--no-fuse]
 //! ```
 //! Each output is written to `DIR/<name>.npy`, `<name>` being the output tensor's first name
 //! (the Result layer's name when the producing port has none), with `/` and `\` replaced by
 //! `_`. `--bench N` also runs the model N more times and prints the median and minimum time.
+//! `--no-fuse` skips the graph passes (a TensorIterator over an LSTMCell then runs step by step).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,13 +15,14 @@ use std::time::Instant;
 use oxidnn::graph::npy::{read_npy_file, write_npy_file};
 use oxidnn::graph::{Model, Tensor};
 
-const USAGE: &str = "usage: oxidnn-run MODEL.xml [--bin MODEL.bin] --input NAME=FILE.npy ... --output-dir DIR [--bench N]
+const USAGE: &str = "usage: oxidnn-run MODEL.xml [--bin MODEL.bin] --input NAME=FILE.npy ... --output-dir DIR [--bench N] [--no-fuse]
 
   MODEL.xml            OpenVINO IR (v10 or v11)
   --bin MODEL.bin      weights (default: MODEL.bin next to MODEL.xml, if present)
   --input NAME=FILE    a model input (by tensor or Parameter name) from a .npy file; one per input
   --output-dir DIR     where DIR/<output name>.npy files are written (created if missing)
-  --bench N            run N more times and print the median and minimum time in ms";
+  --bench N            run N more times and print the median and minimum time in ms
+  --no-fuse            run every op as the IR spells it (no TensorIterator -> RNN primitive fusion)";
 
 /// The parsed command line.
 #[derive(Debug, Default)]
@@ -30,6 +32,7 @@ struct Args {
     inputs: Vec<(String, PathBuf)>,
     output_dir: PathBuf,
     bench: Option<usize>,
+    no_fuse: bool,
 }
 
 fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -49,6 +52,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
                     .ok_or_else(|| format!("--input expects NAME=FILE.npy, got '{v}'"))?;
                 args.inputs.push((name.to_string(), PathBuf::from(file)));
             }
+            "--no-fuse" => args.no_fuse = true,
             "--output-dir" => output_dir = Some(PathBuf::from(value("--output-dir")?)),
             "--bench" => {
                 let v = value("--bench")?;
@@ -104,7 +108,12 @@ fn load_inputs(model: &Model, given: &[(String, PathBuf)]) -> Result<Vec<Tensor>
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let model = Model::load(&args.model, args.bin.as_deref()).map_err(|e| e.to_string())?;
+    let load = if args.no_fuse {
+        Model::load_unfused
+    } else {
+        Model::load
+    };
+    let model = load(&args.model, args.bin.as_deref()).map_err(|e| e.to_string())?;
     let inputs = load_inputs(&model, &args.inputs)?;
     let outputs = model.infer(&inputs).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&args.output_dir)

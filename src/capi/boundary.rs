@@ -43,7 +43,10 @@ pub(crate) fn status(func: &str, body: impl FnOnce() -> Result<()>) -> dnnl_stat
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            report(func, &Error::Runtime(format!("internal error (panic): {what}")));
+            report(
+                func,
+                &Error::Runtime(format!("internal error (panic): {what}")),
+            );
             Status::RuntimeError as dnnl_status_t
         }
     }

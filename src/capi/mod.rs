@@ -6,6 +6,7 @@ pub mod attr;
 pub(crate) mod boundary;
 pub mod debug;
 pub mod engine;
+pub mod graph;
 pub(crate) mod handle;
 pub mod memory;
 pub mod memory_desc;

@@ -42,7 +42,13 @@ impl CPrimitiveDesc {
     /// Wraps a core pd.
     pub fn new(pd: PrimitiveDesc, engine: dnnl_engine_t) -> Self {
         let impl_info = std::ffi::CString::new(pd.impl_info()).unwrap_or_default();
-        Self { pd, engine, dst_engine: engine, zero_md: MemoryDesc::zero(), impl_info }
+        Self {
+            pd,
+            engine,
+            dst_engine: engine,
+            zero_md: MemoryDesc::zero(),
+            impl_info,
+        }
     }
 
     /// Sets the destination engine handle of a reorder.

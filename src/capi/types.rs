@@ -46,6 +46,9 @@ opaque!(
 opaque!(
     /// A primitive.
     dnnl_primitive, dnnl_primitive_t, const_dnnl_primitive_t => super::objects::CPrimitive);
+opaque!(
+    /// A loaded OpenVINO IR model (`oxidnn_model_*`).
+    oxidnn_model, oxidnn_model_t, const_oxidnn_model_t => super::graph::CModel);
 
 /// A dimension size.
 pub type dnnl_dim_t = i64;
@@ -81,7 +84,6 @@ pub struct dnnl_version_t {
     /// GPU runtime (`DNNL_RUNTIME_NONE`).
     pub gpu_runtime: c_uint,
 }
-
 
 /// Status of a call.
 pub type dnnl_status_t = c_int;
@@ -128,6 +130,9 @@ pub const dnnl_u8: dnnl_data_type_t = 6;
 pub const dnnl_f64: dnnl_data_type_t = 7;
 /// `dnnl_boolean`.
 pub const dnnl_boolean: dnnl_data_type_t = 8;
+/// 64-bit signed integer, which oneDNN has no data type for: reported by the
+/// `oxidnn_model_get_*_type` functions for `i64` tensors.
+pub const oxidnn_s64: dnnl_data_type_t = 0x7000_0001;
 
 /// Engine kind.
 pub type dnnl_engine_kind_t = c_int;

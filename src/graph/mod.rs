@@ -13,7 +13,8 @@
 //!
 //! Layout: [`ir`] parses the XML, `build` turns it into a [`Model`] (edges, topological order,
 //! ops, shape inference), [`ops`] holds one file per op, `executor` runs the model,
-//! [`passes`] will rewrite it (RNN fusion).
+//! [`passes`] rewrites it at load (a TensorIterator over an LSTMCell becomes one LSTM
+//! primitive).
 
 mod build;
 mod executor;

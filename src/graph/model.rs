@@ -90,31 +90,41 @@ pub struct Model {
 impl Model {
     /// Loads an IR from memory: the XML text and the `.bin` weights (may be empty when the model
     /// has no constants).
+    /// The graph passes run on the loaded model (see `graph::passes`: a TensorIterator over an
+    /// LSTMCell becomes one LSTM primitive).
     pub fn from_ir(xml: &[u8], bin: &[u8]) -> Result<Model> {
+        let mut model = Model::from_ir_unfused(xml, bin)?;
+        super::passes::apply(&mut model)?;
+        Ok(model)
+    }
+
+    /// Loads an IR from memory as [`Model::from_ir`] does, without running the graph passes:
+    /// every op runs as the IR spells it.
+    pub fn from_ir_unfused(xml: &[u8], bin: &[u8]) -> Result<Model> {
         let net = super::ir::parse_ir(xml)?;
         super::build::build_model(&net, bin)
     }
 
-    /// Loads an IR from files. Without `bin`, `MODEL.bin` next to `MODEL.xml` is used when it
-    /// exists (a model without constants needs none).
+    /// The number of top-level nodes the graph passes replaced by a fused op.
+    pub fn fused_node_count(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| n.op.type_name() == super::passes::fuse_rnn_ti::FUSED_LSTM_TYPE)
+            .count()
+    }
+
+    /// Loads an IR from files and runs the graph passes, as [`Model::from_ir`]. Without `bin`,
+    /// `MODEL.bin` next to `MODEL.xml` is used when it exists (a model without constants needs
+    /// none).
     pub fn load(xml: &Path, bin: Option<&Path>) -> Result<Model> {
-        let read = |p: &Path| {
-            std::fs::read(p)
-                .map_err(|e| Error::InvalidArguments(format!("cannot read {}: {e}", p.display())))
-        };
-        let xml_bytes = read(xml)?;
-        let bin_bytes = match bin {
-            Some(b) => read(b)?,
-            None => {
-                let default = xml.with_extension("bin");
-                if default.exists() {
-                    read(&default)?
-                } else {
-                    Vec::new()
-                }
-            }
-        };
-        Model::from_ir(&xml_bytes, &bin_bytes)
+        let (xml, bin) = read_ir_files(xml, bin)?;
+        Model::from_ir(&xml, &bin)
+    }
+
+    /// Loads an IR from files as [`Model::load`] does, without running the graph passes.
+    pub fn load_unfused(xml: &Path, bin: Option<&Path>) -> Result<Model> {
+        let (xml, bin) = read_ir_files(xml, bin)?;
+        Model::from_ir_unfused(&xml, &bin)
     }
 
     /// The inputs, in Parameter order (the order of Parameter layers in the XML).
@@ -166,6 +176,27 @@ impl Model {
         node.op = op;
         Ok(())
     }
+}
+
+/// The XML and `.bin` bytes of an IR (see [`Model::load`] for the default `.bin`).
+fn read_ir_files(xml: &Path, bin: Option<&Path>) -> Result<(Vec<u8>, Vec<u8>)> {
+    let read = |p: &Path| {
+        std::fs::read(p)
+            .map_err(|e| Error::InvalidArguments(format!("cannot read {}: {e}", p.display())))
+    };
+    let xml_bytes = read(xml)?;
+    let bin_bytes = match bin {
+        Some(b) => read(b)?,
+        None => {
+            let default = xml.with_extension("bin");
+            if default.exists() {
+                read(&default)?
+            } else {
+                Vec::new()
+            }
+        }
+    };
+    Ok((xml_bytes, bin_bytes))
 }
 
 impl fmt::Display for IoInfo {

@@ -22,13 +22,17 @@ impl AlignedBuf {
     /// Allocates `len` zeroed bytes.
     pub fn zeroed(len: usize) -> Result<Self> {
         if len == 0 {
-            return Ok(Self { ptr: NonNull::<u64>::dangling().cast(), len: 0 });
+            return Ok(Self {
+                ptr: NonNull::<u64>::dangling().cast(),
+                len: 0,
+            });
         }
         let layout = Layout::from_size_align(len, ALIGN)
             .map_err(|_| Error::OutOfMemory(format!("cannot lay out {len} bytes")))?;
         // SAFETY: layout has non-zero size.
         let p = unsafe { alloc_zeroed(layout) };
-        let ptr = NonNull::new(p).ok_or_else(|| Error::OutOfMemory(format!("allocating {len} bytes")))?;
+        let ptr =
+            NonNull::new(p).ok_or_else(|| Error::OutOfMemory(format!("allocating {len} bytes")))?;
         Ok(Self { ptr, len })
     }
 
@@ -59,7 +63,12 @@ impl Drop for AlignedBuf {
     fn drop(&mut self) {
         if self.len != 0 {
             // SAFETY: allocated in `zeroed` with exactly this layout.
-            unsafe { dealloc(self.ptr.as_ptr(), Layout::from_size_align_unchecked(self.len, ALIGN)) }
+            unsafe {
+                dealloc(
+                    self.ptr.as_ptr(),
+                    Layout::from_size_align_unchecked(self.len, ALIGN),
+                )
+            }
         }
     }
 }

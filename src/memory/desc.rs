@@ -2,9 +2,9 @@
 
 use super::packed::PackedLayout;
 use super::tag::{dense_strides, strides_for_tag, TAG_ANY, TAG_UNDEF};
+use crate::ensure_args;
 use crate::error::{Error, Result};
 use crate::types::{CEnum, DataType, FormatKind};
-use crate::ensure_args;
 
 /// Maximum number of dimensions (`DNNL_MAX_NDIMS`).
 pub const MAX_NDIMS: usize = 12;
@@ -57,10 +57,16 @@ impl std::fmt::Debug for MemoryDesc {
 }
 
 fn check_dims(dims: &[i64]) -> Result<()> {
-    ensure_args!(dims.len() <= MAX_NDIMS, "ndims {} exceeds {MAX_NDIMS}", dims.len());
+    ensure_args!(
+        dims.len() <= MAX_NDIMS,
+        "ndims {} exceeds {MAX_NDIMS}",
+        dims.len()
+    );
     for (i, &d) in dims.iter().enumerate() {
         if d == RUNTIME_DIM {
-            return Err(Error::Unimplemented(format!("runtime dimension at index {i}")));
+            return Err(Error::Unimplemented(format!(
+                "runtime dimension at index {i}"
+            )));
         }
         ensure_args!(d >= 0, "dimension {i} is negative ({d})");
     }
@@ -74,10 +80,16 @@ fn strides_overlap(dims: &[i64], strides: &[i64]) -> bool {
     if dims.contains(&0) {
         return false;
     }
-    let mut by_stride: Vec<(i64, i64)> =
-        dims.iter().zip(strides).filter(|&(&d, &s)| d > 1 && s != 0).map(|(&d, &s)| (s, d)).collect();
+    let mut by_stride: Vec<(i64, i64)> = dims
+        .iter()
+        .zip(strides)
+        .filter(|&(&d, &s)| d > 1 && s != 0)
+        .map(|(&d, &s)| (s, d))
+        .collect();
     by_stride.sort_unstable();
-    by_stride.windows(2).any(|w| w[1].0 < w[0].0.saturating_mul(w[0].1))
+    by_stride
+        .windows(2)
+        .any(|w| w[1].0 < w[0].0.saturating_mul(w[0].1))
 }
 
 impl MemoryDesc {
@@ -96,7 +108,13 @@ impl MemoryDesc {
             let n = s.len().min(MAX_NDIMS);
             strides[..n].copy_from_slice(&s[..n]);
         }
-        Self { ndims: dims.len(), dims: d, data_type, layout, strides }
+        Self {
+            ndims: dims.len(),
+            dims: d,
+            data_type,
+            layout,
+            strides,
+        }
     }
 
     /// A descriptor from dims, data type and a format tag value (plain tag or `any`).
@@ -109,13 +127,20 @@ impl MemoryDesc {
         ensure_args!(data_type != DataType::Undef, "data type is undef");
         let layout = match tag {
             TAG_ANY => Layout::Any,
-            _ => Layout::Strided { strides: strides_for_tag(dims, tag)?, offset0: 0 },
+            _ => Layout::Strided {
+                strides: strides_for_tag(dims, tag)?,
+                offset0: 0,
+            },
         };
         Ok(Self::build(dims, data_type, layout))
     }
 
     /// A plain descriptor with explicit strides (`None`: dense row-major).
-    pub fn with_strides(dims: &[i64], data_type: DataType, strides: Option<&[i64]>) -> Result<Self> {
+    pub fn with_strides(
+        dims: &[i64],
+        data_type: DataType,
+        strides: Option<&[i64]>,
+    ) -> Result<Self> {
         if dims.is_empty() {
             return Ok(Self::zero());
         }
@@ -131,11 +156,21 @@ impl MemoryDesc {
                     }
                     ensure_args!(st >= 0, "stride {i} is negative ({st})");
                 }
-                ensure_args!(!strides_overlap(dims, s), "strides {s:?} make elements of {dims:?} overlap");
+                ensure_args!(
+                    !strides_overlap(dims, s),
+                    "strides {s:?} make elements of {dims:?} overlap"
+                );
                 s.to_vec()
             }
         };
-        Ok(Self::build(dims, data_type, Layout::Strided { strides, offset0: 0 }))
+        Ok(Self::build(
+            dims,
+            data_type,
+            Layout::Strided {
+                strides,
+                offset0: 0,
+            },
+        ))
     }
 
     /// Our packed weights descriptor for 5-D `ldigo` (or 4-D `ldio`) logical dims.
@@ -153,10 +188,17 @@ impl MemoryDesc {
         let Layout::Strided { strides, offset0 } = &self.layout else {
             return Err(Error::Unimplemented(format!(
                 "sub-memory of a {} memory descriptor",
-                if self.is_zero() { "zero" } else { self.format_kind().name() }
+                if self.is_zero() {
+                    "zero"
+                } else {
+                    self.format_kind().name()
+                }
             )));
         };
-        ensure_args!(dims.len() == self.ndims() && offsets.len() == self.ndims(), "ndims mismatch");
+        ensure_args!(
+            dims.len() == self.ndims() && offsets.len() == self.ndims(),
+            "ndims mismatch"
+        );
         let mut off = *offset0;
         for d in 0..self.ndims() {
             ensure_args!(
@@ -168,15 +210,29 @@ impl MemoryDesc {
             );
             off += offsets[d] * strides[d];
         }
-        Ok(Self::build(dims, self.data_type, Layout::Strided { strides: strides.clone(), offset0: off }))
+        Ok(Self::build(
+            dims,
+            self.data_type,
+            Layout::Strided {
+                strides: strides.clone(),
+                offset0: off,
+            },
+        ))
     }
 
     /// The same tensor with its axes renamed: logical axis `i` becomes axis `perm[i]`
     /// (oneDNN's `permute_axes`). Only strided and `any` descriptors can be permuted.
     pub fn permute_axes(&self, perm: &[i32]) -> Result<Self> {
-        ensure_args!(!self.is_zero(), "cannot permute the axes of a zero memory descriptor");
+        ensure_args!(
+            !self.is_zero(),
+            "cannot permute the axes of a zero memory descriptor"
+        );
         let n = self.ndims();
-        ensure_args!(perm.len() == n, "permutation has {} entries for {n} dims", perm.len());
+        ensure_args!(
+            perm.len() == n,
+            "permutation has {} entries for {n} dims",
+            perm.len()
+        );
         let mut seen = [false; MAX_NDIMS];
         for &p in perm {
             ensure_args!(
@@ -194,9 +250,10 @@ impl MemoryDesc {
         };
         let layout = match &self.layout {
             Layout::Any => Layout::Any,
-            Layout::Strided { strides, offset0 } => {
-                Layout::Strided { strides: permute(strides), offset0: *offset0 }
-            }
+            Layout::Strided { strides, offset0 } => Layout::Strided {
+                strides: permute(strides),
+                offset0: *offset0,
+            },
             Layout::Undef | Layout::Packed(_) => {
                 return Err(Error::Unimplemented(format!(
                     "permuting the axes of a {} memory descriptor",
@@ -301,9 +358,13 @@ impl MemoryDesc {
         }
         let elems = match &self.layout {
             Layout::Undef | Layout::Any => 0,
-            Layout::Strided { strides, .. } => {
-                self.dims().iter().zip(strides).map(|(&d, &s)| (d * s) as usize).max().unwrap_or(0)
-            }
+            Layout::Strided { strides, .. } => self
+                .dims()
+                .iter()
+                .zip(strides)
+                .map(|(&d, &s)| (d * s) as usize)
+                .max()
+                .unwrap_or(0),
             Layout::Packed(p) => p.len(),
         };
         elems * self.data_type.size()
@@ -317,7 +378,12 @@ impl MemoryDesc {
         }
         match &self.layout {
             Layout::Strided { strides, offset0 } => {
-                let last: i64 = self.dims().iter().zip(strides).map(|(&d, &s)| (d - 1) * s).sum();
+                let last: i64 = self
+                    .dims()
+                    .iter()
+                    .zip(strides)
+                    .map(|(&d, &s)| (d - 1) * s)
+                    .sum();
                 (offset0 + last + 1) as usize * self.data_type.size()
             }
             _ => self.size_bytes(),
@@ -346,7 +412,13 @@ impl MemoryDesc {
     /// True when the layout is strided and equal to the dense layout of the plain tag.
     pub fn is_plain_tag(&self, tag: i32) -> bool {
         match (&self.layout, strides_for_tag(self.dims(), tag)) {
-            (Layout::Strided { strides, offset0: 0 }, Ok(s)) => *strides == s,
+            (
+                Layout::Strided {
+                    strides,
+                    offset0: 0,
+                },
+                Ok(s),
+            ) => *strides == s,
             _ => false,
         }
     }
@@ -367,8 +439,14 @@ mod tests {
         assert_eq!(st.size_bytes(), 2000);
         assert!(MemoryDesc::with_tag(&[5, -1, 4], DataType::F32, 4).is_err());
         assert!(ntc.submemory(&[2, 3, 4], &[4, 0, 0]).is_err());
-        assert_eq!(MemoryDesc::with_tag(&[], DataType::Undef, 0).unwrap(), MemoryDesc::zero());
-        assert_eq!(MemoryDesc::with_tag(&[5, 3, 4], DataType::F32, TAG_UNDEF).unwrap(), MemoryDesc::zero());
+        assert_eq!(
+            MemoryDesc::with_tag(&[], DataType::Undef, 0).unwrap(),
+            MemoryDesc::zero()
+        );
+        assert_eq!(
+            MemoryDesc::with_tag(&[5, 3, 4], DataType::F32, TAG_UNDEF).unwrap(),
+            MemoryDesc::zero()
+        );
     }
 
     #[test]
@@ -394,7 +472,11 @@ mod tests {
             (&[3, 2, 5], &[1, 1, 1], false),
         ];
         for &(d, s, ok) in cases {
-            assert_eq!(MemoryDesc::with_strides(d, DataType::F32, Some(s)).is_ok(), ok, "{d:?} {s:?}");
+            assert_eq!(
+                MemoryDesc::with_strides(d, DataType::F32, Some(s)).is_ok(),
+                ok,
+                "{d:?} {s:?}"
+            );
         }
     }
 
@@ -402,14 +484,20 @@ mod tests {
     fn permute_axes_moves_dims_and_strides() {
         let ntc = MemoryDesc::with_tag(&[5, 3, 4], DataType::F32, 16).unwrap();
         let p = ntc.permute_axes(&[1, 2, 0]).unwrap();
-        assert_eq!((p.dims(), p.strides().unwrap()), (&[4, 5, 3][..], &[1, 4, 20][..]));
+        assert_eq!(
+            (p.dims(), p.strides().unwrap()),
+            (&[4, 5, 3][..], &[1, 4, 20][..])
+        );
         assert_eq!(p.dims_array()[..4], [4, 5, 3, 0]);
         assert_eq!(p.strides_array().unwrap()[..4], [1, 4, 20, 0]);
         assert!(ntc.permute_axes(&[0, 0, 1]).is_err());
         assert!(ntc.permute_axes(&[0, 1]).is_err());
         assert!(MemoryDesc::zero().permute_axes(&[]).is_err());
         let packed = MemoryDesc::packed(&[1, 1, 2, 4, 3], DataType::F32).unwrap();
-        assert!(matches!(packed.permute_axes(&[0, 1, 2, 3, 4]), Err(Error::Unimplemented(_))));
+        assert!(matches!(
+            packed.permute_axes(&[0, 1, 2, 3, 4]),
+            Err(Error::Unimplemented(_))
+        ));
         assert!(packed.strides_array().is_none());
     }
 }

@@ -3,8 +3,8 @@
 use super::buffer::AlignedBuf;
 use super::desc::MemoryDesc;
 use crate::engine::Engine;
-use crate::error::Result;
 use crate::ensure_args;
+use crate::error::Result;
 
 /// Where a memory object's data comes from.
 pub enum Handle {
@@ -32,7 +32,10 @@ unsafe impl Sync for Memory {}
 impl Memory {
     /// Creates a memory object. A zero descriptor gives an empty object with a NULL handle.
     pub fn new(desc: &MemoryDesc, engine: Engine, handle: Handle) -> Result<Self> {
-        ensure_args!(!desc.is_any(), "cannot create memory for a format_tag::any descriptor");
+        ensure_args!(
+            !desc.is_any(),
+            "cannot create memory for a format_tag::any descriptor"
+        );
         let (owned, data) = match handle {
             Handle::Allocate if desc.size_bytes() > 0 => {
                 let buf = AlignedBuf::zeroed(desc.size_bytes())?;
@@ -42,7 +45,12 @@ impl Memory {
             Handle::Allocate | Handle::None => (None, std::ptr::null_mut()),
             Handle::User(p) => (None, p),
         };
-        Ok(Self { desc: desc.clone(), engine, owned, data })
+        Ok(Self {
+            desc: desc.clone(),
+            engine,
+            owned,
+            data,
+        })
     }
 
     /// Library-allocated memory for a descriptor on the CPU engine.

@@ -32,8 +32,20 @@ impl PackedLayout {
     pub fn from_dims(dims: &[i64]) -> Option<Self> {
         let u = |v: i64| usize::try_from(v).ok();
         match *dims {
-            [l, d, i, g, o] => Some(Self { l: u(l)?, d: u(d)?, i: u(i)?, g: u(g)?, o: u(o)? }),
-            [l, d, i, o] => Some(Self { l: u(l)?, d: u(d)?, i: u(i)?, g: 1, o: u(o)? }),
+            [l, d, i, g, o] => Some(Self {
+                l: u(l)?,
+                d: u(d)?,
+                i: u(i)?,
+                g: u(g)?,
+                o: u(o)?,
+            }),
+            [l, d, i, o] => Some(Self {
+                l: u(l)?,
+                d: u(d)?,
+                i: u(i)?,
+                g: 1,
+                o: u(o)?,
+            }),
             _ => None,
         }
     }

@@ -16,13 +16,26 @@ pub struct Reorder {
 impl Reorder {
     /// Checks that `src` can be reordered into `dst`.
     pub fn new(src: &MemoryDesc, dst: &MemoryDesc) -> Result<Self> {
-        ensure_args!(!src.is_any() && !dst.is_any(), "reorder descriptors must not be format_tag::any");
-        ensure_args!(src.dims() == dst.dims(), "reorder dims differ: {:?} vs {:?}", src.dims(), dst.dims());
+        ensure_args!(
+            !src.is_any() && !dst.is_any(),
+            "reorder descriptors must not be format_tag::any"
+        );
+        ensure_args!(
+            src.dims() == dst.dims(),
+            "reorder dims differ: {:?} vs {:?}",
+            src.dims(),
+            dst.dims()
+        );
         ensure_args!(
             *src.layout() != Layout::Undef && *dst.layout() != Layout::Undef || src.is_zero(),
             "reorder descriptors need a layout"
         );
-        let convertible = |dt: DataType| matches!(dt, DataType::F32 | DataType::S32 | DataType::S8 | DataType::U8);
+        let convertible = |dt: DataType| {
+            matches!(
+                dt,
+                DataType::F32 | DataType::S32 | DataType::S8 | DataType::U8
+            )
+        };
         let f32_side = src.data_type() == DataType::F32 || dst.data_type() == DataType::F32;
         if !(f32_side && convertible(src.data_type()) && convertible(dst.data_type())) {
             unimplemented_err!(
@@ -31,7 +44,10 @@ impl Reorder {
                 dst.data_type()
             );
         }
-        Ok(Self { src: src.clone(), dst: dst.clone() })
+        Ok(Self {
+            src: src.clone(),
+            dst: dst.clone(),
+        })
     }
 
     /// Source descriptor.
@@ -46,12 +62,21 @@ impl Reorder {
 
     /// Copies `from` into `to`. Padding of a packed destination is zeroed.
     pub fn execute(&self, from: &Memory, to: &Memory) -> Result<()> {
-        ensure_args!(from.desc().dims() == self.src.dims(), "reorder source dims differ from its descriptor");
-        ensure_args!(to.desc().dims() == self.dst.dims(), "reorder destination dims differ from its descriptor");
+        ensure_args!(
+            from.desc().dims() == self.src.dims(),
+            "reorder source dims differ from its descriptor"
+        );
+        ensure_args!(
+            to.desc().dims() == self.dst.dims(),
+            "reorder destination dims differ from its descriptor"
+        );
         if self.src.nelems() == 0 {
             return Ok(());
         }
-        ensure_args!(!from.data_ptr().is_null() && !to.data_ptr().is_null(), "reorder memory has no buffer");
+        ensure_args!(
+            !from.data_ptr().is_null() && !to.data_ptr().is_null(),
+            "reorder memory has no buffer"
+        );
         let (src, dst) = (from.data_ptr().cast_const(), to.data_ptr());
         let (sdt, ddt) = (self.src.data_type(), self.dst.data_type());
         if let Layout::Packed(_) = self.dst.layout() {
@@ -94,7 +119,9 @@ unsafe fn load(dt: DataType, p: *const u8, off: usize) -> f32 {
 unsafe fn store(dt: DataType, p: *mut u8, off: usize, v: f32) {
     let r = v.round_ties_even();
     match dt {
-        DataType::S32 => *p.cast::<i32>().add(off) = r.clamp(i32::MIN as f32, i32::MAX as f32) as i32,
+        DataType::S32 => {
+            *p.cast::<i32>().add(off) = r.clamp(i32::MIN as f32, i32::MAX as f32) as i32
+        }
         DataType::S8 => *p.cast::<i8>().add(off) = r.clamp(-128.0, 127.0) as i8,
         DataType::U8 => *p.add(off) = r.clamp(0.0, 255.0) as u8,
         _ => *p.cast::<f32>().add(off) = v,
@@ -125,9 +152,15 @@ mod tests {
         let to = Memory::allocate(&dmd).unwrap();
         // SAFETY: `from` owns n f32 values.
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), from.data_ptr().cast(), src.len()) };
-        Reorder::new(&smd, &dmd).unwrap().execute(&from, &to).unwrap();
+        Reorder::new(&smd, &dmd)
+            .unwrap()
+            .execute(&from, &to)
+            .unwrap();
         let back = Memory::allocate(&smd).unwrap();
-        Reorder::new(&dmd, &smd).unwrap().execute(&to, &back).unwrap();
+        Reorder::new(&dmd, &smd)
+            .unwrap()
+            .execute(&to, &back)
+            .unwrap();
         // SAFETY: `back` owns n f32 values.
         unsafe { back.as_f32_slice().to_vec() }
     }
@@ -135,9 +168,15 @@ mod tests {
     #[test]
     fn integer_conversions_round_half_even_and_saturate() {
         let x = [-1.5, 0.5, 2.5, 300.0, -300.0, 1.4];
-        assert_eq!(run(&x, DataType::S8), vec![-2.0, 0.0, 2.0, 127.0, -128.0, 1.0]);
+        assert_eq!(
+            run(&x, DataType::S8),
+            vec![-2.0, 0.0, 2.0, 127.0, -128.0, 1.0]
+        );
         assert_eq!(run(&x, DataType::U8), vec![0.0, 0.0, 2.0, 255.0, 0.0, 1.0]);
-        assert_eq!(run(&x, DataType::S32), vec![-2.0, 0.0, 2.0, 300.0, -300.0, 1.0]);
+        assert_eq!(
+            run(&x, DataType::S32),
+            vec![-2.0, 0.0, 2.0, 300.0, -300.0, 1.0]
+        );
         assert_eq!(run(&x, DataType::F32), x.to_vec());
     }
 }

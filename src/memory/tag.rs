@@ -107,7 +107,10 @@ mod tests {
         // ntc = bac over logical (T, N, C): N outermost, then T, C innermost.
         assert_eq!(strides_for_tag(&[5, 3, 4], 16).unwrap(), vec![4, 20, 1]);
         // ldgoi = abdec over logical (L, D, I, G, O): stored L, D, G, O, I.
-        assert_eq!(strides_for_tag(&[1, 1, 3, 4, 2], 31).unwrap(), vec![24, 24, 1, 6, 3]);
+        assert_eq!(
+            strides_for_tag(&[1, 1, 3, 4, 2], 31).unwrap(),
+            vec![24, 24, 1, 6, 3]
+        );
         assert_eq!(dense_strides(&[2, 0, 3]), vec![3, 3, 1]);
         assert!(strides_for_tag(&[2, 3], 4).is_err());
         assert!(strides_for_tag(&[2, 3], 9999).is_err());

@@ -100,7 +100,10 @@ pub fn load_dir(dir: &Path) -> Vec<GoldenCase> {
     let entries = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read golden dir {}: {}", dir.display(), e));
     let mut paths: Vec<PathBuf> = entries
-        .map(|e| e.unwrap_or_else(|e| panic!("{}: {}", dir.display(), e)).path())
+        .map(|e| {
+            e.unwrap_or_else(|e| panic!("{}: {}", dir.display(), e))
+                .path()
+        })
         .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "txt"))
         .collect();
     paths.sort();
@@ -161,7 +164,12 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
         Ok(())
     }
 
-    fn set_once(slot: &mut Option<String>, key: &str, words: &[&str], lineno: usize) -> Result<(), String> {
+    fn set_once(
+        slot: &mut Option<String>,
+        key: &str,
+        words: &[&str],
+        lineno: usize,
+    ) -> Result<(), String> {
         if words.len() != 2 {
             return Err(format!("line {}: expected `{} <value>`", lineno, key));
         }
@@ -187,9 +195,9 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
         if let Some(p) = pending.as_mut() {
             if p.values.len() < p.expected {
                 for w in &words {
-                    let v: f32 = w
-                        .parse()
-                        .map_err(|_| format!("line {}: bad value `{}` in tensor {}", lineno, w, p.name))?;
+                    let v: f32 = w.parse().map_err(|_| {
+                        format!("line {}: bad value `{}` in tensor {}", lineno, w, p.name)
+                    })?;
                     p.values.push(v);
                 }
                 if p.values.len() > p.expected {
@@ -218,9 +226,9 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
                 }
                 let mut m = BTreeMap::new();
                 for w in &words[1..] {
-                    let (k, v) = w
-                        .split_once('=')
-                        .ok_or_else(|| format!("line {}: expected KEY=VALUE, got `{}`", lineno, w))?;
+                    let (k, v) = w.split_once('=').ok_or_else(|| {
+                        format!("line {}: expected KEY=VALUE, got `{}`", lineno, w)
+                    })?;
                     let v: i64 = v
                         .parse()
                         .map_err(|_| format!("line {}: bad dim value `{}`", lineno, w))?;
@@ -232,7 +240,10 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
             }
             "tensor" => {
                 if words.len() < 3 {
-                    return Err(format!("line {}: expected `tensor <name> <ndims> <dims...>`", lineno));
+                    return Err(format!(
+                        "line {}: expected `tensor <name> <ndims> <dims...>`",
+                        lineno
+                    ));
                 }
                 let ndims: usize = words[2]
                     .parse()
