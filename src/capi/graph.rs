@@ -13,7 +13,7 @@ use std::path::Path;
 use libc::{c_char, c_int, c_void};
 
 use super::boundary::{check_out, slice, status, write_out};
-use super::handle::{as_rust, as_rust_mut, destroy, into_handle};
+use super::handle::{as_rust, as_rust_mut, destroy, write_handle};
 use super::types::*;
 use crate::error::{Error, Result};
 use crate::graph::{ElementType, IoInfo, Model, PartialShape, Tensor};
@@ -140,7 +140,7 @@ pub unsafe extern "C" fn oxidnn_model_load(
             Some(c_str(bin_path, "bin_path")?)
         };
         let m = Model::load(Path::new(xml), bin.map(Path::new))?;
-        write_out(model, "model", into_handle::<oxidnn_model>(CModel::new(m)))
+        write_handle::<oxidnn_model>(model, "model", CModel::new(m))
     })
 }
 
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn oxidnn_model_load_from_memory(
         let xml = slice(xml.cast::<u8>(), xml_len, "xml")?;
         let bin = slice(bin, bin_len, "bin")?;
         let m = Model::from_ir(xml, bin)?;
-        write_out(model, "model", into_handle::<oxidnn_model>(CModel::new(m)))
+        write_handle::<oxidnn_model>(model, "model", CModel::new(m))
     })
 }
 
