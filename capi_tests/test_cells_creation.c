@@ -297,8 +297,10 @@ static void test_cell_creation(cell_t cell) {
 
     /* AUGRU attention {T, N, 1} */
     if (augru) {
-        /* Not asserted: attention NULL or a zero md. oneDNN 3.13 creates the
-         * pd (success); oxidnn refuses it (invalid_arguments). */
+        /* oneDNN creates a pd without attention; executing it is refused
+         * (see test_augru_without_attention) */
+        CELL_CASE("attention NULL", a.att = NULL, ok);
+        CELL_CASE("attention zero md", a.att = zero_md(), ok);
         CELL_CASE("attention C 2", a.att = MD3(3, 2, 2, dnnl_tnc), inv);
         CELL_CASE("attention T 4", a.att = MD3(4, 2, 1, dnnl_tnc), inv);
         CELL_CASE("attention N 3", a.att = MD3(3, 3, 1, dnnl_tnc), inv);
@@ -344,12 +346,51 @@ static void test_vanilla_activations(void) {
     CELL_CASE("activation undef", a.act = dnnl_alg_kind_undef, inv);
 }
 
+/* An AUGRU pd created without attention cannot run: oxidnn refuses the
+ * execution with invalid_arguments (oneDNN would read a NULL attention). */
+static void test_augru_without_attention(void) {
+    const cell_t cell = AUGRU;
+    cell_args_t a = base_args(cell);
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_t prim = NULL;
+    dnnl_stream_t stream = NULL;
+    if (!check_running_on_oxidnn()) return;
+    a.att = NULL;
+    a.prop = dnnl_forward_inference;
+    REQUIRE_OK(call_create(&pd, &a));
+    REQUIRE_OK(dnnl_primitive_create(&prim, pd));
+    REQUIRE_OK(dnnl_stream_create(&stream, eng, dnnl_stream_default_flags));
+    {
+        /* every tensor the pd has, with library-allocated buffers */
+        const int arg_ids[] = {DNNL_ARG_SRC_LAYER, DNNL_ARG_SRC_ITER,
+                DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_BIAS,
+                DNNL_ARG_DST_LAYER, DNNL_ARG_DST_ITER};
+        const_dnnl_memory_desc_t mds[] = {
+                a.src, a.si, a.wl, a.wi, a.bias, a.dst, a.di};
+        dnnl_exec_arg_t args[7];
+        int i;
+        for (i = 0; i < 7; i++) {
+            args[i].arg = arg_ids[i];
+            REQUIRE_OK(dnnl_memory_create(
+                    &args[i].memory, mds[i], eng, DNNL_MEMORY_ALLOCATE));
+        }
+        CHECK_STATUS(dnnl_primitive_execute(prim, stream, 7, args),
+                dnnl_invalid_arguments);
+        for (i = 0; i < 7; i++) dnnl_memory_destroy(args[i].memory);
+    }
+    dnnl_stream_destroy(stream);
+    dnnl_primitive_destroy(prim);
+    dnnl_primitive_desc_destroy(pd);
+    pool_free();
+}
+
 int main(void) {
     int c;
     REQUIRE_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
 
     for (c = 0; c < N_CELLS; c++) test_cell_creation((cell_t)c);
     test_vanilla_activations();
+    test_augru_without_attention();
 
     dnnl_engine_destroy(eng);
     return check_summary();

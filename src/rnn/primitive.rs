@@ -18,6 +18,7 @@ use super::pd::RnnPd;
 use super::views::Strided;
 use super::weights::{self, PackedWeights};
 use crate::args;
+use crate::ensure_args;
 use crate::error::{Error, Result};
 use crate::memory::buffer::AlignedBuf;
 use crate::memory::{Layout, MemoryDesc, PackedLayout};
@@ -88,6 +89,10 @@ impl RnnPrimitive {
             None
         };
         let attention = if p.cell.has_attention() {
+            ensure_args!(
+                p.with_attention,
+                "AUGRU needs the attention tensor: this primitive descriptor was created without one"
+            );
             Some(strided3(args::AUGRU_ATTENTION)?)
         } else {
             None

@@ -47,7 +47,8 @@ pub struct RnnProblem {
     pub g: usize,
     /// The vanilla RNN activation (`None` for the other cells).
     pub activation: Option<Activation>,
-    /// `augru_attention` given (AUGRU cells; required there).
+    /// `augru_attention` given (AUGRU cells: a pd without it is created, as by oneDNN, but
+    /// cannot execute).
     pub with_attention: bool,
     /// `src_iter` given.
     pub with_src_iter: bool,
@@ -264,9 +265,9 @@ impl RnnProblem {
                 l == 1 && desc.direction == Direction::Left2Right,
                 "AUGRU needs one layer, left2right"
             );
-            match attention {
-                Some(m) => check_shape("attention", m, &[t, n, 1])?,
-                None => invalid!("AUGRU needs the attention tensor"),
+            // Like oneDNN, a pd without attention is created; executing it is refused.
+            if let Some(m) = attention {
+                check_shape("attention", m, &[t, n, 1])?;
             }
         }
 
