@@ -1,5 +1,5 @@
-//! Criterion benchmarks: LSTM forward inference on the reference workloads, and the GEMM kernel
-//! on the shapes the LSTM driver gives it. Throughput is reported in FLOP ("elements"/s).
+//! Criterion benchmarks: LSTM forward inference on the reference workloads (the kernels alone:
+//! `benches/kernels.rs`). Throughput is reported in FLOP ("elements"/s).
 //!
 //! `cargo bench --bench lstm`; threads from `OXIDNN_NUM_THREADS` (the workloads are specified
 //! for 2), instruction set capped with `OXIDNN_ISA=avx2|portable`.
@@ -8,13 +8,10 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use oxidnn::args;
 use oxidnn::attr::Attr;
 use oxidnn::engine::Engine;
-use oxidnn::kernels::gemm::{gemm, Init, Panel, RowsA};
-use oxidnn::kernels::Isa;
 use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
 use oxidnn::rnn::{RnnDesc, RnnPd};
 use oxidnn::types::{AlgKind, DataType, Direction, PropKind};
-use std::hint::black_box;
 use std::time::Duration;
 
 const ANY: i32 = 1;
@@ -100,56 +97,5 @@ fn lstm_forward(c: &mut Criterion) {
     g.finish();
 }
 
-/// `C[m × 128] (+)= A[m × 512] · B[512 × 128]` over 16 panels (an LSTM step with DHC = 512), one
-/// thread.
-fn gemm_shapes(c: &mut Criterion) {
-    let (k, width, panels) = (512usize, 128usize, 16usize);
-    let mut g = c.benchmark_group("gemm_lstm_panels_k512");
-    g.sample_size(30)
-        .measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_secs(1));
-    let isa = Isa::detected();
-    for m in [1usize, 13, 64, 104] {
-        let a: Vec<f32> = (0..m * k).map(|i| (i % 13) as f32 * 0.01).collect();
-        let b: Vec<f32> = (0..panels * k * width)
-            .map(|i| (i % 7) as f32 * 0.01)
-            .collect();
-        let mut out = vec![0f32; m * width * panels];
-        let rows = RowsA {
-            base: a.as_ptr(),
-            outer_stride: 0,
-            inner_stride: k as isize,
-            inner: usize::MAX,
-        };
-        g.throughput(Throughput::Elements((2 * m * k * width * panels) as u64));
-        g.bench_function(format!("m{m}_{}", isa.name()), |bch| {
-            bch.iter(|| {
-                for p in 0..panels {
-                    let panel = Panel {
-                        ptr: b[p * k * width..].as_ptr(),
-                        ld: width,
-                        width,
-                    };
-                    // SAFETY: a, b and out hold the addressed rows and columns.
-                    unsafe {
-                        gemm(
-                            isa,
-                            &rows,
-                            0..m,
-                            k,
-                            &panel,
-                            out[p * width..].as_mut_ptr(),
-                            width * panels,
-                            Init::Accumulate,
-                        )
-                    };
-                }
-                black_box(&mut out);
-            })
-        });
-    }
-    g.finish();
-}
-
-criterion_group!(benches, lstm_forward, gemm_shapes);
+criterion_group!(benches, lstm_forward);
 criterion_main!(benches);

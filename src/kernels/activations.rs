@@ -10,6 +10,9 @@
 //! ≤ 2 ulp, `sigmoid`, `tanh` ≤ 3 ulp, well inside benchdnn's f32 tolerance (16 ulp at
 //! T = L = 1). NaN propagates.
 
+use super::isa::isa_dispatch;
+use super::Isa;
+
 const LOG2E: f32 = std::f32::consts::LOG2_E;
 /// ln 2 split in two (Cody–Waite): `LN2_HI` has few significant bits so `n·LN2_HI` is exact.
 const LN2_HI: f32 = 0.693_359_4;
@@ -77,6 +80,43 @@ pub fn sigmoid<const FMA: bool>(x: f32) -> f32 {
 pub fn tanh<const FMA: bool>(x: f32) -> f32 {
     let m = expm1_nonpositive::<FMA>(-2.0 * x.abs());
     (-m / (2.0 + m)).copysign(x)
+}
+
+/// An activation applied to a whole slice by [`apply`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// Logistic sigmoid.
+    Sigmoid,
+    /// Hyperbolic tangent.
+    Tanh,
+}
+
+/// # Safety
+/// `x` has `len` readable and writable floats.
+#[inline(always)]
+unsafe fn apply_body<const FMA: bool>(f: Activation, x: *mut f32, len: usize) {
+    let xs = unsafe { std::slice::from_raw_parts_mut(x, len) };
+    match f {
+        Activation::Sigmoid => xs.iter_mut().for_each(|v| *v = sigmoid::<FMA>(*v)),
+        Activation::Tanh => xs.iter_mut().for_each(|v| *v = tanh::<FMA>(*v)),
+    }
+}
+
+isa_dispatch!(
+    /// Applies `f` to `len` floats at `x` in place, as SIMD code of `isa`.
+    unsafe fn apply_raw => apply_body, (f: Activation, x: *mut f32, len: usize)
+);
+
+/// Applies `f` to every element of `xs`, compiled for `isa` (the portable code when the CPU
+/// lacks `isa`): the post-GEMM's activations on their own, for tests and benchmarks.
+pub fn apply(isa: Isa, f: Activation, xs: &mut [f32]) {
+    let isa = if Isa::all_supported().contains(&isa) {
+        isa
+    } else {
+        Isa::Portable
+    };
+    // SAFETY: the slice is valid for its length; `isa` is supported.
+    unsafe { apply_raw(isa, f, xs.as_mut_ptr(), xs.len()) }
 }
 
 #[cfg(test)]
@@ -173,6 +213,31 @@ mod tests {
                 .map(|x| ulps(f(x), (x as f64).exp_m1()))
                 .fold(0.0, f64::max);
             assert!(worst <= 2.0, "expm1 (fma {fma}) worst error {worst} ulp");
+        }
+    }
+
+    #[test]
+    fn slice_activations_match_scalar_accuracy_for_every_isa() {
+        let xs: Vec<f32> = samples().collect();
+        for isa in Isa::all_supported() {
+            for (f, exact, skip) in [
+                (
+                    Activation::Sigmoid,
+                    (|x: f64| 1.0 / (1.0 + (-x).exp())) as fn(f64) -> f64,
+                    1e-37,
+                ),
+                (Activation::Tanh, f64::tanh as fn(f64) -> f64, 0.0),
+            ] {
+                let mut ys = xs.clone();
+                apply(isa, f, &mut ys);
+                let worst = xs
+                    .iter()
+                    .zip(&ys)
+                    .filter(|(&x, _)| exact(x as f64).abs() >= skip)
+                    .map(|(&x, &y)| ulps(y, exact(x as f64)))
+                    .fold(0.0, f64::max);
+                assert!(worst <= 3.0, "{f:?} on {isa:?}: worst error {worst} ulp");
+            }
         }
     }
 

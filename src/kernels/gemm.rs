@@ -8,12 +8,14 @@
 //! The work is cut into register tiles of `MR` rows × `NR` 16-float vectors, each computed by a
 //! micro-kernel that keeps the whole tile in registers for a block of `K`: per `k`, `NR` vector
 //! loads of `B`, `MR` broadcasts of `A`, `MR·NR` multiply-adds. The micro-kernel is written once
-//! over fixed-size arrays and compiled per instruction set (AVX-512: up to 13 × 2 vectors, i.e. 26
-//! zmm accumulators; AVX2: 2 × 2; portable: 2 × 2). Measured on the development machine (Zen 5,
-//! one thread): 13 × 2 tiles reach 240–255 GFLOP/s at K = 512 (~95 % of peak), the same as
-//! hand-written intrinsics. For 1–2 rows (batch 1–2, memory-bound) an intrinsics kernel spans a
-//! whole 128-column panel row, so `B` is read as one sequential stream (+25 % over 64-column
-//! tiles, whose strided half-rows the prefetchers serve worse).
+//! over a small vector trait and compiled per instruction set (AVX-512: up to 13 × 2 vectors, i.e.
+//! 26 zmm accumulators; AVX2: 2 × 2; portable: 2 × 2), with fixed-size arrays the compiler
+//! vectorizes as vectors. Measured on the development machine (Zen 5, one thread): 13 × 2 tiles
+//! reach 240–255 GFLOP/s at K = 512 (~95 % of peak), the same as hand-written intrinsics. For 1–2
+//! rows (batch 1–2, memory-bound) a tile spans a whole 128-column panel row, so `B` is read as one
+//! sequential stream (+25 % over 64-column tiles, whose strided half-rows the prefetchers serve
+//! worse); at that width the vectors are AVX-512 registers, which the compiler keeps in registers
+//! where it would spill an array accumulator.
 //! Summation order along `K` is fixed, so results do not depend on threading.
 
 use super::isa::Isa;
@@ -94,14 +96,95 @@ struct Shapes {
 
 type MicroFn = unsafe fn(usize, *const *const f32, *const f32, usize, *mut f32, usize, Init);
 
-/// The micro-kernel: `C[MR × 16·NR] (init)= A[MR × k] · B[k × 16·NR]`.
+/// One 16-float vector of a micro-kernel tile: a plain array the compiler vectorizes, or an
+/// AVX-512 register.
+trait Vector: Copy {
+    /// All zeros.
+    fn zero() -> Self;
+    /// `x` in every lane.
+    fn splat(x: f32) -> Self;
+    /// `a·b + c`, lane by lane.
+    fn mul_add(a: Self, b: Self, c: Self) -> Self;
+    /// Loads 16 floats.
+    ///
+    /// # Safety
+    /// `p` has 16 readable floats.
+    unsafe fn load(p: *const f32) -> Self;
+    /// Stores 16 floats.
+    ///
+    /// # Safety
+    /// `p` has 16 writable floats.
+    unsafe fn store(self, p: *mut f32);
+}
+
+/// A vector as a fixed-size array (`FMA`: fused multiply-add rather than multiply then add).
+#[derive(Clone, Copy)]
+struct Lanes<const FMA: bool>([f32; LANES]);
+
+impl<const FMA: bool> Vector for Lanes<FMA> {
+    #[inline(always)]
+    fn zero() -> Self {
+        Self([0.0; LANES])
+    }
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        Self([x; LANES])
+    }
+    #[inline(always)]
+    fn mul_add(a: Self, b: Self, c: Self) -> Self {
+        Self(std::array::from_fn(|l| {
+            if FMA {
+                a.0[l].mul_add(b.0[l], c.0[l])
+            } else {
+                c.0[l] + a.0[l] * b.0[l]
+            }
+        }))
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        Self(unsafe { *(p as *const [f32; LANES]) })
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32) {
+        unsafe { *(p as *mut [f32; LANES]) = self.0 }
+    }
+}
+
+/// An AVX-512 register. Only used inside `avx512f` functions, where the intrinsics inline.
+#[cfg(target_arch = "x86_64")]
+impl Vector for std::arch::x86_64::__m512 {
+    #[inline(always)]
+    fn zero() -> Self {
+        // SAFETY (all methods): only called from functions compiled with avx512f, on a CPU that
+        // has it (see `shapes`).
+        unsafe { std::arch::x86_64::_mm512_setzero_ps() }
+    }
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        unsafe { std::arch::x86_64::_mm512_set1_ps(x) }
+    }
+    #[inline(always)]
+    fn mul_add(a: Self, b: Self, c: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        unsafe { std::arch::x86_64::_mm512_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32) {
+        unsafe { std::arch::x86_64::_mm512_storeu_ps(p, self) }
+    }
+}
+
+/// The micro-kernel: `C[MR × 16·NR] (init)= A[MR × k] · B[k × 16·NR]`, over vectors `V`.
 ///
 /// # Safety
 /// `a` points to `MR` row pointers with `k` readable floats each; `b` to `k` rows (stride `ldb`)
 /// of `16·NR` floats; `c` to `MR` rows (stride `ldc`) of `16·NR` writable floats; an `Init::Row`
-/// pointer to `16·NR` floats.
+/// pointer to `16·NR` floats. For `__m512`, the caller is compiled with avx512f.
 #[inline(always)]
-unsafe fn micro_body<const MR: usize, const NR: usize, const FMA: bool>(
+unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize>(
     k: usize,
     a: *const *const f32,
     b: *const f32,
@@ -112,147 +195,85 @@ unsafe fn micro_body<const MR: usize, const NR: usize, const FMA: bool>(
 ) {
     unsafe {
         let a = &*(a as *const [*const f32; MR]);
-        let mut acc = [[[0f32; LANES]; NR]; MR];
+        let mut acc = [[V::zero(); NR]; MR];
         match init {
             Init::Zero => {}
             Init::Row(r) => {
                 for row in acc.iter_mut() {
                     for (j, v) in row.iter_mut().enumerate() {
-                        *v = *(r.add(j * LANES) as *const [f32; LANES]);
+                        *v = V::load(r.add(j * LANES));
                     }
                 }
             }
             Init::Accumulate => {
                 for (i, row) in acc.iter_mut().enumerate() {
                     for (j, v) in row.iter_mut().enumerate() {
-                        *v = *(c.add(i * ldc + j * LANES) as *const [f32; LANES]);
+                        *v = V::load(c.add(i * ldc + j * LANES));
                     }
                 }
             }
         }
         let mut bp = b;
         for kk in 0..k {
-            let mut bv = [[0f32; LANES]; NR];
+            let mut bv = [V::zero(); NR];
             for (j, v) in bv.iter_mut().enumerate() {
-                *v = *(bp.add(j * LANES) as *const [f32; LANES]);
+                *v = V::load(bp.add(j * LANES));
             }
             for i in 0..MR {
-                let av = *a[i].add(kk);
+                let av = V::splat(*a[i].add(kk));
                 for j in 0..NR {
-                    for l in 0..LANES {
-                        acc[i][j][l] = if FMA {
-                            av.mul_add(bv[j][l], acc[i][j][l])
-                        } else {
-                            acc[i][j][l] + av * bv[j][l]
-                        };
-                    }
+                    acc[i][j] = V::mul_add(av, bv[j], acc[i][j]);
                 }
             }
             bp = bp.add(ldb);
         }
         for (i, row) in acc.iter().enumerate() {
             for (j, v) in row.iter().enumerate() {
-                *(c.add(i * ldc + j * LANES) as *mut [f32; LANES]) = *v;
+                v.store(c.add(i * ldc + j * LANES));
             }
         }
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-unsafe fn micro_avx512<const MR: usize, const NR: usize>(
-    k: usize,
-    a: *const *const f32,
-    b: *const f32,
-    ldb: usize,
-    c: *mut f32,
-    ldc: usize,
-    init: Init,
-) {
-    unsafe { micro_body::<MR, NR, true>(k, a, b, ldb, c, ldc, init) }
+/// Instantiates [`micro_body`] as a [`MicroFn`] for one vector type and target feature set.
+macro_rules! micro_fn {
+    ($(#[$attr:meta])* $name:ident, $vector:ty) => {
+        $(#[$attr])*
+        unsafe fn $name<const MR: usize, const NR: usize>(
+            k: usize,
+            a: *const *const f32,
+            b: *const f32,
+            ldb: usize,
+            c: *mut f32,
+            ldc: usize,
+            init: Init,
+        ) {
+            unsafe { micro_body::<$vector, MR, NR>(k, a, b, ldb, c, ldc, init) }
+        }
+    };
 }
 
-/// AVX-512 intrinsics version of [`micro_body`], for wide tiles (`NR` = 8: the compiler does not
-/// keep a fixed-size-array accumulator of that width in registers; intrinsics it does).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-unsafe fn micro_avx512_wide<const MR: usize, const NR: usize>(
-    k: usize,
-    a: *const *const f32,
-    b: *const f32,
-    ldb: usize,
-    c: *mut f32,
-    ldc: usize,
-    init: Init,
-) {
-    use std::arch::x86_64::*;
-    unsafe {
-        let a = &*(a as *const [*const f32; MR]);
-        let mut acc = [[_mm512_setzero_ps(); NR]; MR];
-        match init {
-            Init::Zero => {}
-            Init::Row(r) => {
-                for row in acc.iter_mut() {
-                    for (j, v) in row.iter_mut().enumerate() {
-                        *v = _mm512_loadu_ps(r.add(j * LANES));
-                    }
-                }
-            }
-            Init::Accumulate => {
-                for (i, row) in acc.iter_mut().enumerate() {
-                    for (j, v) in row.iter_mut().enumerate() {
-                        *v = _mm512_loadu_ps(c.add(i * ldc + j * LANES));
-                    }
-                }
-            }
-        }
-        let mut bp = b;
-        for kk in 0..k {
-            let mut bv = [_mm512_setzero_ps(); NR];
-            for (j, v) in bv.iter_mut().enumerate() {
-                *v = _mm512_loadu_ps(bp.add(j * LANES));
-            }
-            for i in 0..MR {
-                let av = _mm512_set1_ps(*a[i].add(kk));
-                for j in 0..NR {
-                    acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
-                }
-            }
-            bp = bp.add(ldb);
-        }
-        for (i, row) in acc.iter().enumerate() {
-            for (j, v) in row.iter().enumerate() {
-                _mm512_storeu_ps(c.add(i * ldc + j * LANES), *v);
-            }
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn micro_avx2<const MR: usize, const NR: usize>(
-    k: usize,
-    a: *const *const f32,
-    b: *const f32,
-    ldb: usize,
-    c: *mut f32,
-    ldc: usize,
-    init: Init,
-) {
-    unsafe { micro_body::<MR, NR, true>(k, a, b, ldb, c, ldc, init) }
-}
-
-unsafe fn micro_portable<const MR: usize, const NR: usize>(
-    k: usize,
-    a: *const *const f32,
-    b: *const f32,
-    ldb: usize,
-    c: *mut f32,
-    ldc: usize,
-    init: Init,
-) {
-    unsafe { micro_body::<MR, NR, false>(k, a, b, ldb, c, ldc, init) }
-}
+micro_fn!(
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,fma")]
+    micro_avx512,
+    Lanes<true>
+);
+micro_fn!(
+    /// Intrinsics registers, for wide tiles (`NR` = 8: the compiler does not keep an array
+    /// accumulator of that width in registers; intrinsics it does).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,fma")]
+    micro_avx512_wide,
+    std::arch::x86_64::__m512
+);
+micro_fn!(
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    micro_avx2,
+    Lanes<true>
+);
+micro_fn!(micro_portable, Lanes<false>);
 
 macro_rules! micro_table {
     ($f:ident, $nr:literal, [$($mr:literal),*]) => { &[$($f::<$mr, $nr> as MicroFn),*] };
