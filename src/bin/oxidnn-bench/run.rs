@@ -1,0 +1,401 @@
+//! Builds a case through the library's core API the way the C API does (descriptor → primitive
+//! descriptor → primitive; memories from the pd's descriptors; `any` weights reordered from
+//! ldigo), fills it, executes it, and computes the reference on the same inputs.
+
+use crate::case::{Case, Skip};
+use crate::fill::{self, Kind};
+use crate::options::{Act, Alg, Dir, Prop};
+use oxidnn::args;
+use oxidnn::attr::{Attr, RnnTestParams};
+use oxidnn::engine::Engine;
+use oxidnn::memory::reorder::next_index;
+use oxidnn::memory::tag::{strides_for_tag, TAG_ANY};
+use oxidnn::memory::{Layout, Memory, MemoryDesc};
+use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
+use oxidnn::rnn::reference::{self, RefInputs, RefOutputs, RefProblem};
+use oxidnn::rnn::{RnnDesc, RnnPd};
+use oxidnn::types::{AlgKind, DataType, Direction, PropKind, ScratchpadMode};
+use oxidnn::Error;
+
+/// benchdnn's ReLU negative slope.
+const RELU_ALPHA: f32 = 0.9;
+/// `dnnl_ldnc` / `dnnl_ldgo` (`abcd`).
+const TAG_LDNC: i32 = 5;
+/// `dnnl_ldigo` (`abcde`).
+const TAG_LDIGO: i32 = 6;
+/// `dnnl_tnc` (`abc`).
+const TAG_TNC: i32 = 4;
+
+/// Why a case could not be prepared.
+#[derive(Debug)]
+pub enum NotRun {
+    /// The library does not implement it (`unimplemented`).
+    Skipped(Skip),
+    /// The library failed where it should not have.
+    Failed(String),
+}
+
+impl From<Error> for NotRun {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Unimplemented(m) => {
+                NotRun::Skipped(Skip::Unsupported(format!("unimplemented: {m}")))
+            }
+            e => NotRun::Failed(e.to_string()),
+        }
+    }
+}
+
+/// The inputs of a case, dense in the reference's canonical layouts.
+struct Inputs {
+    /// Values by argument.
+    values: Vec<(i32, Vec<f32>)>,
+}
+
+impl Inputs {
+    fn get(&self, arg: i32) -> Option<&[f32]> {
+        self.values
+            .iter()
+            .find(|(a, _)| *a == arg)
+            .map(|(_, v)| v.as_slice())
+    }
+}
+
+/// The outputs the case checks, in logical row-major order.
+pub struct Outputs {
+    /// `(name, values)` of dst_layer, dst_iter and (LSTM) dst_iter_c.
+    pub tensors: Vec<(&'static str, Vec<f32>)>,
+}
+
+/// A case ready to execute: its primitive, memories and inputs.
+pub struct Prepared {
+    pd: RnnPd,
+    prim: Primitive,
+    memories: Vec<(i32, Memory)>,
+    inputs: Inputs,
+}
+
+/// The forward tensors a case has, with their logical dims and what they hold.
+fn outputs_of(c: &Case) -> Vec<(i32, &'static str)> {
+    let mut v = vec![(args::DST_LAYER, "dst_layer"), (args::DST_ITER, "dst_iter")];
+    if c.alg == Alg::VanillaLstm {
+        v.push((args::DST_ITER_C, "dst_iter_c"));
+    }
+    v
+}
+
+fn dims_i64(dims: &[usize]) -> Vec<i64> {
+    dims.iter().map(|&d| d as i64).collect()
+}
+
+/// A plain f32 descriptor; `padded` adds one element to the largest stride (layer tensors).
+fn layer_md(dims: &[usize], tag: i32, padded: bool) -> Result<MemoryDesc, Error> {
+    let dims = dims_i64(dims);
+    if tag == TAG_ANY || !padded {
+        return MemoryDesc::with_tag(&dims, DataType::F32, tag);
+    }
+    let mut strides = strides_for_tag(&dims, tag)?;
+    if let Some(s) = strides.iter_mut().max() {
+        *s += 1;
+    }
+    MemoryDesc::with_strides(&dims, DataType::F32, Some(&strides))
+}
+
+/// An `ldnc` state descriptor; `padded` makes the N stride channels + 1.
+fn state_md(dims: &[usize], padded: bool) -> Result<MemoryDesc, Error> {
+    let d = dims_i64(dims);
+    if !padded {
+        return MemoryDesc::with_tag(&d, DataType::F32, TAG_LDNC);
+    }
+    let mut big = d.clone();
+    big[3] += 1;
+    MemoryDesc::with_tag(&big, DataType::F32, TAG_LDNC)?.submemory(&d, &[0; 4])
+}
+
+fn tag(name: &str) -> i32 {
+    crate::options::tag_value(name).expect("tags are checked when parsed")
+}
+
+/// The operation descriptor and inputs of a case (every tensor benchdnn passes).
+fn describe(c: &Case) -> Result<(RnnDesc, Inputs), Error> {
+    let d = &c.dims;
+    let (l, dn, t, n, g) = (d.l, c.d(), d.t, d.mb, c.gates());
+    let lstm = c.alg == Alg::VanillaLstm;
+    let pad = !c.trivial_strides;
+    let prop = match c.prop {
+        Prop::FwdI => PropKind::ForwardInference,
+        _ => PropKind::ForwardTraining,
+    };
+    let cell = match c.alg {
+        Alg::VanillaRnn => AlgKind::VanillaRnn,
+        Alg::VanillaLstm => AlgKind::VanillaLstm,
+        Alg::VanillaGru => AlgKind::VanillaGru,
+        Alg::LbrGru => AlgKind::LbrGru,
+        Alg::VanillaAugru => AlgKind::VanillaAugru,
+        Alg::LbrAugru => AlgKind::LbrAugru,
+    };
+    let direction = match c.direction {
+        Dir::Left2Right => Direction::Left2Right,
+        Dir::Right2Left => Direction::Right2Left,
+        Dir::Concat => Direction::BidirectionalConcat,
+        Dir::Sum => Direction::BidirectionalSum,
+    };
+    let mut desc = RnnDesc::new(prop, cell, direction);
+    desc.flags = u32::from(c.flags == "O");
+    if c.alg == Alg::VanillaRnn {
+        (desc.activation, desc.alpha) = match c.activation {
+            Act::Relu => (AlgKind::EltwiseRelu, RELU_ALPHA),
+            Act::Tanh => (AlgKind::EltwiseTanh, 0.0),
+            _ => (AlgKind::EltwiseLogistic, 0.0),
+        };
+    }
+    let flip = c.alg == Alg::VanillaRnn && c.activation == Act::Relu && !c.skip_nonlinear;
+    let mut src_layer = fill::activations(t * n * d.slc, Kind::SrcLayer);
+    let mut src_iter = fill::activations(l * dn * n * d.sic, Kind::SrcIter);
+    if flip {
+        fill::flip_first_batch_row(&mut src_layer, n, d.slc);
+        fill::flip_first_batch_row(&mut src_iter, n, d.sic);
+    }
+    let wei_tag = tag(&c.tag.wei);
+    let bias_gates = g + usize::from(matches!(c.alg, Alg::LbrGru | Alg::LbrAugru));
+    let mut tensors: Vec<(i32, MemoryDesc, Option<Vec<f32>>)> = vec![
+        (
+            args::SRC_LAYER,
+            layer_md(&[t, n, d.slc], tag(&c.tag.src), pad)?,
+            Some(src_layer),
+        ),
+        (
+            args::SRC_ITER,
+            state_md(&[l, dn, n, d.sic], pad)?,
+            Some(src_iter),
+        ),
+        (
+            args::WEIGHTS_LAYER,
+            layer_md(&[l, dn, d.slc, g, d.dhc], wei_tag, false)?,
+            Some(fill::sparse_weights(l, dn, d.slc, g, d.dhc, 1.0 / g as f32)),
+        ),
+        (
+            args::WEIGHTS_ITER,
+            layer_md(&[l, dn, d.sic, g, d.dhc], wei_tag, false)?,
+            Some(fill::sparse_weights(l, dn, d.sic, g, d.dhc, 1.0 / g as f32)),
+        ),
+        (
+            args::BIAS,
+            layer_md(&[l, dn, bias_gates, d.dhc], TAG_ANY, false)?,
+            Some(fill::sparse_bias(l * dn * bias_gates * d.dhc)),
+        ),
+        (
+            args::DST_LAYER,
+            layer_md(&[t, n, c.dlc()], tag(&c.tag.dst), pad)?,
+            None,
+        ),
+        (args::DST_ITER, state_md(&[l, dn, n, d.dic], pad)?, None),
+    ];
+    if lstm {
+        tensors.push((
+            args::SRC_ITER_C,
+            state_md(&[l, dn, n, d.dhc], pad)?,
+            Some(fill::activations(l * dn * n * d.dhc, Kind::SrcIterC)),
+        ));
+        tensors.push((args::DST_ITER_C, state_md(&[l, dn, n, d.dhc], pad)?, None));
+    }
+    if c.with_peephole {
+        tensors.push((
+            args::WEIGHTS_PEEPHOLE,
+            layer_md(&[l, dn, 3, d.dhc], TAG_LDNC, false)?,
+            Some(fill::activations(l * dn * 3 * d.dhc, Kind::Peephole)),
+        ));
+    }
+    if c.with_projection {
+        tensors.push((
+            args::WEIGHTS_PROJECTION,
+            layer_md(&[l, dn, d.dhc, d.dic], TAG_ANY, false)?,
+            Some(fill::sparse_weights(l, dn, d.dhc, 1, d.dic, 1.0)),
+        ));
+    }
+    if c.is_augru() {
+        tensors.push((
+            args::AUGRU_ATTENTION,
+            layer_md(&[t, n, 1], TAG_TNC, false)?,
+            Some(fill::activations(t * n, Kind::Attention)),
+        ));
+    }
+    let mut values = Vec::new();
+    for (arg, md, v) in tensors {
+        desc = desc.with(arg, Some(&md));
+        if let Some(v) = v {
+            values.push((arg, v));
+        }
+    }
+    Ok((desc, Inputs { values }))
+}
+
+/// benchdnn's linear activation scales for `--skip-nonlinear` (forward): powers of two so the
+/// linearised chain stays exact, `(i + 1) / next_pow2(G + is_lstm)` per gate.
+fn test_params(c: &Case) -> RnnTestParams {
+    let lstm = usize::from(c.alg == Alg::VanillaLstm);
+    let g = c.gates();
+    let factor = 1.0 / (g + lstm).next_power_of_two() as f32;
+    RnnTestParams {
+        test_mode: true,
+        scales: (0..g).map(|i| (i + 1) as f32 * factor).collect(),
+        cscale: if lstm == 1 {
+            (g + 1) as f32 * factor
+        } else {
+            0.0
+        },
+    }
+}
+
+fn attr_of(c: &Case) -> Attr {
+    let mut attr = Attr::new();
+    if c.scratchpad == "user" {
+        attr.scratchpad_mode = ScratchpadMode::User;
+    }
+    attr.deterministic = c.deterministic;
+    if c.skip_nonlinear {
+        attr.rnn_tparams = test_params(c);
+    }
+    attr
+}
+
+/// Writes logical row-major `values` into `mem` through its descriptor.
+fn write_logical(mem: &Memory, values: &[f32]) {
+    let md = mem.desc();
+    let p = mem.data_ptr().cast::<f32>();
+    if md.nelems() == 0 || p.is_null() {
+        return;
+    }
+    let mut idx = vec![0i64; md.ndims()];
+    for &v in values {
+        // SAFETY: the offset of a logical index is inside the memory's buffer.
+        unsafe { *p.add(md.element_offset(&idx)) = v };
+        next_index(&mut idx, md.dims());
+    }
+}
+
+/// Reads `mem` in logical row-major order.
+fn read_logical(mem: &Memory) -> Vec<f32> {
+    let md = mem.desc();
+    let p = mem.data_ptr().cast::<f32>();
+    let mut out = Vec::with_capacity(md.nelems());
+    if md.nelems() == 0 || p.is_null() {
+        return out;
+    }
+    let mut idx = vec![0i64; md.ndims()];
+    loop {
+        // SAFETY: as in `write_logical`.
+        out.push(unsafe { *p.add(md.element_offset(&idx)) });
+        if !next_index(&mut idx, md.dims()) {
+            return out;
+        }
+    }
+}
+
+/// Memory for `md` holding `values`: packed weights are reordered from plain ldigo, as
+/// benchdnn reorders its f32 buffers into the layouts the primitive asks for.
+fn input_memory(md: &MemoryDesc, values: &[f32]) -> Result<Memory, Error> {
+    let mem = Memory::allocate(md)?;
+    if !matches!(md.layout(), Layout::Packed(_)) {
+        write_logical(&mem, values);
+        return Ok(mem);
+    }
+    let tag = if md.ndims() == 5 { TAG_LDIGO } else { TAG_LDNC };
+    let plain = Memory::allocate(&MemoryDesc::with_tag(md.dims(), DataType::F32, tag)?)?;
+    write_logical(&plain, values);
+    let engine = Engine::cpu();
+    let reorder = PrimitiveDesc::reorder(plain.desc(), md, engine, &Attr::new())?;
+    Primitive::new(&reorder)?.execute(&ExecArgs::new(vec![
+        (args::FROM, &plain),
+        (args::TO, &mem),
+    ])?)?;
+    Ok(mem)
+}
+
+/// Memory whose every byte reads as NaN, so unwritten outputs cannot pass.
+fn poisoned(md: &MemoryDesc) -> Result<Memory, Error> {
+    let mem = Memory::allocate(md)?;
+    let n = md.size_bytes() / 4;
+    if n > 0 {
+        // SAFETY: the buffer holds size_bytes() bytes.
+        unsafe { std::slice::from_raw_parts_mut(mem.data_ptr().cast::<f32>(), n) }.fill(f32::NAN);
+    }
+    Ok(mem)
+}
+
+impl Prepared {
+    /// Creates the pd and primitive of a forward case and its filled memories.
+    pub fn new(c: &Case) -> Result<Self, NotRun> {
+        let (desc, inputs) = describe(c)?;
+        let pd = RnnPd::new(Engine::cpu(), desc, &attr_of(c), None)?;
+        let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone())))?;
+        let mut memories = Vec::new();
+        for (arg, values) in &inputs.values {
+            let md = pd
+                .arg_md(*arg)
+                .ok_or_else(|| NotRun::Failed(format!("the pd does not take argument {arg}")))?;
+            memories.push((*arg, input_memory(md, values)?));
+        }
+        for (arg, _) in outputs_of(c) {
+            let md = pd.arg_md(arg).cloned().unwrap_or_else(MemoryDesc::zero);
+            memories.push((arg, poisoned(&md)?));
+        }
+        for arg in [args::WORKSPACE, args::SCRATCHPAD] {
+            if let Some(md) = pd.arg_md(arg).filter(|m| !m.is_zero()) {
+                memories.push((arg, Memory::allocate(md)?));
+            }
+        }
+        Ok(Self {
+            pd,
+            prim,
+            memories,
+            inputs,
+        })
+    }
+
+    /// The primitive descriptor.
+    pub fn pd(&self) -> &RnnPd {
+        &self.pd
+    }
+
+    /// Executes the primitive once.
+    pub fn execute(&self) -> Result<(), Error> {
+        let list = self.memories.iter().map(|(a, m)| (*a, m)).collect();
+        self.prim.execute(&ExecArgs::new(list)?)
+    }
+
+    /// The checked outputs of the last execution.
+    pub fn outputs(&self, c: &Case) -> Outputs {
+        let mem = |arg| {
+            &self
+                .memories
+                .iter()
+                .find(|(a, _)| *a == arg)
+                .expect("output")
+                .1
+        };
+        Outputs {
+            tensors: outputs_of(c)
+                .into_iter()
+                .map(|(arg, name)| (name, read_logical(mem(arg))))
+                .collect(),
+        }
+    }
+
+    /// The reference outputs for the same inputs (problem taken from the pd, so every field
+    /// the library's problem knows reaches the reference).
+    pub fn reference(&self) -> Result<RefOutputs, Error> {
+        let x = |arg| self.inputs.get(arg);
+        let inputs = RefInputs {
+            src_layer: x(args::SRC_LAYER).unwrap_or(&[]),
+            src_iter: x(args::SRC_ITER),
+            src_iter_c: x(args::SRC_ITER_C),
+            weights_layer: x(args::WEIGHTS_LAYER).unwrap_or(&[]),
+            weights_iter: x(args::WEIGHTS_ITER).unwrap_or(&[]),
+            bias: x(args::BIAS),
+            attention: x(args::AUGRU_ATTENTION),
+            peephole: x(args::WEIGHTS_PEEPHOLE),
+        };
+        reference::forward(&RefProblem::from_problem(self.pd.problem()), &inputs)
+    }
+}
