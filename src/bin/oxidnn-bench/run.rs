@@ -399,3 +399,39 @@ impl Prepared {
         reference::forward(&RefProblem::from_problem(self.pd.problem()), &inputs)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_trivial_strides_pad_the_largest_stride_and_the_state_rows() {
+        let strides = |md: MemoryDesc| md.strides().unwrap().to_vec();
+        let tnc = layer_md(&[2, 3, 4], TAG_TNC, true).unwrap();
+        assert_eq!(strides(tnc), [13, 4, 1]);
+        let ntc = layer_md(&[2, 3, 4], tag("ntc"), true).unwrap();
+        assert_eq!(strides(ntc), [4, 9, 1]);
+        assert_eq!(
+            strides(layer_md(&[2, 3, 4], TAG_TNC, false).unwrap()),
+            [12, 4, 1]
+        );
+        assert!(layer_md(&[2, 3, 4], TAG_ANY, true).unwrap().is_any());
+        assert_eq!(
+            strides(state_md(&[2, 1, 3, 4], true).unwrap()),
+            [15, 15, 5, 1]
+        );
+        assert_eq!(
+            strides(state_md(&[2, 1, 3, 4], false).unwrap()),
+            [12, 12, 4, 1]
+        );
+    }
+
+    #[test]
+    fn logical_values_round_trip_through_a_padded_memory() {
+        let md = state_md(&[1, 2, 3, 2], true).unwrap();
+        let mem = poisoned(&md).unwrap();
+        let values: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        write_logical(&mem, &values);
+        assert_eq!(read_logical(&mem), values);
+    }
+}
