@@ -5,6 +5,7 @@ use crate::case::{Case, Skip};
 use crate::compare::{Rule, Verdict};
 use crate::options::Prop;
 use crate::run::{NotRun, Prepared};
+use oxidnn::args;
 
 /// The result of one case.
 #[derive(Debug)]
@@ -55,7 +56,7 @@ fn forward(c: &Case, inject_error: f32) -> Outcome {
         return Outcome::Failed(vec![format!("execute: {e}")]);
     }
     let mut got = prepared.outputs(c);
-    if let Some(v) = got.tensors[0].1.first_mut() {
+    if let Some(v) = got.tensors[0].2.first_mut() {
         *v += inject_error;
     }
     let exp = match prepared.reference() {
@@ -64,10 +65,10 @@ fn forward(c: &Case, inject_error: f32) -> Outcome {
     };
     let rule = Rule::forward(c);
     let (mut failed, mut mistrusted) = (Vec::new(), Vec::new());
-    for (name, values) in &got.tensors {
-        let expected = match *name {
-            "dst_layer" => &exp.dst_layer,
-            "dst_iter" => &exp.dst_iter,
+    for (arg, name, values) in &got.tensors {
+        let expected = match *arg {
+            args::DST_LAYER => &exp.dst_layer,
+            args::DST_ITER => &exp.dst_iter,
             _ => &exp.dst_iter_c,
         };
         match rule.check(name, values, expected) {

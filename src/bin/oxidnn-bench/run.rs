@@ -63,8 +63,8 @@ impl Inputs {
 
 /// The outputs the case checks, in logical row-major order.
 pub struct Outputs {
-    /// `(name, values)` of dst_layer, dst_iter and (LSTM) dst_iter_c.
-    pub tensors: Vec<(&'static str, Vec<f32>)>,
+    /// `(argument, name, values)` of dst_layer, dst_iter and (LSTM) dst_iter_c.
+    pub tensors: Vec<(i32, &'static str, Vec<f32>)>,
 }
 
 /// A case ready to execute: its primitive, memories and inputs.
@@ -75,7 +75,7 @@ pub struct Prepared {
     inputs: Inputs,
 }
 
-/// The forward tensors a case has, with their logical dims and what they hold.
+/// The outputs a forward case checks: argument and name.
 fn outputs_of(c: &Case) -> Vec<(i32, &'static str)> {
     let mut v = vec![(args::DST_LAYER, "dst_layer"), (args::DST_ITER, "dst_iter")];
     if c.alg == Alg::VanillaLstm {
@@ -377,7 +377,7 @@ impl Prepared {
         Outputs {
             tensors: outputs_of(c)
                 .into_iter()
-                .map(|(arg, name)| (name, read_logical(mem(arg))))
+                .map(|(arg, name)| (arg, name, read_logical(mem(arg))))
                 .collect(),
         }
     }
