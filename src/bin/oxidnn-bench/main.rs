@@ -11,9 +11,9 @@
 //! and `N passed, N failed, N skipped`. The exit status is 1 when a case failed, 2 on bad input.
 //! `--mode=P` times each case instead (median ms of `--fix-times-per-prb` executions, default
 //! 10, and GFLOP/s); `--mode=CP` checks, then times the cases that passed; `--mode=L` only lists
-//! the cases. Batch files are looked up next to the
-//! including file, then in `--inputs-dir` (default `$OXIDNN_BENCH_INPUTS`, else
-//! `../shared/conformance/benchdnn-rnn` beside the repository).
+//! the cases. A panic inside a case is reported as its failure and the run goes on. Batch files
+//! are looked up next to the including file, then in `--inputs-dir` (default
+//! `$OXIDNN_BENCH_INPUTS`, else `../shared/conformance/benchdnn-rnn` beside the repository).
 
 mod case;
 mod check;
@@ -92,6 +92,18 @@ impl Summary {
     }
 }
 
+/// Runs `f`, turning a panic into a failure of the case.
+fn guarded(f: impl FnOnce() -> Outcome) -> Outcome {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| p.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        Outcome::Failed(vec![format!("panicked: {msg}")])
+    })
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.is_empty() || args.iter().any(|a| a == "--help" || a == "-h") {
@@ -120,10 +132,10 @@ fn main() -> ExitCode {
             summary.record(index, &repro, Outcome::Skipped(skip));
             continue;
         }
-        let outcome = match g.mode {
+        let outcome = guarded(|| match g.mode {
             Mode::Performance => perf::time(c, g.times),
             _ => check::check(c, g.inject_error),
-        };
+        });
         // Both: a case that passed is then timed, on a line of its own that is not counted.
         let timed = matches!(outcome, Outcome::Passed) && g.mode == Mode::Both;
         summary.record(index, &repro, outcome);
@@ -142,5 +154,19 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_case_is_a_failure() {
+        match guarded(|| panic!("boom {}", 7)) {
+            Outcome::Failed(why) => assert_eq!(why, ["panicked: boom 7"]),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(guarded(|| Outcome::Passed), Outcome::Passed));
     }
 }
