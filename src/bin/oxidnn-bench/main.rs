@@ -24,6 +24,7 @@ mod options;
 mod parse;
 mod perf;
 mod run;
+mod tensor;
 
 use check::Outcome;
 use parse::{Input, Mode};
