@@ -118,7 +118,10 @@ unsafe fn run_case(case: &Case, m: oxidnn_model_t, user_outputs: bool) -> Result
     }
     let out_ptrs: Vec<*mut c_void> = outs
         .iter_mut()
-        .map(|b| b.as_mut().map_or(ptr::null_mut(), |b| b.as_mut_ptr().cast()))
+        .map(|b| {
+            b.as_mut()
+                .map_or(ptr::null_mut(), |b| b.as_mut_ptr().cast())
+        })
         .collect();
     let st = oxidnn_model_execute(
         m,
