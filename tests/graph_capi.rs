@@ -108,14 +108,21 @@ unsafe fn run_case(case: &Case, m: oxidnn_model_t, user_outputs: bool) -> Result
         buffers.push(t.to_le_bytes());
     }
     let in_ptrs: Vec<*const c_void> = buffers.iter().map(|b| b.as_ptr().cast()).collect();
-    // User output buffers, sized from the declared static shapes.
-    let mut outs: Vec<Vec<u8>> = Vec::new();
+    // User output buffers, sized from the declared shapes; none (NULL) for a dynamic one.
+    let mut outs: Vec<Option<Vec<u8>>> = Vec::new();
     for i in 0..n_out {
         let (_, et, dims) = describe(m, true, i);
         let n: usize = dims.iter().map(|&d| d.max(0) as usize).product();
-        outs.push(vec![0u8; n * et.size_bytes()]);
+        let is_static = dims.iter().all(|&d| d >= 0);
+        outs.push(is_static.then(|| vec![0u8; n * et.size_bytes()]));
     }
-    let out_ptrs: Vec<*mut c_void> = outs.iter_mut().map(|b| b.as_mut_ptr().cast()).collect();
+    let out_ptrs: Vec<*mut c_void> = outs
+        .iter_mut()
+        .map(|b| {
+            b.as_mut()
+                .map_or(ptr::null_mut(), |b| b.as_mut_ptr().cast())
+        })
+        .collect();
     let st = oxidnn_model_execute(
         m,
         n_in,
@@ -137,8 +144,8 @@ unsafe fn run_case(case: &Case, m: oxidnn_model_t, user_outputs: bool) -> Result
         assert_eq!(oxidnn_model_get_output_data(m, i, &mut data, &mut size), OK);
         let owned = std::slice::from_raw_parts(data.cast::<u8>(), size);
         let got = Tensor::from_le_bytes(et, &shape, owned).map_err(|e| e.to_string())?;
-        if user_outputs {
-            assert_eq!(outs[i as usize], owned, "output {name}: user copy differs");
+        if let (true, Some(copy)) = (user_outputs, &outs[i as usize]) {
+            assert_eq!(copy.as_slice(), owned, "output {name}: user copy differs");
         }
         let file = case
             .outputs

@@ -1,7 +1,8 @@
-//! The TensorIterator → LSTM primitive fusion (`graph::passes::fuse_rnn_ti`): every committed
-//! OpenVINO TensorIterator-over-LSTMCell case fuses, and the fused run matches both OpenVINO's
-//! expected outputs and the unfused run (`|got − want| ≤ 1e-5 · max(1, |want|)`); TensorIterators
-//! outside the pattern stay unfused and still run.
+//! The TensorIterator → RNN primitive fusion (`graph::passes::fuse_rnn_ti`): every committed
+//! OpenVINO case with a TensorIterator over an LSTMCell, GRUCell or RNNCell in the pattern fuses
+//! (nested in If and Loop bodies too), and the fused run matches both OpenVINO's expected
+//! outputs and the unfused run (`|got − want| ≤ 1e-5 · max(1, |want|)`); TensorIterators
+//! outside the pattern (clip, invariant inputs, extra body ops) stay unfused and still run.
 
 #[path = "graph_support/mod.rs"]
 mod support;
@@ -29,22 +30,34 @@ fn inputs(case: &Case, model: &Model) -> Vec<Tensor> {
     v.into_iter().map(Option::unwrap).collect()
 }
 
+/// The cases whose TensorIterators fuse, with how many (nested ones included).
+const FUSED: &[(&str, usize)] = &[
+    ("if8_ti_branches_false", 2),
+    ("if8_ti_branches_true", 2),
+    ("loop5_ti_lstm_body", 1),
+    ("ti_gru_lbr_axis0_reverse", 1),
+    ("ti_gru_lbr_reverse_last", 1),
+    ("ti_gru_seq", 1),
+    ("ti_lstm_axis0", 1),
+    ("ti_lstm_reverse", 1),
+    ("ti_lstm_seed_example", 1),
+    ("ti_lstm_start_offset", 1),
+    ("ti_rnn_relu_seq", 1),
+    ("ti_rnn_sigmoid_reverse", 1),
+    ("ti_rnn_tanh_axis0_last", 1),
+];
+
 #[test]
-fn every_lstm_tensor_iterator_case_fuses_and_matches_openvino_and_the_unfused_run() {
-    let lstm_cases: Vec<Case> = cases()
-        .into_iter()
-        .filter(|c| c.name().starts_with("ti_lstm"))
-        .collect();
-    assert!(
-        lstm_cases.len() >= 4,
-        "only {} TI LSTM cases",
-        lstm_cases.len()
-    );
-    for case in &lstm_cases {
-        let name = case.name();
+fn every_fusable_case_fuses_and_matches_openvino_and_the_unfused_run() {
+    let all = cases();
+    for &(name, count) in FUSED {
+        let case = all
+            .iter()
+            .find(|c| c.name() == name)
+            .unwrap_or_else(|| panic!("no case {name}"));
         let fused = load(case, true);
         let unfused = load(case, false);
-        assert_eq!(fused.fused_node_count(), 1, "{name}: not fused");
+        assert_eq!(fused.fused_node_count(), count, "{name}: fused nodes");
         assert_eq!(unfused.fused_node_count(), 0, "{name}");
         let x = inputs(case, &fused);
         let got = fused
@@ -65,10 +78,10 @@ fn every_lstm_tensor_iterator_case_fuses_and_matches_openvino_and_the_unfused_ru
 }
 
 #[test]
-fn other_tensor_iterators_stay_unfused() {
+fn the_other_cases_stay_unfused() {
     for case in cases() {
         let name = case.name();
-        if name.starts_with("ti_") && !name.starts_with("ti_lstm") {
+        if !FUSED.iter().any(|&(f, _)| f == name) {
             assert_eq!(load(&case, true).fused_node_count(), 0, "{name}");
         }
     }
@@ -76,18 +89,29 @@ fn other_tensor_iterators_stay_unfused() {
 
 #[test]
 fn a_cell_outside_the_pattern_is_not_fused_and_still_runs() {
-    let case = cases()
-        .into_iter()
-        .find(|c| c.name() == "ti_lstm_seed_example")
-        .unwrap();
-    let xml = std::fs::read_to_string(case.dir.join("model.xml")).unwrap();
-    let bin = std::fs::read(case.dir.join("model.bin")).unwrap();
-    // oneDNN's LSTM has no clip: a clipped cell stays a TensorIterator.
-    let clipped = xml.replacen("clip=\"0\"", "clip=\"0.25\"", 1);
-    assert_ne!(clipped, xml);
-    let model = Model::from_ir(clipped.as_bytes(), &bin).unwrap();
-    assert_eq!(model.fused_node_count(), 0);
-    let x = inputs(&case, &model);
-    let out = model.infer(&x).unwrap();
-    assert_eq!(out.len(), 3);
+    // (case, attribute text, replacement): oneDNN's cells have no clip, and its GRU runs only
+    // sigmoid / tanh.
+    let edits = [
+        ("ti_lstm_seed_example", "clip=\"0\"", "clip=\"0.25\""),
+        ("ti_gru_seq", "clip=\"0\"", "clip=\"0.5\""),
+        (
+            "ti_gru_seq",
+            "activations=\"sigmoid, tanh\"",
+            "activations=\"sigmoid, relu\"",
+        ),
+        ("ti_rnn_relu_seq", "clip=\"0\"", "clip=\"2\""),
+    ];
+    let all = cases();
+    for (name, from, to) in edits {
+        let case = all.iter().find(|c| c.name() == name).unwrap();
+        let xml = std::fs::read_to_string(case.dir.join("model.xml")).unwrap();
+        let bin = std::fs::read(case.dir.join("model.bin")).unwrap();
+        let edited = xml.replacen(from, to, 1);
+        assert_ne!(edited, xml, "{name}: {from} not found");
+        let model = Model::from_ir(edited.as_bytes(), &bin).unwrap();
+        assert_eq!(model.fused_node_count(), 0, "{name} with {to}");
+        let x = inputs(case, &model);
+        let out = model.infer(&x).unwrap();
+        assert_eq!(out.len(), case.outputs.len(), "{name} with {to}");
+    }
 }

@@ -169,3 +169,32 @@ fn wrong_input_type_or_shape_is_an_error() {
     assert!(e.to_string().contains("must have shape [2,3]"), "{e}");
     assert!(model.infer(&[]).is_err());
 }
+
+/// `loop5_trip_count_input_zero` without its back edge: with zero iterations, the last value of
+/// a Result on no back edge is undefined (an error naming the Loop), while a positive trip
+/// count still runs (x ← 0.5·x + i with x invariant: the last value is 0.5·x + 1).
+#[test]
+fn zero_iteration_loop_output_without_back_edge_is_an_error() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/ov_cases/loop5_trip_count_input_zero");
+    let xml = std::fs::read_to_string(dir.join("model.xml")).unwrap();
+    let bin = std::fs::read(dir.join("model.bin")).unwrap();
+    let edited = xml.replacen("<edge from-layer=\"10\" to-layer=\"0\" />", "", 1);
+    assert_ne!(edited, xml);
+    let model = Model::from_ir(edited.as_bytes(), &bin).unwrap();
+    let x = Tensor::from_vec(&[3], vec![1.0f32, -2.0, 4.0]).unwrap();
+    let e = model
+        .infer(&[x.clone(), Tensor::scalar(0i64)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("(Loop)") && e.contains("is on no back edge"),
+        "{e}"
+    );
+    let out = model.infer(&[x, Tensor::scalar(2i64)]).unwrap();
+    assert_eq!(
+        out[0],
+        Tensor::from_vec(&[3], vec![1.5f32, 0.0, 3.0]).unwrap()
+    );
+    assert_eq!(out[1].shape(), [2, 3]);
+}

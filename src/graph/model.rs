@@ -91,7 +91,7 @@ impl Model {
     /// Loads an IR from memory: the XML text and the `.bin` weights (may be empty when the model
     /// has no constants).
     /// The graph passes run on the loaded model (see `graph::passes`: a TensorIterator over an
-    /// LSTMCell becomes one LSTM primitive).
+    /// LSTMCell, GRUCell or RNNCell becomes one RNN primitive).
     pub fn from_ir(xml: &[u8], bin: &[u8]) -> Result<Model> {
         let mut model = Model::from_ir_unfused(xml, bin)?;
         super::passes::apply(&mut model)?;
@@ -105,12 +105,21 @@ impl Model {
         super::build::build_model(&net, bin)
     }
 
-    /// The number of top-level nodes the graph passes replaced by a fused op.
+    /// The number of nodes, in the model and in the bodies of its sub-graph ops at any depth,
+    /// that the graph passes replaced by a fused op.
     pub fn fused_node_count(&self) -> usize {
         self.nodes
             .iter()
-            .filter(|n| n.op.type_name() == super::passes::fuse_rnn_ti::FUSED_LSTM_TYPE)
-            .count()
+            .map(|n| {
+                let fused = super::passes::FUSED_TYPES.contains(&n.op.type_name());
+                usize::from(fused)
+                    + n.op
+                        .bodies()
+                        .iter()
+                        .map(|b| b.fused_node_count())
+                        .sum::<usize>()
+            })
+            .sum()
     }
 
     /// Loads an IR from files and runs the graph passes, as [`Model::from_ir`]. Without `bin`,

@@ -190,4 +190,10 @@ impl Op for If {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    fn bodies(&self) -> Vec<&Model> {
+        vec![&self.then_branch.body, &self.else_branch.body]
+    }
+    fn bodies_mut(&mut self) -> Vec<&mut Model> {
+        vec![&mut self.then_branch.body, &mut self.else_branch.body]
+    }
 }

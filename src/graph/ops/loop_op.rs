@@ -2,6 +2,9 @@
 //! condition holds (input 1 initially, then the body Result with
 //! `purpose="execution_condition"`). A body Parameter with `purpose="current_iteration"`
 //! receives the iteration number. Other inputs and outputs map as in TensorIterator.
+//!
+//! A Loop that runs zero times (trip count 0 or a false initial condition) outputs the initial
+//! value of a back edge for a Result on one, and an empty concatenation (0 along the axis).
 
 use std::any::Any;
 
@@ -78,10 +81,15 @@ impl Op for Loop {
             )));
         }
         check_condition_type(inputs[1].element_type, "execution condition")?;
+        // The iteration count is known when the Loop runs zero times or exactly trip times.
         let n = match (inputs[0].value, inputs[1].value) {
-            (Some(t), Some(c)) if self.control.condition.is_none() => {
+            (Some(t), Some(c)) => {
                 let trip = t.to_i64_vec("trip count")?.first().copied().unwrap_or(0);
-                (truthy(c)? && trip >= 0).then_some(trip as usize)
+                if !truthy(c)? || trip == 0 {
+                    Some(0)
+                } else {
+                    (self.control.condition.is_none() && trip > 0).then_some(trip as usize)
+                }
             }
             _ => None,
         };
@@ -95,12 +103,11 @@ impl Op for Loop {
             .to_i64_vec("trip count")?
             .first()
             .ok_or_else(|| invalid("empty trip count"))?;
-        if !truthy(inputs[1])? || trip == 0 {
-            return Err(invalid(
-                "the Loop runs zero iterations; its outputs are undefined here",
-            ));
-        }
-        let max = (trip >= 0).then_some(trip as usize);
+        let max = if truthy(inputs[1])? {
+            (trip >= 0).then_some(trip as usize)
+        } else {
+            Some(0)
+        };
         iterate(
             &self.body,
             &self.inputs,
@@ -112,5 +119,11 @@ impl Op for Loop {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn bodies(&self) -> Vec<&Model> {
+        vec![&self.body]
+    }
+    fn bodies_mut(&mut self) -> Vec<&mut Model> {
+        vec![&mut self.body]
     }
 }

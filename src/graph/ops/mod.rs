@@ -29,6 +29,7 @@ use std::fmt::Debug;
 use std::ops::RangeInclusive;
 
 use super::ir::IrLayer;
+use super::model::Model;
 use super::shape::PartialShape;
 use super::tensor::{ElementType, Tensor};
 use crate::error::{Error, Result};
@@ -86,6 +87,16 @@ pub trait Op: Debug + Send + Sync + Any {
     /// False for ops that must not be evaluated at load time (Parameter).
     fn foldable(&self) -> bool {
         true
+    }
+
+    /// The sub-graphs the op runs (TensorIterator and Loop bodies, If branches).
+    fn bodies(&self) -> Vec<&Model> {
+        Vec::new()
+    }
+
+    /// The sub-graphs the op runs, for passes that rewrite them.
+    fn bodies_mut(&mut self) -> Vec<&mut Model> {
+        Vec::new()
     }
 }
 

@@ -411,8 +411,9 @@ pub fn iterate(
             break;
         }
     }
-    let last =
-        last.ok_or_else(|| invalid("the body ran zero iterations; its outputs are undefined"))?;
+    let Some(last) = last else {
+        return zero_iteration_outputs(body, inputs, outputs, outer);
+    };
     outputs
         .iter()
         .zip(concat)
@@ -425,6 +426,49 @@ pub fn iterate(
                 let refs: Vec<&Tensor> = parts.iter().collect();
                 let axis = spec.axis(parts[0].shape().len())?;
                 super::concat::concat_tensors(&refs, axis)
+            }
+        })
+        .collect()
+}
+
+/// The outputs when the body ran zero times (a Loop with trip count 0 or a false initial
+/// condition): a Result on a back edge gives the back edge's initial value, a concatenation is
+/// empty along its axis; any other output is undefined (an error).
+fn zero_iteration_outputs(
+    body: &Model,
+    inputs: &[InputMapping],
+    outputs: &[OutputMapping],
+    outer: &[&Tensor],
+) -> Result<Vec<Tensor>> {
+    outputs
+        .iter()
+        .map(|m| match *m {
+            OutputMapping::Last { result } => inputs
+                .iter()
+                .find_map(|i| match *i {
+                    InputMapping::Merged {
+                        input, result: r, ..
+                    } if r == result => Some(outer[input].clone()),
+                    _ => None,
+                })
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "the body ran zero iterations and its Result {result} is on no back edge: \
+                         its last value is undefined"
+                    ))
+                }),
+            OutputMapping::Concat { result, spec } => {
+                let info = &body.outputs()[result];
+                let mut dims = info.shape.to_static().ok_or_else(|| {
+                    invalid(format!(
+                        "the body ran zero iterations and its Result {result} has the dynamic \
+                         shape {}: the empty concatenation has no shape",
+                        info.shape
+                    ))
+                })?;
+                let axis = spec.axis(dims.len())?;
+                dims[axis] = 0;
+                Ok(Tensor::zeros(info.element_type, &dims))
             }
         })
         .collect()

@@ -145,4 +145,10 @@ impl Op for TensorIterator {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    fn bodies(&self) -> Vec<&Model> {
+        vec![&self.body]
+    }
+    fn bodies_mut(&mut self) -> Vec<&mut Model> {
+        vec![&mut self.body]
+    }
 }

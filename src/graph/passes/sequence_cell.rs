@@ -1,0 +1,207 @@
+//! The per-cell half of the TensorIterator fusion: which OpenVINO cell ops map onto which oneDNN
+//! RNN cell, and the one-time conversion of their W, R, B into oneDNN's gate order and layout.
+//!
+//! | OpenVINO | gates (W rows) | oneDNN | gates | bias |
+//! | --- | --- | --- | --- | --- |
+//! | LSTMCell (σ, tanh, tanh) | f, i, c, o | `vanilla_lstm` | i, f, c, o | 4H, reordered |
+//! | GRUCell (σ, tanh) | z, r, h | `vanilla_gru` | u, r, o | 3H |
+//! | GRUCell, `linear_before_reset` | z, r, h | `lbr_gru` | u, r, o | 4H: z, r, Wb_h, Rb_h = u, r, o, u' |
+//! | RNNCell (tanh / relu / sigmoid) | — | `vanilla_rnn` (tanh / relu α=0 / logistic) | — | H |
+//!
+//! Both libraries update a GRU state as `h' = z⊙h + (1 − z)⊙h̃`, so z is u unchanged. W `[G·H, K]`
+//! becomes ldigo `[1, 1, K, G, H]`. A cell with `clip` ≠ 0, other activations, LSTMCell-1's
+//! `input_forget` or peephole, or non-constant / non-f32 weights has no oneDNN equivalent and
+//! is left alone.
+
+use crate::error::{Error, Result};
+use crate::graph::model::Node;
+use crate::graph::ops::activation::ActivationKind;
+use crate::graph::ops::gru_cell::GruCell;
+use crate::graph::ops::lstm_cell::LstmCell;
+use crate::graph::ops::rnn_cell::RnnCell;
+use crate::graph::ops::rnn_common::CellAttrs;
+use crate::graph::tensor::{ElementType, Tensor};
+use crate::types::AlgKind;
+
+/// The oneDNN side of a recognized cell kind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellKind {
+    /// The oneDNN cell kind.
+    pub alg: AlgKind,
+    /// The vanilla RNN activation (`Undef` for the other cells).
+    pub activation: AlgKind,
+    /// The fused op's type name (`LSTMSequence`, `GRUSequence`, `RNNSequence`).
+    pub type_name: &'static str,
+    /// Recurrent states: 2 for LSTM (h, c), 1 otherwise. They are cell inputs `1..=states` and
+    /// cell outputs `0..states`; W, R, B follow them as inputs.
+    pub states: usize,
+    /// For each oneDNN gate, the OpenVINO gate of the W / R rows.
+    gate_order: &'static [usize],
+    /// For each oneDNN bias gate, the OpenVINO bias gate.
+    bias_order: &'static [usize],
+}
+
+const LSTM: CellKind = CellKind {
+    alg: AlgKind::VanillaLstm,
+    activation: AlgKind::Undef,
+    type_name: "LSTMSequence",
+    states: 2,
+    gate_order: &[1, 0, 2, 3],
+    bias_order: &[1, 0, 2, 3],
+};
+const GRU: CellKind = CellKind {
+    alg: AlgKind::VanillaGru,
+    activation: AlgKind::Undef,
+    type_name: "GRUSequence",
+    states: 1,
+    gate_order: &[0, 1, 2],
+    bias_order: &[0, 1, 2],
+};
+const LBR_GRU: CellKind = CellKind {
+    alg: AlgKind::LbrGru,
+    bias_order: &[0, 1, 2, 3],
+    ..GRU
+};
+const fn rnn(activation: AlgKind) -> CellKind {
+    CellKind {
+        alg: AlgKind::VanillaRnn,
+        activation,
+        type_name: "RNNSequence",
+        states: 1,
+        gate_order: &[0],
+        bias_order: &[0],
+    }
+}
+
+/// The type names of the fused ops.
+pub const FUSED_TYPES: [&str; 3] = [LSTM.type_name, GRU.type_name, rnn(AlgKind::Undef).type_name];
+
+/// One recognized cell: its kind, H and its weights.
+#[derive(Clone, Debug)]
+pub struct SequenceCell {
+    /// What oneDNN runs.
+    pub kind: CellKind,
+    /// H.
+    pub hidden: usize,
+    w: Tensor,
+    r: Tensor,
+    b: Tensor,
+}
+
+/// Which weights [`SequenceCell::ldigo`] converts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Weights {
+    /// W: the input weights (weights_layer).
+    Layer,
+    /// R: the recurrent weights (weights_iter).
+    Iter,
+}
+
+/// The oneDNN kind of a cell op and its attributes; `None` for a cell oneDNN cannot run.
+fn cell_kind(node: &Node) -> Option<(CellKind, &CellAttrs)> {
+    use ActivationKind::{Relu, Sigmoid, Tanh};
+    let any = node.op.as_any();
+    let (kind, attrs) = if let Some(c) = any.downcast_ref::<LstmCell>() {
+        let plain = !c.input_forget && c.attrs.activations == [Sigmoid, Tanh, Tanh];
+        (plain.then_some(LSTM)?, &c.attrs)
+    } else if let Some(c) = any.downcast_ref::<GruCell>() {
+        if c.attrs.activations != [Sigmoid, Tanh] {
+            return None;
+        }
+        let kind = if c.linear_before_reset { LBR_GRU } else { GRU };
+        (kind, &c.attrs)
+    } else if let Some(c) = any.downcast_ref::<RnnCell>() {
+        let activation = match c.attrs.activations[..] {
+            [Tanh] => AlgKind::EltwiseTanh,
+            [Relu] => AlgKind::EltwiseRelu,
+            [Sigmoid] => AlgKind::EltwiseLogistic,
+            _ => return None,
+        };
+        (rnn(activation), &c.attrs)
+    } else {
+        return None;
+    };
+    // LSTMCell-1 with a peephole has a 7th input.
+    (attrs.clip == 0.0 && node.inputs.len() == kind.states + 4).then_some((kind, attrs))
+}
+
+impl SequenceCell {
+    /// Recognizes `nodes[cell]` as a cell oneDNN runs, with constant f32 W, R, B; `None`
+    /// otherwise.
+    pub fn recognize(nodes: &[Node], cell: usize) -> Option<Self> {
+        let node = &nodes[cell];
+        let (kind, attrs) = cell_kind(node)?;
+        let constant = |i: usize| {
+            let v = node.inputs[kind.states + 1 + i];
+            nodes[v.node]
+                .op
+                .constant()
+                .filter(|t| t.element_type() == ElementType::F32)
+                .cloned()
+        };
+        Some(Self {
+            kind,
+            hidden: attrs.hidden_size,
+            w: constant(0)?,
+            r: constant(1)?,
+            b: constant(2)?,
+        })
+    }
+
+    /// Gates per step (G of the weights).
+    pub fn gates(&self) -> usize {
+        self.kind.gate_order.len()
+    }
+
+    /// Bias gates (G, or 4 for LBR-GRU).
+    pub fn bias_gates(&self) -> usize {
+        self.kind.bias_order.len()
+    }
+
+    /// W `[G·H, K]` (or R with K = H) → ldigo `[1, 1, K, G, H]` in oneDNN's gate order, as plain
+    /// values in logical order.
+    pub fn ldigo(&self, which: Weights, k: usize) -> Result<Vec<f32>> {
+        let (t, what) = match which {
+            Weights::Layer => (&self.w, "W"),
+            Weights::Iter => (&self.r, "R"),
+        };
+        let (g, h) = (self.gates(), self.hidden);
+        let w = t.typed::<f32>(what)?;
+        if w.shape() != [g * h, k] {
+            return Err(Error::InvalidArguments(format!(
+                "{}: {what} of shape {:?}, expected [{}, {k}]",
+                self.kind.type_name,
+                w.shape(),
+                g * h
+            )));
+        }
+        let mut out = Vec::with_capacity(k * g * h);
+        for i in 0..k {
+            for &og in self.kind.gate_order {
+                out.extend((0..h).map(|j| w[[og * h + j, i]]));
+            }
+        }
+        Ok(out)
+    }
+
+    /// B → ldgo `[1, 1, bias gates, H]` in oneDNN's gate order.
+    pub fn ldgo_bias(&self) -> Result<Vec<f32>> {
+        let h = self.hidden;
+        let b = self.b.typed::<f32>("B")?;
+        let b: Vec<f32> = b.iter().copied().collect();
+        if b.len() != self.bias_gates() * h {
+            return Err(Error::InvalidArguments(format!(
+                "{}: B of {} values, expected {}",
+                self.kind.type_name,
+                b.len(),
+                self.bias_gates() * h
+            )));
+        }
+        Ok(self
+            .kind
+            .bias_order
+            .iter()
+            .flat_map(|&og| b[og * h..(og + 1) * h].iter().copied())
+            .collect())
+    }
+}
