@@ -41,8 +41,8 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
     };
     assert_eq!(
         dim("SIC"),
-        dim("DHC"),
-        "{}: the test assumes SIC = DHC",
+        dim("DIC"),
+        "{}: the test assumes SIC = DIC",
         g.name
     );
     let mut c = Case::new(
@@ -54,6 +54,9 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
         dim("DHC"),
     )
     .with_cell(cell);
+    if g.values("weights_projection").is_some() {
+        c = c.with_projection(dim("DIC"));
+    }
     if let Some(act) = &g.activation {
         let alpha: f32 = g.alpha.as_deref().unwrap_or("0").parse().expect("alpha");
         c.activation = match act.as_str() {
@@ -86,6 +89,7 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
         // `[T][N][1]` values are `[T][N]` in row-major order.
         attention: t("attention"),
         peephole: t("weights_peephole"),
+        projection: t("weights_projection"),
     };
     c.peephole = x.peephole.is_some();
     (c, x)

@@ -160,6 +160,7 @@ impl RnnPd {
             &problem,
             is_plain(args::WEIGHTS_LAYER),
             is_plain(args::WEIGHTS_ITER),
+            is_plain(args::WEIGHTS_PROJECTION),
         );
         let workspace = problem
             .is_training()

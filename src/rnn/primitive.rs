@@ -94,6 +94,11 @@ impl RnnPrimitive {
         };
         let weights_layer_buf = required(pd, args, args::WEIGHTS_LAYER)?;
         let weights_iter_buf = required(pd, args, args::WEIGHTS_ITER)?;
+        let weights_projection_buf = if p.with_projection {
+            Some(required(pd, args, args::WEIGHTS_PROJECTION)?)
+        } else {
+            None
+        };
         let workspace = match pd.workspace_layout() {
             Some(_) => required(pd, args, args::WORKSPACE)?,
             None => std::ptr::null_mut(),
@@ -135,9 +140,9 @@ impl RnnPrimitive {
                         layout: *lay,
                     }),
                     (Layout::Strided { .. }, Some(region)) => {
-                        let lay = PackedLayout::from_dims(md.dims()).expect("5-D weights");
+                        let lay = PackedLayout::from_dims(md.dims()).expect("4-D or 5-D weights");
                         let dst = region.ptr(scratch);
-                        weights::pack(Strided::new(buf, md), dst, &lay);
+                        weights::pack(weights::ldigo_view(buf, md), dst, &lay);
                         Ok(PackedWeights {
                             ptr: dst.cast_const(),
                             layout: lay,
@@ -151,6 +156,14 @@ impl RnnPrimitive {
             let weights_layer =
                 weights(args::WEIGHTS_LAYER, weights_layer_buf, layout.weights_layer)?;
             let weights_iter = weights(args::WEIGHTS_ITER, weights_iter_buf, layout.weights_iter)?;
+            let weights_projection = match weights_projection_buf {
+                Some(buf) => Some(weights(
+                    args::WEIGHTS_PROJECTION,
+                    buf,
+                    layout.weights_projection,
+                )?),
+                None => None,
+            };
             let bias_staged = layout.bias.ptr(scratch);
             let rows: Vec<_> = (0..p.g).map(Some).collect();
             weights::stage_bias(bias, &rows, bias_staged, p.l, p.d, p.dhc);
@@ -185,6 +198,7 @@ impl RnnPrimitive {
                     dst_iter_c,
                     weights_layer,
                     weights_iter,
+                    weights_projection,
                     bias: bias_staged.cast_const(),
                     bias_rec,
                     peephole,

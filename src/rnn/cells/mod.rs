@@ -10,6 +10,7 @@ pub mod lstm;
 pub mod vanilla;
 
 use crate::args;
+use crate::attr::RnnTestParams;
 use crate::memory::packed::PANEL;
 use crate::types::AlgKind;
 
@@ -111,6 +112,40 @@ impl CellKind {
             CellKind::Augru => "vanilla_augru",
             CellKind::LbrAugru => "lbr_augru",
         }
+    }
+}
+
+/// Test-mode activations (oneDNN's hidden `rnn_tparams` attribute, benchdnn's
+/// `--skip-nonlinear`): the activation of gate `g` — σ or tanh, the vanilla RNN's activation — becomes
+/// `scales[g]·x`, and LSTM's `tanh(c)` in `h̃ = o ⊙ tanh(c)` becomes `cscale·c`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Linear {
+    /// Per-gate scales (gates beyond the cell's count are unused).
+    pub scales: [f32; 4],
+    /// Scale replacing LSTM's `tanh(c)`.
+    pub cscale: f32,
+}
+
+impl Linear {
+    /// The test-mode activations of an attribute, `None` when test mode is off. Missing scales
+    /// (fewer than the cell's gates; the pd rejects that) read as 0.
+    pub fn from_attr(t: &RnnTestParams) -> Option<Self> {
+        t.test_mode.then(|| {
+            let mut scales = [0.0; 4];
+            for (s, v) in scales.iter_mut().zip(&t.scales) {
+                *s = *v;
+            }
+            Self {
+                scales,
+                cscale: t.cscale,
+            }
+        })
+    }
+
+    /// Gate `g`'s activation of `x`.
+    #[inline(always)]
+    pub fn gate(&self, g: usize, x: f32) -> f32 {
+        self.scales[g] * x
     }
 }
 
