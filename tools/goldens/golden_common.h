@@ -208,10 +208,11 @@ static void run_pd(const_dnnl_primitive_desc_t pd, dnnl_engine_t eng,
             int owned = 0;
             m = reorder_to(eng, strm, &t[k], want, &owned);
             if (owned) owned_mem[nowned++] = m;
-            if (verbose && (arg[k] == DNNL_ARG_WEIGHTS_LAYER || arg[k] == DNNL_ARG_WEIGHTS_ITER))
+            if (verbose && (arg[k] == DNNL_ARG_WEIGHTS_LAYER || arg[k] == DNNL_ARG_WEIGHTS_ITER
+                                || arg[k] == DNNL_ARG_WEIGHTS_PROJECTION))
                 fprintf(stderr, "    %s: pd wants %s layout%s\n", t[k].name,
                         format_kind_name(want),
-                        owned ? " (reordered from ldigo)" : " (= ldigo)");
+                        owned ? " (reordered from plain)" : " (= plain)");
         }
         args[nargs].arg = arg[k];
         args[nargs].memory = m;
