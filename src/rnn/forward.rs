@@ -26,7 +26,7 @@
 //! panels step after step), or on the calling thread alone when steps are tiny. Nothing is
 //! allocated, packed or copied per step.
 
-use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, TileRows};
+use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::problem::RnnProblem;
 use super::scratch::{gates_width, ScratchLayout};
 use super::views::{SeqView, Strided};
@@ -93,6 +93,8 @@ pub struct Forward<'a> {
     pub workspace: Option<&'a WorkspaceLayout>,
     /// Kernels to use.
     pub isa: Isa,
+    /// Test mode (the `rnn_tparams` attribute): linear activations.
+    pub linear: Option<Linear>,
     /// The tensors.
     pub tensors: ForwardTensors,
 }
@@ -630,6 +632,7 @@ impl Forward<'_> {
                     h,
                     ws_gates,
                     ws_gate_stride: p.dhc,
+                    linear: self.linear,
                 };
                 unsafe { lstm::postgemm_tile(self.isa, &t) };
             }
@@ -641,6 +644,7 @@ impl Forward<'_> {
                     activation: p.activation.expect("vanilla RNN has an activation"),
                     h,
                     ws_gates,
+                    linear: self.linear,
                 };
                 unsafe { vanilla::postgemm_tile(self.isa, &t) };
             }
@@ -673,6 +677,7 @@ impl Forward<'_> {
                     ws_gate_stride: p.dhc,
                     aux,
                     ws_lbr: opt(pass.ws_lbr, s),
+                    linear: self.linear,
                 };
                 unsafe {
                     match (lbr, phase) {

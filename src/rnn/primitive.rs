@@ -13,6 +13,7 @@
 //! copy packed once would silently go stale. Weights given as `format_tag::any` are packed once,
 //! by the user's reorder, and used as they are.
 
+use super::cells::Linear;
 use super::forward::{Forward, ForwardTensors};
 use super::pd::RnnPd;
 use super::views::Strided;
@@ -189,6 +190,7 @@ impl RnnPrimitive {
                 scratch: layout,
                 workspace: pd.workspace_layout(),
                 isa: pd.isa(),
+                linear: Linear::from_attr(&pd.attr().rnn_tparams),
                 tensors: ForwardTensors {
                     src_layer,
                     src_iter,

@@ -147,6 +147,27 @@ impl Linear {
     pub fn gate(&self, g: usize, x: f32) -> f32 {
         self.scales[g] * x
     }
+
+    /// The test-mode activations of a tile, or placeholder scales for a tile in normal mode
+    /// (then never used: the post-GEMMs read them only in their `LINEAR` instantiation).
+    #[inline(always)]
+    pub fn of_tile(linear: Option<Linear>) -> Self {
+        linear.unwrap_or(Self {
+            scales: [0.0; 4],
+            cscale: 0.0,
+        })
+    }
+}
+
+/// Gate `g`'s activation in a post-GEMM: `f(x)`, or with `LINEAR` (test mode, chosen once per
+/// tile, so the normal path has no per-element branch) `scale_g·x`.
+#[inline(always)]
+pub fn activate<const LINEAR: bool>(lin: &Linear, g: usize, x: f32, f: impl Fn(f32) -> f32) -> f32 {
+    if LINEAR {
+        lin.gate(g, x)
+    } else {
+        f(x)
+    }
 }
 
 /// Rows of a tile in some buffer: row `i` starts at `ptr + i·stride` (a null `ptr` means "no
