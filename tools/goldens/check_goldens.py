@@ -20,6 +20,8 @@ projection R):
   c_t = sigmoid(f + P_f c_{t-1}) * c_{t-1} + sigmoid(i + P_i c_{t-1}) * tanh(c~)
   h_t = sigmoid(o + P_o c_t) * tanh(c_t), then with projection h_t = R^T h_t
   (DIC channels; h_{t-1}, src_iter and dst_iter are DIC wide, c stays DHC)
+  Test-mode cases (a `tparams <cscale> <s_i> <s_f> <s_c~> <s_o>` line): the
+  activation of gate g is s_g*x and tanh(c_t) in h_t is cscale*c_t.
   right2left runs t = T-1 .. 0 and writes h_t at position t; layers are
   stacked per direction (layer l > 0 of direction d reads layer l-1 of the
   same direction, hence SLC == DHC whenever L > 1); dst_layer of the last
@@ -72,6 +74,9 @@ def parse(path):
             elif w[0] == "dims":
                 g["dims"] = {k: int(v) for k, v in (x.split("=") for x in w[1:])}
                 cur = None
+            elif w[0] == "tparams":
+                g["tparams"] = [float(v) for v in w[1:]]
+                cur = None
             elif w[0] in ("case", "cell", "prop", "direction"):
                 g[w[0]] = w[1]
                 cur = None
@@ -96,6 +101,16 @@ def ref_lstm(g):
     wl, wi, b = t["weights_layer"][1], t["weights_iter"][1], t["bias"][1]
     peep = t["weights_peephole"][1] if "weights_peephole" in t else None
     proj = t["weights_projection"][1] if "weights_projection" in t else None
+
+    lin = g.get("tparams")
+
+    def act(gi, x):  # the activation of gate gi (sigmoid, or tanh for c~)
+        if lin:
+            return lin[1 + gi] * x
+        return math.tanh(x) if gi == 2 else sigmoid(x)
+
+    def tanh_c(c):
+        return lin[0] * c if lin else math.tanh(c)
 
     def p(l, di, k, o):  # peephole weight of gate row k (i, f, o), or 0
         return peep[((l * ND + di) * 3 + k) * DHC + o] if peep else 0.0
@@ -136,11 +151,11 @@ def ref_lstm(g):
                                 s += h[n][i] * wi[(((l * ND + di) * DIC + i) * 4 + gi) * DHC + o]
                             row.append(s)
                         gates.append(row)
-                    c_new = [sigmoid(gates[1][o] + p(l, di, 1, o) * cs[n][o]) * cs[n][o]
-                             + sigmoid(gates[0][o] + p(l, di, 0, o) * cs[n][o])
-                             * math.tanh(gates[2][o]) for o in range(DHC)]
-                    nh.append(project(l, di, [sigmoid(gates[3][o] + p(l, di, 2, o) * c_new[o])
-                                              * math.tanh(c_new[o]) for o in range(DHC)]))
+                    c_new = [act(1, gates[1][o] + p(l, di, 1, o) * cs[n][o]) * cs[n][o]
+                             + act(0, gates[0][o] + p(l, di, 0, o) * cs[n][o])
+                             * act(2, gates[2][o]) for o in range(DHC)]
+                    nh.append(project(l, di, [act(3, gates[3][o] + p(l, di, 2, o) * c_new[o])
+                                              * tanh_c(c_new[o]) for o in range(DHC)]))
                     nc.append(c_new)
                 h, cs = nh, nc
                 out[tt] = h

@@ -39,7 +39,8 @@
  * {L, D, DHC, DIC} (ldio; seed 8, scale 1.0; `any` in the first run, like the
  * other weights); then SIC = DIC, src_iter/dst_iter are {L, D, N, DIC}, the
  * cell states stay {L, D, N, DHC} and dst_layer has DIC (concat: 2·DIC)
- * channels.
+ * channels. Cases flagged `linear` run in test mode (oneDNN's hidden
+ * rnn_tparams attribute, see golden_common.h) and write a `tparams` line.
  *
  * Output file format (text; floats printed with "%.9g", which round-trips
  * an IEEE binary32 value exactly):
@@ -49,6 +50,7 @@
  *   cell lstm
  *   prop forward_inference
  *   direction <left2right|right2left|bidirectional_concat|bidirectional_sum>
+ *   tparams <cscale> <scale i> <scale f> <scale c~> <scale o>   (linear cases only)
  *   dims L=.. D=.. T=.. N=.. SLC=.. SIC=.. DHC=.. DIC=.. G=4
  *   tensor <name> <ndims> <d0> <d1> ...
  *   <values, whitespace separated>
@@ -82,43 +84,50 @@ typedef struct {
     int zero_bias;
     int peephole; /* provide weights_peephole {L, D, 3, DHC} (ldgo) */
     int DIC;      /* > 0: provide weights_projection {L, D, DHC, DIC} (ldio) */
+    int linear;   /* test mode: the rnn_tparams attribute (golden_common.h) */
 } lstm_case_t;
 
 static const lstm_case_t cases[] = {
-    /* name                                  dir                            L  T  N SLC DHC si di zb pp */
-    {"l2r_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 0},
-    {"l2r_l1_t1_n1_slc4_dhc4_noiter",        dnnl_unidirectional_left2right, 1, 1, 1, 4, 4, 0, 0, 0, 0},
-    {"l2r_l1_t7_n13_slc8_dhc6_srciter",      dnnl_unidirectional_left2right, 1, 7, 13, 8, 6, 1, 0, 0, 0},
-    {"l2r_l1_t5_n3_slc5_dhc4_iter_zerobias", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 1, 0},
-    {"l2r_l2_t7_n3_slc4_dhc4_iter",          dnnl_unidirectional_left2right, 2, 7, 3, 4, 4, 1, 1, 0, 0},
-    {"l2r_l3_t5_n13_slc4_dhc4_dstiter",      dnnl_unidirectional_left2right, 3, 5, 13, 4, 4, 0, 1, 0, 0},
-    {"r2l_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_right2left, 1, 5, 3, 5, 4, 1, 1, 0, 0},
-    {"r2l_l2_t7_n1_slc3_dhc3_srciter",       dnnl_unidirectional_right2left, 2, 7, 1, 3, 3, 1, 0, 0, 0},
-    {"bicat_l1_t5_n3_slc5_dhc4_iter",        dnnl_bidirectional_concat,      1, 5, 3, 5, 4, 1, 1, 0, 0},
-    {"bicat_l2_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 0},
-    {"bicat_l3_t1_n1_slc2_dhc2_dstiter",     dnnl_bidirectional_concat,      3, 1, 1, 2, 2, 0, 1, 0, 0},
-    {"bisum_l1_t7_n13_slc5_dhc4_noiter",     dnnl_bidirectional_sum,         1, 7, 13, 5, 4, 0, 0, 0, 0},
-    {"bisum_l3_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_sum,         3, 5, 3, 4, 4, 1, 1, 0, 0},
-    {"l2r_l1_t5_n3_slc5_dhc4_peephole",      dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1},
-    {"r2l_l2_t1_n1_slc4_dhc4_peephole",      dnnl_unidirectional_right2left, 2, 1, 1, 4, 4, 0, 1, 0, 1},
-    {"bicat_l2_t5_n3_slc4_dhc4_peephole",    dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 1},
-    {"bisum_l1_t5_n13_slc5_dhc4_peephole",   dnnl_bidirectional_sum,         1, 5, 13, 5, 4, 1, 0, 0, 1},
+    /* name                                  dir                            L  T  N SLC DHC si di zb pp DIC lin */
+    {"l2r_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 0, 0, 0},
+    {"l2r_l1_t1_n1_slc4_dhc4_noiter",        dnnl_unidirectional_left2right, 1, 1, 1, 4, 4, 0, 0, 0, 0, 0, 0},
+    {"l2r_l1_t7_n13_slc8_dhc6_srciter",      dnnl_unidirectional_left2right, 1, 7, 13, 8, 6, 1, 0, 0, 0, 0, 0},
+    {"l2r_l1_t5_n3_slc5_dhc4_iter_zerobias", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 1, 0, 0, 0},
+    {"l2r_l2_t7_n3_slc4_dhc4_iter",          dnnl_unidirectional_left2right, 2, 7, 3, 4, 4, 1, 1, 0, 0, 0, 0},
+    {"l2r_l3_t5_n13_slc4_dhc4_dstiter",      dnnl_unidirectional_left2right, 3, 5, 13, 4, 4, 0, 1, 0, 0, 0, 0},
+    {"r2l_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_right2left, 1, 5, 3, 5, 4, 1, 1, 0, 0, 0, 0},
+    {"r2l_l2_t7_n1_slc3_dhc3_srciter",       dnnl_unidirectional_right2left, 2, 7, 1, 3, 3, 1, 0, 0, 0, 0, 0},
+    {"bicat_l1_t5_n3_slc5_dhc4_iter",        dnnl_bidirectional_concat,      1, 5, 3, 5, 4, 1, 1, 0, 0, 0, 0},
+    {"bicat_l2_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 0, 0, 0},
+    {"bicat_l3_t1_n1_slc2_dhc2_dstiter",     dnnl_bidirectional_concat,      3, 1, 1, 2, 2, 0, 1, 0, 0, 0, 0},
+    {"bisum_l1_t7_n13_slc5_dhc4_noiter",     dnnl_bidirectional_sum,         1, 7, 13, 5, 4, 0, 0, 0, 0, 0, 0},
+    {"bisum_l3_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_sum,         3, 5, 3, 4, 4, 1, 1, 0, 0, 0, 0},
+    {"l2r_l1_t5_n3_slc5_dhc4_peephole",      dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1, 0, 0},
+    {"r2l_l2_t1_n1_slc4_dhc4_peephole",      dnnl_unidirectional_right2left, 2, 1, 1, 4, 4, 0, 1, 0, 1, 0, 0},
+    {"bicat_l2_t5_n3_slc4_dhc4_peephole",    dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 1, 0, 0},
+    {"bisum_l1_t5_n13_slc5_dhc4_peephole",   dnnl_bidirectional_sum,         1, 5, 13, 5, 4, 1, 0, 0, 1, 0, 0},
     /* LSTMP: every direction, L 1 and 2, T 1 and 5, with and without peephole,
      * DIC < DHC and DIC > DHC; L = 2 needs SLC = DIC. */
-    /* name                                  dir                            L  T  N SLC DHC si di zb pp DIC */
-    {"proj_l2r_l1_t1_n2_slc5_dhc6_dic3",     dnnl_unidirectional_left2right, 1, 1, 2, 5, 6, 1, 1, 0, 0, 3},
-    {"proj_l2r_l1_t5_n3_slc5_dhc4_dic6_peephole", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1, 6},
-    {"proj_l2r_l2_t5_n3_slc3_dhc6_dic3",     dnnl_unidirectional_left2right, 2, 5, 3, 3, 6, 1, 1, 0, 0, 3},
-    {"proj_l2r_l2_t1_n1_slc5_dhc4_dic5_peephole", dnnl_unidirectional_left2right, 2, 1, 1, 5, 4, 0, 1, 0, 1, 5},
-    {"proj_r2l_l1_t5_n3_slc5_dhc6_dic4",     dnnl_unidirectional_right2left, 1, 5, 3, 5, 6, 1, 1, 0, 0, 4},
-    {"proj_r2l_l2_t5_n2_slc7_dhc5_dic7_peephole", dnnl_unidirectional_right2left, 2, 5, 2, 7, 5, 1, 1, 0, 1, 7},
-    {"proj_r2l_l1_t1_n3_slc4_dhc4_dic2_peephole", dnnl_unidirectional_right2left, 1, 1, 3, 4, 4, 1, 1, 0, 1, 2},
-    {"proj_bicat_l1_t5_n3_slc5_dhc6_dic3_peephole", dnnl_bidirectional_concat, 1, 5, 3, 5, 6, 1, 1, 0, 1, 3},
-    {"proj_bicat_l2_t5_n3_slc4_dhc3_dic4",   dnnl_bidirectional_concat,      2, 5, 3, 4, 3, 1, 1, 0, 0, 4},
-    {"proj_bicat_l2_t1_n2_slc3_dhc5_dic3",   dnnl_bidirectional_concat,      2, 1, 2, 3, 5, 0, 1, 0, 0, 3},
-    {"proj_bisum_l1_t5_n13_slc5_dhc4_dic3",  dnnl_bidirectional_sum,         1, 5, 13, 5, 4, 0, 1, 0, 0, 3},
-    {"proj_bisum_l2_t5_n3_slc6_dhc4_dic6_peephole", dnnl_bidirectional_sum,  2, 5, 3, 6, 4, 1, 1, 0, 1, 6},
-    {"proj_bisum_l1_t1_n1_slc4_dhc5_dic2",   dnnl_bidirectional_sum,         1, 1, 1, 4, 5, 1, 0, 0, 0, 2},
+    /* name                                  dir                            L  T  N SLC DHC si di zb pp DIC lin */
+    {"proj_l2r_l1_t1_n2_slc5_dhc6_dic3",     dnnl_unidirectional_left2right, 1, 1, 2, 5, 6, 1, 1, 0, 0, 3, 0},
+    {"proj_l2r_l1_t5_n3_slc5_dhc4_dic6_peephole", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1, 6, 0},
+    {"proj_l2r_l2_t5_n3_slc3_dhc6_dic3",     dnnl_unidirectional_left2right, 2, 5, 3, 3, 6, 1, 1, 0, 0, 3, 0},
+    {"proj_l2r_l2_t1_n1_slc5_dhc4_dic5_peephole", dnnl_unidirectional_left2right, 2, 1, 1, 5, 4, 0, 1, 0, 1, 5, 0},
+    {"proj_r2l_l1_t5_n3_slc5_dhc6_dic4",     dnnl_unidirectional_right2left, 1, 5, 3, 5, 6, 1, 1, 0, 0, 4, 0},
+    {"proj_r2l_l2_t5_n2_slc7_dhc5_dic7_peephole", dnnl_unidirectional_right2left, 2, 5, 2, 7, 5, 1, 1, 0, 1, 7, 0},
+    {"proj_r2l_l1_t1_n3_slc4_dhc4_dic2_peephole", dnnl_unidirectional_right2left, 1, 1, 3, 4, 4, 1, 1, 0, 1, 2, 0},
+    {"proj_bicat_l1_t5_n3_slc5_dhc6_dic3_peephole", dnnl_bidirectional_concat,      1, 5, 3, 5, 6, 1, 1, 0, 1, 3, 0},
+    {"proj_bicat_l2_t5_n3_slc4_dhc3_dic4",   dnnl_bidirectional_concat,      2, 5, 3, 4, 3, 1, 1, 0, 0, 4, 0},
+    {"proj_bicat_l2_t1_n2_slc3_dhc5_dic3",   dnnl_bidirectional_concat,      2, 1, 2, 3, 5, 0, 1, 0, 0, 3, 0},
+    {"proj_bisum_l1_t5_n13_slc5_dhc4_dic3",  dnnl_bidirectional_sum,         1, 5, 13, 5, 4, 0, 1, 0, 0, 3, 0},
+    {"proj_bisum_l2_t5_n3_slc6_dhc4_dic6_peephole", dnnl_bidirectional_sum,         2, 5, 3, 6, 4, 1, 1, 0, 1, 6, 0},
+    {"proj_bisum_l1_t1_n1_slc4_dhc5_dic2",   dnnl_bidirectional_sum,         1, 1, 1, 4, 5, 1, 0, 0, 0, 2, 0},
+    /* test mode (linear activations) */
+    /* name                                  dir                            L  T  N SLC DHC si di zb pp DIC lin */
+    {"lin_l2r_l1_t5_n3_slc5_dhc4_peephole",  dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1, 0, 1},
+    {"lin_r2l_l2_t5_n2_slc3_dhc4_dic3",      dnnl_unidirectional_right2left, 2, 5, 2, 3, 4, 1, 1, 0, 0, 3, 1},
+    {"lin_bisum_l2_t5_n3_slc5_dhc6_dic5_peephole", dnnl_bidirectional_sum,         2, 5, 3, 5, 6, 1, 1, 0, 1, 5, 1},
+    {"lin_bicat_l1_t1_n2_slc4_dhc4",         dnnl_bidirectional_concat,      1, 1, 2, 4, 4, 1, 1, 0, 0, 0, 1},
 };
 
 /* ------------------------------------------------------------------------ */
@@ -146,7 +155,8 @@ static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
         const_dnnl_memory_desc_t wl, const_dnnl_memory_desc_t wi,
         const_dnnl_memory_desc_t wp) {
     const tensor_t *t = lt->t;
-    return dnnl_lstm_forward_primitive_desc_create(pd, eng,
+    dnnl_primitive_attr_t attr = test_mode_attr(c->linear, 4);
+    dnnl_status_t st = dnnl_lstm_forward_primitive_desc_create(pd, eng,
             dnnl_forward_inference, c->dir, t[T_SRC_LAYER].md,
             lt->present[T_SRC_ITER] ? t[T_SRC_ITER].md : NULL,
             lt->present[T_SRC_ITER_C] ? t[T_SRC_ITER_C].md : NULL, wl, wi,
@@ -154,7 +164,9 @@ static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
             t[T_BIAS].md, t[T_DST_LAYER].md,
             lt->present[T_DST_ITER] ? t[T_DST_ITER].md : NULL,
             lt->present[T_DST_ITER_C] ? t[T_DST_ITER_C].md : NULL,
-            dnnl_rnn_flags_undef, NULL);
+            dnnl_rnn_flags_undef, attr);
+    if (attr) CHECK(dnnl_primitive_attr_destroy(attr));
+    return st;
 }
 
 static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
@@ -282,6 +294,7 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
     fprintf(f, "cell lstm\n");
     fprintf(f, "prop forward_inference\n");
     fprintf(f, "direction %s\n", dir_name(c->dir));
+    if (c->linear) write_tparams(f, 4);
     fprintf(f, "dims L=%lld D=%lld T=%lld N=%lld SLC=%lld SIC=%lld DHC=%lld DIC=%lld G=%lld\n",
             (long long)L, (long long)D, (long long)T, (long long)N,
             (long long)SLC, (long long)SIC, (long long)DHC, (long long)DIC,
