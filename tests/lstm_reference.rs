@@ -302,6 +302,29 @@ fn any_projection_weights_resolve_to_the_packed_layout() {
     let proj = pd.arg_md(oxidnn::args::WEIGHTS_PROJECTION).unwrap();
     assert!(matches!(proj.layout(), Layout::Packed(_)));
     assert_eq!(proj.dims(), &[1, 1, 8, 5]);
+    assert_eq!(proj.format_kind(), oxidnn::types::FormatKind::Opaque);
+    // Generic weights queries: layer, iter, [peephole], projection, bias (oneDNN's order).
+    let weights = |pd: &oxidnn::rnn::RnnPd| -> Vec<Option<i32>> {
+        (0..6)
+            .map(|i| pd.arg_for_query(oxidnn::primitive::MdQuery::Weights, i))
+            .collect()
+    };
+    use oxidnn::args::{BIAS, WEIGHTS_ITER, WEIGHTS_LAYER, WEIGHTS_PEEPHOLE, WEIGHTS_PROJECTION};
+    assert_eq!(
+        weights(&pd),
+        [WEIGHTS_LAYER, WEIGHTS_ITER, WEIGHTS_PROJECTION, BIAS]
+            .map(Some)
+            .into_iter()
+            .chain([None, None])
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(pd.num_inputs(), 7);
+    c.peephole = true;
+    let pd = make_pd(&c).unwrap();
+    assert_eq!(
+        weights(&pd)[2..5],
+        [WEIGHTS_PEEPHOLE, WEIGHTS_PROJECTION, BIAS].map(Some)
+    );
     c.weights_any = false;
     c.projection_tag = LDOI;
     let pd = make_pd(&c).unwrap();
