@@ -19,7 +19,8 @@
 //! LSTM with projection: the post-GEMM writes h̃ (DHC wide) to a buffer of its own (scratch, or
 //! the workspace in training); after a barrier (a projected channel needs every unit of h̃) a
 //! **projection GEMM** `h̃·R` over all batch rows of the step, per (batch block × 32-channel
-//! panel of DIC) item, produces h, which goes where h goes without projection.
+//! panel of DIC) item, produces h in a scratch tile (the GEMM writes whole panels), copied from
+//! there to where h goes without projection.
 //!
 //! The whole pass runs as one team of the library's pool threads (one fork/join per execution;
 //! phases separated by spin barriers; items split statically, so a thread keeps the same weight
