@@ -22,7 +22,7 @@ static dnnl_stream_t strm;
 /* ------------------------------------------------------------------------ */
 /* a small pool of memory descriptors, freed after each case                */
 
-#define POOL_MAX 32
+#define POOL_MAX 64
 static dnnl_memory_desc_t pool[POOL_MAX];
 static int pool_n = 0;
 
@@ -303,6 +303,131 @@ static void test_lstm_creation(void) {
                 inv);
         pool_free();
     }
+}
+
+/* ------------------------------------------------------------------------ */
+/* LSTM with projection (LSTMP)                                             */
+
+/*
+ * Base LSTMP problem: left2right, L = 1, D = 1, T = 3, N = 2, SLC = 5,
+ * DHC = 4, DIC = SIC = 3, forward_training, every state given: h states
+ * {L, D, N, DIC}, c states {L, D, N, DHC}, projection {L, D, DHC, DIC} ldio.
+ * (The other cells' creators take no projection argument, so "projection on a
+ * non-LSTM cell" cannot be expressed through the C API.)
+ */
+static lstm_args_t proj_args(int dic) {
+    lstm_args_t a = base_args();
+    a.si = MD4(1, 1, 2, dic, dnnl_ldnc);
+    a.wi = MD5(1, 1, dic, 4, 4, dnnl_ldigo);
+    a.projection = MD4(1, 1, 4, dic, dnnl_ldio);
+    a.dst = MD3(3, 2, dic, dnnl_tnc);
+    a.di = MD4(1, 1, 2, dic, dnnl_ldnc);
+    return a;
+}
+
+/* The LSTMP problem with L layers and D directions, SLC = DIC (C channels of
+ * dst_layer: DLC). */
+static lstm_args_t proj_multi_args(int L, dnnl_rnn_direction_t dir, int D,
+        int dic, int DLC) {
+    lstm_args_t a = base_args();
+    a.dir = dir;
+    a.src = MD3(3, 2, dic, dnnl_tnc);
+    a.si = MD4(L, D, 2, dic, dnnl_ldnc);
+    a.sic = MD4(L, D, 2, 4, dnnl_ldnc);
+    a.wl = MD5(L, D, dic, 4, 4, dnnl_ldigo);
+    a.wi = MD5(L, D, dic, 4, 4, dnnl_ldigo);
+    a.projection = MD4(L, D, 4, dic, dnnl_ldio);
+    a.bias = MD4(L, D, 4, 4, dnnl_ldgo);
+    a.dst = MD3(3, 2, DLC, dnnl_tnc);
+    a.di = MD4(L, D, 2, dic, dnnl_ldnc);
+    a.dic = MD4(L, D, 2, 4, dnnl_ldnc);
+    return a;
+}
+
+#define PROJ_CASE(name, dic, modify, expected) \
+    do { \
+        lstm_args_t a = proj_args(dic); \
+        modify; \
+        if (!CHECK_STATUS(create_lstm(&a), (expected))) \
+            fprintf(stderr, "  in case: %s\n", (name)); \
+    } while (0)
+
+static void test_lstm_projection_creation(void) {
+    const dnnl_status_t ok = dnnl_success, inv = dnnl_invalid_arguments,
+                        unimp = dnnl_unimplemented;
+
+    /* valid LSTMP problems */
+    PROJ_CASE("projection DIC 3 < DHC 4", 3, (void)0, ok);
+    PROJ_CASE("projection inference", 3, a.prop = dnnl_forward_inference, ok);
+    PROJ_CASE("projection DIC 6 > DHC 4", 6, (void)0, ok);
+    PROJ_CASE("projection DIC == DHC", 4, (void)0, ok);
+    PROJ_CASE("projection with peephole", 3,
+            a.peephole = MD4(1, 1, 3, 4, dnnl_ldgo), ok);
+    PROJ_CASE("projection format any", 3,
+            a.projection = MD4(1, 1, 4, 3, dnnl_format_tag_any), ok);
+    /* oneDNN's CPU forward takes projection weights as ldio (or `any`) only;
+     * oxidnn packs any strided layout (a documented superset) */
+    const dnnl_status_t strided_proj = check_running_on_oxidnn() ? ok : unimp;
+    PROJ_CASE("projection ldoi", 3,
+            a.projection = MD4(1, 1, 4, 3, dnnl_ldoi), strided_proj);
+    PROJ_CASE("projection ldoi, inference", 3,
+            (a.prop = dnnl_forward_inference,
+                    a.projection = MD4(1, 1, 4, 3, dnnl_ldoi)),
+            strided_proj);
+    PROJ_CASE("projection, no states", 3,
+            a.si = a.sic = a.di = a.dic = NULL, ok);
+    PROJ_CASE("projection L=2, SLC == DIC", 3,
+            a = proj_multi_args(2, dnnl_unidirectional_left2right, 1, 3, 3), ok);
+    PROJ_CASE("projection bidirectional_concat, DLC = 2*DIC", 3,
+            a = proj_multi_args(1, dnnl_bidirectional_concat, 2, 3, 6), ok);
+    PROJ_CASE("projection bidirectional_sum, DLC = DIC", 3,
+            a = proj_multi_args(2, dnnl_bidirectional_sum, 2, 3, 3), ok);
+    PROJ_CASE("projection T=1 with SIC 5 != DIC 3", 3,
+            (a.src = MD3(1, 2, 5, dnnl_tnc), a.dst = MD3(1, 2, 3, dnnl_tnc),
+                    a.si = MD4(1, 1, 2, 5, dnnl_ldnc),
+                    a.wi = MD5(1, 1, 5, 4, 4, dnnl_ldigo)),
+            ok);
+
+    /* dims rules (§a.6) with DIC != DHC */
+    PROJ_CASE("projection I 5 != DHC 4", 3,
+            a.projection = MD4(1, 1, 5, 3, dnnl_ldio), inv);
+    PROJ_CASE("projection O 2 != dst_layer C 3", 3,
+            a.projection = MD4(1, 1, 4, 2, dnnl_ldio), inv);
+    PROJ_CASE("dst_layer C = DHC instead of DIC", 3,
+            a.dst = MD3(3, 2, 4, dnnl_tnc), inv);
+    PROJ_CASE("dst_iter C = DHC instead of DIC", 3,
+            a.di = MD4(1, 1, 2, 4, dnnl_ldnc), inv);
+    PROJ_CASE("dst_iter_c C = DIC instead of DHC", 3,
+            a.dic = MD4(1, 1, 2, 3, dnnl_ldnc), inv);
+    PROJ_CASE("src_iter_c C = DIC instead of DHC", 3,
+            a.sic = MD4(1, 1, 2, 3, dnnl_ldnc), inv);
+    PROJ_CASE("T > 1 with SIC = DHC 4 != DIC 3", 3,
+            (a.si = MD4(1, 1, 2, 4, dnnl_ldnc),
+                    a.wi = MD5(1, 1, 4, 4, 4, dnnl_ldigo)),
+            inv);
+    PROJ_CASE("L=2 with SLC 5 != DIC 3", 3,
+            (a = proj_multi_args(2, dnnl_unidirectional_left2right, 1, 3, 3),
+                    a.src = MD3(3, 2, 5, dnnl_tnc),
+                    a.wl = MD5(2, 1, 5, 4, 4, dnnl_ldigo)),
+            inv);
+    PROJ_CASE("bidirectional_concat with dst_layer C = DIC", 3,
+            a = proj_multi_args(1, dnnl_bidirectional_concat, 2, 3, 3), inv);
+    PROJ_CASE("projection L=2 only", 3,
+            a.projection = MD4(2, 1, 4, 3, dnnl_ldio), inv);
+    PROJ_CASE("projection D=2 with left2right", 3,
+            a.projection = MD4(1, 2, 4, 3, dnnl_ldio), inv);
+    PROJ_CASE("projection 5-D", 3,
+            a.projection = md_dt(5, 1, 1, 4, 1, 3, dnnl_f32, dnnl_abcde), inv);
+    PROJ_CASE("projection 3-D", 3,
+            a.projection = MD3(1, 4, 3, dnnl_abc), inv);
+    PROJ_CASE("projection zero md (then DIC = DHC 4 != 3)", 3,
+            a.projection = zero_md(), inv);
+
+    /* data types */
+    PROJ_CASE("bf16 projection, f32 everything else", 3,
+            a.projection = md_dt(4, 1, 1, 4, 3, 0, dnnl_bf16, dnnl_ldio), unimp);
+    PROJ_CASE("s8 projection, f32 everything else", 3,
+            a.projection = md_dt(4, 1, 1, 4, 3, 0, dnnl_s8, dnnl_ldio), unimp);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -748,6 +873,7 @@ int main(void) {
     test_null_handles();
     test_pd_and_reorder();
     test_lstm_creation();
+    test_lstm_projection_creation();
     test_lstm_execute(dnnl_forward_training);
     test_lstm_execute(dnnl_forward_inference);
 #if defined(OXIDNN_H)

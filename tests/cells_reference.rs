@@ -8,6 +8,7 @@ mod lstm_common;
 use lstm_common::*;
 use oxidnn::args;
 use oxidnn::rnn::cells::vanilla::Activation;
+use oxidnn::rnn::cells::Linear;
 use oxidnn::rnn::reference::RefOutputs;
 use oxidnn::rnn::CellKind;
 use oxidnn::types::{Direction, PropKind};
@@ -65,6 +66,9 @@ fn run_and_check(c: &Case) {
     let mut x = Inputs::random(c);
     if matches!(c.activation, Activation::Relu(_)) && c.cell == CellKind::VanillaRnn {
         x = x.flip_first_batch_row(c);
+    }
+    if c.linear.is_some() {
+        x = x.with_sparse_weights(c);
     }
     let out = run_primitive(c, &x);
     let r = check_against_reference(c, &x, &out);
@@ -152,6 +156,92 @@ fn padded_views_plain_ldgoi_weights_and_user_scratchpad() {
         c.user_scratchpad = true;
         run_and_check(&c);
     }
+}
+
+/// Test mode (`rnn_tparams`, benchdnn's `--skip-nonlinear`): every cell (LSTM also with
+/// peephole and projection) × direction × L × T, inference and training, all instruction sets,
+/// against the reference fed by `RefProblem::from_pd`, with benchdnn's sparse weights (as
+/// benchdnn runs this mode). Distinct scales per gate catch a gate taking another gate's scale;
+/// no L2-norm fallback (benchdnn disables it in this mode).
+#[test]
+fn test_mode_linear_activations() {
+    let lin = Linear {
+        scales: [0.5, 0.75, 0.625, 0.875],
+        cscale: 0.8125,
+    };
+    let mut all: Vec<(CellKind, Activation)> = cells();
+    all.push((CellKind::Lstm, Activation::Tanh));
+    let isas = oxidnn::kernels::Isa::all_supported();
+    let mut k = 0usize;
+    for (cell, activation) in all {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                if !accepted(cell, direction, l) {
+                    continue;
+                }
+                for t in [1, 5] {
+                    let dhc = [5, 37][k % 2];
+                    let slc = if l == 1 { 7 } else { dhc };
+                    let mut c = Case::new(direction, l, t, 3 + k % 11, slc, dhc).with_cell(cell);
+                    c.activation = activation;
+                    c.linear = Some(lin);
+                    c.prop = if k % 2 == 1 {
+                        PropKind::ForwardTraining
+                    } else {
+                        PropKind::ForwardInference
+                    };
+                    if cell == CellKind::Lstm {
+                        c.peephole = !k.is_multiple_of(3);
+                        if k % 4 < 2 {
+                            c = c.with_projection(slc.min(6));
+                            c.slc = if l == 1 { 7 } else { c.dic };
+                        }
+                    }
+                    c.weights_any = (k / 2).is_multiple_of(2);
+                    c.isa = Some(isas[k % isas.len()]);
+                    c.seed = k as u64 + 3;
+                    // (`check_against_reference` builds the reference problem with
+                    // `RefProblem::from_pd`: the pd's attribute reaches the reference.)
+                    run_and_check(&c);
+                    k += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(k, (7 * 4 * 2 + 2) * 2);
+}
+
+#[test]
+fn test_mode_changes_the_results_and_needs_a_scale_per_gate() {
+    // A sanity check of the comparison above: the linear results differ from the normal ones.
+    let c = Case::new(Direction::Left2Right, 1, 3, 2, 4, 4);
+    let x = Inputs::random(&c);
+    let normal = run_primitive(&c, &x);
+    let mut lc = c.clone();
+    lc.linear = Some(Linear {
+        scales: [0.5; 4],
+        cscale: 1.0,
+    });
+    let linear = run_primitive(&lc, &x);
+    assert!(compare(
+        "dst_layer",
+        &linear.dst_layer,
+        &normal.dst_layer,
+        1e-3,
+        false
+    )
+    .is_err());
+    // Fewer scales than gates: invalid.
+    use oxidnn::attr::{Attr, RnnTestParams};
+    let pd = make_pd(&c).unwrap();
+    let mut attr = Attr::new();
+    attr.rnn_tparams = RnnTestParams {
+        test_mode: true,
+        scales: vec![1.0; 3],
+        cscale: 1.0,
+    };
+    let r = oxidnn::rnn::RnnPd::new(pd.engine(), pd.desc().clone(), &attr, None);
+    assert!(matches!(r, Err(Error::InvalidArguments(_))), "{r:?}");
 }
 
 fn status(c: &Case) -> Result<(), Error> {

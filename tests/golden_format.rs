@@ -7,13 +7,14 @@ mod golden;
 
 use golden::{load_dir, lstm_dir, parse, GoldenCase};
 
-const KNOWN_TENSORS: [&str; 10] = [
+const KNOWN_TENSORS: [&str; 11] = [
     "src_layer",
     "src_iter",
     "src_iter_c",
     "weights_layer",
     "weights_iter",
     "weights_peephole",
+    "weights_projection",
     "bias",
     "dst_layer",
     "dst_iter",
@@ -42,6 +43,7 @@ fn expected_shape(c: &GoldenCase, name: &str) -> Vec<i64> {
         "weights_layer" => vec![l, d, slc, g, dhc],
         "weights_iter" => vec![l, d, sic, g, dhc],
         "weights_peephole" => vec![l, d, 3, dhc],
+        "weights_projection" => vec![l, d, dhc, dic],
         "bias" => vec![l, d, g, dhc],
         "dst_layer" => vec![t, n, dlc],
         "dst_iter" => vec![l, d, n, dic],
@@ -64,18 +66,21 @@ fn check_case(c: &GoldenCase) {
     }
     assert_eq!(c.dim("D"), want_d, "{}: D vs direction", who);
     assert_eq!(c.dim("G"), 4, "{}: LSTM has 4 gates", who);
-    assert_eq!(
-        c.dim("DIC"),
-        c.dim("DHC"),
-        "{}: DIC == DHC (no projection)",
-        who
-    );
-    assert_eq!(c.dim("SIC"), c.dim("DHC"), "{}: SIC == DHC", who);
+    let projection = c.tensors.contains_key("weights_projection");
+    if !projection {
+        assert_eq!(
+            c.dim("DIC"),
+            c.dim("DHC"),
+            "{}: DIC == DHC (no projection)",
+            who
+        );
+    }
+    assert_eq!(c.dim("SIC"), c.dim("DIC"), "{}: SIC == DIC", who);
     if c.dim("L") > 1 {
         assert_eq!(
             c.dim("SLC"),
-            c.dim("DHC"),
-            "{}: multi-layer needs SLC == DHC",
+            c.dim("DIC"),
+            "{}: multi-layer needs SLC == DIC",
             who
         );
     }
@@ -128,13 +133,18 @@ fn check_case(c: &GoldenCase) {
         );
     }
 
-    // LSTM outputs: |h| < 1 always.
+    // LSTM outputs: |h̃| < 1 always; projected, |h| < DHC·max|R| = DHC/2 (scale 1 weights).
+    let h_bound = if projection {
+        c.dim("DHC") as f32 / 2.0
+    } else {
+        1.0
+    };
     for name in ["dst_layer", "dst_iter"] {
         if let Some(v) = c.values(name) {
             let bound = if name == "dst_layer" && c.direction == "bidirectional_sum" {
-                2.0
+                2.0 * h_bound
             } else {
-                1.0
+                h_bound
             };
             assert!(
                 v.iter().all(|x| x.abs() < bound),

@@ -305,9 +305,17 @@ fn peephole_projection_and_other_cells() {
         Mds::base().set(args::WEIGHTS_PEEPHOLE, Some(f32md(&[1, 1, 4, 4], LDNC))),
         "peephole with 4 rows",
     );
-    unimplemented(
+    ok(
         Mds::base().set(args::WEIGHTS_PROJECTION, Some(f32md(&[1, 1, 4, 4], LDNC))),
         "projection",
+    );
+    invalid(
+        Mds::base().set(args::WEIGHTS_PROJECTION, Some(f32md(&[1, 1, 3, 4], LDNC))),
+        "projection with 3 input rows (DHC is 4)",
+    );
+    invalid(
+        Mds::base().set(args::WEIGHTS_PROJECTION, Some(f32md(&[1, 1, 4, 2], LDNC))),
+        "projection to DIC 2 with dst_layer of 4 channels",
     );
     let gru = || {
         Mds::with_dims([1, 1, 5, 3, 5, 4, 4, 3, 4])

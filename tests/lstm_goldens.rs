@@ -2,6 +2,9 @@
 //! in `tests/goldens/<cell>`) through the primitive, compared with benchdnn's f32 threshold; also
 //! the reference against the same goldens, so a disagreement can be blamed on the right side.
 //!
+//! Test-mode goldens (oneDNN's `rnn_tparams`: a `tparams` line) run the primitive with that
+//! attribute and the reference with the same linear activations.
+//!
 //! Golden inputs have both signs, so the LSTM cell state may cancel; where a point exceeds
 //! benchdnn's relative threshold the comparison falls back to benchdnn's L2-norm rule — as
 //! benchdnn does — except at L = T = 1, where the threshold is applied relative to
@@ -14,6 +17,7 @@ mod lstm_common;
 use golden::GoldenCase;
 use lstm_common::*;
 use oxidnn::rnn::cells::vanilla::Activation;
+use oxidnn::rnn::cells::Linear;
 use oxidnn::rnn::reference;
 use oxidnn::rnn::CellKind;
 use oxidnn::types::{Direction, PropKind};
@@ -41,8 +45,8 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
     };
     assert_eq!(
         dim("SIC"),
-        dim("DHC"),
-        "{}: the test assumes SIC = DHC",
+        dim("DIC"),
+        "{}: the test assumes SIC = DIC",
         g.name
     );
     let mut c = Case::new(
@@ -54,6 +58,17 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
         dim("DHC"),
     )
     .with_cell(cell);
+    if g.values("weights_projection").is_some() {
+        c = c.with_projection(dim("DIC"));
+    }
+    if let Some(tp) = &g.tparams {
+        let mut scales = [0f32; 4];
+        scales[..tp.len() - 1].copy_from_slice(&tp[1..]);
+        c.linear = Some(Linear {
+            scales,
+            cscale: tp[0],
+        });
+    }
     if let Some(act) = &g.activation {
         let alpha: f32 = g.alpha.as_deref().unwrap_or("0").parse().expect("alpha");
         c.activation = match act.as_str() {
@@ -86,6 +101,7 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
         // `[T][N][1]` values are `[T][N]` in row-major order.
         attention: t("attention"),
         peephole: t("weights_peephole"),
+        projection: t("weights_projection"),
     };
     c.peephole = x.peephole.is_some();
     (c, x)

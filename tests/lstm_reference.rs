@@ -223,6 +223,117 @@ fn peephole_weights() {
     }
 }
 
+/// LSTM with projection over direction × L × T × N × peephole × prop, DIC below and above DHC,
+/// weights `any` (packed, projection included) or plain (projection ldio or ldoi); the training
+/// workspace holds the projected h and the pre-projection h̃.
+#[test]
+fn projection() {
+    let mut k = 0usize;
+    for direction in DIRECTIONS {
+        for l in 1..=2 {
+            for t in [1, 5] {
+                for n in [1, 13] {
+                    for peephole in [false, true] {
+                        let (dhc, dic) = [(5, 3), (37, 40), (32, 7), (20, 33)][k % 4];
+                        let slc = if l == 1 { [11, 4][k % 2] } else { dic };
+                        let mut c = Case::new(direction, l, t, n, slc, dhc).with_projection(dic);
+                        c.peephole = peephole;
+                        c.prop = if k.is_multiple_of(3) {
+                            PropKind::ForwardTraining
+                        } else {
+                            PropKind::ForwardInference
+                        };
+                        c.weights_any = (k / 3).is_multiple_of(2);
+                        c.projection_tag = if (k / 5).is_multiple_of(2) {
+                            LDIO
+                        } else {
+                            LDOI
+                        };
+                        c.src_iter = k % 5 != 4;
+                        c.dst_iter = k % 7 != 6;
+                        c.seed = k as u64 + 11;
+                        let (out, r) = run_and_check(&c);
+                        if c.prop == PropKind::ForwardTraining {
+                            let ws = out.pd.workspace_layout().unwrap().clone();
+                            let trh = threshold(direction, t);
+                            let floats = |region| out.workspace_floats(region);
+                            compare("ws gates", &floats(ws.gates), &r.gates, trh, true).unwrap();
+                            compare("ws h", &floats(ws.h), &r.h, trh, true).unwrap();
+                            compare("ws ht", &floats(ws.ht), &r.ht, trh, true).unwrap();
+                            compare("ws c", &floats(ws.c), &r.c, trh, true).unwrap();
+                        }
+                        k += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(k, 4 * 2 * 2 * 2 * 2);
+}
+
+/// Projection on large problems (parallel steps, several DIC panels, fused layer GEMM) and with
+/// every instruction set.
+#[test]
+fn projection_big_and_every_instruction_set() {
+    for (direction, l, t, n, slc, dhc, dic, k) in [
+        (Direction::Left2Right, 1, 3, 64, 96, 128, 70, 40),
+        (Direction::BidirectionalSum, 2, 3, 40, 100, 64, 100, 63),
+        (Direction::BidirectionalConcat, 1, 2, 13, 300, 256, 64, 9),
+    ] {
+        run_and_check(&with_options(
+            Case::new(direction, l, t, n, slc, dhc).with_projection(dic),
+            k,
+        ));
+    }
+    for isa in oxidnn::kernels::Isa::all_supported() {
+        let mut c = with_options(
+            Case::new(Direction::Right2Left, 2, 3, 5, 33, 40).with_projection(33),
+            46,
+        );
+        c.isa = Some(isa);
+        run_and_check(&c);
+    }
+}
+
+#[test]
+fn any_projection_weights_resolve_to_the_packed_layout() {
+    let mut c = Case::new(Direction::Left2Right, 1, 2, 2, 3, 8).with_projection(5);
+    let pd = make_pd(&c).unwrap();
+    let proj = pd.arg_md(oxidnn::args::WEIGHTS_PROJECTION).unwrap();
+    assert!(matches!(proj.layout(), Layout::Packed(_)));
+    assert_eq!(proj.dims(), &[1, 1, 8, 5]);
+    assert_eq!(proj.format_kind(), oxidnn::types::FormatKind::Opaque);
+    // Generic weights queries: layer, iter, [peephole], projection, bias (oneDNN's order).
+    let weights = |pd: &oxidnn::rnn::RnnPd| -> Vec<Option<i32>> {
+        (0..6)
+            .map(|i| pd.arg_for_query(oxidnn::primitive::MdQuery::Weights, i))
+            .collect()
+    };
+    use oxidnn::args::{BIAS, WEIGHTS_ITER, WEIGHTS_LAYER, WEIGHTS_PEEPHOLE, WEIGHTS_PROJECTION};
+    assert_eq!(
+        weights(&pd),
+        [WEIGHTS_LAYER, WEIGHTS_ITER, WEIGHTS_PROJECTION, BIAS]
+            .map(Some)
+            .into_iter()
+            .chain([None, None])
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(pd.num_inputs(), 7);
+    c.peephole = true;
+    let pd = make_pd(&c).unwrap();
+    assert_eq!(
+        weights(&pd)[2..5],
+        [WEIGHTS_PEEPHOLE, WEIGHTS_PROJECTION, BIAS].map(Some)
+    );
+    c.weights_any = false;
+    c.projection_tag = LDOI;
+    let pd = make_pd(&c).unwrap();
+    assert!(pd
+        .arg_md(oxidnn::args::WEIGHTS_PROJECTION)
+        .unwrap()
+        .is_plain_tag(LDOI));
+}
+
 #[test]
 fn concurrent_executions_of_one_primitive() {
     let c = Case::new(Direction::BidirectionalConcat, 2, 5, 13, 40, 40);

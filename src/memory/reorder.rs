@@ -165,6 +165,43 @@ mod tests {
         unsafe { back.as_f32_slice().to_vec() }
     }
 
+    /// 4-D projection weights: ldio → packed (one gate, DIC in 32-channel panels) → ldoi gives
+    /// back every value, and the packed padding is zero.
+    #[test]
+    fn projection_weights_round_trip_through_the_packed_layout() {
+        let dims = [2i64, 1, 5, 37];
+        let ldio = MemoryDesc::with_tag(&dims, DataType::F32, 5).unwrap();
+        let ldoi = MemoryDesc::with_tag(&dims, DataType::F32, 20).unwrap();
+        let packed = MemoryDesc::packed(&dims, DataType::F32).unwrap();
+        let n = ldio.nelems();
+        let from = Memory::allocate(&ldio).unwrap();
+        let values: Vec<f32> = (0..n).map(|i| i as f32 + 0.5).collect();
+        // SAFETY: `from` owns n f32 values.
+        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), from.data_ptr().cast(), n) };
+        let mid = Memory::allocate(&packed).unwrap();
+        let back = Memory::allocate(&ldoi).unwrap();
+        Reorder::new(&ldio, &packed)
+            .unwrap()
+            .execute(&from, &mid)
+            .unwrap();
+        Reorder::new(&packed, &ldoi)
+            .unwrap()
+            .execute(&mid, &back)
+            .unwrap();
+        // SAFETY: both buffers hold their descriptors' sizes.
+        let (mid, back) = unsafe { (mid.as_f32_slice().to_vec(), back.as_f32_slice().to_vec()) };
+        assert_eq!(mid.len(), 2 * 5 * 2 * 32);
+        assert_eq!(mid.iter().filter(|&&v| v != 0.0).count(), n);
+        let mut idx = vec![0i64; 4];
+        loop {
+            let v = values[ldio.element_offset(&idx)];
+            assert_eq!(back[ldoi.element_offset(&idx)], v, "{idx:?}");
+            if !next_index(&mut idx, &dims) {
+                break;
+            }
+        }
+    }
+
     #[test]
     fn integer_conversions_round_half_even_and_saturate() {
         let x = [-1.5, 0.5, 2.5, 300.0, -300.0, 1.4];

@@ -16,12 +16,18 @@
 //!    the user's `dst_layer`), c is updated in place (inference) or into the workspace;
 //! 3. the final states go to `dst_iter` / `dst_iter_c`.
 //!
+//! LSTM with projection: the post-GEMM writes h̃ (DHC wide) to a buffer of its own (scratch, or
+//! the workspace in training); after a barrier (a projected channel needs every unit of h̃) a
+//! **projection GEMM** `h̃·R` over all batch rows of the step, per (batch block × 32-channel
+//! panel of DIC) item, produces h in a scratch tile (the GEMM writes whole panels), copied from
+//! there to where h goes without projection.
+//!
 //! The whole pass runs as one team of the library's pool threads (one fork/join per execution;
 //! phases separated by spin barriers; items split statically, so a thread keeps the same weight
 //! panels step after step), or on the calling thread alone when steps are tiny. Nothing is
 //! allocated, packed or copied per step.
 
-use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, TileRows};
+use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::problem::RnnProblem;
 use super::scratch::{gates_width, ScratchLayout};
 use super::views::{SeqView, Strided};
@@ -61,6 +67,8 @@ pub struct ForwardTensors {
     pub weights_layer: PackedWeights,
     /// Packed recurrent weights.
     pub weights_iter: PackedWeights,
+    /// Packed projection weights (LSTMP), `[L][D][DHC][DIC]` with one gate.
+    pub weights_projection: Option<PackedWeights>,
     /// Staged bias `[L][D][P·G·32]`.
     pub bias: *const f32,
     /// Linear-before-reset cells: the staged bias of the recurrent product `[L][D][P·G·32]`
@@ -86,6 +94,8 @@ pub struct Forward<'a> {
     pub workspace: Option<&'a WorkspaceLayout>,
     /// Kernels to use.
     pub isa: Isa,
+    /// Test mode (the `rnn_tparams` attribute): linear activations.
+    pub linear: Option<Linear>,
     /// The tensors.
     pub tensors: ForwardTensors,
 }
@@ -122,6 +132,8 @@ struct Pass {
     ws_lbr: Option<SeqView>,
     /// AUGRU: the attention of step `s`, row `n` at `(s, n)`.
     attention: Option<SeqView>,
+    /// LSTMP: h̃ (before projection) of step `s` at row `(s, n)`.
+    ht: Option<SeqView>,
 }
 
 /// Which part of a cell's post-GEMM a step phase runs.
@@ -131,6 +143,14 @@ enum Phase {
     First,
     /// GRU: the second part.
     Second,
+}
+
+/// Rows `n0..` of a view at step `s`, from unit (channel) `u0`.
+fn tile_at(v: &SeqView, s: usize, n0: usize, u0: usize) -> TileRows {
+    TileRows {
+        ptr: v.row(s, n0).wrapping_add(u0),
+        stride: v.n_stride,
+    }
 }
 
 /// Copies `len` floats, or writes zeros when `src` is `None`.
@@ -159,7 +179,8 @@ impl Forward<'_> {
             return;
         }
         // One team for the whole pass; a single thread when steps are tiny.
-        let step_flops = 2 * p.n * (p.sic + p.slc) * gates_width(p);
+        let proj = if p.with_projection { p.dhc * p.dic } else { 0 };
+        let step_flops = 2 * p.n * ((p.sic + p.slc) * gates_width(p) + proj);
         threading::team(step_flops >= PARALLEL_MIN_FLOPS, |team| {
             for d in 0..p.d {
                 for l in 0..p.l {
@@ -223,8 +244,8 @@ impl Forward<'_> {
                             .scratch
                             .h_slots
                             .ptr(self.tensors.scratch)
-                            .add(slot * p.t * p.n * p.dhc);
-                        SeqView::dense(base, p.n, p.dhc)
+                            .add(slot * p.t * p.n * p.dic);
+                        SeqView::dense(base, p.n, p.dic)
                     }
                     None => self.dst_view(d),
                 },
@@ -297,6 +318,18 @@ impl Forward<'_> {
                     )
                 }),
                 attention: t.attention.map(|a| self.time_view(a, d, 0)),
+                ht: p.with_projection.then(|| match self.workspace {
+                    Some(ws) => SeqView::dense(
+                        ws.ht.ptr(t.workspace).add(ws.ht_index(l, d, 0, 0)),
+                        p.n,
+                        p.dhc,
+                    ),
+                    None => SeqView {
+                        base: self.scratch.ht.ptr(t.scratch),
+                        s_stride: 0,
+                        n_stride: p.dhc as isize,
+                    },
+                }),
             }
         }
     }
@@ -477,6 +510,10 @@ impl Forward<'_> {
                 self.postgemm(pass, s, rows, panel, tile, total, Phase::First);
             }
         });
+        if let (Some(w), Some(ht)) = (&self.tensors.weights_projection, pass.ht) {
+            team.barrier();
+            unsafe { self.project(team, pass, s, w, ht) };
+        }
         if !gru {
             return;
         }
@@ -499,6 +536,41 @@ impl Forward<'_> {
         });
     }
 
+    /// LSTMP, step `s`: `h = h̃·R` per (batch block × 32-channel panel of DIC) item of this
+    /// member's share, into the `proj` scratch, then to where h goes.
+    unsafe fn project(&self, team: &Team, pass: &Pass, s: usize, w: &PackedWeights, ht: SeqView) {
+        let p = self.problem;
+        let panels = p.dic.div_ceil(PANEL);
+        let ld = panels * PANEL;
+        let (block, blocks) = self.batch_blocks(team);
+        let out = unsafe { self.scratch.proj.ptr(self.tensors.scratch) };
+        let a = ht.gemm_rows(s, p.n);
+        team.for_each(blocks * panels, s % 2 == 1, |it| {
+            let (panel, b) = (it / blocks, it % blocks);
+            let n0 = b * block;
+            let rows = n0..p.n.min(n0 + block);
+            let u0 = panel * PANEL;
+            // SAFETY: this item writes its own rows × panel of `proj` and its own rows × channels
+            // of the h destinations; h̃ of the step is complete (barrier) and read-only now.
+            unsafe {
+                let c = out.add(n0 * ld + u0);
+                let r = w.panel(pass.l, pass.d, panel);
+                gemm::gemm(self.isa, &a, rows.clone(), p.dhc, &r, c, ld, Init::Zero);
+                let h = HDest {
+                    h_out: tile_at(&pass.h_seq, s, n0, u0),
+                    h_extra: pass
+                        .h_extra
+                        .map_or(TileRows::NONE, |v| tile_at(&v, s, n0, u0)),
+                    extra_add: pass.extra_add,
+                };
+                let valid = PANEL.min(p.dic - u0);
+                for i in 0..rows.len() {
+                    h.store(i, &*(c.add(i * ld) as *const [f32; PANEL]), valid);
+                }
+            }
+        });
+    }
+
     /// The cell's element-wise part on rows `rows` of one panel.
     #[allow(clippy::too_many_arguments)]
     unsafe fn postgemm(
@@ -515,20 +587,25 @@ impl Forward<'_> {
         let u0 = panel * PANEL;
         let n0 = rows.start;
         // Rows n0.. of a view at step `s`, from unit u0.
-        let at = |v: &SeqView, s: usize| TileRows {
-            ptr: v.row(s, n0).wrapping_add(u0),
-            stride: v.n_stride,
-        };
+        let at = |v: &SeqView, s: usize| tile_at(v, s, n0, u0);
         let opt = |v: Option<SeqView>, s: usize| v.map_or(TileRows::NONE, |v| at(&v, s));
         let valid = PANEL.min(p.dhc - u0);
         let gates = TileRows {
             ptr: tile.cast_mut(),
             stride: ld as isize,
         };
-        let h = HDest {
-            h_out: at(&pass.h_seq, s),
-            h_extra: opt(pass.h_extra, s),
-            extra_add: pass.extra_add,
+        // With projection the cell's h is h̃, projected later (`project`).
+        let h = match pass.ht {
+            Some(ht) => HDest {
+                h_out: at(&ht, s),
+                h_extra: TileRows::NONE,
+                extra_add: false,
+            },
+            None => HDest {
+                h_out: at(&pass.h_seq, s),
+                h_extra: opt(pass.h_extra, s),
+                extra_add: pass.extra_add,
+            },
         };
         let ws_gates = opt(pass.ws_gates, s);
         let h_prev = if s == 0 {
@@ -556,6 +633,7 @@ impl Forward<'_> {
                     h,
                     ws_gates,
                     ws_gate_stride: p.dhc,
+                    linear: self.linear,
                 };
                 unsafe { lstm::postgemm_tile(self.isa, &t) };
             }
@@ -567,6 +645,7 @@ impl Forward<'_> {
                     activation: p.activation.expect("vanilla RNN has an activation"),
                     h,
                     ws_gates,
+                    linear: self.linear,
                 };
                 unsafe { vanilla::postgemm_tile(self.isa, &t) };
             }
@@ -599,6 +678,7 @@ impl Forward<'_> {
                     ws_gate_stride: p.dhc,
                     aux,
                     ws_lbr: opt(pass.ws_lbr, s),
+                    linear: self.linear,
                 };
                 unsafe {
                     match (lbr, phase) {

@@ -139,8 +139,14 @@ impl RnnPd {
         if !attr.has_default_quantization() {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
         }
-        if attr.rnn_tparams.test_mode {
-            unimplemented_err!("RNN test-mode (linearised) activations are not implemented yet");
+        let tparams = &attr.rnn_tparams;
+        if tparams.test_mode && tparams.scales.len() < problem.g {
+            invalid!(
+                "RNN test mode needs a scale per gate: {} has {} gates, {} scales given",
+                problem.cell.name(),
+                problem.g,
+                tparams.scales.len()
+            );
         }
         let mut mds = BTreeMap::new();
         for arg in problem.cell.forward_args() {
@@ -160,6 +166,7 @@ impl RnnPd {
             &problem,
             is_plain(args::WEIGHTS_LAYER),
             is_plain(args::WEIGHTS_ITER),
+            is_plain(args::WEIGHTS_PROJECTION),
         );
         let workspace = problem
             .is_training()

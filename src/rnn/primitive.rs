@@ -13,6 +13,7 @@
 //! copy packed once would silently go stale. Weights given as `format_tag::any` are packed once,
 //! by the user's reorder, and used as they are.
 
+use super::cells::Linear;
 use super::forward::{Forward, ForwardTensors};
 use super::pd::RnnPd;
 use super::views::Strided;
@@ -99,6 +100,11 @@ impl RnnPrimitive {
         };
         let weights_layer_buf = required(pd, args, args::WEIGHTS_LAYER)?;
         let weights_iter_buf = required(pd, args, args::WEIGHTS_ITER)?;
+        let weights_projection_buf = if p.with_projection {
+            Some(required(pd, args, args::WEIGHTS_PROJECTION)?)
+        } else {
+            None
+        };
         let workspace = match pd.workspace_layout() {
             Some(_) => required(pd, args, args::WORKSPACE)?,
             None => std::ptr::null_mut(),
@@ -140,9 +146,9 @@ impl RnnPrimitive {
                         layout: *lay,
                     }),
                     (Layout::Strided { .. }, Some(region)) => {
-                        let lay = PackedLayout::from_dims(md.dims()).expect("5-D weights");
+                        let lay = PackedLayout::from_dims(md.dims()).expect("4-D or 5-D weights");
                         let dst = region.ptr(scratch);
-                        weights::pack(Strided::new(buf, md), dst, &lay);
+                        weights::pack(weights::ldigo_view(buf, md), dst, &lay);
                         Ok(PackedWeights {
                             ptr: dst.cast_const(),
                             layout: lay,
@@ -156,6 +162,14 @@ impl RnnPrimitive {
             let weights_layer =
                 weights(args::WEIGHTS_LAYER, weights_layer_buf, layout.weights_layer)?;
             let weights_iter = weights(args::WEIGHTS_ITER, weights_iter_buf, layout.weights_iter)?;
+            let weights_projection = match weights_projection_buf {
+                Some(buf) => Some(weights(
+                    args::WEIGHTS_PROJECTION,
+                    buf,
+                    layout.weights_projection,
+                )?),
+                None => None,
+            };
             let bias_staged = layout.bias.ptr(scratch);
             let rows: Vec<_> = (0..p.g).map(Some).collect();
             weights::stage_bias(bias, &rows, bias_staged, p.l, p.d, p.dhc);
@@ -181,6 +195,7 @@ impl RnnPrimitive {
                 scratch: layout,
                 workspace: pd.workspace_layout(),
                 isa: pd.isa(),
+                linear: Linear::from_attr(&pd.attr().rnn_tparams),
                 tensors: ForwardTensors {
                     src_layer,
                     src_iter,
@@ -190,6 +205,7 @@ impl RnnPrimitive {
                     dst_iter_c,
                     weights_layer,
                     weights_iter,
+                    weights_projection,
                     bias: bias_staged.cast_const(),
                     bias_rec,
                     peephole,

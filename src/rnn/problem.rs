@@ -271,10 +271,6 @@ impl RnnProblem {
             }
         }
 
-        if projection.is_some() {
-            unimplemented_err!("LSTM projection weights are not implemented yet");
-        }
-
         Ok(Self {
             cell,
             prop: desc.prop,
@@ -330,10 +326,12 @@ impl RnnProblem {
     }
 
     /// Floating-point operations of one forward pass (GEMMs only): for every layer and
-    /// direction `2·T·N·G·DHC·(in + SIC)`.
+    /// direction `2·T·N·G·DHC·(in + SIC)`, plus `2·T·N·DHC·DIC` with projection.
     pub fn forward_flops(&self) -> f64 {
+        let proj = if self.with_projection { self.dic } else { 0 };
         let per = |inp: usize| {
-            2.0 * (self.t * self.n * self.g * self.dhc) as f64 * (inp + self.sic) as f64
+            2.0 * (self.t * self.n * self.dhc) as f64
+                * ((self.g * (inp + self.sic)) as f64 + proj as f64)
         };
         (0..self.l)
             .map(|l| per(self.layer_input_channels(l)))

@@ -7,16 +7,24 @@
 //! `x·W` (summed over inputs in order), then `+ h·U`, then `+ b`, then the activations with
 //! libm's `exp`/`tanh` in f32.
 //!
+//! LSTM with projection (LSTMP): the cell's `h̃ = o ⊙ tanh(c)` (DHC wide) is multiplied by the
+//! projection weights, `h = h̃·R` (summed over DHC in order); h (DIC wide) is what the next step,
+//! the next layer, `dst_layer` and `dst_iter` see.
+//!
+//! Test mode (oneDNN's hidden `rnn_tparams` attribute, benchdnn's `--skip-nonlinear`): every
+//! gate activation `f(x)` becomes `scale_g·x` and LSTM's `tanh(c)` in `h̃` becomes `cscale·c`.
+//!
 //! Adding a cell: an arm in `cell_forward` and a function computing one step of it.
 
 use super::cells::vanilla::Activation;
-use super::cells::CellKind;
+use super::cells::{CellKind, Linear};
+use super::pd::RnnPd;
 use super::problem::RnnProblem;
 use crate::error::{Error, Result};
 use crate::types::Direction;
 
 /// Sizes and kinds of a reference problem.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RefProblem {
     /// Cell kind.
     pub cell: CellKind,
@@ -34,8 +42,14 @@ pub struct RefProblem {
     pub sic: usize,
     /// Hidden channels.
     pub dhc: usize,
+    /// Output state channels: DHC, or the projection size (LSTMP).
+    pub dic: usize,
+    /// LSTM projection weights are given (then `dic` may differ from `dhc`).
+    pub with_projection: bool,
     /// Vanilla RNN activation (`None` for the other cells).
     pub activation: Option<Activation>,
+    /// Test mode: linear activations (`None`: the cell's own).
+    pub linear: Option<Linear>,
 }
 
 impl RefProblem {
@@ -50,7 +64,19 @@ impl RefProblem {
             slc: p.slc,
             sic: p.sic,
             dhc: p.dhc,
+            dic: p.dic,
+            with_projection: p.with_projection,
             activation: p.activation,
+            linear: None,
+        }
+    }
+
+    /// The reference problem of a primitive descriptor: its problem, plus the test-mode
+    /// activations of its attributes.
+    pub fn from_pd(pd: &RnnPd) -> Self {
+        Self {
+            linear: Linear::from_attr(&pd.attr().rnn_tparams),
+            ..Self::from_problem(pd.problem())
         }
     }
 
@@ -64,17 +90,12 @@ impl RefProblem {
         self.cell.gates()
     }
 
-    /// Output state channels (no projection: DHC).
-    pub fn dic(&self) -> usize {
-        self.dhc
-    }
-
     /// Channels of `dst_layer`.
     pub fn dlc(&self) -> usize {
         if self.direction == Direction::BidirectionalConcat {
-            2 * self.dic()
+            2 * self.dic
         } else {
-            self.dic()
+            self.dic
         }
     }
 
@@ -83,7 +104,31 @@ impl RefProblem {
         if l == 0 {
             self.slc
         } else {
-            self.dic()
+            self.dic
+        }
+    }
+
+    /// The activation of gate `g` that is a logistic sigmoid in normal mode.
+    fn sigmoid(&self, g: usize, x: f32) -> f32 {
+        match &self.linear {
+            Some(lin) => lin.gate(g, x),
+            None => 1.0 / (1.0 + (-x).exp()),
+        }
+    }
+
+    /// The activation of gate `g` that is tanh in normal mode.
+    fn tanh(&self, g: usize, x: f32) -> f32 {
+        match &self.linear {
+            Some(lin) => lin.gate(g, x),
+            None => x.tanh(),
+        }
+    }
+
+    /// LSTM's `tanh(c)` in `h̃ = o ⊙ tanh(c)`.
+    fn tanh_c(&self, c: f32) -> f32 {
+        match &self.linear {
+            Some(lin) => lin.cscale * c,
+            None => c.tanh(),
         }
     }
 
@@ -128,6 +173,8 @@ pub struct RefInputs<'a> {
     pub attention: Option<&'a [f32]>,
     /// LSTM peephole weights `[L][D][3][DHC]` (rows i, f, o), or none.
     pub peephole: Option<&'a [f32]>,
+    /// LSTM projection weights `[L][D][DHC][DIC]` (ldio); required when the problem has them.
+    pub projection: Option<&'a [f32]>,
 }
 
 /// Outputs, plus every intermediate state (indexed by processing step, as in our workspace).
@@ -141,9 +188,12 @@ pub struct RefOutputs {
     pub dst_iter_c: Vec<f32>,
     /// Post-activation gates `[L][D][T][N][G][DHC]`.
     pub gates: Vec<f32>,
-    /// Hidden states `[L][D][T+1][N][HC]`, `HC = max(SIC, DHC)`; slot 0 = initial state (SIC
-    /// channels), slot s+1 = after step s (DHC channels).
+    /// Hidden states `[L][D][T+1][N][HC]`, `HC = max(SIC, DIC)`; slot 0 = initial state (SIC
+    /// channels), slot s+1 = after step s (DIC channels; projected with LSTMP).
     pub h: Vec<f32>,
+    /// LSTMP: the hidden states before projection, `h̃ = o ⊙ tanh(c)`, `[L][D][T][N][DHC]`
+    /// (empty without projection).
+    pub ht: Vec<f32>,
     /// Cell states `[L][D][T+1][N][DHC]`, slot 0 initial (empty without a cell state).
     pub c: Vec<f32>,
     /// Linear-before-reset cells: `h_prev·U_o + b_u'` `[L][D][T][N][DHC]` (else empty).
@@ -153,6 +203,7 @@ pub struct RefOutputs {
 /// One cell's results for all batch rows.
 struct StepOut {
     h: Vec<f32>,
+    ht: Vec<f32>,
     c: Vec<f32>,
     gates: Vec<f32>,
     lbr: Vec<f32>,
@@ -168,10 +219,8 @@ struct CellWeights<'a> {
     b: &'a [f32],
     /// LSTM peephole `[3·DHC]` (zeros without).
     peephole: &'a [f32],
-}
-
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
+    /// LSTM projection `[DHC][DIC]`, or none.
+    projection: Option<&'a [f32]>,
 }
 
 /// `acc[n][j] += Σ_k a[n][k]·b[k][j]`, summing over k in order.
@@ -201,7 +250,8 @@ fn lstm_step(
     matmul_acc(&mut a, x, wts.w, n, k, cols);
     matmul_acc(&mut a, h_prev, wts.u, n, p.sic, cols);
     let mut out = StepOut {
-        h: vec![0.0; n * dhc],
+        h: Vec::new(),
+        ht: vec![0.0; n * dhc],
         c: vec![0.0; n * dhc],
         gates: vec![0.0; n * cols],
         lbr: Vec::new(),
@@ -210,17 +260,24 @@ fn lstm_step(
         for o in 0..dhc {
             let pre = |gate: usize| a[r * cols + gate * dhc + o] + wts.b[gate * dhc + o];
             let (cp, pp) = (c_prev[r * dhc + o], |k: usize| wts.peephole[k * dhc + o]);
-            let i = sigmoid(pre(0) + pp(0) * cp);
-            let f = sigmoid(pre(1) + pp(1) * cp);
-            let ct = pre(2).tanh();
+            let i = p.sigmoid(0, pre(0) + pp(0) * cp);
+            let f = p.sigmoid(1, pre(1) + pp(1) * cp);
+            let ct = p.tanh(2, pre(2));
             let c = f * cp + i * ct;
-            let og = sigmoid(pre(3) + pp(2) * c);
+            let og = p.sigmoid(3, pre(3) + pp(2) * c);
             out.c[r * dhc + o] = c;
-            out.h[r * dhc + o] = og * c.tanh();
+            out.ht[r * dhc + o] = og * p.tanh_c(c);
             for (gate, v) in [i, f, ct, og].into_iter().enumerate() {
                 out.gates[r * cols + gate * dhc + o] = v;
             }
         }
+    }
+    match wts.projection {
+        Some(proj) => {
+            out.h = vec![0.0; n * p.dic];
+            matmul_acc(&mut out.h, &out.ht, proj, n, dhc, p.dic);
+        }
+        None => out.h = std::mem::take(&mut out.ht),
     }
     out
 }
@@ -240,11 +297,18 @@ fn vanilla_step(p: &RefProblem, wts: &CellWeights, x: &[f32], k: usize, h: &[f32
     let [xw, hu] = products(p, wts, x, k, h);
     let act = p.activation.unwrap_or(Activation::Tanh);
     let h: Vec<f32> = (0..p.n * p.dhc)
-        .map(|i| act.apply_ref(xw[i] + hu[i] + wts.b[i % p.dhc]))
+        .map(|i| {
+            let x = xw[i] + hu[i] + wts.b[i % p.dhc];
+            match &p.linear {
+                Some(lin) => lin.gate(0, x),
+                None => act.apply_ref(x),
+            }
+        })
         .collect();
     StepOut {
         gates: h.clone(),
         h,
+        ht: Vec::new(),
         c: Vec::new(),
         lbr: Vec::new(),
     }
@@ -267,6 +331,7 @@ fn gru_step(
     let b = |gate: usize, o: usize| wts.b[gate * dhc + o];
     let mut out = StepOut {
         h: vec![0.0; n * dhc],
+        ht: Vec::new(),
         c: Vec::new(),
         gates: vec![0.0; n * cols],
         lbr: if lbr { vec![0.0; n * dhc] } else { Vec::new() },
@@ -276,7 +341,7 @@ fn gru_step(
         for gate in 0..2 {
             for o in 0..dhc {
                 let i = r * cols + gate * dhc + o;
-                out.gates[i] = sigmoid(xw[i] + hu[i] + b(gate, o));
+                out.gates[i] = p.sigmoid(gate, xw[i] + hu[i] + b(gate, o));
             }
         }
     }
@@ -304,7 +369,7 @@ fn gru_step(
             } else {
                 xw[i + 2 * dhc] + ho[j] + b(2, o)
             };
-            let og = pre.tanh();
+            let og = p.tanh(2, pre);
             out.gates[i + 2 * dhc] = og;
             let u = att.map_or(1.0, |a| 1.0 - a[r]) * out.gates[i];
             out.h[j] = u * h_prev[j] + (1.0 - u) * og;
@@ -349,7 +414,7 @@ fn check_len(name: &str, v: &[f32], len: usize) -> Result<()> {
 /// Runs the forward pass.
 pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
     let (l_n, d_n, t_n, n, dhc, g) = (p.l, p.d(), p.t, p.n, p.dhc, p.g());
-    let (sic, dic, dlc) = (p.sic, p.dic(), p.dlc());
+    let (sic, dic, dlc) = (p.sic, p.dic, p.dlc());
     let has_c = p.cell.has_c_state();
     let w_mat = |k: usize| k * g * dhc;
     let bg = p.cell.bias_gates();
@@ -378,6 +443,21 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
             ))
         }
     };
+    match (p.with_projection, x.projection) {
+        (true, Some(v)) => check_len("projection", v, l_n * d_n * dhc * dic)?,
+        (false, None) => {}
+        _ => {
+            return Err(Error::InvalidArguments(
+                "reference: projection weights given without a projection problem or the reverse"
+                    .into(),
+            ))
+        }
+    }
+    if !p.with_projection && dic != dhc {
+        return Err(Error::InvalidArguments(
+            "reference: DIC differs from DHC without projection".into(),
+        ));
+    }
     if l_n > 1 && p.slc != dic || t_n > 1 && sic != dic {
         return Err(Error::InvalidArguments(
             "reference: inconsistent channels".into(),
@@ -386,7 +466,7 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
 
     let cells = l_n * d_n;
     let state = n * dhc;
-    let hc = sic.max(dhc);
+    let hc = sic.max(dic);
     let mut out = RefOutputs {
         dst_layer: vec![0.0; t_n * n * dlc],
         dst_iter: vec![0.0; cells * n * dic],
@@ -397,6 +477,11 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
         },
         gates: vec![0.0; cells * t_n * n * g * dhc],
         h: vec![0.0; cells * (t_n + 1) * n * hc],
+        ht: if p.with_projection {
+            vec![0.0; cells * t_n * state]
+        } else {
+            Vec::new()
+        },
         c: if has_c {
             vec![0.0; cells * (t_n + 1) * state]
         } else {
@@ -430,6 +515,7 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
                 peephole: x
                     .peephole
                     .map_or(&peephole_zeros[..], |v| &v[ld * 3 * dhc..][..3 * dhc]),
+                projection: x.projection.map(|v| &v[ld * dhc * dic..][..dhc * dic]),
             };
             let mut h_prev = x.src_iter.map_or(zeros[..n * sic].to_vec(), |v| {
                 v[ld * n * sic..][..n * sic].to_vec()
@@ -456,7 +542,10 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
                 }
                 out.gates[((ld * t_n + s) * n) * g * dhc..][..n * g * dhc]
                     .copy_from_slice(&step.gates);
-                put(&mut out.h[slot(s + 1) * hc..], hc, &step.h, dhc);
+                put(&mut out.h[slot(s + 1) * hc..], hc, &step.h, dic);
+                if p.with_projection {
+                    out.ht[(ld * t_n + s) * state..][..state].copy_from_slice(&step.ht);
+                }
                 if has_c {
                     out.c[slot(s + 1) * dhc..][..state].copy_from_slice(&step.c);
                 }
@@ -464,7 +553,7 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
                 c_prev = step.c;
                 seq.push(step.h);
             }
-            // h_prev rows have SIC channels if no step ran (T = 0), else DHC = DIC.
+            // h_prev rows have SIC channels if no step ran (T = 0), else DIC.
             let hp_ch = h_prev.len() / n.max(1);
             for r in 0..n {
                 let k = hp_ch.min(dic);
@@ -510,7 +599,10 @@ mod tests {
             slc: 1,
             sic: 1,
             dhc: 1,
+            dic: 1,
+            with_projection: false,
             activation: None,
+            linear: None,
         };
         let w = [0.5, -1.0, 2.0, 0.25];
         let b = [0.1, 0.2, 0.3, 0.4];
@@ -527,6 +619,7 @@ mod tests {
                 bias: Some(&b),
                 attention: None,
                 peephole: None,
+                projection: None,
             },
         )
         .unwrap();

@@ -5,11 +5,14 @@
 //! | region          | dims                    | use |
 //! |-----------------|-------------------------|-----|
 //! | `gates`         | `[Tc][N][P·G·32]`       | gate pre-activations of `Tc` consecutive steps (1 when the layer GEMM is fused into the steps), in packed panel order (`P` = ⌈DHC/32⌉) |
-//! | `h_slots`       | `[S][T][N][DHC]`        | inference only: hidden states of layers whose output is not `dst_layer` (S ≤ 2, alternating) |
+//! | `h_slots`       | `[S][T][N][DIC]`        | inference only: hidden states of layers whose output is not `dst_layer` (S ≤ 2, alternating) |
 //! | `c`             | `[N][DHC]`              | inference only: cell state, updated in place step by step |
+//! | `ht`            | `[N][DHC]`              | LSTMP inference: h̃ = o ⊙ tanh(c) of one step, before projection (training keeps it in the workspace) |
+//! | `proj`          | `[N][Q·32]`             | LSTMP: the projection GEMM's output of one step, in 32-channel panels (`Q` = ⌈DIC/32⌉), copied from there to where h goes |
 //! | `bias`          | `[L][D][P·G·32]`        | bias in panel order, zero-padded (zeros when absent) |
 //! | `weights_layer` | packed, as `memory::packed` | only when the user's weights are plain: packed at each execution |
 //! | `weights_iter`  | packed                  | same for the recurrent weights |
+//! | `weights_projection` | packed             | same for the projection weights (LSTMP) |
 //!
 //! Weights must be re-read at every execution (the user may change them between executions, as a
 //! training loop does), so plain weights are packed into the scratchpad each time — one pass over
@@ -45,7 +48,7 @@ pub struct ScratchLayout {
     pub fused_layer_gemm: bool,
     /// Steps per layer-GEMM chunk (≥ 1 unless T = 0).
     pub t_chunk: usize,
-    /// Inference hidden-state slots `[n_slots][T][N][DHC]`.
+    /// Inference hidden-state slots `[n_slots][T][N][DIC]`.
     pub h_slots: Region,
     /// Inference cell state `[N][DHC]`.
     pub c: Region,
@@ -60,10 +63,16 @@ pub struct ScratchLayout {
     pub bias_rec: Region,
     /// LSTM peephole weights staged like the bias, `[L][D][P·3·32]` (empty without them).
     pub peephole: Region,
+    /// LSTMP inference: pre-projection h̃ of one step `[N][DHC]` (else empty).
+    pub ht: Region,
+    /// LSTMP: projection output of one step `[N][Q·32]` (else empty).
+    pub proj: Region,
     /// Packed copy of plain `weights_layer`.
     pub weights_layer: Option<Region>,
     /// Packed copy of plain `weights_iter`.
     pub weights_iter: Option<Region>,
+    /// Packed copy of plain `weights_projection`.
+    pub weights_projection: Option<Region>,
     /// Total size in bytes.
     pub bytes: usize,
 }
@@ -79,8 +88,9 @@ fn packed_len(p: &RnnProblem, k: usize) -> usize {
 }
 
 impl ScratchLayout {
-    /// The layout for a problem; `pack_layer` / `pack_iter` when that weights tensor is plain.
-    pub fn new(p: &RnnProblem, pack_layer: bool, pack_iter: bool) -> Self {
+    /// The layout for a problem; `pack_layer` / `pack_iter` / `pack_projection` when that weights
+    /// tensor is plain.
+    pub fn new(p: &RnnProblem, pack_layer: bool, pack_iter: bool, pack_projection: bool) -> Self {
         let width = gates_width(p);
         let row_bytes = (p.n * width * 4).max(1);
         let weight_bytes = (p.slc + p.sic) * width * std::mem::size_of::<f32>();
@@ -105,7 +115,7 @@ impl ScratchLayout {
         let h_slots = a.push(if training {
             0
         } else {
-            n_slots * p.t * p.n * p.dhc
+            n_slots * p.t * p.n * p.dic
         });
         let c = a.push(if training || !p.cell.has_c_state() {
             0
@@ -123,8 +133,21 @@ impl ScratchLayout {
         } else {
             0
         });
+        let proj_width = p.dic.div_ceil(PANEL) * PANEL;
+        let ht = a.push(if p.with_projection && !training {
+            p.n * p.dhc
+        } else {
+            0
+        });
+        let proj = a.push(if p.with_projection {
+            p.n * proj_width
+        } else {
+            0
+        });
         let weights_layer = pack_layer.then(|| a.push(packed_len(p, p.slc)));
         let weights_iter = pack_iter.then(|| a.push(packed_len(p, p.sic)));
+        let weights_projection =
+            (pack_projection && p.with_projection).then(|| a.push(p.l * p.d * p.dhc * proj_width));
         Self {
             gates,
             fused_layer_gemm,
@@ -136,8 +159,11 @@ impl ScratchLayout {
             rec,
             bias_rec,
             peephole,
+            ht,
+            proj,
             weights_layer,
             weights_iter,
+            weights_projection,
             bytes: a.bytes(),
         }
     }

@@ -4,6 +4,7 @@
 use super::views::{Strided, SyncPtr};
 use crate::kernels::gemm::Panel;
 use crate::memory::packed::{PackedLayout, PANEL};
+use crate::memory::MemoryDesc;
 use crate::threading;
 
 /// Elements below which packing runs on one thread.
@@ -30,6 +31,20 @@ impl PackedWeights {
             ld: lay.g * PANEL,
             width: lay.g * PANEL,
         }
+    }
+}
+
+/// The `ldigo` view of plain weights: 5-D weights as they are, 4-D projection weights (`ldio`
+/// and any other strides) with a gate dim of 1 inserted.
+pub fn ldigo_view(buf: *mut u8, md: &MemoryDesc) -> Strided<5> {
+    if md.ndims() == 5 {
+        return Strided::new(buf, md);
+    }
+    let v = Strided::<4>::new(buf, md);
+    let [sl, sd, si, so] = v.strides;
+    Strided {
+        ptr: v.ptr,
+        strides: [sl, sd, si, 0, so],
     }
 }
 

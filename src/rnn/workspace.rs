@@ -6,14 +6,17 @@
 //! | region  | dims                      | content |
 //! |---------|---------------------------|---------|
 //! | `gates` | `[L][D][T][N][G][DHC]`    | post-activation gates of every cell (LSTM: σ(i), σ(f), tanh(c̃), σ(o)) |
-//! | `h`     | `[L][D][T+1][N][HC]`      | hidden state: slot 0 = initial state (`src_iter`, SIC channels, or zeros), slot s+1 = h after step s (DHC channels) |
+//! | `h`     | `[L][D][T+1][N][HC]`      | hidden state: slot 0 = initial state (`src_iter`, SIC channels, or zeros), slot s+1 = h after step s (DIC channels: with projection the projected h) |
 //! | `c`     | `[L][D][T+1][N][DHC]`     | cell state (LSTM), same slots |
 //! | `lbr`   | `[L][D][T][N][DHC]`       | linear-before-reset cells: `h_prev·U_o + b_u'` of every cell |
+//! | `ht`    | `[L][D][T][N][DHC]`       | LSTM with projection: h̃ = o ⊙ tanh(c) of every cell, before the projection (the backward pass needs it for the projection's weight gradient) |
+//!
+//! Regions a problem does not use (`c`, `lbr`, `ht`) are empty.
 //!
 //! Gates by cell: vanilla RNN: `act(A)` (= h); GRU and LBR-GRU: σ(u), σ(r), tanh(o); AUGRU and
 //! LBR-AUGRU: the same, with u *before* the attention factor.
 //!
-//! `HC = max(SIC, DHC)` (they differ only when T = 1). `s` counts steps in the processing order of the direction: for left2right (and direction 0
+//! `HC = max(SIC, DIC)` (they differ only when T = 1); without projection DIC = DHC. `s` counts steps in the processing order of the direction: for left2right (and direction 0
 //! of the bidirectional modes) `s = t`; for right2left (and direction 1) `s = T−1−t`, as in
 //! oneDNN's own workspace. The layout is this library's own; only our backward reads it.
 
@@ -28,12 +31,14 @@ pub struct WorkspaceLayout {
     pub gates: Region,
     /// Hidden states `[L][D][T+1][N][HC]`.
     pub h: Region,
-    /// Channels of an `h` row: `max(SIC, DHC)`.
+    /// Channels of an `h` row: `max(SIC, DIC)`.
     pub hc: usize,
     /// Cell states `[L][D][T+1][N][DHC]`.
     pub c: Region,
     /// `h_prev·U_o + b_u'` `[L][D][T][N][DHC]` (linear-before-reset cells; else empty).
     pub lbr: Region,
+    /// LSTMP: pre-projection hidden states `[L][D][T][N][DHC]` (else empty).
+    pub ht: Region,
     /// Total size in bytes.
     pub bytes: usize,
     t: usize,
@@ -49,7 +54,7 @@ impl WorkspaceLayout {
         let cells = p.l * p.d;
         let mut arena = Arena::new();
         let gates = arena.push(cells * p.t * p.n * p.g * p.dhc);
-        let hc = p.sic.max(p.dhc);
+        let hc = p.sic.max(p.dic);
         let h = arena.push(cells * (p.t + 1) * p.n * hc);
         let c = arena.push(if p.cell.has_c_state() {
             cells * (p.t + 1) * p.n * p.dhc
@@ -61,9 +66,15 @@ impl WorkspaceLayout {
         } else {
             0
         });
+        let ht = arena.push(if p.with_projection {
+            cells * p.t * p.n * p.dhc
+        } else {
+            0
+        });
         Self {
             gates,
             lbr,
+            ht,
             h,
             hc,
             c,
@@ -97,5 +108,10 @@ impl WorkspaceLayout {
     /// Index (in floats) of `lbr[l][d][s][n][0]`.
     pub fn lbr_index(&self, l: usize, d: usize, s: usize, n: usize) -> usize {
         (((l * self.d + d) * self.t + s) * self.n + n) * self.dhc
+    }
+
+    /// Index (in floats) of `ht[l][d][s][n][0]`.
+    pub fn ht_index(&self, l: usize, d: usize, s: usize, n: usize) -> usize {
+        self.lbr_index(l, d, s, n)
     }
 }

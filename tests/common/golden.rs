@@ -18,6 +18,7 @@
 //! cell lstm
 //! prop forward_inference
 //! direction <left2right|right2left|bidirectional_concat|bidirectional_sum>
+//! tparams <cscale> <scale 0> ... <scale G-1>     (test-mode cases only)
 //! dims L=1 D=1 T=5 N=3 SLC=5 SIC=4 DHC=4 DIC=4 G=4
 //! tensor <name> <ndims> <d0> <d1> ...
 //! <values, whitespace separated, any number per line>
@@ -50,6 +51,8 @@ pub struct GoldenCase {
     pub prop: String,
     /// `left2right`, `right2left`, `bidirectional_concat` or `bidirectional_sum`.
     pub direction: String,
+    /// Test mode (oneDNN's `rnn_tparams`): `[cscale, scale_0, …, scale_{G−1}]`.
+    pub tparams: Option<Vec<f32>>,
     /// Problem sizes by name: `L D T N SLC SIC DHC DIC G`.
     pub dims: BTreeMap<String, i64>,
     /// Tensors by name (`src_layer`, `src_iter`, `src_iter_c`, `weights_layer`,
@@ -138,6 +141,7 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
     let mut activation = None;
     let mut alpha = None;
     let mut direction = None;
+    let mut tparams: Option<Vec<f32>> = None;
     let mut dims: Option<BTreeMap<String, i64>> = None;
     let mut tensors: BTreeMap<String, (Vec<i64>, Vec<f32>)> = BTreeMap::new();
     let mut pending: Option<Pending> = None;
@@ -220,6 +224,23 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
             "activation" => set_once(&mut activation, "activation", &words, lineno)?,
             "alpha" => set_once(&mut alpha, "alpha", &words, lineno)?,
             "direction" => set_once(&mut direction, "direction", &words, lineno)?,
+            "tparams" => {
+                if tparams.is_some() {
+                    return Err(format!("line {}: duplicate `tparams`", lineno));
+                }
+                let v = words[1..]
+                    .iter()
+                    .map(|w| w.parse::<f32>())
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|_| format!("line {}: bad `tparams` value", lineno))?;
+                if v.len() < 2 {
+                    return Err(format!(
+                        "line {}: `tparams` needs cscale and scales",
+                        lineno
+                    ));
+                }
+                tparams = Some(v);
+            }
             "dims" => {
                 if dims.is_some() {
                     return Err(format!("line {}: duplicate `dims`", lineno));
@@ -310,6 +331,7 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
         alpha,
         prop: prop.ok_or("missing `prop` line")?,
         direction: direction.ok_or("missing `direction` line")?,
+        tparams,
         dims: dims.ok_or("missing `dims` line")?,
         tensors,
     })

@@ -4,11 +4,12 @@
 #![allow(dead_code)]
 
 use oxidnn::args;
-use oxidnn::attr::Attr;
+use oxidnn::attr::{Attr, RnnTestParams};
 use oxidnn::engine::Engine;
 use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
 use oxidnn::rnn::cells::vanilla::Activation;
+use oxidnn::rnn::cells::Linear;
 use oxidnn::rnn::reference::{self, RefInputs, RefOutputs, RefProblem};
 use oxidnn::rnn::{CellKind, RnnDesc, RnnPd};
 use oxidnn::types::{AlgKind, DataType, Direction, PropKind, ScratchpadMode};
@@ -26,6 +27,10 @@ pub const LDIGO: i32 = 6;
 pub const NTC: i32 = 16;
 /// `dnnl_ldgoi`.
 pub const LDGOI: i32 = 31;
+/// `dnnl_ldio` (= `ldnc`, `abcd`).
+pub const LDIO: i32 = 5;
+/// `dnnl_ldoi` (`abdc`).
+pub const LDOI: i32 = 20;
 
 /// Deterministic values in [−0.5, 0.5).
 pub fn fill(len: usize, seed: u64) -> Vec<f32> {
@@ -152,8 +157,17 @@ pub struct Case {
     pub n: usize,
     /// Input channels.
     pub slc: usize,
-    /// Hidden channels (SIC = DIC = DHC).
+    /// Hidden channels.
     pub dhc: usize,
+    /// Output state channels (SIC = DIC; DHC unless `projection`).
+    pub dic: usize,
+    /// LSTM: pass projection weights `[L][D][DHC][DIC]` (`any`, or `projection_tag`, following
+    /// `weights_any`).
+    pub projection: bool,
+    /// Plain projection weights tag when not `any` (ldio or ldoi).
+    pub projection_tag: i32,
+    /// Test mode (the `rnn_tparams` attribute): linear activations.
+    pub linear: Option<Linear>,
     /// Pass src_iter and src_iter_c.
     pub src_iter: bool,
     /// Pass the bias.
@@ -195,6 +209,10 @@ impl Case {
             n,
             slc,
             dhc,
+            dic: dhc,
+            projection: false,
+            projection_tag: LDIO,
+            linear: None,
             src_iter: true,
             bias: true,
             dst_iter: true,
@@ -207,6 +225,14 @@ impl Case {
             seed: 1,
             signed: false,
         }
+    }
+
+    /// The same case with projection weights to `dic` output channels (layers above the first
+    /// then take DIC inputs: set `slc = dic` for L > 1).
+    pub fn with_projection(mut self, dic: usize) -> Self {
+        self.projection = true;
+        self.dic = dic;
+        self
     }
 
     /// The same case for another cell.
@@ -240,9 +266,9 @@ impl Case {
     /// dst_layer channels.
     pub fn dlc(&self) -> usize {
         if self.direction == Direction::BidirectionalConcat {
-            2 * self.dhc
+            2 * self.dic
         } else {
-            self.dhc
+            self.dic
         }
     }
 
@@ -256,8 +282,11 @@ impl Case {
             t: self.t,
             n: self.n,
             slc: self.slc,
-            sic: self.dhc,
+            sic: self.dic,
             dhc: self.dhc,
+            dic: self.dic,
+            with_projection: self.projection,
+            linear: self.linear,
         }
     }
 }
@@ -281,6 +310,8 @@ pub struct Inputs {
     pub attention: Option<Vec<f32>>,
     /// LSTM peephole `[L][D][3][DHC]`.
     pub peephole: Option<Vec<f32>>,
+    /// LSTM projection `[L][D][DHC][DIC]`.
+    pub projection: Option<Vec<f32>>,
 }
 
 impl Inputs {
@@ -288,7 +319,7 @@ impl Inputs {
     /// pre-activation is O(1) (like benchdnn's fill, but with dense weights); or of both signs
     /// for `signed` cases.
     pub fn random(c: &Case) -> Self {
-        let (l, d, n, dhc, g) = (c.l, c.d(), c.n, c.dhc, c.g());
+        let (l, d, n, dhc, dic, g) = (c.l, c.d(), c.n, c.dhc, c.dic, c.g());
         let f = |len: usize, seed: u64, scale: f32| {
             if c.signed {
                 fill(len, c.seed * 16 + seed)
@@ -298,17 +329,49 @@ impl Inputs {
         };
         Self {
             src_layer: f(c.t * n * c.slc, 0, 1.0),
-            src_iter: c.src_iter.then(|| f(l * d * n * dhc, 1, 1.0)),
+            src_iter: c.src_iter.then(|| f(l * d * n * dic, 1, 1.0)),
             src_iter_c: (c.src_iter && c.cell.has_c_state()).then(|| f(l * d * n * dhc, 2, 1.0)),
             weights_layer: f(l * d * c.slc * g * dhc, 3, 1.0 / c.slc.max(1) as f32),
-            weights_iter: f(l * d * dhc * g * dhc, 4, 1.0 / dhc.max(1) as f32),
+            weights_iter: f(l * d * dic * g * dhc, 4, 1.0 / dic.max(1) as f32),
             bias: c.bias.then(|| f(l * d * c.cell.bias_gates() * dhc, 5, 0.5)),
             attention: c
                 .cell
                 .has_attention()
                 .then(|| fill_positive(c.t * n, c.seed * 16 + 6, 1.0)),
             peephole: c.peephole.then(|| f(l * d * 3 * dhc, 7, 0.5)),
+            projection: c
+                .projection
+                .then(|| f(l * d * dhc * dic, 8, 1.0 / dhc.max(1) as f32)),
         }
+    }
+
+    /// The same inputs with benchdnn's sparse weights: exactly one non-zero per output column
+    /// `(l, d, g, o)`, at input row `(19o + 7g + 11d + 13l) mod I`, value 1/G (projection: 1).
+    /// Every gate pre-activation is then one input value plus bias, so long linear chains (test
+    /// mode) stay within benchdnn's thresholds whatever the GEMM's summation order.
+    pub fn with_sparse_weights(mut self, c: &Case) -> Self {
+        let (l, d, dhc, g) = (c.l, c.d(), c.dhc, c.g());
+        let sparse = |k: usize, g: usize, o_n: usize, value: f32| {
+            let mut w = vec![0f32; l * d * k * g * o_n];
+            for li in 0..l {
+                for di in 0..d {
+                    for gi in 0..g {
+                        for o in 0..o_n {
+                            let i = (19 * o + 7 * gi + 11 * di + 13 * li) % k.max(1);
+                            w[((((li * d + di) * k + i) * g) + gi) * o_n + o] = value;
+                        }
+                    }
+                }
+            }
+            w
+        };
+        let inv_g = 1.0 / g as f32;
+        self.weights_layer = sparse(c.slc, g, dhc, inv_g);
+        self.weights_iter = sparse(c.dic, g, dhc, inv_g);
+        if self.projection.is_some() {
+            self.projection = Some(sparse(dhc, 1, c.dic, 1.0));
+        }
+        self
     }
 
     /// benchdnn's ReLU fill: the first batch row of `src_layer` and `src_iter` negated, and the
@@ -323,7 +386,7 @@ impl Inputs {
         if c.n > 0 {
             negate(&mut self.src_layer, c.n * c.slc, c.slc);
             if let Some(v) = self.src_iter.as_mut() {
-                negate(v, c.n * c.dhc, c.dhc);
+                negate(v, c.n * c.dic, c.dic);
             }
         }
         if let Some(b) = self.bias.as_mut() {
@@ -343,6 +406,7 @@ impl Inputs {
             bias: self.bias.as_deref(),
             attention: self.attention.as_deref(),
             peephole: self.peephole.as_deref(),
+            projection: self.projection.as_deref(),
         }
     }
 }
@@ -386,7 +450,7 @@ fn padded_md(dims: &[usize], tag: i32) -> MemoryDesc {
 
 /// Builds the pd of a case.
 pub fn make_pd(c: &Case) -> Result<RnnPd> {
-    let (l, d, n, dhc, g) = (c.l, c.d(), c.n, c.dhc, c.g());
+    let (l, d, n, dhc, dic, g) = (c.l, c.d(), c.n, c.dhc, c.dic, c.g());
     let lstm = c.cell.has_c_state();
     let data = |dims: &[usize], tag: i32| {
         if c.padded {
@@ -399,13 +463,14 @@ pub fn make_pd(c: &Case) -> Result<RnnPd> {
     let mut desc = RnnDesc::new(c.prop, c.alg(), c.direction)
         .with(args::SRC_LAYER, Some(&data(&[c.t, n, c.slc], c.layer_tag)))
         .with(args::WEIGHTS_LAYER, Some(&md(&[l, d, c.slc, g, dhc], wtag)))
-        .with(args::WEIGHTS_ITER, Some(&md(&[l, d, dhc, g, dhc], wtag)))
+        .with(args::WEIGHTS_ITER, Some(&md(&[l, d, dic, g, dhc], wtag)))
         .with(
             args::DST_LAYER,
             Some(&data(&[c.t, n, c.dlc()], c.layer_tag)),
         );
-    let state = data(&[l, d, n, dhc], LDNC);
-    let c_state = lstm.then_some(&state);
+    let state = data(&[l, d, n, dic], LDNC);
+    let cell_state = data(&[l, d, n, dhc], LDNC);
+    let c_state = lstm.then_some(&cell_state);
     if c.src_iter {
         desc = desc
             .with(args::SRC_ITER, Some(&state))
@@ -424,6 +489,10 @@ pub fn make_pd(c: &Case) -> Result<RnnPd> {
         let tag = if c.weights_any { ANY } else { LDNC };
         desc = desc.with(args::WEIGHTS_PEEPHOLE, Some(&md(&[l, d, 3, dhc], tag)));
     }
+    if c.projection {
+        let tag = if c.weights_any { ANY } else { c.projection_tag };
+        desc = desc.with(args::WEIGHTS_PROJECTION, Some(&md(&[l, d, dhc, dic], tag)));
+    }
     if c.cell.has_attention() {
         desc = desc.with(args::AUGRU_ATTENTION, Some(&data(&[c.t, n, 1], TNC)));
     }
@@ -437,6 +506,13 @@ pub fn make_pd(c: &Case) -> Result<RnnPd> {
     let mut attr = Attr::new();
     if c.user_scratchpad {
         attr.scratchpad_mode = ScratchpadMode::User;
+    }
+    if let Some(lin) = c.linear {
+        attr.rnn_tparams = RnnTestParams {
+            test_mode: true,
+            scales: lin.scales[..g].to_vec(),
+            cscale: lin.cscale,
+        };
     }
     let pd = RnnPd::new(Engine::cpu(), desc, &attr, None)?;
     match c.isa {
@@ -456,17 +532,23 @@ pub fn run_primitive(c: &Case, x: &Inputs) -> Outputs {
 pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
     let (l, d, dhc, g) = (c.l, c.d(), c.dhc, c.g());
     let arg = |a| pd.arg_md(a).expect("pd takes the argument").clone();
-    let src_layer = memory_with(&arg(args::SRC_LAYER), &x.src_layer);
-    let weights = |a: i32, v: &[f32], k: usize| {
+    // Weights given as `any` are reordered from their canonical plain layout.
+    let from_plain = |a: i32, v: &[f32], plain: &MemoryDesc| {
         let want = arg(a);
         if c.weights_any {
-            reorder_into(&memory_with(&md(&[l, d, k, g, dhc], LDIGO), v), &want)
+            reorder_into(&memory_with(plain, v), &want)
         } else {
             memory_with(&want, v)
         }
     };
+    let src_layer = memory_with(&arg(args::SRC_LAYER), &x.src_layer);
+    let weights = |a: i32, v: &[f32], k: usize| from_plain(a, v, &md(&[l, d, k, g, dhc], LDIGO));
     let wl = weights(args::WEIGHTS_LAYER, &x.weights_layer, c.slc);
-    let wi = weights(args::WEIGHTS_ITER, &x.weights_iter, dhc);
+    let wi = weights(args::WEIGHTS_ITER, &x.weights_iter, c.dic);
+    let wp = x
+        .projection
+        .as_ref()
+        .map(|v| from_plain(args::WEIGHTS_PROJECTION, v, &md(&[l, d, dhc, c.dic], LDIO)));
     let dst_layer = poisoned(&arg(args::DST_LAYER));
     let mut list: Vec<(i32, &Memory)> = vec![
         (args::SRC_LAYER, &src_layer),
@@ -486,6 +568,9 @@ pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
     .filter_map(|(a, v)| v.as_ref().map(|v| (a, memory_with(&arg(a), v))))
     .collect();
     list.extend(optional.iter().map(|(a, m)| (*a, m)));
+    if let Some(m) = &wp {
+        list.push((args::WEIGHTS_PROJECTION, m));
+    }
     let dst_iter = c.dst_iter.then(|| poisoned(&arg(args::DST_ITER)));
     let dst_iter_c = (c.dst_iter && c.cell.has_c_state()).then(|| poisoned(&arg(args::DST_ITER_C)));
     let ws_md = arg(args::WORKSPACE);
@@ -615,9 +700,25 @@ pub fn compare_scaled(
 
 /// Compares a run against the reference with benchdnn's rule; returns the reference outputs.
 pub fn check_against_reference(c: &Case, x: &Inputs, out: &Outputs) -> RefOutputs {
-    let r = reference::forward(&c.ref_problem(), &x.as_ref_inputs()).expect("reference");
+    // The reference problem as a driver builds it, from the pd (its attribute included).
+    let p = RefProblem::from_pd(&out.pd);
+    let g = c.g();
+    assert_eq!(
+        p.linear.map(|l| l.scales[..g].to_vec()),
+        c.linear.map(|l| l.scales[..g].to_vec())
+    );
+    assert_eq!(
+        RefProblem {
+            linear: c.linear,
+            ..p.clone()
+        },
+        c.ref_problem(),
+        "{c:?}: RefProblem::from_pd"
+    );
+    let r = reference::forward(&p, &x.as_ref_inputs()).expect("reference");
     let trh = cell_threshold(c.cell, c.dhc, c.direction, c.t);
-    let norm_ok = !(c.l == 1 && c.t == 1);
+    // benchdnn: no L2-norm fallback at L = T = 1 nor in test mode.
+    let norm_ok = !(c.l == 1 && c.t == 1) && c.linear.is_none();
     let cmp = |what: &str, got: &[f32], exp: &[f32]| {
         if c.signed {
             compare_scaled(what, got, exp, trh)

@@ -14,9 +14,14 @@
       max abs and max rel difference and the number of values that are not
       bitwise identical. Fails if the sets hold different cases/tensors/dims.
 
-LSTM semantics used by `ref` (oneDNN, vanilla LSTM, no peephole/projection):
+LSTM semantics used by `ref` (oneDNN, vanilla LSTM, optional peephole P and
+projection R):
   gates g = W_layer^T x_t + W_iter^T h_{t-1} + b, gate order i, f, c~, o
-  c_t = sigmoid(f) * c_{t-1} + sigmoid(i) * tanh(c~);  h_t = sigmoid(o) * tanh(c_t)
+  c_t = sigmoid(f + P_f c_{t-1}) * c_{t-1} + sigmoid(i + P_i c_{t-1}) * tanh(c~)
+  h_t = sigmoid(o + P_o c_t) * tanh(c_t), then with projection h_t = R^T h_t
+  (DIC channels; h_{t-1}, src_iter and dst_iter are DIC wide, c stays DHC)
+  Test-mode cases (a `tparams <cscale> <s_i> <s_f> <s_c~> <s_o>` line): the
+  activation of gate g is s_g*x and tanh(c_t) in h_t is cscale*c_t.
   right2left runs t = T-1 .. 0 and writes h_t at position t; layers are
   stacked per direction (layer l > 0 of direction d reads layer l-1 of the
   same direction, hence SLC == DHC whenever L > 1); dst_layer of the last
@@ -49,7 +54,7 @@ def gen_value(seed, i, scale):
 
 GEN = [("src_layer", 1, 2.0), ("src_iter", 2, 2.0), ("src_iter_c", 3, 2.0),
        ("weights_layer", 4, 1.0), ("weights_iter", 5, 1.0), ("bias", 6, 1.0),
-       ("weights_peephole", 7, 1.0)]
+       ("weights_peephole", 7, 1.0), ("weights_projection", 8, 1.0)]
 
 
 def parse(path):
@@ -69,6 +74,9 @@ def parse(path):
             elif w[0] == "dims":
                 g["dims"] = {k: int(v) for k, v in (x.split("=") for x in w[1:])}
                 cur = None
+            elif w[0] == "tparams":
+                g["tparams"] = [float(v) for v in w[1:]]
+                cur = None
             elif w[0] in ("case", "cell", "prop", "direction"):
                 g[w[0]] = w[1]
                 cur = None
@@ -87,16 +95,34 @@ def ref_lstm(g):
     """Naive float64 LSTM forward; returns {dst_layer, dst_iter, dst_iter_c}."""
     d = g["dims"]
     L, ND, T, N, SLC, DHC = d["L"], d["D"], d["T"], d["N"], d["SLC"], d["DHC"]
+    DIC = d.get("DIC", DHC)
     t = g["tensors"]
     x = t["src_layer"][1]
     wl, wi, b = t["weights_layer"][1], t["weights_iter"][1], t["bias"][1]
     peep = t["weights_peephole"][1] if "weights_peephole" in t else None
+    proj = t["weights_projection"][1] if "weights_projection" in t else None
+
+    lin = g.get("tparams")
+
+    def act(gi, x):  # the activation of gate gi (sigmoid, or tanh for c~)
+        if lin:
+            return lin[1 + gi] * x
+        return math.tanh(x) if gi == 2 else sigmoid(x)
+
+    def tanh_c(c):
+        return lin[0] * c if lin else math.tanh(c)
 
     def p(l, di, k, o):  # peephole weight of gate row k (i, f, o), or 0
         return peep[((l * ND + di) * 3 + k) * DHC + o] if peep else 0.0
 
-    def state(name, l, di, n, c):
-        return t[name][1][((l * ND + di) * N + n) * DHC + c] if name in t else 0.0
+    def project(l, di, ht):  # h~ (DHC) -> h (DIC), or h~ itself
+        if not proj:
+            return ht
+        base = (l * ND + di) * DHC * DIC
+        return [sum(ht[i] * proj[base + i * DIC + o] for i in range(DHC)) for o in range(DIC)]
+
+    def state(name, l, di, n, c, width):
+        return t[name][1][((l * ND + di) * N + n) * width + c] if name in t else 0.0
 
     reverse = {"left2right": [False], "right2left": [True],
                "bidirectional_concat": [False, True],
@@ -107,8 +133,9 @@ def ref_lstm(g):
                for tt in range(T)]
         ic = SLC
         for l in range(L):
-            h = [[state("src_iter", l, di, n, c) for c in range(DHC)] for n in range(N)]
-            cs = [[state("src_iter_c", l, di, n, c) for c in range(DHC)] for n in range(N)]
+            h = [[state("src_iter", l, di, n, c, DIC) for c in range(DIC)] for n in range(N)]
+            cs = [[state("src_iter_c", l, di, n, c, DHC) for c in range(DHC)]
+                  for n in range(N)]
             out = [None] * T
             for tt in (range(T - 1, -1, -1) if rev else range(T)):
                 nh, nc = [], []
@@ -120,20 +147,20 @@ def ref_lstm(g):
                             s = b[((l * ND + di) * 4 + gi) * DHC + o]
                             for i in range(ic):
                                 s += inp[tt][n][i] * wl[(((l * ND + di) * ic + i) * 4 + gi) * DHC + o]
-                            for i in range(DHC):
-                                s += h[n][i] * wi[(((l * ND + di) * DHC + i) * 4 + gi) * DHC + o]
+                            for i in range(DIC):
+                                s += h[n][i] * wi[(((l * ND + di) * DIC + i) * 4 + gi) * DHC + o]
                             row.append(s)
                         gates.append(row)
-                    c_new = [sigmoid(gates[1][o] + p(l, di, 1, o) * cs[n][o]) * cs[n][o]
-                             + sigmoid(gates[0][o] + p(l, di, 0, o) * cs[n][o])
-                             * math.tanh(gates[2][o]) for o in range(DHC)]
-                    nh.append([sigmoid(gates[3][o] + p(l, di, 2, o) * c_new[o])
-                               * math.tanh(c_new[o]) for o in range(DHC)])
+                    c_new = [act(1, gates[1][o] + p(l, di, 1, o) * cs[n][o]) * cs[n][o]
+                             + act(0, gates[0][o] + p(l, di, 0, o) * cs[n][o])
+                             * act(2, gates[2][o]) for o in range(DHC)]
+                    nh.append(project(l, di, [act(3, gates[3][o] + p(l, di, 2, o) * c_new[o])
+                                              * tanh_c(c_new[o]) for o in range(DHC)]))
                     nc.append(c_new)
                 h, cs = nh, nc
                 out[tt] = h
             h_last[(l, di)], c_last[(l, di)] = h, cs
-            inp, ic = out, DHC
+            inp, ic = out, DIC
         outs.append(inp)
 
     dst_layer = []
@@ -145,10 +172,12 @@ def ref_lstm(g):
                 dst_layer += [p + q for p, q in zip(outs[0][tt][n], outs[1][tt][n])]
             else:
                 dst_layer += outs[0][tt][n]
-    idx = [(l, di, n, c) for l in range(L) for di in range(ND) for n in range(N) for c in range(DHC)]
+    def idx(width):
+        return [(l, di, n, c) for l in range(L) for di in range(ND) for n in range(N)
+                for c in range(width)]
     return {"dst_layer": dst_layer,
-            "dst_iter": [h_last[(l, di)][n][c] for l, di, n, c in idx],
-            "dst_iter_c": [c_last[(l, di)][n][c] for l, di, n, c in idx]}
+            "dst_iter": [h_last[(l, di)][n][c] for l, di, n, c in idx(DIC)],
+            "dst_iter_c": [c_last[(l, di)][n][c] for l, di, n, c in idx(DHC)]}
 
 
 def golden_files(dirname):

@@ -16,10 +16,14 @@
  * 5, bias 6); AUGRU's attention {T, N, 1} (tnc) is gen_value(7, i, 1) + 0.5,
  * in [0, 1). Bias has G rows, G + 1 for the linear-before-reset cells.
  *
+ * Test-mode cases (`_linear`): every cell (the vanilla RNN with tanh), left2right
+ * L = 1 and, except AUGRU, bidirectional_sum L = 2, T = 5, with oneDNN's hidden
+ * rnn_tparams attribute (golden_common.h).
+ *
  * File format: that of tests/goldens/README.md, with `cell vanilla_rnn|gru|
  * lbr_gru|augru|lbr_augru`, for the vanilla RNN two more lines
- * `activation relu|tanh|logistic` and `alpha <%.9g>`, and for AUGRU the
- * tensor `attention`.
+ * `activation relu|tanh|logistic` and `alpha <%.9g>`, for AUGRU the
+ * tensor `attention`, and for test-mode cases `tparams <cscale> <scales...>`.
  */
 #include <math.h>
 #include <stdint.h>
@@ -50,6 +54,7 @@ typedef struct {
     float alpha;
     dnnl_rnn_direction_t dir;
     int L, T;
+    int linear; /* test mode */
     tensor_t t[T_COUNT];
     int present[T_COUNT];
 } cells_case_t;
@@ -60,7 +65,7 @@ static const_dnnl_memory_desc_t md_or_null(const cells_case_t *c, int k) {
 
 static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
         const cells_case_t *c, const_dnnl_memory_desc_t wl,
-        const_dnnl_memory_desc_t wi) {
+        const_dnnl_memory_desc_t wi, const_dnnl_primitive_attr_t attr) {
     const dnnl_prop_kind_t prop = dnnl_forward_inference;
     const_dnnl_memory_desc_t sl = c->t[T_SRC_LAYER].md, si = md_or_null(c, T_SRC_ITER),
             b = c->t[T_BIAS].md, dl = c->t[T_DST_LAYER].md,
@@ -69,21 +74,21 @@ static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
         case C_RNN:
             return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, prop,
                     c->act, c->dir, sl, si, wl, wi, b, dl, di,
-                    dnnl_rnn_flags_undef, c->alpha, 0.0f, NULL);
+                    dnnl_rnn_flags_undef, c->alpha, 0.0f, attr);
         case C_GRU:
             return dnnl_gru_forward_primitive_desc_create(pd, eng, prop, c->dir,
-                    sl, si, wl, wi, b, dl, di, dnnl_rnn_flags_undef, NULL);
+                    sl, si, wl, wi, b, dl, di, dnnl_rnn_flags_undef, attr);
         case C_LBR_GRU:
             return dnnl_lbr_gru_forward_primitive_desc_create(pd, eng, prop,
-                    c->dir, sl, si, wl, wi, b, dl, di, dnnl_rnn_flags_undef, NULL);
+                    c->dir, sl, si, wl, wi, b, dl, di, dnnl_rnn_flags_undef, attr);
         case C_AUGRU:
             return dnnl_augru_forward_primitive_desc_create(pd, eng, prop,
                     c->dir, sl, si, att, wl, wi, b, dl, di,
-                    dnnl_rnn_flags_undef, NULL);
+                    dnnl_rnn_flags_undef, attr);
         case C_LBR_AUGRU:
             return dnnl_lbr_augru_forward_primitive_desc_create(pd, eng, prop,
                     c->dir, sl, si, att, wl, wi, b, dl, di,
-                    dnnl_rnn_flags_undef, NULL);
+                    dnnl_rnn_flags_undef, attr);
     }
     return dnnl_invalid_arguments;
 }
@@ -103,12 +108,12 @@ static void run_case(cells_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     const int att = c->cell == C_AUGRU || c->cell == C_LBR_AUGRU;
 
     char name[128];
-    snprintf(name, sizeof(name), "%s%s_%s_l%d_t%d", cell_short[c->cell],
+    snprintf(name, sizeof(name), "%s%s_%s_l%d_t%d%s", cell_short[c->cell],
             c->cell == C_RNN ? act_name(c->act) : "",
             c->dir == dnnl_unidirectional_left2right ? "l2r"
             : c->dir == dnnl_unidirectional_right2left ? "r2l"
             : c->dir == dnnl_bidirectional_concat ? "bicat" : "bisum",
-            c->L, c->T);
+            c->L, c->T, c->linear ? "_linear" : "");
     {
         const int64_t d_sl[] = {T, N, SLC}, d_st[] = {L, D, N, DHC},
                       d_att[] = {T, N, 1}, d_wl[] = {L, D, SLC, G, DHC},
@@ -137,7 +142,9 @@ static void run_case(cells_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     CHECK(dnnl_memory_desc_create_with_tag(&wl_any, 5, c->t[T_WEI_LAYER].dims, dnnl_f32, dnnl_format_tag_any));
     CHECK(dnnl_memory_desc_create_with_tag(&wi_any, 5, c->t[T_WEI_ITER].dims, dnnl_f32, dnnl_format_tag_any));
     dnnl_primitive_desc_t pd = NULL;
-    dnnl_status_t st = create_pd(&pd, eng, c, wl_any, wi_any);
+    dnnl_primitive_attr_t attr = test_mode_attr(c->linear, (int)G);
+    dnnl_status_t st = create_pd(&pd, eng, c, wl_any, wi_any, attr);
+    if (attr) CHECK(dnnl_primitive_attr_destroy(attr));
     if (st != dnnl_success) {
         fprintf(stderr, "%s: not accepted: status %d (%s)\n", name, (int)st, status_str(st));
     } else {
@@ -161,6 +168,7 @@ static void run_case(cells_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
         if (c->cell == C_RNN)
             fprintf(f, "activation %s\nalpha %.9g\n", act_name(c->act), (double)c->alpha);
         fprintf(f, "prop forward_inference\ndirection %s\n", dir_name(c->dir));
+        if (c->linear) write_tparams(f, (int)G);
         fprintf(f, "dims L=%lld D=%lld T=%lld N=%lld SLC=%lld SIC=%lld DHC=%lld DIC=%lld G=%lld\n",
                 (long long)L, (long long)D, (long long)T, (long long)N, (long long)SLC,
                 (long long)SIC, (long long)DHC, (long long)DHC, (long long)G);
@@ -198,6 +206,20 @@ int main(int argc, char **argv) {
                         c.T = T;
                         run_case(&c, eng, strm, argv[1], version);
                     }
+    /* test mode: left2right L = 1 and bidirectional_sum L = 2 (AUGRU: l2r only) */
+    for (int cell = C_RNN; cell <= C_LBR_AUGRU; ++cell)
+        for (int d = 0; d < 2; ++d) {
+            cells_case_t c;
+            memset(&c, 0, sizeof(c));
+            c.cell = (cell_t)cell;
+            c.act = dnnl_eltwise_tanh;
+            c.dir = d == 0 ? dnnl_unidirectional_left2right : dnnl_bidirectional_sum;
+            c.L = 1 + d;
+            c.T = 5;
+            c.linear = 1;
+            if (d == 1 && (cell == C_AUGRU || cell == C_LBR_AUGRU)) continue;
+            run_case(&c, eng, strm, argv[1], version);
+        }
     CHECK(dnnl_stream_destroy(strm));
     CHECK(dnnl_engine_destroy(eng));
     return 0;

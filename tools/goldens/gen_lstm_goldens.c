@@ -35,6 +35,12 @@
  *   scale: 2.0 for src_layer / src_iter / src_iter_c, 1.0 for weights / bias.
  * Cases flagged `zero_bias` use an all-zero bias instead. Cases flagged
  * `peephole` also pass weights_peephole {L, D, 3, DHC} (ldgo; seed 7, scale 1.0).
+ * Cases with a projection size DIC > 0 (LSTMP) also pass weights_projection
+ * {L, D, DHC, DIC} (ldio; seed 8, scale 1.0; `any` in the first run, like the
+ * other weights); then SIC = DIC, src_iter/dst_iter are {L, D, N, DIC}, the
+ * cell states stay {L, D, N, DHC} and dst_layer has DIC (concat: 2·DIC)
+ * channels. Cases flagged `linear` run in test mode (oneDNN's hidden
+ * rnn_tparams attribute, see golden_common.h) and write a `tparams` line.
  *
  * Output file format (text; floats printed with "%.9g", which round-trips
  * an IEEE binary32 value exactly):
@@ -44,6 +50,7 @@
  *   cell lstm
  *   prop forward_inference
  *   direction <left2right|right2left|bidirectional_concat|bidirectional_sum>
+ *   tparams <cscale> <scale i> <scale f> <scale c~> <scale o>   (linear cases only)
  *   dims L=.. D=.. T=.. N=.. SLC=.. SIC=.. DHC=.. DIC=.. G=4
  *   tensor <name> <ndims> <d0> <d1> ...
  *   <values, whitespace separated>
@@ -76,72 +83,101 @@ typedef struct {
     int dst_iter; /* request dst_iter + dst_iter_c */
     int zero_bias;
     int peephole; /* provide weights_peephole {L, D, 3, DHC} (ldgo) */
+    int DIC;      /* > 0: provide weights_projection {L, D, DHC, DIC} (ldio) */
+    int linear;   /* test mode: the rnn_tparams attribute (golden_common.h) */
 } lstm_case_t;
 
 static const lstm_case_t cases[] = {
-    /* name                                  dir                            L  T  N SLC DHC si di zb pp */
-    {"l2r_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 0},
-    {"l2r_l1_t1_n1_slc4_dhc4_noiter",        dnnl_unidirectional_left2right, 1, 1, 1, 4, 4, 0, 0, 0, 0},
-    {"l2r_l1_t7_n13_slc8_dhc6_srciter",      dnnl_unidirectional_left2right, 1, 7, 13, 8, 6, 1, 0, 0, 0},
-    {"l2r_l1_t5_n3_slc5_dhc4_iter_zerobias", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 1, 0},
-    {"l2r_l2_t7_n3_slc4_dhc4_iter",          dnnl_unidirectional_left2right, 2, 7, 3, 4, 4, 1, 1, 0, 0},
-    {"l2r_l3_t5_n13_slc4_dhc4_dstiter",      dnnl_unidirectional_left2right, 3, 5, 13, 4, 4, 0, 1, 0, 0},
-    {"r2l_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_right2left, 1, 5, 3, 5, 4, 1, 1, 0, 0},
-    {"r2l_l2_t7_n1_slc3_dhc3_srciter",       dnnl_unidirectional_right2left, 2, 7, 1, 3, 3, 1, 0, 0, 0},
-    {"bicat_l1_t5_n3_slc5_dhc4_iter",        dnnl_bidirectional_concat,      1, 5, 3, 5, 4, 1, 1, 0, 0},
-    {"bicat_l2_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 0},
-    {"bicat_l3_t1_n1_slc2_dhc2_dstiter",     dnnl_bidirectional_concat,      3, 1, 1, 2, 2, 0, 1, 0, 0},
-    {"bisum_l1_t7_n13_slc5_dhc4_noiter",     dnnl_bidirectional_sum,         1, 7, 13, 5, 4, 0, 0, 0, 0},
-    {"bisum_l3_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_sum,         3, 5, 3, 4, 4, 1, 1, 0, 0},
-    {"l2r_l1_t5_n3_slc5_dhc4_peephole",      dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1},
-    {"r2l_l2_t1_n1_slc4_dhc4_peephole",      dnnl_unidirectional_right2left, 2, 1, 1, 4, 4, 0, 1, 0, 1},
-    {"bicat_l2_t5_n3_slc4_dhc4_peephole",    dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 1},
-    {"bisum_l1_t5_n13_slc5_dhc4_peephole",   dnnl_bidirectional_sum,         1, 5, 13, 5, 4, 1, 0, 0, 1},
+    /* name                                  dir                            L  T  N SLC DHC si di zb pp DIC lin */
+    {"l2r_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 0, 0, 0},
+    {"l2r_l1_t1_n1_slc4_dhc4_noiter",        dnnl_unidirectional_left2right, 1, 1, 1, 4, 4, 0, 0, 0, 0, 0, 0},
+    {"l2r_l1_t7_n13_slc8_dhc6_srciter",      dnnl_unidirectional_left2right, 1, 7, 13, 8, 6, 1, 0, 0, 0, 0, 0},
+    {"l2r_l1_t5_n3_slc5_dhc4_iter_zerobias", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 1, 0, 0, 0},
+    {"l2r_l2_t7_n3_slc4_dhc4_iter",          dnnl_unidirectional_left2right, 2, 7, 3, 4, 4, 1, 1, 0, 0, 0, 0},
+    {"l2r_l3_t5_n13_slc4_dhc4_dstiter",      dnnl_unidirectional_left2right, 3, 5, 13, 4, 4, 0, 1, 0, 0, 0, 0},
+    {"r2l_l1_t5_n3_slc5_dhc4_iter",          dnnl_unidirectional_right2left, 1, 5, 3, 5, 4, 1, 1, 0, 0, 0, 0},
+    {"r2l_l2_t7_n1_slc3_dhc3_srciter",       dnnl_unidirectional_right2left, 2, 7, 1, 3, 3, 1, 0, 0, 0, 0, 0},
+    {"bicat_l1_t5_n3_slc5_dhc4_iter",        dnnl_bidirectional_concat,      1, 5, 3, 5, 4, 1, 1, 0, 0, 0, 0},
+    {"bicat_l2_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 0, 0, 0},
+    {"bicat_l3_t1_n1_slc2_dhc2_dstiter",     dnnl_bidirectional_concat,      3, 1, 1, 2, 2, 0, 1, 0, 0, 0, 0},
+    {"bisum_l1_t7_n13_slc5_dhc4_noiter",     dnnl_bidirectional_sum,         1, 7, 13, 5, 4, 0, 0, 0, 0, 0, 0},
+    {"bisum_l3_t5_n3_slc4_dhc4_iter",        dnnl_bidirectional_sum,         3, 5, 3, 4, 4, 1, 1, 0, 0, 0, 0},
+    {"l2r_l1_t5_n3_slc5_dhc4_peephole",      dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1, 0, 0},
+    {"r2l_l2_t1_n1_slc4_dhc4_peephole",      dnnl_unidirectional_right2left, 2, 1, 1, 4, 4, 0, 1, 0, 1, 0, 0},
+    {"bicat_l2_t5_n3_slc4_dhc4_peephole",    dnnl_bidirectional_concat,      2, 5, 3, 4, 4, 1, 1, 0, 1, 0, 0},
+    {"bisum_l1_t5_n13_slc5_dhc4_peephole",   dnnl_bidirectional_sum,         1, 5, 13, 5, 4, 1, 0, 0, 1, 0, 0},
+    /* LSTMP: every direction, L 1 and 2, T 1 and 5, with and without peephole,
+     * DIC < DHC and DIC > DHC; L = 2 needs SLC = DIC. */
+    /* name                                  dir                            L  T  N SLC DHC si di zb pp DIC lin */
+    {"proj_l2r_l1_t1_n2_slc5_dhc6_dic3",     dnnl_unidirectional_left2right, 1, 1, 2, 5, 6, 1, 1, 0, 0, 3, 0},
+    {"proj_l2r_l1_t5_n3_slc5_dhc4_dic6_peephole", dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1, 6, 0},
+    {"proj_l2r_l2_t5_n3_slc3_dhc6_dic3",     dnnl_unidirectional_left2right, 2, 5, 3, 3, 6, 1, 1, 0, 0, 3, 0},
+    {"proj_l2r_l2_t1_n1_slc5_dhc4_dic5_peephole", dnnl_unidirectional_left2right, 2, 1, 1, 5, 4, 0, 1, 0, 1, 5, 0},
+    {"proj_r2l_l1_t5_n3_slc5_dhc6_dic4",     dnnl_unidirectional_right2left, 1, 5, 3, 5, 6, 1, 1, 0, 0, 4, 0},
+    {"proj_r2l_l2_t5_n2_slc7_dhc5_dic7_peephole", dnnl_unidirectional_right2left, 2, 5, 2, 7, 5, 1, 1, 0, 1, 7, 0},
+    {"proj_r2l_l1_t1_n3_slc4_dhc4_dic2_peephole", dnnl_unidirectional_right2left, 1, 1, 3, 4, 4, 1, 1, 0, 1, 2, 0},
+    {"proj_bicat_l1_t5_n3_slc5_dhc6_dic3_peephole", dnnl_bidirectional_concat,      1, 5, 3, 5, 6, 1, 1, 0, 1, 3, 0},
+    {"proj_bicat_l2_t5_n3_slc4_dhc3_dic4",   dnnl_bidirectional_concat,      2, 5, 3, 4, 3, 1, 1, 0, 0, 4, 0},
+    {"proj_bicat_l2_t1_n2_slc3_dhc5_dic3",   dnnl_bidirectional_concat,      2, 1, 2, 3, 5, 0, 1, 0, 0, 3, 0},
+    {"proj_bisum_l1_t5_n13_slc5_dhc4_dic3",  dnnl_bidirectional_sum,         1, 5, 13, 5, 4, 0, 1, 0, 0, 3, 0},
+    {"proj_bisum_l2_t5_n3_slc6_dhc4_dic6_peephole", dnnl_bidirectional_sum,         2, 5, 3, 6, 4, 1, 1, 0, 1, 6, 0},
+    {"proj_bisum_l1_t1_n1_slc4_dhc5_dic2",   dnnl_bidirectional_sum,         1, 1, 1, 4, 5, 1, 0, 0, 0, 2, 0},
+    /* test mode (linear activations) */
+    /* name                                  dir                            L  T  N SLC DHC si di zb pp DIC lin */
+    {"lin_l2r_l1_t5_n3_slc5_dhc4_peephole",  dnnl_unidirectional_left2right, 1, 5, 3, 5, 4, 1, 1, 0, 1, 0, 1},
+    {"lin_r2l_l2_t5_n2_slc3_dhc4_dic3",      dnnl_unidirectional_right2left, 2, 5, 2, 3, 4, 1, 1, 0, 0, 3, 1},
+    {"lin_bisum_l2_t5_n3_slc5_dhc6_dic5_peephole", dnnl_bidirectional_sum,         2, 5, 3, 5, 6, 1, 1, 0, 1, 5, 1},
+    {"lin_bicat_l1_t1_n2_slc4_dhc4",         dnnl_bidirectional_concat,      1, 1, 2, 4, 4, 1, 1, 0, 0, 0, 1},
 };
 
 /* ------------------------------------------------------------------------ */
 
 enum {
-    T_SRC_LAYER, T_SRC_ITER, T_SRC_ITER_C, T_WEI_LAYER, T_WEI_ITER, T_WEI_PEEPHOLE, T_BIAS,
-    T_DST_LAYER, T_DST_ITER, T_DST_ITER_C, T_COUNT
+    T_SRC_LAYER, T_SRC_ITER, T_SRC_ITER_C, T_WEI_LAYER, T_WEI_ITER, T_WEI_PEEPHOLE,
+    T_WEI_PROJECTION, T_BIAS, T_DST_LAYER, T_DST_ITER, T_DST_ITER_C, T_COUNT
 };
 
 static const int t_arg[T_COUNT] = {DNNL_ARG_SRC_LAYER, DNNL_ARG_SRC_ITER,
         DNNL_ARG_SRC_ITER_C, DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER,
-        DNNL_ARG_WEIGHTS_PEEPHOLE, DNNL_ARG_BIAS, DNNL_ARG_DST_LAYER, DNNL_ARG_DST_ITER,
-        DNNL_ARG_DST_ITER_C};
+        DNNL_ARG_WEIGHTS_PEEPHOLE, DNNL_ARG_WEIGHTS_PROJECTION, DNNL_ARG_BIAS,
+        DNNL_ARG_DST_LAYER, DNNL_ARG_DST_ITER, DNNL_ARG_DST_ITER_C};
 
 typedef struct {
     tensor_t t[T_COUNT];
     int present[T_COUNT];
 } lstm_tensors_t;
 
-/* Creates the LSTM forward-inference pd; weights_md_layer/iter may be the
- * plain user mds or `any` mds. Returns the status (does not exit). */
+/* Creates the LSTM forward-inference pd; the weights mds wl/wi/wp may be the
+ * plain user mds or `any` mds (wp: NULL without projection). Returns the
+ * status (does not exit). */
 static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
         const lstm_case_t *c, const lstm_tensors_t *lt,
-        const_dnnl_memory_desc_t wl, const_dnnl_memory_desc_t wi) {
+        const_dnnl_memory_desc_t wl, const_dnnl_memory_desc_t wi,
+        const_dnnl_memory_desc_t wp) {
     const tensor_t *t = lt->t;
-    return dnnl_lstm_forward_primitive_desc_create(pd, eng,
+    dnnl_primitive_attr_t attr = test_mode_attr(c->linear, 4);
+    dnnl_status_t st = dnnl_lstm_forward_primitive_desc_create(pd, eng,
             dnnl_forward_inference, c->dir, t[T_SRC_LAYER].md,
             lt->present[T_SRC_ITER] ? t[T_SRC_ITER].md : NULL,
             lt->present[T_SRC_ITER_C] ? t[T_SRC_ITER_C].md : NULL, wl, wi,
-            lt->present[T_WEI_PEEPHOLE] ? t[T_WEI_PEEPHOLE].md : NULL, NULL,
+            lt->present[T_WEI_PEEPHOLE] ? t[T_WEI_PEEPHOLE].md : NULL, wp,
             t[T_BIAS].md, t[T_DST_LAYER].md,
             lt->present[T_DST_ITER] ? t[T_DST_ITER].md : NULL,
             lt->present[T_DST_ITER_C] ? t[T_DST_ITER_C].md : NULL,
-            dnnl_rnn_flags_undef, NULL);
+            dnnl_rnn_flags_undef, attr);
+    if (attr) CHECK(dnnl_primitive_attr_destroy(attr));
+    return st;
 }
 
 static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
         dnnl_stream_t strm, const char *out_dir, const char *version) {
     const int64_t L = c->L, T = c->T, N = c->N, SLC = c->SLC, DHC = c->DHC;
-    const int64_t SIC = DHC, G = 4;
+    const int64_t DIC = c->DIC > 0 ? c->DIC : DHC, SIC = DIC, G = 4;
     const int64_t D = (c->dir == dnnl_bidirectional_concat
                               || c->dir == dnnl_bidirectional_sum)
             ? 2
             : 1;
-    const int64_t DLC = c->dir == dnnl_bidirectional_concat ? 2 * DHC : DHC;
+    const int64_t DLC = c->dir == dnnl_bidirectional_concat ? 2 * DIC : DIC;
 
     fprintf(stderr, "case %s\n", c->name);
 
@@ -149,29 +185,34 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
     memset(&lt, 0, sizeof(lt));
     {
         const int64_t d_src_layer[] = {T, N, SLC};
-        const int64_t d_state[] = {L, D, N, DHC};
+        const int64_t d_state[] = {L, D, N, DIC};
+        const int64_t d_cstate[] = {L, D, N, DHC};
         const int64_t d_wl[] = {L, D, SLC, G, DHC};
         const int64_t d_wi[] = {L, D, SIC, G, DHC};
         const int64_t d_bias[] = {L, D, G, DHC};
         const int64_t d_peep[] = {L, D, 3, DHC};
+        const int64_t d_proj[] = {L, D, DHC, DIC};
         const int64_t d_dst_layer[] = {T, N, DLC};
         tensor_init(&lt.t[T_SRC_LAYER], "src_layer", 3, d_src_layer, dnnl_tnc, eng);
         tensor_init(&lt.t[T_SRC_ITER], "src_iter", 4, d_state, dnnl_ldnc, eng);
-        tensor_init(&lt.t[T_SRC_ITER_C], "src_iter_c", 4, d_state, dnnl_ldnc, eng);
+        tensor_init(&lt.t[T_SRC_ITER_C], "src_iter_c", 4, d_cstate, dnnl_ldnc, eng);
         tensor_init(&lt.t[T_WEI_LAYER], "weights_layer", 5, d_wl, dnnl_ldigo, eng);
         tensor_init(&lt.t[T_WEI_ITER], "weights_iter", 5, d_wi, dnnl_ldigo, eng);
         tensor_init(&lt.t[T_WEI_PEEPHOLE], "weights_peephole", 4, d_peep, dnnl_ldgo, eng);
+        tensor_init(&lt.t[T_WEI_PROJECTION], "weights_projection", 4, d_proj, dnnl_ldio, eng);
         tensor_init(&lt.t[T_BIAS], "bias", 4, d_bias, dnnl_ldgo, eng);
         tensor_init(&lt.t[T_DST_LAYER], "dst_layer", 3, d_dst_layer, dnnl_tnc, eng);
         tensor_init(&lt.t[T_DST_ITER], "dst_iter", 4, d_state, dnnl_ldnc, eng);
-        tensor_init(&lt.t[T_DST_ITER_C], "dst_iter_c", 4, d_state, dnnl_ldnc, eng);
+        tensor_init(&lt.t[T_DST_ITER_C], "dst_iter_c", 4, d_cstate, dnnl_ldnc, eng);
     }
     lt.present[T_SRC_LAYER] = lt.present[T_WEI_LAYER] = lt.present[T_WEI_ITER]
             = lt.present[T_BIAS] = lt.present[T_DST_LAYER] = 1;
     lt.present[T_SRC_ITER] = lt.present[T_SRC_ITER_C] = c->src_iter;
     lt.present[T_DST_ITER] = lt.present[T_DST_ITER_C] = c->dst_iter;
     lt.present[T_WEI_PEEPHOLE] = c->peephole;
+    lt.present[T_WEI_PROJECTION] = c->DIC > 0;
     gen_fill(lt.t[T_WEI_PEEPHOLE].host, lt.t[T_WEI_PEEPHOLE].nelems, 7, 1.0f);
+    gen_fill(lt.t[T_WEI_PROJECTION].host, lt.t[T_WEI_PROJECTION].nelems, 8, 1.0f);
 
     gen_fill(lt.t[T_SRC_LAYER].host, lt.t[T_SRC_LAYER].nelems, 1, 2.0f);
     gen_fill(lt.t[T_SRC_ITER].host, lt.t[T_SRC_ITER].nelems, 2, 2.0f);
@@ -189,17 +230,21 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
     }
 
     /* run 1: weights as `any`, reordered from ldigo (the golden) */
-    dnnl_memory_desc_t wl_any = NULL, wi_any = NULL;
+    dnnl_memory_desc_t wl_any = NULL, wi_any = NULL, wp_any = NULL;
     CHECK(dnnl_memory_desc_create_with_tag(&wl_any, 5,
             lt.t[T_WEI_LAYER].dims, dnnl_f32, dnnl_format_tag_any));
     CHECK(dnnl_memory_desc_create_with_tag(&wi_any, 5,
             lt.t[T_WEI_ITER].dims, dnnl_f32, dnnl_format_tag_any));
+    CHECK(dnnl_memory_desc_create_with_tag(&wp_any, 4,
+            lt.t[T_WEI_PROJECTION].dims, dnnl_f32, dnnl_format_tag_any));
+    const int proj = lt.present[T_WEI_PROJECTION];
     dnnl_primitive_desc_t pd = NULL;
-    CHECK(create_pd(&pd, eng, c, &lt, wl_any, wi_any));
+    CHECK(create_pd(&pd, eng, c, &lt, wl_any, wi_any, proj ? wp_any : NULL));
     run_pd(pd, eng, strm, lt.t, lt.present, t_arg, T_COUNT, T_DST_LAYER, out_any, 1);
     CHECK(dnnl_primitive_desc_destroy(pd));
     CHECK(dnnl_memory_desc_destroy(wl_any));
     CHECK(dnnl_memory_desc_destroy(wi_any));
+    CHECK(dnnl_memory_desc_destroy(wp_any));
 
     for (int k = T_DST_LAYER; k < T_COUNT; ++k) {
         if (!lt.present[k]) continue;
@@ -210,8 +255,8 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
 
     /* run 2: plain ldigo weights given to the pd directly (if accepted) */
     pd = NULL;
-    dnnl_status_t st = create_pd(
-            &pd, eng, c, &lt, lt.t[T_WEI_LAYER].md, lt.t[T_WEI_ITER].md);
+    dnnl_status_t st = create_pd(&pd, eng, c, &lt, lt.t[T_WEI_LAYER].md,
+            lt.t[T_WEI_ITER].md, proj ? lt.t[T_WEI_PROJECTION].md : NULL);
     if (st == dnnl_success) {
         run_pd(pd, eng, strm, lt.t, lt.present, t_arg, T_COUNT, T_DST_LAYER, out_plain, 0);
         CHECK(dnnl_primitive_desc_destroy(pd));
@@ -249,9 +294,10 @@ static int run_case(const lstm_case_t *c, dnnl_engine_t eng,
     fprintf(f, "cell lstm\n");
     fprintf(f, "prop forward_inference\n");
     fprintf(f, "direction %s\n", dir_name(c->dir));
+    if (c->linear) write_tparams(f, 4);
     fprintf(f, "dims L=%lld D=%lld T=%lld N=%lld SLC=%lld SIC=%lld DHC=%lld DIC=%lld G=%lld\n",
             (long long)L, (long long)D, (long long)T, (long long)N,
-            (long long)SLC, (long long)SIC, (long long)DHC, (long long)DHC,
+            (long long)SLC, (long long)SIC, (long long)DHC, (long long)DIC,
             (long long)G);
     for (int k = 0; k < T_COUNT; ++k) {
         if (!lt.present[k]) continue;

@@ -8,6 +8,7 @@
 #define OXIDNN_GOLDEN_COMMON_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,10 +209,11 @@ static void run_pd(const_dnnl_primitive_desc_t pd, dnnl_engine_t eng,
             int owned = 0;
             m = reorder_to(eng, strm, &t[k], want, &owned);
             if (owned) owned_mem[nowned++] = m;
-            if (verbose && (arg[k] == DNNL_ARG_WEIGHTS_LAYER || arg[k] == DNNL_ARG_WEIGHTS_ITER))
+            if (verbose && (arg[k] == DNNL_ARG_WEIGHTS_LAYER || arg[k] == DNNL_ARG_WEIGHTS_ITER
+                                || arg[k] == DNNL_ARG_WEIGHTS_PROJECTION))
                 fprintf(stderr, "    %s: pd wants %s layout%s\n", t[k].name,
                         format_kind_name(want),
-                        owned ? " (reordered from ldigo)" : " (= ldigo)");
+                        owned ? " (reordered from plain)" : " (= plain)");
         }
         args[nargs].arg = arg[k];
         args[nargs].memory = m;
@@ -244,6 +246,38 @@ static void golden_setup(int argc, char **argv, char *version, size_t n,
     fprintf(stderr, "oneDNN %s (hash %s)\n", version, v->hash ? v->hash : "?");
     CHECK(dnnl_engine_create(eng, dnnl_cpu, 0));
     CHECK(dnnl_stream_create(strm, *eng, dnnl_stream_default_flags));
+}
+
+/* ------------------------------------------------------------------------ */
+/* test mode (oneDNN's hidden rnn_tparams attribute, benchdnn --skip-nonlinear) */
+
+/* oneDNN exports the setter under its C++ name only (declared without
+ * extern "C", in no public header): bound here through an assembler label
+ * (x86-64 Linux, where dnnl_dim_t is long). */
+extern dnnl_status_t golden_set_rnn_tparams(dnnl_primitive_attr_t attr,
+        bool mode, dnnl_dim_t ngates, const float *scales, float cscale)
+        __asm__("_Z35dnnl_primitive_attr_set_rnn_tparamsP19dnnl_primitive_attrblPKff");
+
+/* The test-mode scales of every linear case: gate g's activation becomes
+ * tparams_scales[g]·x, LSTM's tanh(c) becomes tparams_cscale·c. */
+static const float tparams_scales[4] = {0.5f, 0.75f, 0.625f, 0.875f};
+static const float tparams_cscale = 0.8125f;
+
+/* NULL, or (linear) an attribute with test mode on for `ngates` gates. */
+static dnnl_primitive_attr_t test_mode_attr(int linear, int ngates) {
+    if (!linear) return NULL;
+    dnnl_primitive_attr_t attr = NULL;
+    CHECK(dnnl_primitive_attr_create(&attr));
+    CHECK(golden_set_rnn_tparams(attr, true, ngates, tparams_scales, tparams_cscale));
+    return attr;
+}
+
+/* The file line of a linear case: `tparams <cscale> <scale 0> ... <scale G-1>`. */
+static void write_tparams(FILE *f, int ngates) {
+    fprintf(f, "tparams %.9g", (double)tparams_cscale);
+    for (int g = 0; g < ngates; ++g)
+        fprintf(f, " %.9g", (double)tparams_scales[g]);
+    fputc('\n', f);
 }
 
 static const char *dir_name(dnnl_rnn_direction_t d) {

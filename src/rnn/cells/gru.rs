@@ -7,9 +7,10 @@
 //!          ũ = (1 − a)·u  (AUGRU, a = attention of the row; GRU: ũ = u)
 //!          h = ũ ⊙ h_prev + (1 − ũ) ⊙ o
 //! ```
+//! In test mode (`Linear`) σ and tanh of gate g become `scale_g·x`.
 //! [`finish`] (the last two lines) is shared with the linear-before-reset cells.
 
-use super::{copy_units, load_units, store_gates, HDest, TileRows};
+use super::{activate, copy_units, load_units, store_gates, HDest, Linear, TileRows};
 use crate::kernels::activations::{sigmoid, tanh};
 use crate::kernels::isa::isa_dispatch;
 use crate::memory::packed::PANEL;
@@ -42,6 +43,8 @@ pub struct GruTile {
     pub aux: TileRows,
     /// LBR training: where `h_prev·U_o + b_u'` is kept for the backward pass, or none.
     pub ws_lbr: TileRows,
+    /// Test mode: linear activations.
+    pub linear: Option<Linear>,
 }
 
 /// From the activated gates `[u, r, o]` of row `r`: the new h (with the attention factor),
@@ -69,12 +72,15 @@ pub(super) unsafe fn finish(t: &GruTile, r: usize, act: &[[f32; PANEL]; GATES]) 
 }
 
 #[inline(always)]
-unsafe fn part1_any<const FMA: bool>(t: &GruTile) {
+unsafe fn part1_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
     unsafe {
+        let lin = Linear::of_tile(t.linear);
         for r in 0..t.rows {
             let a = &mut *(t.gates.row(r) as *mut [[f32; PANEL]; GATES]);
-            for v in a[..2].iter_mut().flatten() {
-                *v = sigmoid::<FMA>(*v);
+            for (g, gate) in a[..2].iter_mut().enumerate() {
+                for v in gate.iter_mut() {
+                    *v = activate::<LINEAR>(&lin, g, *v, sigmoid::<FMA>);
+                }
             }
             if !t.aux.is_none() {
                 let hp = load_units(t.h_prev, r, t.valid);
@@ -89,15 +95,38 @@ unsafe fn part1_any<const FMA: bool>(t: &GruTile) {
 }
 
 #[inline(always)]
-unsafe fn part2_any<const FMA: bool>(t: &GruTile) {
+unsafe fn part2_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
     unsafe {
+        let lin = Linear::of_tile(t.linear);
         for r in 0..t.rows {
             let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
             let mut act = *a;
             for v in act[2].iter_mut() {
-                *v = tanh::<FMA>(*v);
+                *v = activate::<LINEAR>(&lin, 2, *v, tanh::<FMA>);
             }
             finish(t, r, &act);
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn part1_any<const FMA: bool>(t: &GruTile) {
+    unsafe {
+        if t.linear.is_some() {
+            part1_body::<FMA, true>(t)
+        } else {
+            part1_body::<FMA, false>(t)
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn part2_any<const FMA: bool>(t: &GruTile) {
+    unsafe {
+        if t.linear.is_some() {
+            part2_body::<FMA, true>(t)
+        } else {
+            part2_body::<FMA, false>(t)
         }
     }
 }

@@ -5,31 +5,45 @@
 //! u = σ(A_u + R_u)   r = σ(A_r + R_r)   o = tanh(A_o + r ⊙ R_o)
 //! ```
 //! and h as in the GRU (shared [`gru::finish`](super::gru), with AUGRU's attention factor).
+//! In test mode (`Linear`) σ and tanh of gate g become `scale_g·x`.
 //! Training keeps `R_o` (`h_prev·U_o + b_u'`) for the backward pass.
 
-use super::copy_units;
 use super::gru::{finish, GruTile, GATES};
+use super::{activate, copy_units, Linear};
 use crate::kernels::activations::{sigmoid, tanh};
 use crate::kernels::isa::isa_dispatch;
 use crate::memory::packed::PANEL;
 
 #[inline(always)]
-unsafe fn tile_any<const FMA: bool>(t: &GruTile) {
+unsafe fn tile_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
     unsafe {
+        let lin = Linear::of_tile(t.linear);
+        let sig = |g: usize, x: f32| activate::<LINEAR>(&lin, g, x, sigmoid::<FMA>);
         for r in 0..t.rows {
             let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
             let rec = &*(t.aux.row(r) as *const [[f32; PANEL]; GATES]);
             let mut act = [[0f32; PANEL]; GATES];
             for k in 0..PANEL {
-                let rg = sigmoid::<FMA>(a[1][k] + rec[1][k]);
-                act[0][k] = sigmoid::<FMA>(a[0][k] + rec[0][k]);
+                let rg = sig(1, a[1][k] + rec[1][k]);
+                act[0][k] = sig(0, a[0][k] + rec[0][k]);
                 act[1][k] = rg;
-                act[2][k] = tanh::<FMA>(a[2][k] + rg * rec[2][k]);
+                act[2][k] = activate::<LINEAR>(&lin, 2, a[2][k] + rg * rec[2][k], tanh::<FMA>);
             }
             finish(t, r, &act);
             if !t.ws_lbr.is_none() {
                 copy_units(t.ws_lbr.row(r), rec[2].as_ptr(), t.valid);
             }
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn tile_any<const FMA: bool>(t: &GruTile) {
+    unsafe {
+        if t.linear.is_some() {
+            tile_body::<FMA, true>(t)
+        } else {
+            tile_body::<FMA, false>(t)
         }
     }
 }

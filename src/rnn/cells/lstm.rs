@@ -6,11 +6,13 @@
 //! c = f·c_prev + i·c̃        o = σ(A_o + P_o·c)         h = o·tanh(c)
 //! ```
 //! (bias is already in `A`: the layer GEMM starts from it; `P` are the peephole weights, zeros
-//! without them). Written as scalar loops over 32
+//! without them). In test mode (`Linear`) σ and tanh of gate g become `scale_g·x` and
+//! `tanh(c)` in h becomes `cscale·c`. With projection, h here is h̃ (the driver projects it).
+//! Written as scalar loops over 32
 //! lanes that the compiler turns into two 16-lane vectors per operation under AVX-512; one call
 //! processes a whole tile (all batch rows of a work item), so constants are set up once.
 
-use super::{copy_units, load_units, store_gates, HDest, TileRows};
+use super::{activate, copy_units, load_units, store_gates, HDest, Linear, TileRows};
 use crate::kernels::activations::{mul_add, sigmoid, tanh};
 use crate::kernels::isa::isa_dispatch;
 use crate::memory::packed::PANEL;
@@ -39,6 +41,8 @@ pub struct LstmTile {
     pub ws_gates: TileRows,
     /// Stride between gates in `ws_gates` (DHC).
     pub ws_gate_stride: usize,
+    /// Test mode: linear activations.
+    pub linear: Option<Linear>,
 }
 
 /// Computes one tile.
@@ -48,9 +52,11 @@ pub struct LstmTile {
 /// buffers `valid` floats (per gate for `ws_gates`), inputs readable and outputs writable; outputs
 /// do not overlap each other or the inputs, except `c_out` == `c_prev` exactly.
 #[inline(always)]
-unsafe fn tile_body<const FMA: bool, const STORE_GATES: bool>(t: &LstmTile) {
+unsafe fn tile_body<const FMA: bool, const STORE_GATES: bool, const LINEAR: bool>(t: &LstmTile) {
     unsafe {
         let valid = t.valid;
+        let lin = Linear::of_tile(t.linear);
+        let sig = |g: usize, x: f32| activate::<LINEAR>(&lin, g, x, sigmoid::<FMA>);
         for r in 0..t.rows {
             let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
             let cp = load_units(t.c_prev, r, valid);
@@ -64,13 +70,17 @@ unsafe fn tile_body<const FMA: bool, const STORE_GATES: bool>(t: &LstmTile) {
             let mut c = [0f32; PANEL];
             let mut h = [0f32; PANEL];
             for u in 0..PANEL {
-                let i = sigmoid::<FMA>(mul_add::<FMA>(pp[0][u], cp[u], a[0][u]));
-                let f = sigmoid::<FMA>(mul_add::<FMA>(pp[1][u], cp[u], a[1][u]));
-                let ct = tanh::<FMA>(a[2][u]);
+                let i = sig(0, mul_add::<FMA>(pp[0][u], cp[u], a[0][u]));
+                let f = sig(1, mul_add::<FMA>(pp[1][u], cp[u], a[1][u]));
+                let ct = activate::<LINEAR>(&lin, 2, a[2][u], tanh::<FMA>);
                 let cn = mul_add::<FMA>(f, cp[u], i * ct);
-                let o = sigmoid::<FMA>(mul_add::<FMA>(pp[2][u], cn, a[3][u]));
+                let o = sig(3, mul_add::<FMA>(pp[2][u], cn, a[3][u]));
                 c[u] = cn;
-                h[u] = o * tanh::<FMA>(cn);
+                h[u] = o * if LINEAR {
+                    lin.cscale * cn
+                } else {
+                    tanh::<FMA>(cn)
+                };
                 if STORE_GATES {
                     act[0][u] = i;
                     act[1][u] = f;
@@ -90,10 +100,11 @@ unsafe fn tile_body<const FMA: bool, const STORE_GATES: bool>(t: &LstmTile) {
 #[inline(always)]
 unsafe fn tile_any<const FMA: bool>(t: &LstmTile) {
     unsafe {
-        if t.ws_gates.is_none() {
-            tile_body::<FMA, false>(t)
-        } else {
-            tile_body::<FMA, true>(t)
+        match (t.ws_gates.is_none(), t.linear.is_some()) {
+            (true, false) => tile_body::<FMA, false, false>(t),
+            (false, false) => tile_body::<FMA, true, false>(t),
+            (true, true) => tile_body::<FMA, false, true>(t),
+            (false, true) => tile_body::<FMA, true, true>(t),
         }
     }
 }
@@ -139,6 +150,7 @@ mod tests {
                     },
                     ws_gates: tr(ws.as_mut_ptr(), GATES * 40),
                     ws_gate_stride: 40,
+                    linear: None,
                 };
                 unsafe { postgemm_tile(isa, &tile) };
                 for r in 0..rows {

@@ -1,8 +1,8 @@
 //! Vanilla RNN post-GEMM: `h = act(A)` for 32 hidden units of each batch row of a tile (one
 //! gate; the bias is already in `A`), with `act` one of relu (negative slope `alpha`), tanh and
-//! logistic.
+//! logistic — or, in test mode (`Linear`), `scale_0·A`.
 
-use super::{load_units, store_gates, HDest, TileRows};
+use super::{load_units, store_gates, HDest, Linear, TileRows};
 use crate::kernels::activations::{sigmoid, tanh};
 use crate::kernels::isa::isa_dispatch;
 use crate::memory::packed::PANEL;
@@ -55,6 +55,8 @@ pub struct VanillaTile {
     pub h: HDest,
     /// Workspace rows for the post-activation gate (training), or none.
     pub ws_gates: TileRows,
+    /// Test mode: linear activation.
+    pub linear: Option<Linear>,
 }
 
 #[inline(always)]
@@ -64,6 +66,12 @@ unsafe fn tile_any<const FMA: bool>(t: &VanillaTile) {
             let a = load_units(t.gates, r, PANEL);
             let mut h = [0f32; PANEL];
             match t.activation {
+                _ if t.linear.is_some() => {
+                    let lin = Linear::of_tile(t.linear);
+                    for (o, &x) in h.iter_mut().zip(&a) {
+                        *o = lin.gate(0, x);
+                    }
+                }
                 Activation::Relu(alpha) => {
                     for (o, &x) in h.iter_mut().zip(&a) {
                         *o = if x > 0.0 { x } else { alpha * x };
