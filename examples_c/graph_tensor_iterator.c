@@ -1,17 +1,21 @@
 /*
  * Loads an OpenVINO IR holding a TensorIterator over an LSTMCell (the TensorIterator-1
  * specification's example 2, committed as tests/ov_cases/ti_lstm_seed_example), describes its
- * inputs and outputs, runs it on deterministic f32 inputs and prints the results.
+ * inputs and outputs, runs it and prints the results.
  *
  *     graph_tensor_iterator [MODEL.xml [MODEL.bin]]
  *
- * Without arguments the model is looked up relative to the current directory: the repository
- * root, a build directory inside it (where ctest runs the example) or one level deeper.
- * Uses the oxidnn_model_* extension of the C API (include "oxidnn.h").
+ * When the model's directory holds a case.txt (as every tests/ov_cases/<case>/ does), the
+ * inputs come from the case's .npy files and each output is checked against OpenVINO's expected
+ * .npy (|got - want| <= 1e-5 * max(1, |want|)); otherwise the inputs are deterministic and the
+ * outputs only printed. Without arguments the model is looked up relative to the current
+ * directory: the repository root, a build directory inside it (where ctest runs the example)
+ * or one level deeper. Uses the oxidnn_model_* extension of the C API (include "oxidnn.h").
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "oxidnn.h"
 
@@ -39,6 +43,83 @@ static const char *default_model(void) {
         }
     }
     return NULL;
+}
+
+/* The whole file, NUL-terminated; NULL when it cannot be read. */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0
+            && (buf = malloc((size_t)n + 1)) != NULL) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = 0;
+            *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The f32 values of a little-endian C-order .npy file (format 1.0 to 3.0) holding `count`
+ * elements; exits on anything else. */
+static float *read_npy_f32(const char *path, size_t count) {
+    size_t len, header, data, n = 1;
+    char *buf = read_file(path, &len), *dict, *shape;
+    float *values;
+    if (!buf || len < 12 || memcmp(buf, "\x93NUMPY", 6) != 0) {
+        fprintf(stderr, "%s: not a .npy file\n", path);
+        exit(1);
+    }
+    header = buf[6] == 1 ? (unsigned char)buf[8] | (size_t)(unsigned char)buf[9] << 8
+                         : (unsigned char)buf[8] | (size_t)(unsigned char)buf[9] << 8
+                    | (size_t)(unsigned char)buf[10] << 16 | (size_t)(unsigned char)buf[11] << 24;
+    dict = buf + (buf[6] == 1 ? 10 : 12);
+    data = (size_t)(dict - buf) + header;
+    if (data > len || !strstr(dict, "'descr': '<f4'") || !strstr(dict, "'fortran_order': False")
+            || !(shape = strstr(dict, "'shape': ("))) {
+        fprintf(stderr, "%s: not a little-endian C-order f32 array\n", path);
+        exit(1);
+    }
+    for (shape += 10; *shape != ')';) {
+        char *end;
+        long d = strtol(shape, &end, 10);
+        if (end == shape) break;
+        n *= (size_t)d;
+        shape = end + strspn(end, ", ");
+    }
+    if (n != count || len - data != n * sizeof(float)) {
+        fprintf(stderr, "%s: %lu values, expected %lu\n", path, (unsigned long)n,
+                (unsigned long)count);
+        exit(1);
+    }
+    values = malloc(n * sizeof(float));
+    if (!values) exit(1);
+    memcpy(values, buf + data, n * sizeof(float));
+    free(buf);
+    return values;
+}
+
+/* The .npy file of the case.txt line "<kind>\t<name>\t<file>", as a path next to case.txt in
+ * `dir` (written to `path`); 0 when there is no such line. */
+static int case_file(const char *manifest, const char *dir, const char *kind, const char *name,
+                     char *path, size_t size) {
+    size_t kl = strlen(kind), nl = strlen(name);
+    const char *line;
+    for (line = manifest; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        if (strncmp(line, kind, kl) == 0 && line[kl] == '\t' && strncmp(line + kl + 1, name, nl) == 0
+                && line[kl + 1 + nl] == '\t') {
+            const char *file = line + kl + 2 + nl;
+            int flen = (int)strcspn(file, "\r\n");
+            snprintf(path, size, "%s%.*s", dir, flen, file);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static size_t numel(int ndims, const int64_t *dims) {
@@ -87,9 +168,12 @@ int main(int argc, char **argv) {
     oxidnn_model_t model;
     int n_in, n_out, i;
     float *in[8], *out[8];
-    size_t in_len[8], out_len[8], k;
+    size_t in_len[8], out_len[8], k, manifest_len;
     const void *in_ptrs[8];
     void *out_ptrs[8];
+    char dir[2048], manifest_path[4096], path[4096], *manifest;
+    const char *slash;
+    int mismatches = 0;
 
     if (!xml) {
         fprintf(stderr, "cannot find %s; pass the model path as the first argument\n",
@@ -104,13 +188,24 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("model %s: %d inputs, %d outputs\n", xml, n_in, n_out);
+    /* The case manifest next to the model, if any. */
+    slash = strrchr(xml, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - xml + 1) : 0, xml);
+    snprintf(manifest_path, sizeof manifest_path, "%scase.txt", dir);
+    manifest = read_file(manifest_path, &manifest_len);
 
-    /* Deterministic inputs in [-0.5, 0.5]. */
+    /* Inputs: the case's .npy files, else deterministic values in [-0.5, 0.5]. */
     for (i = 0; i < n_in; i++) {
+        const char *name;
         in_len[i] = describe(model, 0, i);
-        in[i] = malloc(in_len[i] * sizeof(float));
-        if (!in[i]) return 1;
-        for (k = 0; k < in_len[i]; k++) in[i][k] = 0.5f * sinf(0.37f * (float)k + (float)i);
+        CHECK(oxidnn_model_get_input_name(model, i, &name));
+        if (manifest && case_file(manifest, dir, "input", name, path, sizeof path)) {
+            in[i] = read_npy_f32(path, in_len[i]);
+        } else {
+            in[i] = malloc(in_len[i] * sizeof(float));
+            if (!in[i]) return 1;
+            for (k = 0; k < in_len[i]; k++) in[i][k] = 0.5f * sinf(0.37f * (float)k + (float)i);
+        }
         in_ptrs[i] = in[i];
     }
     /* The outputs' shapes are static here, so user buffers can be sized before running. */
@@ -151,6 +246,23 @@ int main(int argc, char **argv) {
                (unsigned long)out_len[i], sum / (double)out_len[i], lo, hi);
         for (k = 0; k < out_len[i] && k < 6; k++) printf(" %.6f", out[i][k]);
         printf("\n");
+        if (manifest && case_file(manifest, dir, "output", name, path, sizeof path)) {
+            float *want = read_npy_f32(path, out_len[i]);
+            double worst = 0.0;
+            for (k = 0; k < out_len[i]; k++) {
+                double err = fabs((double)out[i][k] - want[k]) / fmax(1.0, fabs((double)want[k]));
+                worst = fmax(worst, err);
+                if (err > 1e-5) mismatches++;
+            }
+            printf("  vs OpenVINO's expected %s: max error %.3g (relative to max(1, |want|))%s\n",
+                   path, worst, worst > 1e-5 ? " MISMATCH" : "");
+            free(want);
+        }
+    }
+    free(manifest);
+    if (mismatches) {
+        fprintf(stderr, "%d values differ from OpenVINO's expected outputs\n", mismatches);
+        return 1;
     }
 
     for (i = 0; i < n_in; i++) free(in[i]);

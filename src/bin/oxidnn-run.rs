@@ -6,7 +6,8 @@
 //! Each output is written to `DIR/<name>.npy`, `<name>` being the output tensor's first name
 //! (the Result layer's name when the producing port has none), with `/` and `\` replaced by
 //! `_`. `--bench N` also runs the model N more times and prints the median and minimum time.
-//! `--no-fuse` skips the graph passes (a TensorIterator over an LSTMCell then runs step by step).
+//! `--no-fuse` skips the graph passes (a TensorIterator over an LSTM / GRU / RNN cell then runs
+//! step by step).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
