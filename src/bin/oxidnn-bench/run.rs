@@ -285,7 +285,7 @@ impl Prepared {
     }
 
     /// The reference outputs for the same inputs (problem taken from the pd, so every field
-    /// the library's problem knows reaches the reference).
+    /// the library's problem and attributes know reaches the reference).
     pub fn reference(&self) -> Result<RefOutputs, Error> {
         let x = |arg| self.inputs.get(arg);
         let inputs = RefInputs {
@@ -297,7 +297,8 @@ impl Prepared {
             bias: x(args::BIAS),
             attention: x(args::AUGRU_ATTENTION),
             peephole: x(args::WEIGHTS_PEEPHOLE),
+            projection: x(args::WEIGHTS_PROJECTION),
         };
-        reference::forward(&RefProblem::from_problem(self.pd.problem()), &inputs)
+        reference::forward(&RefProblem::from_pd(&self.pd), &inputs)
     }
 }
