@@ -74,16 +74,16 @@ fn every_input_file_parses() {
 #[test]
 fn lists_run_with_no_failure() {
     // (list, cases, at least this many PASSED). Totals are fixed by the files; the PASSED floor is
-    // today's f32 forward coverage (projection and skip-nonlinear cases are SKIPPED until the
-    // library implements them).
+    // today's coverage: every valid f32 forward case with strict fpmath, projection and
+    // skip-nonlinear included (the rest is SKIPPED for a reason in `SKIP_REASONS`).
     for (list, total, min_passed) in [
         ("test_rnn_ci", 11784, 648),
         ("test_gru_ci", 1092, 48),
-        ("test_lstm_ci", 3666, 96),
+        ("test_lstm_ci", 3666, 288),
         ("test_augru_ci", 240, 4),
-        ("test_rnn_all", 4104, 288),
-        ("test_gru_all", 3997, 96),
-        ("test_lstm_all", 19104, 192),
+        ("test_rnn_all", 4104, 312),
+        ("test_gru_all", 3997, 120),
+        ("test_lstm_all", 19104, 720),
         ("test_augru_all", 672, 4),
     ] {
         let out = bench(&[&format!("--batch={list}")]);
@@ -110,13 +110,11 @@ fn lists_run_with_no_failure() {
 }
 
 /// The reasons a case of these lists may be skipped for today.
-const SKIP_REASONS: [&str; 6] = [
+const SKIP_REASONS: [&str; 4] = [
     "invalid: ",
     "cfg ",
     "attr-fpmath=",
     "backward not implemented",
-    "unimplemented: LSTM projection weights are not implemented yet",
-    "unimplemented: RNN test-mode (linearised) activations are not implemented yet",
 ];
 
 #[test]
