@@ -255,7 +255,8 @@ const MAX_ELEMENTS: usize = 1 << 32;
 const FOLD_ELEMENTS: usize = 1 << 24;
 
 /// Output infos of a node, folding it when every input value is known and its outputs are not
-/// known to be large.
+/// known to be large. Sub-graph ops (TensorIterator, Loop, If) are never folded: a Loop over
+/// constants may legitimately run for very long, or forever.
 fn infer_node(
     layer: &IrLayer,
     op: &dyn Op,
@@ -299,7 +300,8 @@ fn infer_node(
         }
     }
     let known: Option<Vec<&Tensor>> = infos.iter().map(|i| i.value).collect();
-    let foldable = op.foldable() && !inputs.is_empty() && largest <= FOLD_ELEMENTS;
+    let foldable =
+        op.foldable() && !inputs.is_empty() && op.bodies().is_empty() && largest <= FOLD_ELEMENTS;
     if let (Some(args), true) = (known, foldable) {
         let outs = op.execute(&args).map_err(|e| layer_error(layer, e))?;
         let infos = outs
