@@ -198,3 +198,20 @@ fn zero_iteration_loop_output_without_back_edge_is_an_error() {
     );
     assert_eq!(out[1].shape(), [2, 3]);
 }
+
+/// A Loop over constants only, with trip count −1 and a condition that stays true: it would
+/// run forever, so loading must not evaluate it (sub-graph ops are never folded at load time).
+#[test]
+fn a_loop_over_constants_is_not_run_at_load_time() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/graph_support");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let loaded = Model::load(&dir.join("loop_forever.xml"), None);
+        let _ = tx.send(loaded.map(|m| m.outputs()[0].name.clone()));
+    });
+    let name = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("loading did not finish in 60 s: the Loop ran at load time")
+        .unwrap();
+    assert_eq!(name, "y");
+}

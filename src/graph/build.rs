@@ -10,7 +10,7 @@ use super::ops::{
     self, constant::Constant, parameter::Parameter, BuildContext, Op, OutputInfo, ValueInfo,
 };
 use super::shape::PartialShape;
-use super::tensor::{ElementType, Tensor};
+use super::tensor::{checked_numel, ElementType, Tensor};
 use crate::error::{Error, Result};
 
 /// Values known at load time, per node output (constants and what folds from them).
@@ -247,7 +247,16 @@ fn check_input_dims(layer: &IrLayer, inputs: &[ValueRef], nodes: &[Node]) -> Res
     Ok(())
 }
 
-/// Output infos of a node, folding it when every input value is known.
+/// Largest output (elements) a node may have: more is surely a malformed model, refused at load
+/// rather than left to abort on allocation.
+const MAX_ELEMENTS: usize = 1 << 32;
+/// Largest output (elements) folded at load time; a larger constant expression is computed when
+/// the model runs.
+const FOLD_ELEMENTS: usize = 1 << 24;
+
+/// Output infos of a node, folding it when every input value is known and its outputs are not
+/// known to be large. Sub-graph ops (TensorIterator, Loop, If) are never folded: a Loop over
+/// constants may legitimately run for very long, or forever.
 fn infer_node(
     layer: &IrLayer,
     op: &dyn Op,
@@ -265,18 +274,6 @@ fn infer_node(
             vec![Some(t.clone())],
         ));
     }
-    let known: Option<Vec<&Tensor>> = inputs
-        .iter()
-        .map(|v| values[v.node][v.port].as_deref())
-        .collect();
-    if let (Some(args), true, false) = (known, op.foldable(), inputs.is_empty()) {
-        let outs = op.execute(&args).map_err(|e| layer_error(layer, e))?;
-        let infos = outs
-            .iter()
-            .map(|t| OutputInfo::new(t.element_type(), PartialShape::from_static(t.shape())))
-            .collect();
-        return Ok((infos, outs.into_iter().map(|t| Some(Arc::new(t))).collect()));
-    }
     let infos: Vec<ValueInfo> = inputs
         .iter()
         .map(|v| {
@@ -289,6 +286,30 @@ fn infer_node(
         })
         .collect();
     let out = op.infer(&infos).map_err(|e| layer_error(layer, e))?;
+    let mut largest = 0;
+    for (i, o) in out.iter().enumerate() {
+        if let Some(shape) = o.shape.to_static() {
+            let n = checked_numel(&shape).unwrap_or(usize::MAX);
+            if n > MAX_ELEMENTS {
+                return Err(layer.err(format!(
+                    "output {i} of shape {:?} would hold more than 2^32 elements",
+                    shape
+                )));
+            }
+            largest = largest.max(n);
+        }
+    }
+    let known: Option<Vec<&Tensor>> = infos.iter().map(|i| i.value).collect();
+    let foldable =
+        op.foldable() && !inputs.is_empty() && op.bodies().is_empty() && largest <= FOLD_ELEMENTS;
+    if let (Some(args), true) = (known, foldable) {
+        let outs = op.execute(&args).map_err(|e| layer_error(layer, e))?;
+        let infos = outs
+            .iter()
+            .map(|t| OutputInfo::new(t.element_type(), PartialShape::from_static(t.shape())))
+            .collect();
+        return Ok((infos, outs.into_iter().map(|t| Some(Arc::new(t))).collect()));
+    }
     let n = out.len();
     Ok((out, vec![None; n]))
 }

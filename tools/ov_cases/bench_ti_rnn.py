@@ -1,10 +1,11 @@
-"""Times the LSTM TensorIterator of DESIGN §5 / issue 6 (T50 N64 input 512 hidden 512, the
+"""Times a TensorIterator over one RNN cell (T50 N64 input 512 hidden 512, the TensorIterator
 specification's example 2 shape) on OpenVINO's CPU plugin and writes the IR and inputs for
-oxidnn-run. Run by hand, with PyPI `openvino` (and numpy):
+oxidnn-run. CELL is lstm (default: the LSTM TensorIterator of DESIGN §5 / issue 6), gru,
+lbr_gru or rnn (tanh). Run by hand, with PyPI `openvino` (and numpy):
 
-    python tools/ov_cases/bench_ti_lstm.py OUT_DIR [THREADS]
+    python tools/ov_cases/bench_ti_rnn.py OUT_DIR [THREADS] [CELL]
     oxidnn-run OUT_DIR/model.xml --input X=OUT_DIR/X.npy --input H=OUT_DIR/H.npy \
-        --input C=OUT_DIR/C.npy --output-dir OUT_DIR/out --bench 20
+        [--input C=OUT_DIR/C.npy] --output-dir OUT_DIR/out --bench 20 [--no-fuse]
 
 Weights are scaled by 0.05: with uniform [-1, 1) weights and 512 hidden units the recurrence is
 chaotic and any two f32 implementations (numpy included) drift apart by O(1) within 50 steps.
@@ -25,9 +26,14 @@ def main():
     out = sys.argv[1]
     threads = sys.argv[2] if len(sys.argv) > 2 else str(os.cpu_count())
     os.makedirs(out, exist_ok=True)
-    plain = mc.lstm_weights
-    mc.lstm_weights = lambda h, i: tuple((0.05 * a).astype(np.float32) for a in plain(h, i))
-    c, _ = mc.ti_lstm(50, 64, 512, 512, note="bench")
+    cell = sys.argv[3] if len(sys.argv) > 3 else "lstm"
+    if cell == "lstm":
+        plain = mc.lstm_weights
+        mc.lstm_weights = lambda h, i: tuple((0.05 * a).astype(np.float32) for a in plain(h, i))
+        c, _ = mc.ti_lstm(50, 64, 512, 512, note="bench")
+    else:
+        c = mc.ti_cell(cell.removeprefix("lbr_"), 50, 64, 512, 512, "bench", scale=0.05,
+                       lbr=cell == "lbr_gru")
     ov.save_model(c.model, os.path.join(out, "model.xml"), compress_to_fp16=False)
     for k, v in c.inputs.items():
         np.save(os.path.join(out, f"{k}.npy"), v)
@@ -46,7 +52,7 @@ def main():
     for o in compiled.outputs:
         np.save(os.path.join(out, f"ov_{sorted(o.get_names())[0]}.npy"), np.array(res[o]))
     times.sort()
-    print(f"openvino threads={threads}: median {times[10]:.3f} ms, min {times[0]:.3f} ms")
+    print(f"openvino {cell} threads={threads}: median {times[10]:.3f} ms, min {times[0]:.3f} ms")
 
 
 if __name__ == "__main__":

@@ -82,6 +82,38 @@ BASE = """<?xml version="1.0"?>
 """
 BASE_BIN = struct.pack("<3f", 1.0, 2.0, 3.0) + struct.pack("<2q", 1, -1) + struct.pack("<q", 0)
 
+# Const 1.0 broadcast to the constant shape [n, n] (folded at load time).
+HUGE_BROADCAST = """<?xml version="1.0"?>
+<net name="huge" version="11">
+	<layers>
+		<layer id="0" name="d" type="Const" version="opset1">
+			<data element_type="f32" shape="1" offset="0" size="4" />
+			<output><port id="0" precision="FP32"><dim>1</dim></port></output>
+		</layer>
+		<layer id="1" name="t" type="Const" version="opset1">
+			<data element_type="i64" shape="2" offset="4" size="16" />
+			<output><port id="0" precision="I64"><dim>2</dim></port></output>
+		</layer>
+		<layer id="2" name="b" type="Broadcast" version="opset3">
+			<data mode="numpy" />
+			<input>
+				<port id="0" precision="FP32"><dim>1</dim></port>
+				<port id="1" precision="I64"><dim>2</dim></port>
+			</input>
+			<output><port id="2" precision="FP32"><dim>{n}</dim><dim>{n}</dim></port></output>
+		</layer>
+		<layer id="3" name="r" type="Result" version="opset1">
+			<input><port id="0" precision="FP32"><dim>{n}</dim><dim>{n}</dim></port></input>
+		</layer>
+	</layers>
+	<edges>
+		<edge from-layer="0" from-port="0" to-layer="2" to-port="0" />
+		<edge from-layer="1" from-port="0" to-layer="2" to-port="1" />
+		<edge from-layer="2" from-port="2" to-layer="3" to-port="0" />
+	</edges>
+</net>
+"""
+
 TI_DIR = os.path.join(ROOT, "ov_cases", "ti_gru_lbr_reverse_last")
 
 
@@ -157,6 +189,13 @@ def variants():
               ['layer 5 "gather"', "axis 5 is out of range"]))
     sub("bad_bool_attribute", '<data auto_broadcast="numpy" />', '<data auto_broadcast="sideways" />',
         'layer 2 "add"', 'auto_broadcast="sideways"')
+
+    # Constant folding would allocate a 2^40-element tensor (an abort, not an error, before the
+    # loader bounded output sizes).
+    huge = 1 << 20
+    v.append(("broadcast_too_large", HUGE_BROADCAST.format(n=huge),
+              struct.pack("<f", 1.0) + struct.pack("<2q", huge, huge),
+              ['layer 2 "b"', "would hold more than 2^32 elements"]))
 
     with open(os.path.join(TI_DIR, "model.xml")) as fh:
         ti = fh.read()

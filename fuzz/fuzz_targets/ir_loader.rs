@@ -1,0 +1,74 @@
+//! Fuzzes the OpenVINO IR loader: arbitrary bytes as the XML (and an optional `.bin` after the
+//! separator `\xff\xffBIN`, which valid UTF-8 never contains) go through `Model::from_ir` (parse,
+//! build, shape inference, constant folding, the fusion pass); a model whose inputs and outputs
+//! are all static and small, and whose Loops have a small constant trip count (or one from a
+//! model input, fed 0), is also run on zeros: a Loop whose trip count is −1 and whose condition
+//! stays true legitimately never ends. Errors are fine; a panic (or an abort) is a finding.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use oxidnn::graph::{Model, Tensor};
+
+/// Largest Loop trip count of a model that is executed.
+const MAX_TRIPS: i64 = 64;
+
+/// Between the XML and the `.bin`.
+const SEPARATOR: &[u8] = b"\xff\xffBIN";
+/// Largest input or output (elements) of a model that is also executed.
+const MAX_ELEMENTS: usize = 1 << 14;
+
+fn split(data: &[u8]) -> (&[u8], &[u8]) {
+    match data.windows(SEPARATOR.len()).position(|w| w == SEPARATOR) {
+        Some(i) => (&data[..i], &data[i + SEPARATOR.len()..]),
+        None => (data, &[]),
+    }
+}
+
+/// Zeros for every input when all inputs and outputs are static and small.
+fn small_inputs(model: &Model) -> Option<Vec<Tensor>> {
+    let small = |shape: &oxidnn::graph::shape::PartialShape| {
+        shape.to_static().filter(|s| {
+            s.iter()
+                .try_fold(1usize, |a, &d| a.checked_mul(d))
+                .is_some_and(|n| n <= MAX_ELEMENTS)
+        })
+    };
+    if !model.outputs().iter().all(|o| small(&o.shape).is_some()) {
+        return None;
+    }
+    model
+        .inputs()
+        .iter()
+        .map(|i| Some(Tensor::zeros(i.element_type, &small(&i.shape)?)))
+        .collect()
+}
+
+/// True when every Loop (at any depth) has a constant trip count in `0..=MAX_TRIPS`, or (at the
+/// top level) one read from a model input.
+fn loops_are_bounded(model: &Model, top: bool) -> bool {
+    let nodes = model.nodes();
+    nodes.iter().all(|n| {
+        let bounded = n.op.type_name() != "Loop" || {
+            let src = &nodes[n.inputs[0].node].op;
+            let trips = src.constant().and_then(|t| t.to_i64_vec("trip count").ok());
+            match trips.as_deref() {
+                Some([t]) => (0..=MAX_TRIPS).contains(t),
+                _ => top && src.type_name() == "Parameter",
+            }
+        };
+        bounded && n.op.bodies().iter().all(|b| loops_are_bounded(b, false))
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let (xml, bin) = split(data);
+    if let Ok(model) = Model::from_ir(xml, bin) {
+        if !loops_are_bounded(&model, true) {
+            return;
+        }
+        if let Some(inputs) = small_inputs(&model) {
+            let _ = model.infer(&inputs);
+        }
+    }
+});
