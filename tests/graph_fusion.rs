@@ -45,6 +45,7 @@ const FUSED: &[(&str, usize)] = &[
     ("ti_rnn_relu_seq", 1),
     ("ti_rnn_sigmoid_reverse", 1),
     ("ti_rnn_tanh_axis0_last", 1),
+    ("ti_ti_lstm_nested", 1),
 ];
 
 #[test]

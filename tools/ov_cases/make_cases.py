@@ -822,10 +822,15 @@ def loop_holding_ti_lstm():
     lp.set_merged_input(bh, H.output(0), rh.output(0))
     last = lp.get_iter_value(rh.output(0), -1)
     sums = lp.get_concatenated_slices(rsum.output(0), 0, 1, 1, -1, 0)
-    return "loop5_ti_lstm_body", Case([named(last.get_node(), "Ho", 0), named(sums.get_node(), "S", 1)], [X, H],
-                                      {"X": rand(n, t, i), "H": rand(n, h)},
-                                      "Loop-5 (trip count 3) whose body holds a TensorIterator over an LSTMCell "
-                                      "(h carried across iterations, c from zeros): the nested TensorIterator fuses")
+    c = Case([named(last.get_node(), "Ho", 0), named(sums.get_node(), "S", 1)], [X, H],
+             {"X": rand(n, t, i), "H": rand(n, h)},
+             "Loop-5 (trip count 3) whose body holds a TensorIterator over an LSTMCell (h carried across "
+             "iterations, c from zeros): the nested TensorIterator fuses")
+    c.as_tensor_iterator = ("ti_ti_lstm_nested", "TensorIterator-1 whose body holds a TensorIterator over an "
+                            "LSTMCell (the inner one fuses): loop5_ti_lstm_body with its Loop rewritten as the "
+                            "equivalent TensorIterator (3 iterations, from the concatenated output); expected "
+                            "outputs are OpenVINO's for that Loop, as OpenVINO refuses nested TensorIterators")
+    return "loop5_ti_lstm_body", c
 
 
 # ----------------------------------------------------------------------------- Loop trip counts
@@ -892,9 +897,48 @@ def main():
             add_peephole(os.path.join(ROOT, name), c.peephole)
         readme.append(f"| {name} | {source} | {c.note} |")
         print(f"{name}: {source}")
+        if getattr(c, "as_tensor_iterator", None):
+            ti_name, ti_note = c.as_tensor_iterator
+            loop_to_tensor_iterator(os.path.join(ROOT, name), os.path.join(ROOT, ti_name), ti_note)
+            readme.append(f"| {ti_name} | {source} | {ti_note} |")
+            print(f"{ti_name}: {source}")
     if not prefix:
         with open(os.path.join(ROOT, "README.md"), "w") as fh:
             fh.write("\n".join(readme) + "\n")
+
+
+def loop_to_tensor_iterator(src, dst, note):
+    """Copies the case directory `src`, whose model holds a Loop-5 with a constant trip count,
+    a constant true condition and no current_iteration input, to `dst` with that Loop rewritten
+    as the equivalent TensorIterator-1 (the trip count and condition inputs and the condition
+    output dropped; the iteration count then comes from the concatenated output's dims). The
+    expected outputs stay OpenVINO's for the Loop: OpenVINO refuses to build a TensorIterator
+    nested in a TensorIterator, so it cannot run the rewritten model itself."""
+    import xml.etree.ElementTree as ET
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    xml = os.path.join(dst, "model.xml")
+    tree = ET.parse(xml)
+    layers, edges = tree.getroot().find("layers"), tree.getroot().find("edges")
+    loop = next(l for l in layers if l.get("type") == "Loop")
+    loop.set("type", "TensorIterator")
+    loop.set("name", loop.get("name").replace("Loop", "TensorIterator"))
+    loop.set("version", "opset1")
+    port_map = loop.find("port_map")
+    for e in [e for e in port_map if e.get("purpose")]:
+        port_map.remove(e)
+    ports = loop.find("input")
+    for p in [p for p in ports if p.get("id") in ("0", "1")]:
+        ports.remove(p)
+    for e in [e for e in edges if e.get("to-layer") == loop.get("id") and e.get("to-port") in ("0", "1")]:
+        edges.remove(e)
+        layers.remove(next(l for l in layers if l.get("id") == e.get("from-layer")))
+    tree.write(xml)
+    manifest = os.path.join(dst, "case.txt")
+    with open(manifest) as fh:
+        lines = [l for l in fh.read().splitlines() if not l.startswith("note\t")]
+    with open(manifest, "w") as fh:
+        fh.write("\n".join(lines + [f"note\t{note}"]) + "\n")
 
 
 def add_peephole(d, p):
