@@ -215,3 +215,46 @@ fn a_loop_over_constants_is_not_run_at_load_time() {
         .unwrap();
     assert_eq!(name, "y");
 }
+
+/// A Broadcast whose target shape is a model input: the size is only known when the model
+/// runs, and an absurd one is an error there, not an abort on allocation.
+#[test]
+fn a_huge_output_known_only_at_run_time_is_an_error() {
+    let xml = br#"<?xml version="1.0"?>
+<net name="broadcast_input_shape" version="11">
+  <layers>
+    <layer id="0" name="x" type="Parameter" version="opset1">
+      <data shape="1" element_type="f32" />
+      <output><port id="0" precision="FP32" names="x"><dim>1</dim></port></output>
+    </layer>
+    <layer id="1" name="shape" type="Parameter" version="opset1">
+      <data shape="2" element_type="i64" />
+      <output><port id="0" precision="I64" names="shape"><dim>2</dim></port></output>
+    </layer>
+    <layer id="2" name="bcast" type="Broadcast" version="opset3">
+      <data mode="numpy" />
+      <input>
+        <port id="0" precision="FP32"><dim>1</dim></port>
+        <port id="1" precision="I64"><dim>2</dim></port>
+      </input>
+      <output><port id="2" precision="FP32" names="y"><dim>-1</dim><dim>-1</dim></port></output>
+    </layer>
+    <layer id="3" name="y" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>-1</dim><dim>-1</dim></port></input>
+    </layer>
+  </layers>
+  <edges>
+    <edge from-layer="0" from-port="0" to-layer="2" to-port="0" />
+    <edge from-layer="1" from-port="0" to-layer="2" to-port="1" />
+    <edge from-layer="2" from-port="2" to-layer="3" to-port="0" />
+  </edges>
+</net>"#;
+    let model = Model::from_ir(xml, &[]).unwrap();
+    let x = Tensor::from_vec(&[1], vec![2.0f32]).unwrap();
+    let run =
+        |dims: [i64; 2]| model.infer(&[x.clone(), Tensor::from_vec(&[2], dims.to_vec()).unwrap()]);
+    let small = run([2, 3]).unwrap();
+    assert_eq!(small[0].shape(), &[2, 3]);
+    let err = run([1 << 20, 1 << 20]).unwrap_err().to_string();
+    assert!(err.contains("bcast") && err.contains("2^32"), "{err}");
+}

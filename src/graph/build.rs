@@ -247,9 +247,20 @@ fn check_input_dims(layer: &IrLayer, inputs: &[ValueRef], nodes: &[Node]) -> Res
     Ok(())
 }
 
-/// Largest output (elements) a node may have: more is surely a malformed model, refused at load
-/// rather than left to abort on allocation.
+/// Largest output (elements) a node may have: more is surely a malformed model (or input),
+/// refused with an error rather than left to abort on allocation.
 const MAX_ELEMENTS: usize = 1 << 32;
+
+/// The element count of output `i` of shape `shape`, or why it is refused (over
+/// [`MAX_ELEMENTS`]).
+pub(super) fn allocatable(i: usize, shape: &[usize]) -> std::result::Result<usize, String> {
+    match checked_numel(shape) {
+        Ok(n) if n <= MAX_ELEMENTS => Ok(n),
+        _ => Err(format!(
+            "output {i} of shape {shape:?} would hold more than 2^32 elements"
+        )),
+    }
+}
 /// Largest output (elements) folded at load time; a larger constant expression is computed when
 /// the model runs.
 const FOLD_ELEMENTS: usize = 1 << 24;
@@ -289,13 +300,7 @@ fn infer_node(
     let mut largest = 0;
     for (i, o) in out.iter().enumerate() {
         if let Some(shape) = o.shape.to_static() {
-            let n = checked_numel(&shape).unwrap_or(usize::MAX);
-            if n > MAX_ELEMENTS {
-                return Err(layer.err(format!(
-                    "output {i} of shape {:?} would hold more than 2^32 elements",
-                    shape
-                )));
-            }
+            let n = allocatable(i, &shape).map_err(|e| layer.err(e))?;
             largest = largest.max(n);
         }
     }

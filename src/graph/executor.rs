@@ -3,9 +3,11 @@
 
 use std::borrow::Cow;
 
-use super::build::as_parameter;
+use super::build::{allocatable, as_parameter};
 use super::ir::with_context;
 use super::model::Model;
+use super::ops::{Op, ValueInfo};
+use super::shape::PartialShape;
 use super::tensor::Tensor;
 use crate::error::{Error, Result};
 
@@ -58,6 +60,9 @@ impl Model {
                             .ok_or_else(|| missing(self, i))
                     })
                     .collect::<Result<_>>()?;
+                if node.outputs.iter().any(|o| o.shape.to_static().is_none()) {
+                    check_sizes(op, &args).map_err(|e| with_context(e, &node.label()))?;
+                }
                 op.execute(&args)
                     .map_err(|e| with_context(e, &node.label()))?
             };
@@ -94,6 +99,26 @@ impl Model {
             })
             .collect()
     }
+}
+
+/// For a node whose output shapes were not all known at load: infers them from the actual inputs
+/// and refuses outputs too large to allocate (an abort on allocation failure would cross the C
+/// boundary).
+fn check_sizes(op: &dyn Op, args: &[&Tensor]) -> Result<()> {
+    let infos: Vec<ValueInfo> = args
+        .iter()
+        .map(|t| ValueInfo {
+            element_type: t.element_type(),
+            shape: PartialShape::from_static(t.shape()),
+            value: Some(t),
+        })
+        .collect();
+    for (i, o) in op.infer(&infos)?.iter().enumerate() {
+        if let Some(shape) = o.shape.to_static() {
+            allocatable(i, &shape).map_err(Error::InvalidArguments)?;
+        }
+    }
+    Ok(())
 }
 
 fn missing(model: &Model, node: usize) -> Error {
