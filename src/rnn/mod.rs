@@ -13,6 +13,7 @@ pub mod pd;
 pub mod primitive;
 pub mod problem;
 pub mod reference;
+pub mod reference_backward;
 pub mod scratch;
 pub mod views;
 pub mod weights;
