@@ -6,6 +6,7 @@
 //! [`reference`](mod@reference) is an independent plain implementation used as a test oracle.
 
 pub mod arena;
+pub mod backward;
 pub mod cells;
 pub mod desc;
 pub mod forward;
