@@ -5,6 +5,8 @@
 //! point-wise relative or absolute, with its L2 fallback. Diff weights are pre-filled with
 //! non-zero values and must accumulate (or be overwritten with the flag).
 
+#[path = "common/golden.rs"]
+mod golden;
 mod lstm_common;
 
 use lstm_common::*;
@@ -78,28 +80,54 @@ fn backward_pd(c: &Case, b: &Bwd, hint: Option<&RnnPd>) -> oxidnn::Result<RnnPd>
     RnnPd::new(Engine::cpu(), desc, &attr, hint)
 }
 
-/// Engine and reference gradients of one case (both including the pre-filled diff weights).
-struct Run {
-    got: RefGrads,
-    exp: RefGrads,
+/// Gradients of the outputs and initial diff weights of one backward run.
+struct DiffIn {
+    /// `[T][N][DLC]`.
+    layer: Vec<f32>,
+    /// `[L][D][N][DHC]` (with dst_iter).
+    iter: Option<Vec<f32>>,
+    /// `[L][D][N][DHC]` (LSTM with dst_iter).
+    iter_c: Option<Vec<f32>>,
+    /// Initial diff weights by forward argument (weights_layer/iter, bias, peephole).
+    init: Vec<(i32, Vec<f32>)>,
 }
 
-fn run_backward(c: &Case, b: &Bwd) -> Run {
+impl DiffIn {
+    fn random(c: &Case) -> Self {
+        let seed = c.seed * 1000;
+        let (cells, n, dhc) = (c.l * c.d(), c.n, c.dhc);
+        let (slc, g, bg) = (c.slc, c.g(), c.cell.bias_gates());
+        let mut init = vec![
+            (args::WEIGHTS_LAYER, fill(cells * slc * g * dhc, seed + 10)),
+            (args::WEIGHTS_ITER, fill(cells * dhc * g * dhc, seed + 11)),
+        ];
+        if c.bias {
+            init.push((args::BIAS, fill(cells * bg * dhc, seed + 12)));
+        }
+        if c.peephole {
+            init.push((args::WEIGHTS_PEEPHOLE, fill(cells * 3 * dhc, seed + 13)));
+        }
+        Self {
+            layer: fill(c.t * n * c.dlc(), seed + 1),
+            iter: c.dst_iter.then(|| fill(cells * n * dhc, seed + 2)),
+            iter_c: (c.dst_iter && c.cell.has_c_state()).then(|| fill(cells * n * dhc, seed + 3)),
+            init,
+        }
+    }
+}
+
+/// Forward training then backward through the primitives; the diff tensors produced.
+fn engine_grads(c: &Case, b: &Bwd, x: &Inputs, dy: &DiffIn) -> RefGrads {
     let c = &Case {
         prop: PropKind::ForwardTraining,
         ..c.clone()
     };
-    let mut x = Inputs::random(c);
-    if c.cell == CellKind::VanillaRnn && matches!(c.activation, Activation::Relu(_)) {
-        x = x.flip_first_batch_row(c);
-    }
-    let fwd = run_primitive(c, &x);
+    let fwd = run_primitive(c, x);
     let pd = backward_pd(c, b, Some(&fwd.pd)).unwrap_or_else(|e| panic!("{c:?} {b:?}: {e}"));
     let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone()))).unwrap();
     let arg = |a| pd.arg_md(a).expect("pd takes the argument").clone();
-    let (l, d, n, dhc, g) = (c.l, c.d(), c.n, c.dhc, c.g());
-    let cells = l * d;
-    let seed = c.seed * 1000;
+    let (l, d, dhc, g) = (c.l, c.d(), c.dhc, c.g());
+    let diff = |a| args::DIFF + a;
 
     // Inputs.
     let mut keep: Vec<(i32, Memory)> = Vec::new();
@@ -140,25 +168,20 @@ fn run_backward(c: &Case, b: &Bwd) -> Run {
         std::ptr::copy_nonoverlapping(fwd.workspace.as_ptr(), ws.data_ptr(), fwd.workspace.len())
     };
     keep.push((args::WORKSPACE, ws));
-    // Gradients of the outputs.
-    let dd_layer = fill(c.t * n * c.dlc(), seed + 1);
-    let dd_iter = c.dst_iter.then(|| fill(cells * n * dhc, seed + 2));
-    let dd_iter_c = (c.dst_iter && c.cell.has_c_state()).then(|| fill(cells * n * dhc, seed + 3));
     keep.push((
-        args::DIFF + args::DST_LAYER,
-        memory_with(&arg(args::DIFF + args::DST_LAYER), &dd_layer),
+        diff(args::DST_LAYER),
+        memory_with(&arg(diff(args::DST_LAYER)), &dy.layer),
     ));
     for (a, v, f) in [
-        (args::DST_ITER, &dd_iter, &fwd.dst_iter),
-        (args::DST_ITER_C, &dd_iter_c, &fwd.dst_iter_c),
+        (args::DST_ITER, &dy.iter, &fwd.dst_iter),
+        (args::DST_ITER_C, &dy.iter_c, &fwd.dst_iter_c),
     ] {
         if let Some(v) = v {
             keep.push((a, memory_with(&arg(a), f)));
-            keep.push((args::DIFF + a, memory_with(&arg(args::DIFF + a), v)));
+            keep.push((diff(a), memory_with(&arg(diff(a)), v)));
         }
     }
     // Outputs: diff_src poisoned, diff weights pre-filled.
-    let diff = |a| args::DIFF + a;
     let mut outs: Vec<(i32, Memory)> = Vec::new();
     for a in [
         args::SRC_LAYER,
@@ -170,21 +193,8 @@ fn run_backward(c: &Case, b: &Bwd) -> Run {
             outs.push((diff(a), poisoned(m)));
         }
     }
-    let mut prefill = Vec::new();
-    for (k, a) in [
-        args::WEIGHTS_LAYER,
-        args::WEIGHTS_ITER,
-        args::BIAS,
-        args::WEIGHTS_PEEPHOLE,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        if let Some(m) = pd.arg_md(diff(a)).filter(|m| !m.is_zero()) {
-            let v = fill(m.nelems(), seed + 10 + k as u64);
-            outs.push((diff(a), memory_with(m, &v)));
-            prefill.push((a, v));
-        }
+    for (a, v) in &dy.init {
+        outs.push((diff(*a), memory_with(&arg(diff(*a)), v)));
     }
     let sp_md = arg(args::SCRATCHPAD);
     let scratchpad = (!sp_md.is_zero()).then(|| Memory::allocate(&sp_md).unwrap());
@@ -199,7 +209,7 @@ fn run_backward(c: &Case, b: &Bwd) -> Run {
             .find(|(k, _)| *k == diff(a))
             .map_or(Vec::new(), |(_, m)| read_logical(m))
     };
-    let got = RefGrads {
+    RefGrads {
         diff_src_layer: read(args::SRC_LAYER),
         diff_src_iter: read(args::SRC_ITER),
         diff_src_iter_c: read(args::SRC_ITER_C),
@@ -208,9 +218,12 @@ fn run_backward(c: &Case, b: &Bwd) -> Run {
         diff_weights_iter: read(args::WEIGHTS_ITER),
         diff_bias: read(args::BIAS),
         diff_peephole: read(args::WEIGHTS_PEEPHOLE),
-    };
+    }
+}
 
-    // Reference.
+/// The reference's diff tensors for the same run (initial diff weights added unless
+/// `overwrite`; tensors the case does not have left empty).
+fn reference_grads(c: &Case, x: &Inputs, dy: &DiffIn, overwrite: bool) -> RefGrads {
     let p = c.ref_problem();
     let rf = reference::forward(&p, &x.as_ref_inputs()).unwrap();
     let mut exp = reference_backward::backward(
@@ -218,9 +231,9 @@ fn run_backward(c: &Case, b: &Bwd) -> Run {
         &x.as_ref_inputs(),
         &rf,
         &RefDiffDst {
-            diff_dst_layer: &dd_layer,
-            diff_dst_iter: dd_iter.as_deref(),
-            diff_dst_iter_c: dd_iter_c.as_deref(),
+            diff_dst_layer: &dy.layer,
+            diff_dst_iter: dy.iter.as_deref(),
+            diff_dst_iter_c: dy.iter_c.as_deref(),
         },
     )
     .unwrap();
@@ -231,9 +244,9 @@ fn run_backward(c: &Case, b: &Bwd) -> Run {
     if !c.bias {
         exp.diff_bias.clear();
     }
-    if !b.overwrite {
-        for (a, v) in prefill {
-            let e = match a {
+    if !overwrite {
+        for (a, v) in &dy.init {
+            let e = match *a {
                 args::WEIGHTS_LAYER => &mut exp.diff_weights_layer,
                 args::WEIGHTS_ITER => &mut exp.diff_weights_iter,
                 args::BIAS => &mut exp.diff_bias,
@@ -244,7 +257,17 @@ fn run_backward(c: &Case, b: &Bwd) -> Run {
             }
         }
     }
-    Run { got, exp }
+    exp
+}
+
+/// The inputs of a case (benchdnn-like ReLU fill for the vanilla RNN with ReLU).
+fn inputs(c: &Case) -> Inputs {
+    let x = Inputs::random(c);
+    if c.cell == CellKind::VanillaRnn && matches!(c.activation, Activation::Relu(_)) {
+        x.flip_first_batch_row(c)
+    } else {
+        x
+    }
 }
 
 /// benchdnn's backward threshold.
@@ -284,42 +307,42 @@ fn compare_bwd(what: &str, got: &[f32], exp: &[f32], trh: f32) -> Result<(), Str
     }
 }
 
-fn check(c: &Case, b: &Bwd) {
-    let r = run_backward(c, b);
-    let trh = threshold(c);
+/// Compares every diff tensor; the errors, one line each.
+fn compare_grads(got: &RefGrads, exp: &RefGrads, trh: f32) -> Vec<String> {
     let mut errs = Vec::new();
     for (what, got, exp) in [
-        (
-            "diff_src_layer",
-            &r.got.diff_src_layer,
-            &r.exp.diff_src_layer,
-        ),
-        ("diff_src_iter", &r.got.diff_src_iter, &r.exp.diff_src_iter),
+        ("diff_src_layer", &got.diff_src_layer, &exp.diff_src_layer),
+        ("diff_src_iter", &got.diff_src_iter, &exp.diff_src_iter),
         (
             "diff_src_iter_c",
-            &r.got.diff_src_iter_c,
-            &r.exp.diff_src_iter_c,
+            &got.diff_src_iter_c,
+            &exp.diff_src_iter_c,
         ),
-        (
-            "diff_attention",
-            &r.got.diff_attention,
-            &r.exp.diff_attention,
-        ),
+        ("diff_attention", &got.diff_attention, &exp.diff_attention),
         (
             "diff_weights_layer",
-            &r.got.diff_weights_layer,
-            &r.exp.diff_weights_layer,
+            &got.diff_weights_layer,
+            &exp.diff_weights_layer,
         ),
         (
             "diff_weights_iter",
-            &r.got.diff_weights_iter,
-            &r.exp.diff_weights_iter,
+            &got.diff_weights_iter,
+            &exp.diff_weights_iter,
         ),
-        ("diff_bias", &r.got.diff_bias, &r.exp.diff_bias),
-        ("diff_peephole", &r.got.diff_peephole, &r.exp.diff_peephole),
+        ("diff_bias", &got.diff_bias, &exp.diff_bias),
+        ("diff_peephole", &got.diff_peephole, &exp.diff_peephole),
     ] {
         errs.extend(compare_bwd(what, got, exp, trh).err());
     }
+    errs
+}
+
+fn check(c: &Case, b: &Bwd) {
+    let x = inputs(c);
+    let dy = DiffIn::random(c);
+    let got = engine_grads(c, b, &x, &dy);
+    let exp = reference_grads(c, &x, &dy, b.overwrite);
+    let errs = compare_grads(&got, &exp, threshold(c));
     assert!(errs.is_empty(), "{c:?}\n{b:?}\n{}", errs.join("\n"));
 }
 
@@ -496,4 +519,109 @@ fn backward_statuses_as_onednn() {
         d.mds.remove(&(args::DIFF + args::BIAS));
     })
     .unwrap();
+}
+
+/// A golden case of `tests/goldens/backward` as a test case, its inputs, its output gradients
+/// and initial diff weights, and oneDNN's diff tensors.
+fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
+    let dim = |k: &str| g.dim(k) as usize;
+    let cell = match g.cell.as_str() {
+        "lstm" => CellKind::Lstm,
+        "vanilla_rnn" => CellKind::VanillaRnn,
+        "gru" => CellKind::Gru,
+        "lbr_gru" => CellKind::LbrGru,
+        "augru" => CellKind::Augru,
+        "lbr_augru" => CellKind::LbrAugru,
+        other => panic!("{}: unknown cell {other}", g.name),
+    };
+    let direction = match g.direction.as_str() {
+        "left2right" => Direction::Left2Right,
+        "right2left" => Direction::Right2Left,
+        "bidirectional_concat" => Direction::BidirectionalConcat,
+        _ => Direction::BidirectionalSum,
+    };
+    let mut c = Case::new(
+        direction,
+        dim("L"),
+        dim("T"),
+        dim("N"),
+        dim("SLC"),
+        dim("DHC"),
+    )
+    .with_cell(cell);
+    assert_eq!(c.d(), dim("D"), "{}", g.name);
+    if let Some(act) = &g.activation {
+        let alpha: f32 = g.alpha.as_deref().unwrap_or("0").parse().unwrap();
+        c.activation = match act.as_str() {
+            "relu" => Activation::Relu(alpha),
+            "tanh" => Activation::Tanh,
+            _ => Activation::Logistic,
+        };
+    }
+    let t = |name: &str| g.values(name).map(|v| v.to_vec());
+    c.src_iter = t("src_iter").is_some();
+    c.bias = t("bias").is_some();
+    c.dst_iter = t("dst_iter").is_some();
+    c.peephole = t("weights_peephole").is_some();
+    c.signed = true;
+    let x = Inputs {
+        src_layer: t("src_layer").unwrap(),
+        src_iter: t("src_iter"),
+        src_iter_c: t("src_iter_c"),
+        weights_layer: t("weights_layer").unwrap(),
+        weights_iter: t("weights_iter").unwrap(),
+        bias: t("bias"),
+        attention: t("attention"),
+        peephole: t("weights_peephole"),
+    };
+    let init = [
+        (args::WEIGHTS_LAYER, "diff_weights_layer_init"),
+        (args::WEIGHTS_ITER, "diff_weights_iter_init"),
+        (args::BIAS, "diff_bias_init"),
+        (args::WEIGHTS_PEEPHOLE, "diff_weights_peephole_init"),
+    ]
+    .into_iter()
+    .filter_map(|(a, name)| t(name).map(|v| (a, v)))
+    .collect();
+    let dy = DiffIn {
+        layer: t("diff_dst_layer").unwrap(),
+        iter: t("diff_dst_iter"),
+        iter_c: t("diff_dst_iter_c"),
+        init,
+    };
+    let v = |name: &str| t(name).unwrap_or_default();
+    let exp = RefGrads {
+        diff_src_layer: v("diff_src_layer"),
+        diff_src_iter: v("diff_src_iter"),
+        diff_src_iter_c: v("diff_src_iter_c"),
+        diff_attention: v("diff_attention"),
+        diff_weights_layer: v("diff_weights_layer"),
+        diff_weights_iter: v("diff_weights_iter"),
+        diff_bias: v("diff_bias"),
+        diff_peephole: v("diff_weights_peephole"),
+    };
+    (c, x, dy, exp)
+}
+
+/// Every backward golden of the real oneDNN 3.13 (each cell × direction × L 1–2, diff weights
+/// pre-filled): the primitive and the reference both match it with benchdnn's backward rule.
+#[test]
+fn goldens_of_the_real_onednn() {
+    let cases = golden::load_dir(&golden::cell_dir("backward"));
+    assert_eq!(cases.len(), 58);
+    let mut errs = Vec::new();
+    for g in &cases {
+        assert_eq!(g.prop, "backward", "{}", g.name);
+        let (c, x, dy, golden) = golden_case(g);
+        let trh = threshold(&c);
+        let got = engine_grads(&c, &Bwd::default(), &x, &dy);
+        for e in compare_grads(&got, &golden, trh) {
+            errs.push(format!("{} (primitive): {e}", g.name));
+        }
+        let reference = reference_grads(&c, &x, &dy, false);
+        for e in compare_grads(&reference, &golden, trh) {
+            errs.push(format!("{} (reference): {e}", g.name));
+        }
+    }
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
 }
