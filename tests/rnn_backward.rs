@@ -625,3 +625,25 @@ fn goldens_of_the_real_onednn() {
     }
     assert!(errs.is_empty(), "{}", errs.join("\n"));
 }
+
+/// Weights reordered from the forward primitive's layout (packed) straight into the backward
+/// one (ldgoi) and back hold the user's values — what a training loop that keeps its weights in
+/// the forward layout does.
+#[test]
+fn weights_reorder_between_forward_and_backward_layouts() {
+    let c = Case::new(Direction::BidirectionalConcat, 2, 3, 2, 37, 37);
+    let fwd = make_pd(&Case {
+        prop: PropKind::ForwardTraining,
+        ..c.clone()
+    })
+    .unwrap();
+    let bwd = backward_pd(&c, &Bwd::default(), Some(&fwd)).unwrap();
+    let x = Inputs::random(&c);
+    let user = memory_with(&md(&[2, 2, 37, 4, 37], LDIGO), &x.weights_layer);
+    let packed = reorder_into(&user, fwd.arg_md(args::WEIGHTS_LAYER).unwrap());
+    let ldgoi = reorder_into(&packed, bwd.arg_md(args::WEIGHTS_LAYER).unwrap());
+    assert_eq!(read_logical(&ldgoi), x.weights_layer);
+    let back = reorder_into(&ldgoi, fwd.arg_md(args::WEIGHTS_LAYER).unwrap());
+    let plain = reorder_into(&back, &md(&[2, 2, 37, 4, 37], LDIGO));
+    assert_eq!(read_logical(&plain), x.weights_layer);
+}
