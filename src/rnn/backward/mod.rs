@@ -29,6 +29,7 @@ use super::problem::RnnProblem;
 use super::views::Strided;
 use super::workspace::WorkspaceLayout;
 use crate::types::Direction;
+use std::ops::Range;
 
 /// Every tensor one backward execution touches, as raw views.
 #[derive(Clone, Copy, Debug)]
@@ -107,19 +108,30 @@ unsafe fn slice_mut<'a>(ptr: *mut f32, len: usize) -> &'a mut [f32] {
     }
 }
 
-/// Gate `g` of one layer and direction of a 5-D weights tensor, transposed: the matrix
-/// `(o, i)` (`[DHC × in]`), so that `dA_g·W_gᵀ` reads it in place.
-fn gate_t(w: &Strided<5>, l: usize, d: usize, g: usize) -> Mat {
-    Mat {
+/// Calls `f(g0, count, m)` over blocks of the gates `gates` of layer `l`, direction `d` of a
+/// 5-D weights tensor, `m` being the block as the matrix `(i, (g − g0)·DHC + o)`: one block for
+/// all the gates when consecutive gates follow each other at a uniform stride (dense `ldigo` and
+/// `ldgoi`), else one block per gate.
+fn gate_blocks(
+    w: &Strided<5>,
+    l: usize,
+    d: usize,
+    gates: Range<usize>,
+    dhc: usize,
+    mut f: impl FnMut(usize, usize, Mat),
+) {
+    let mat = |g: usize| Mat {
         ptr: w.at([l, d, 0, g, 0]),
-        rs: w.strides[4],
-        cs: w.strides[2],
+        rs: w.strides[2],
+        cs: w.strides[4],
+    };
+    if w.strides[3] == dhc as isize * w.strides[4] {
+        f(gates.start, gates.len(), mat(gates.start));
+    } else {
+        for g in gates {
+            f(g, 1, mat(g));
+        }
     }
-}
-
-/// Gate `g` of one layer and direction of a 5-D weights tensor: the matrix `(i, o)`.
-fn gate(w: &Strided<5>, l: usize, d: usize, g: usize) -> Mat {
-    gate_t(w, l, d, g).t()
 }
 
 impl Backward<'_> {
@@ -160,235 +172,338 @@ impl Backward<'_> {
         }
     }
 
-    /// One layer of one direction.
+    /// One layer of one direction: the steps from last to first, then the merged GEMMs.
     unsafe fn layer(&self, l: usize, d: usize) {
         let p = self.problem;
-        let t = &self.tensors;
-        let (n, dhc, sic, dic, tn) = (p.n, p.dhc, p.sic, p.dic, p.t);
-        let cols = p.g * dhc;
-        let rows = tn * n;
-        let k_in = p.layer_input_channels(l);
-        let sc = self.scratch;
-        let ws = self.workspace;
-        let hc = sc.hc;
         unsafe {
             if p.overwrites_diff_weights() {
                 self.zero_diff_weights(l, d);
             }
-            // Gradient from above, rows of `above_ld` floats by step.
-            let (above, above_ld) = if l + 1 == p.l {
-                let dst = self.sc(sc.above);
-                let col = if p.direction == Direction::BidirectionalConcat {
-                    d * dic
-                } else {
-                    0
-                };
-                for s in 0..tn {
-                    for r in 0..n {
-                        let src = t.diff_dst_layer.at([self.time(d, s), r, col]);
-                        let row = dst.add((s * n + r) * dic);
-                        for c in 0..dic {
-                            *row.add(c) = *src.offset(c as isize * t.diff_dst_layer.strides[2]);
-                        }
+            let above = self.above(l, d);
+            self.init_state_grads(l, d);
+            self.load_attention(d);
+            let peephole: Vec<f32> = match self.tensors.peephole {
+                Some(w) => (0..3 * p.dhc)
+                    .map(|i| *w.at([l, d, i / p.dhc, i % p.dhc]))
+                    .collect(),
+                None => Vec::new(),
+            };
+            for s in (0..p.t).rev() {
+                self.step(l, d, s, above, &peephole);
+            }
+            self.store_state_grads(l, d);
+            self.merged_gemms(l, d);
+        }
+    }
+
+    /// The gradient reaching each step's h from above, rows `(s, n)` of `.1` floats: the
+    /// direction's part of `diff_dst_layer` (copied in step order) for the last layer, else what
+    /// the layer above left in `below`.
+    unsafe fn above(&self, l: usize, d: usize) -> (*const f32, usize) {
+        let p = self.problem;
+        let sc = self.scratch;
+        if l + 1 < p.l {
+            return (self.sc(sc.below).cast_const(), sc.xc);
+        }
+        let col = if p.direction == Direction::BidirectionalConcat {
+            d * p.dic
+        } else {
+            0
+        };
+        let dst = self.sc(sc.above);
+        unsafe { self.gather_steps(&self.tensors.diff_dst_layer, d, col, p.dic, dst) };
+        (dst.cast_const(), p.dic)
+    }
+
+    /// Copies `ch` channels from `col` of a `[T][N][C]` tensor into `dst` `[T][N][ch]` in the
+    /// step order of direction `d`.
+    unsafe fn gather_steps(
+        &self,
+        src: &Strided<3>,
+        d: usize,
+        col: usize,
+        ch: usize,
+        dst: *mut f32,
+    ) {
+        let p = self.problem;
+        for s in 0..p.t {
+            for r in 0..p.n {
+                let from = src.at([self.time(d, s), r, col]);
+                for c in 0..ch {
+                    unsafe {
+                        *dst.add((s * p.n + r) * ch + c) =
+                            *from.offset(c as isize * src.strides[2]);
                     }
                 }
-                (dst.cast_const(), dic)
-            } else {
-                (self.sc(sc.below).cast_const(), sc.xc)
-            };
-            // Running state gradients.
-            let dh_next = self.sc(sc.dh_next);
-            let dc = self.sc(sc.dc);
-            for r in 0..n {
-                let row = dh_next.add(r * hc);
+            }
+        }
+    }
+
+    /// The state gradients before the last step: `diff_dst_iter(_c)` or zeros.
+    unsafe fn init_state_grads(&self, l: usize, d: usize) {
+        let p = self.problem;
+        let t = &self.tensors;
+        let hc = self.scratch.hc;
+        let (dh_next, dc) = (self.sc(self.scratch.dh_next), self.sc(self.scratch.dc));
+        unsafe {
+            for r in 0..p.n {
                 for c in 0..hc {
-                    *row.add(c) = match t.diff_dst_iter {
-                        Some(v) if c < dic => *v.at([l, d, r, c]),
+                    *dh_next.add(r * hc + c) = match t.diff_dst_iter {
+                        Some(v) if c < p.dic => *v.at([l, d, r, c]),
                         _ => 0.0,
                     };
                 }
                 if p.cell.has_c_state() {
-                    for c in 0..dhc {
-                        *dc.add(r * dhc + c) =
+                    for c in 0..p.dhc {
+                        *dc.add(r * p.dhc + c) =
                             t.diff_dst_iter_c.map_or(0.0, |v| *v.at([l, d, r, c]));
                     }
                 }
             }
-            // Layer input by step, rows of `x_ld` floats.
-            let (x, x_ld) = if l == 0 {
-                let dst = self.sc(sc.x);
-                for s in 0..tn {
-                    for r in 0..n {
-                        let src = t.src_layer.at([self.time(d, s), r, 0]);
-                        let row = dst.add((s * n + r) * p.slc);
-                        for c in 0..p.slc {
-                            *row.add(c) = *src.offset(c as isize * t.src_layer.strides[2]);
-                        }
-                    }
-                }
-                (dst.cast_const(), p.slc)
-            } else {
-                (self.ws(ws.h).add(ws.h_index(l - 1, d, 1, 0)), ws.hc)
-            };
-            let att = self.sc(sc.att);
-            if let Some(a) = t.attention {
-                for s in 0..tn {
-                    for r in 0..n {
-                        *att.add(s * n + r) = *a.at([self.time(d, s), r, 0]);
-                    }
+        }
+    }
+
+    /// AUGRU: the attention in the step order of direction `d`.
+    unsafe fn load_attention(&self, d: usize) {
+        if let Some(a) = self.tensors.attention {
+            unsafe { self.gather_steps(&a, d, 0, 1, self.sc(self.scratch.att)) };
+        }
+    }
+
+    /// What step `s` of layer `l`, direction `d` reads from the forward pass.
+    unsafe fn step_state<'s>(
+        &self,
+        l: usize,
+        d: usize,
+        s: usize,
+        peephole: &'s [f32],
+    ) -> cells::StepState<'s> {
+        let p = self.problem;
+        let ws = self.workspace;
+        let (n, dhc) = (p.n, p.dhc);
+        let has_c = p.cell.has_c_state();
+        unsafe {
+            cells::StepState {
+                n,
+                dhc,
+                gates: slice(
+                    self.ws(ws.gates).add(ws.gates_index(l, d, s, 0)),
+                    n * p.g * dhc,
+                ),
+                h_prev: slice(self.ws(ws.h).add(ws.h_index(l, d, s, 0)), n * ws.hc),
+                h_ld: ws.hc,
+                c_prev: if has_c {
+                    slice(self.ws(ws.c).add(ws.c_index(l, d, s, 0)), n * dhc)
+                } else {
+                    &[]
+                },
+                c: if has_c {
+                    slice(self.ws(ws.c).add(ws.c_index(l, d, s + 1, 0)), n * dhc)
+                } else {
+                    &[]
+                },
+                peephole,
+                att: if self.tensors.attention.is_some() {
+                    slice(self.sc(self.scratch.att).add(s * n), n)
+                } else {
+                    &[]
+                },
+                lbr: if ws.lbr.len > 0 {
+                    slice(self.ws(ws.lbr).add(ws.lbr_index(l, d, s, 0)), n * dhc)
+                } else {
+                    &[]
+                },
+            }
+        }
+    }
+
+    /// `dh_next (beta)= Σ_{g ∈ gates} src_g·U_gᵀ` for the rows `[N][G·DHC]` at `src`.
+    unsafe fn recurrent(
+        &self,
+        l: usize,
+        d: usize,
+        src: *const f32,
+        gates: Range<usize>,
+        beta: f32,
+    ) {
+        let p = self.problem;
+        let cols = p.g * p.dhc;
+        let dh_next = Mat::rows(self.sc(self.scratch.dh_next), self.scratch.hc);
+        let mut first = true;
+        gate_blocks(
+            &self.tensors.weights_iter,
+            l,
+            d,
+            gates,
+            p.dhc,
+            |g0, ng, u| {
+                let a = Mat::rows(src, cols).at(0, g0 * p.dhc);
+                let b = if first { beta } else { 1.0 };
+                first = false;
+                unsafe { gemm(p.n, p.sic, ng * p.dhc, a, u.t(), b, dh_next) };
+            },
+        );
+    }
+
+    /// Step `s` backwards: `dA` of the step (and GRU's `r ⊙ h_prev`, LBR's `dA'`), the state
+    /// gradients for the previous step, AUGRU's attention gradient.
+    unsafe fn step(
+        &self,
+        l: usize,
+        d: usize,
+        s: usize,
+        above: (*const f32, usize),
+        peephole: &[f32],
+    ) {
+        let p = self.problem;
+        let sc = self.scratch;
+        let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
+        let cols = p.g * dhc;
+        unsafe {
+            let dh_next = self.sc(sc.dh_next);
+            let dh = slice_mut(self.sc(sc.dh), n * dhc);
+            for r in 0..n {
+                for c in 0..dhc {
+                    dh[r * dhc + c] =
+                        *above.0.add((s * n + r) * above.1 + c) + *dh_next.add(r * hc + c);
                 }
             }
-            let peephole: Vec<f32> = match t.peephole {
-                Some(w) => (0..3 * dhc)
-                    .map(|i| *w.at([l, d, i / dhc, i % dhc]))
-                    .collect(),
-                None => Vec::new(),
-            };
-            let mut d_att = vec![0f32; if t.diff_attention.is_some() { n } else { 0 }];
-
-            for s in (0..tn).rev() {
-                let dh = slice_mut(self.sc(sc.dh), n * dhc);
-                for r in 0..n {
-                    for c in 0..dhc {
-                        dh[r * dhc + c] =
-                            *above.add((s * n + r) * above_ld + c) + *dh_next.add(r * hc + c);
-                    }
+            let st = self.step_state(l, d, s, peephole);
+            let da_ptr = self.sc(sc.da).add(s * n * cols);
+            let mut d_att = Vec::new();
+            match p.cell {
+                CellKind::VanillaRnn => {
+                    let act = p.activation.expect("vanilla RNN has an activation");
+                    cells::vanilla(act, &st, dh, slice_mut(da_ptr, n * cols));
+                    self.recurrent(l, d, da_ptr, 0..p.g, 0.0);
                 }
-                let has_c = p.cell.has_c_state();
-                let st = cells::StepState {
-                    n,
-                    dhc,
-                    gates: slice(self.ws(ws.gates).add(ws.gates_index(l, d, s, 0)), n * cols),
-                    h_prev: slice(self.ws(ws.h).add(ws.h_index(l, d, s, 0)), n * ws.hc),
-                    h_ld: ws.hc,
-                    c_prev: if has_c {
-                        slice(self.ws(ws.c).add(ws.c_index(l, d, s, 0)), n * dhc)
-                    } else {
-                        &[]
-                    },
-                    c: if has_c {
-                        slice(self.ws(ws.c).add(ws.c_index(l, d, s + 1, 0)), n * dhc)
-                    } else {
-                        &[]
-                    },
-                    peephole: &peephole,
-                    att: if t.attention.is_some() {
-                        slice(att.add(s * n), n)
-                    } else {
-                        &[]
-                    },
-                    lbr: if ws.lbr.len > 0 {
-                        slice(self.ws(ws.lbr).add(ws.lbr_index(l, d, s, 0)), n * dhc)
-                    } else {
-                        &[]
-                    },
-                };
-                let da_ptr = self.sc(sc.da).add(s * n * cols);
-                let da = slice_mut(da_ptr, n * cols);
-                let dh_prev = slice_mut(dh_next, n * hc);
-                let u = &t.weights_iter;
-                // dh_prev += Σ_{g ∈ gates} dA'_g·U_gᵀ, dA' rows of `cols` floats at `src`.
-                let recurrent = |src: *const f32, gates: std::ops::Range<usize>, beta: f32| {
-                    for (k, g) in gates.enumerate() {
-                        gemm(
-                            n,
-                            sic,
-                            dhc,
-                            Mat::rows(src, cols).at(0, g * dhc),
-                            gate_t(u, l, d, g),
-                            if k == 0 { beta } else { 1.0 },
-                            Mat::rows(dh_next, hc),
-                        );
-                    }
-                };
-                match p.cell {
-                    CellKind::VanillaRnn => {
-                        let act = p.activation.expect("vanilla RNN has an activation");
-                        cells::vanilla(act, &st, dh, da);
-                        recurrent(da_ptr, 0..p.g, 0.0);
-                    }
-                    CellKind::Lstm => {
-                        cells::lstm(&st, dh, slice_mut(dc, n * dhc), da);
-                        recurrent(da_ptr, 0..p.g, 0.0);
-                    }
-                    CellKind::Gru | CellKind::Augru => {
-                        cells::gru_update(&st, dh, da, dh_prev, hc, &mut d_att);
-                        let g = self.sc(sc.g);
-                        gemm(
-                            n,
-                            sic,
-                            dhc,
-                            Mat::rows(da_ptr, cols).at(0, 2 * dhc),
-                            gate_t(u, l, d, 2),
-                            0.0,
-                            Mat::rows(g, dhc),
-                        );
-                        let rh = slice_mut(self.sc(sc.rh).add(s * n * dhc), n * dhc);
-                        let da = slice_mut(da_ptr, n * cols);
-                        let dh_prev = slice_mut(dh_next, n * hc);
-                        cells::gru_reset(&st, slice(g, n * dhc), da, dh_prev, hc, rh);
-                        recurrent(da_ptr, 0..2, 1.0);
-                    }
-                    CellKind::LbrGru | CellKind::LbrAugru => {
-                        cells::gru_update(&st, dh, da, dh_prev, hc, &mut d_att);
-                        let da_iter_ptr = self.sc(sc.da_iter).add(s * n * cols);
-                        let da = slice_mut(da_ptr, n * cols);
-                        cells::lbr_reset(&st, da, slice_mut(da_iter_ptr, n * cols));
-                        recurrent(da_iter_ptr, 0..p.g, 1.0);
-                    }
+                CellKind::Lstm => {
+                    let dc = slice_mut(self.sc(sc.dc), n * dhc);
+                    cells::lstm(&st, dh, dc, slice_mut(da_ptr, n * cols));
+                    self.recurrent(l, d, da_ptr, 0..p.g, 0.0);
                 }
-                if let Some(v) = t.diff_attention {
-                    for (r, &a) in d_att.iter().enumerate() {
-                        *v.at([self.time(d, s), r, 0]) = a;
-                    }
+                CellKind::Gru | CellKind::Augru => {
+                    d_att.resize(if st.att.is_empty() { 0 } else { n }, 0.0);
+                    let dh_prev = slice_mut(dh_next, n * hc);
+                    cells::gru_update(
+                        &st,
+                        dh,
+                        slice_mut(da_ptr, n * cols),
+                        dh_prev,
+                        hc,
+                        &mut d_att,
+                    );
+                    // g = dA_o·U_oᵀ, needed by every unit's dA_r.
+                    let g = self.sc(sc.g);
+                    gate_blocks(&self.tensors.weights_iter, l, d, 2..3, dhc, |_, _, u| {
+                        let a = Mat::rows(da_ptr, cols).at(0, 2 * dhc);
+                        gemm(n, p.sic, dhc, a, u.t(), 0.0, Mat::rows(g, dhc));
+                    });
+                    let rh = slice_mut(self.sc(sc.rh).add(s * n * dhc), n * dhc);
+                    let dh_prev = slice_mut(dh_next, n * hc);
+                    let da = slice_mut(da_ptr, n * cols);
+                    cells::gru_reset(&st, slice(g, n * dhc), da, dh_prev, hc, rh);
+                    self.recurrent(l, d, da_ptr, 0..2, 1.0);
+                }
+                CellKind::LbrGru | CellKind::LbrAugru => {
+                    d_att.resize(if st.att.is_empty() { 0 } else { n }, 0.0);
+                    let dh_prev = slice_mut(dh_next, n * hc);
+                    let da = slice_mut(da_ptr, n * cols);
+                    cells::gru_update(&st, dh, da, dh_prev, hc, &mut d_att);
+                    let da_iter_ptr = self.sc(sc.da_iter).add(s * n * cols);
+                    let da = slice_mut(da_ptr, n * cols);
+                    cells::lbr_reset(&st, da, slice_mut(da_iter_ptr, n * cols));
+                    self.recurrent(l, d, da_iter_ptr, 0..p.g, 1.0);
                 }
             }
+            if let Some(v) = self.tensors.diff_attention {
+                for (r, &a) in d_att.iter().enumerate() {
+                    *v.at([self.time(d, s), r, 0]) = a;
+                }
+            }
+        }
+    }
 
-            // Final state gradients. With no step, diff_dst_iter passes through.
+    /// `diff_src_iter(_c)` of layer `l`, direction `d`: the state gradients after the first
+    /// step (with no step, `diff_dst_iter` passed through).
+    unsafe fn store_state_grads(&self, l: usize, d: usize) {
+        let p = self.problem;
+        let t = &self.tensors;
+        let hc = self.scratch.hc;
+        let (dh_next, dc) = (self.sc(self.scratch.dh_next), self.sc(self.scratch.dc));
+        unsafe {
             if let Some(v) = t.diff_src_iter {
-                for r in 0..n {
-                    for c in 0..sic {
+                for r in 0..p.n {
+                    for c in 0..p.sic {
                         *v.at([l, d, r, c]) = *dh_next.add(r * hc + c);
                     }
                 }
             }
             if let Some(v) = t.diff_src_iter_c {
-                for r in 0..n {
-                    for c in 0..dhc {
-                        *v.at([l, d, r, c]) = *dc.add(r * dhc + c);
+                for r in 0..p.n {
+                    for c in 0..p.dhc {
+                        *v.at([l, d, r, c]) = *dc.add(r * p.dhc + c);
                     }
                 }
             }
+        }
+    }
 
-            // Merged GEMMs over the T·N rows of every step.
+    /// The GEMMs and reductions over the `T·N` rows of every step: `dW += xᵀ·dA`,
+    /// `dU += h_prevᵀ·dA'` (GRU: `(r ⊙ h_prev)ᵀ·dA_o` for `o`), `db += Σ dA` (LBR: the `u'` row
+    /// from `dA'`), the peephole sums, and the input gradient `dA·Wᵀ` into `below` (layer 0:
+    /// added into `diff_src_layer` over the directions).
+    unsafe fn merged_gemms(&self, l: usize, d: usize) {
+        let p = self.problem;
+        let t = &self.tensors;
+        let sc = self.scratch;
+        let ws = self.workspace;
+        let dhc = p.dhc;
+        let cols = p.g * dhc;
+        let rows = p.t * p.n;
+        let k_in = p.layer_input_channels(l);
+        unsafe {
+            // Layer input by step: src_layer (copied in step order) or the h of the layer below.
+            let x = if l == 0 {
+                let dst = self.sc(sc.x);
+                self.gather_steps(&t.src_layer, d, 0, p.slc, dst);
+                Mat::rows(dst, p.slc)
+            } else {
+                Mat::rows(self.ws(ws.h).add(ws.h_index(l - 1, d, 1, 0)), ws.hc)
+            };
             let da = self.sc(sc.da).cast_const();
             let da_iter = if sc.da_iter.len > 0 {
                 self.sc(sc.da_iter).cast_const()
             } else {
                 da
             };
-            let h_prev = self.ws(ws.h).add(ws.h_index(l, d, 0, 0));
+            let block = |src: *const f32, g0: usize| Mat::rows(src, cols).at(0, g0 * dhc);
+            gate_blocks(&t.diff_weights_layer, l, d, 0..p.g, dhc, |g0, ng, dw| {
+                gemm(k_in, ng * dhc, rows, x.t(), block(da, g0), 1.0, dw);
+            });
+            let h_prev = Mat::rows(self.ws(ws.h).add(ws.h_index(l, d, 0, 0)), ws.hc);
             let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
-            for g in 0..p.g {
-                let dag = Mat::rows(da, cols).at(0, g * dhc);
-                let dw = gate(&t.diff_weights_layer, l, d, g);
-                gemm(k_in, dhc, rows, Mat::rows(x, x_ld).t(), dag, 1.0, dw);
-                let (operand, ld) = if gru && g == 2 {
-                    (self.sc(sc.rh).cast_const(), dhc)
-                } else {
-                    (h_prev, ws.hc)
-                };
-                let du = gate(&t.diff_weights_iter, l, d, g);
-                let dai = Mat::rows(da_iter, cols).at(0, g * dhc);
-                gemm(sic, dhc, rows, Mat::rows(operand, ld).t(), dai, 1.0, du);
+            let split = if gru { 2 } else { p.g };
+            for (gates, operand) in [
+                (0..split, h_prev),
+                (split..p.g, Mat::rows(self.sc(sc.rh), dhc)),
+            ] {
+                gate_blocks(&t.diff_weights_iter, l, d, gates, dhc, |g0, ng, du| {
+                    gemm(
+                        p.sic,
+                        ng * dhc,
+                        rows,
+                        operand.t(),
+                        block(da_iter, g0),
+                        1.0,
+                        du,
+                    );
+                });
             }
             if let Some(b) = t.diff_bias {
                 let sums = |src: *const f32, g: usize, row: usize| {
                     for o in 0..dhc {
-                        let mut acc = 0f32;
-                        for r in 0..rows {
-                            acc += *src.add(r * cols + g * dhc + o);
-                        }
+                        let acc: f32 = (0..rows).map(|r| *src.add(r * cols + g * dhc + o)).sum();
                         *b.at([l, d, row, o]) += acc;
                     }
                 };
@@ -401,31 +516,40 @@ impl Backward<'_> {
             }
             if let Some(dp) = t.diff_peephole {
                 let c = self.ws(ws.c).add(ws.c_index(l, d, 0, 0));
-                // Rows i, f use c_prev (slots 0..T), row o the new c (slots 1..T+1).
-                for (row, gate, shift) in [(0, 0, 0), (1, 1, 0), (2, 3, n * dhc)] {
+                // Rows i, f pair with c_prev (slots 0..T), row o with the new c (slots 1..T+1).
+                for (row, gate, shift) in [(0, 0, 0), (1, 1, 0), (2, 3, p.n * dhc)] {
                     for o in 0..dhc {
-                        let mut acc = 0f32;
-                        for r in 0..rows {
-                            acc += *da.add(r * cols + gate * dhc + o) * *c.add(shift + r * dhc + o);
-                        }
+                        let acc: f32 = (0..rows)
+                            .map(|r| {
+                                *da.add(r * cols + gate * dhc + o) * *c.add(shift + r * dhc + o)
+                            })
+                            .sum();
                         *dp.at([l, d, row, o]) += acc;
                     }
                 }
             }
-            // Gradient of the layer input: dA·Wᵀ, into `below` (read by the layer below).
+            // Input gradient dA·Wᵀ into `below` (read by the layer below).
             let below = self.sc(sc.below);
-            for g in 0..p.g {
-                let dag = Mat::rows(da, cols).at(0, g * dhc);
-                let w = gate_t(&t.weights_layer, l, d, g);
-                let beta = if g == 0 { 0.0 } else { 1.0 };
-                gemm(rows, k_in, dhc, dag, w, beta, Mat::rows(below, sc.xc));
-            }
+            let mut first = true;
+            gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
+                let beta = if first { 0.0 } else { 1.0 };
+                first = false;
+                gemm(
+                    rows,
+                    k_in,
+                    ng * dhc,
+                    block(da, g0),
+                    w.t(),
+                    beta,
+                    Mat::rows(below, sc.xc),
+                );
+            });
             if l == 0 {
                 let ds = &t.diff_src_layer;
-                for s in 0..tn {
-                    for r in 0..n {
+                for s in 0..p.t {
+                    for r in 0..p.n {
                         let dst = ds.at([self.time(d, s), r, 0]);
-                        let src = below.add((s * n + r) * sc.xc);
+                        let src = below.add((s * p.n + r) * sc.xc);
                         for c in 0..p.slc {
                             let v = dst.offset(c as isize * ds.strides[2]);
                             *v = if d == 0 { 0.0 } else { *v } + *src.add(c);
