@@ -40,7 +40,12 @@ fn weights_md(dims: &[usize], tag: i32) -> MemoryDesc {
     }
     let [l, d, i, g, o] = <[usize; 5]>::try_from(dims).unwrap().map(|v| v as i64);
     let strides = [d * g * i * o, g * i * o, o, i * o, 1];
-    MemoryDesc::with_strides(&[l, d, i, g, o], oxidnn::types::DataType::F32, Some(&strides)).unwrap()
+    MemoryDesc::with_strides(
+        &[l, d, i, g, o],
+        oxidnn::types::DataType::F32,
+        Some(&strides),
+    )
+    .unwrap()
 }
 
 /// How the backward pd is asked for.

@@ -215,7 +215,11 @@ impl RnnPd {
             },
         );
         let isa = Isa::detected();
-        let impl_info = format!("oxidnn:packed:{}", isa.name());
+        let impl_info = if backward {
+            "oxidnn:gemm".to_string()
+        } else {
+            format!("oxidnn:packed:{}", isa.name())
+        };
         Ok(Self {
             backward_scratch,
             engine,
