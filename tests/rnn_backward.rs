@@ -666,3 +666,32 @@ fn weights_reorder_between_forward_and_backward_layouts() {
     let plain = reorder_into(&back, &md(&[2, 2, 37, 4, 37], LDIGO));
     assert_eq!(read_logical(&plain), x.weights_layer);
 }
+
+/// Degenerate sizes: no step (the state gradients pass straight through, diff weights keep their
+/// values) and no batch row (overwrite mode writes zero gradients).
+#[test]
+fn no_step_and_no_batch() {
+    for overwrite in [false, true] {
+        let b = Bwd {
+            overwrite,
+            ..Bwd::default()
+        };
+        for (cell, _, peephole) in cells() {
+            let direction = if cell.has_attention() {
+                Direction::Left2Right
+            } else {
+                Direction::BidirectionalSum
+            };
+            for (t, n) in [(0, 3), (3, 0)] {
+                let mut c = Case::new(direction, 1, t, n, 4, 4).with_cell(cell);
+                c.peephole = peephole;
+                let x = inputs(&c);
+                let dy = DiffIn::random(&c);
+                let got = engine_grads(&c, &b, &x, &dy);
+                let exp = reference_grads(&c, &x, &dy, overwrite);
+                let errs = compare_grads(&got, &exp, threshold(&c));
+                assert!(errs.is_empty(), "{c:?} {b:?}\n{}", errs.join("\n"));
+            }
+        }
+    }
+}

@@ -16,6 +16,12 @@
 //! `dnnl_rnn_flags_diff_weights_overwrite` each layer and direction's part is zeroed first.
 //! Weights are read in the user's plain layout (any strides) by strided GEMMs
 //! ([`gemm`]); nothing is packed.
+//!
+//! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
+//! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
+//! `h_0ᵀ·dA_0`, the first step's output standing in for the initial state. This library
+//! computes the exact gradient (zero initial state, zero contribution); with `src_iter` given —
+//! zeros or not — both agree.
 
 pub mod cells;
 pub mod exec;
@@ -144,6 +150,12 @@ impl Backward<'_> {
     pub unsafe fn run(&self) {
         let p = self.problem;
         if p.is_empty() {
+            // No batch row or hidden unit: zero gradients (written only in overwrite mode).
+            if p.overwrites_diff_weights() && p.dhc > 0 {
+                for (l, d) in (0..p.l).flat_map(|l| (0..p.d).map(move |d| (l, d))) {
+                    unsafe { self.zero_diff_weights(l, d) };
+                }
+            }
             return;
         }
         for d in 0..p.d {
