@@ -114,6 +114,38 @@ unsafe fn slice_mut<'a>(ptr: *mut f32, len: usize) -> &'a mut [f32] {
     }
 }
 
+/// `Σ_r a[r][j]` — or `Σ_r a[r][j]·w[r][j]` — for `j < width`, `a` with rows of `ld` floats and
+/// `w` of its own stride, summed row after row (sequential reads).
+///
+/// # Safety
+/// `rows` rows of `width` floats readable at both.
+unsafe fn column_sums(
+    a: *const f32,
+    ld: usize,
+    rows: usize,
+    width: usize,
+    w: Option<(*const f32, usize)>,
+) -> Vec<f32> {
+    let mut acc = vec![0f32; width];
+    for r in 0..rows {
+        let row = unsafe { slice(a.add(r * ld), width) };
+        match w {
+            Some((w, w_ld)) => {
+                let wr = unsafe { slice(w.add(r * w_ld), width) };
+                for ((s, v), x) in acc.iter_mut().zip(row).zip(wr) {
+                    *s += v * x;
+                }
+            }
+            None => {
+                for (s, v) in acc.iter_mut().zip(row) {
+                    *s += v;
+                }
+            }
+        }
+    }
+    acc
+}
+
 /// Calls `f(g0, count, m)` over blocks of the gates `gates` of layer `l`, direction `d` of a
 /// 5-D weights tensor, `m` being the block as the matrix `(i, (g − g0)·DHC + o)`: one block for
 /// all the gates when consecutive gates follow each other at a uniform stride (dense `ldigo` and
@@ -513,30 +545,30 @@ impl Backward<'_> {
                 });
             }
             if let Some(b) = t.diff_bias {
-                let sums = |src: *const f32, g: usize, row: usize| {
-                    for o in 0..dhc {
-                        let acc: f32 = (0..rows).map(|r| *src.add(r * cols + g * dhc + o)).sum();
-                        *b.at([l, d, row, o]) += acc;
+                let add_row = |sums: &[f32], row: usize| {
+                    for (o, v) in sums.iter().enumerate() {
+                        *b.at([l, d, row, o]) += v;
                     }
                 };
+                let sums = column_sums(da, cols, rows, cols, None);
                 for g in 0..p.g {
-                    sums(da, g, g);
+                    add_row(&sums[g * dhc..][..dhc], g);
                 }
                 if p.cell.bias_gates() > p.g {
-                    sums(da_iter, 2, p.g);
+                    add_row(
+                        &column_sums(da_iter.add(2 * dhc), cols, rows, dhc, None),
+                        p.g,
+                    );
                 }
             }
             if let Some(dp) = t.diff_peephole {
                 let c = self.ws(ws.c).add(ws.c_index(l, d, 0, 0));
                 // Rows i, f pair with c_prev (slots 0..T), row o with the new c (slots 1..T+1).
                 for (row, gate, shift) in [(0, 0, 0), (1, 1, 0), (2, 3, p.n * dhc)] {
-                    for o in 0..dhc {
-                        let acc: f32 = (0..rows)
-                            .map(|r| {
-                                *da.add(r * cols + gate * dhc + o) * *c.add(shift + r * dhc + o)
-                            })
-                            .sum();
-                        *dp.at([l, d, row, o]) += acc;
+                    let w = Some((c.add(shift), dhc));
+                    let sums = column_sums(da.add(gate * dhc), cols, rows, dhc, w);
+                    for (o, v) in sums.iter().enumerate() {
+                        *dp.at([l, d, row, o]) += v;
                     }
                 }
             }
