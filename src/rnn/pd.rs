@@ -166,6 +166,9 @@ impl RnnPd {
         if !attr.has_default_quantization() {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
         }
+        if attr.rnn_tparams.test_mode && problem.is_backward() {
+            unimplemented_err!("RNN backward with test-mode (linearised) activations");
+        }
         if attr.rnn_tparams.test_mode {
             unimplemented_err!("RNN test-mode (linearised) activations are not implemented yet");
         }
