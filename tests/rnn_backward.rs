@@ -582,7 +582,6 @@ fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
     c.bias = t("bias").is_some();
     c.dst_iter = t("dst_iter").is_some();
     c.peephole = t("weights_peephole").is_some();
-    c.signed = true;
     let x = Inputs {
         src_layer: t("src_layer").unwrap(),
         src_iter: t("src_iter"),

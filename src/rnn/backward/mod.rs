@@ -414,7 +414,7 @@ impl Backward<'_> {
             }
             let st = self.step_state(l, d, s, peephole);
             let da_ptr = self.sc(sc.da).add(s * n * cols);
-            let mut d_att = Vec::new();
+            let d_att = slice_mut(self.sc(sc.d_att), sc.d_att.len);
             match p.cell {
                 CellKind::VanillaRnn => {
                     let act = p.activation.expect("vanilla RNN has an activation");
@@ -427,16 +427,8 @@ impl Backward<'_> {
                     self.recurrent(l, d, da_ptr, 0..p.g, 0.0);
                 }
                 CellKind::Gru | CellKind::Augru => {
-                    d_att.resize(if st.att.is_empty() { 0 } else { n }, 0.0);
                     let dh_prev = slice_mut(dh_next, n * hc);
-                    cells::gru_update(
-                        &st,
-                        dh,
-                        slice_mut(da_ptr, n * cols),
-                        dh_prev,
-                        hc,
-                        &mut d_att,
-                    );
+                    cells::gru_update(&st, dh, slice_mut(da_ptr, n * cols), dh_prev, hc, d_att);
                     // g = dA_o·U_oᵀ, needed by every unit's dA_r.
                     let g = self.sc(sc.g);
                     gate_blocks(&self.tensors.weights_iter, l, d, 2..3, dhc, |_, _, u| {
@@ -450,10 +442,9 @@ impl Backward<'_> {
                     self.recurrent(l, d, da_ptr, 0..2, 1.0);
                 }
                 CellKind::LbrGru | CellKind::LbrAugru => {
-                    d_att.resize(if st.att.is_empty() { 0 } else { n }, 0.0);
                     let dh_prev = slice_mut(dh_next, n * hc);
                     let da = slice_mut(da_ptr, n * cols);
-                    cells::gru_update(&st, dh, da, dh_prev, hc, &mut d_att);
+                    cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
                     let da_iter_ptr = self.sc(sc.da_iter).add(s * n * cols);
                     let da = slice_mut(da_ptr, n * cols);
                     cells::lbr_reset(&st, da, slice_mut(da_iter_ptr, n * cols));

@@ -16,7 +16,7 @@
 //! | `below`   | `[T][N][XC]`       | gradient of this layer's input (`XC = max(SLC, DIC)`) |
 //! | `x`       | `[T][N][SLC]`      | `src_layer` in step order (layer-0 input of the merged GEMMs) |
 //! | `att`     | `[T][N]`           | AUGRU: attention in step order |
-//! | `dp`      | `[3][DHC]`         | LSTM peephole: gradient of one layer and direction |
+//! | `d_att`   | `[N]`              | AUGRU: attention gradient of one step |
 
 use crate::rnn::arena::{Arena, Region};
 use crate::rnn::cells::CellKind;
@@ -52,7 +52,7 @@ pub struct BackwardScratch {
     /// See the module table.
     pub att: Region,
     /// See the module table.
-    pub dp: Region,
+    pub d_att: Region,
     /// Total size in bytes.
     pub bytes: usize,
 }
@@ -80,7 +80,7 @@ impl BackwardScratch {
         let below = a.push(rows * xc);
         let x = a.push(rows * p.slc);
         let att = a.push(if p.cell.has_attention() { rows } else { 0 });
-        let dp = a.push(if p.with_peephole { 3 * dhc } else { 0 });
+        let d_att = a.push(if p.cell.has_attention() { n } else { 0 });
         Self {
             da,
             da_iter,
@@ -95,7 +95,7 @@ impl BackwardScratch {
             xc,
             x,
             att,
-            dp,
+            d_att,
             bytes: a.bytes(),
         }
     }
