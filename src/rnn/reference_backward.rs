@@ -488,8 +488,8 @@ pub fn backward(
                 dh_next = step.dh_prev;
                 dc_next = step.dc_prev;
             }
-            // With no step, the state gradient passes straight through (SIC == DIC then
-            // only if the problem says so; copy what overlaps).
+            // With no step, diff_dst_iter passes straight through (its first min(SIC, DIC)
+            // channels).
             if t_n == 0 {
                 let k = sic.min(dic);
                 let mut v = vec![0f32; n * sic];
