@@ -15,7 +15,7 @@
 //! Diff weights and bias accumulate into the user's tensors; with
 //! `dnnl_rnn_flags_diff_weights_overwrite` each layer and direction's part is zeroed first.
 //! Weights are read in the user's plain layout (any strides) by strided GEMMs
-//! ([`gemm`]); nothing is packed.
+//! ([`gemm`](mod@gemm)); nothing is packed.
 //!
 //! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
 //! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
