@@ -299,3 +299,21 @@ fn augru_uses_onednn_formulas() {
         }
     }
 }
+
+#[test]
+fn one_step_with_more_state_channels_than_hidden_ones() {
+    // T = 1 allows SIC ≠ DIC (vanilla RNN and LSTM; the GRU cells need SIC = DHC).
+    for (cell, act) in [
+        (CellKind::VanillaRnn, Some(Activation::Tanh)),
+        (CellKind::Lstm, None),
+    ] {
+        for direction in DIRECTIONS {
+            let p = RefProblem {
+                t: 1,
+                sic: 3,
+                ..problem(cell, direction, 1, act)
+            };
+            check(&p, cell == CellKind::Lstm, false, 41);
+        }
+    }
+}
