@@ -6,6 +6,11 @@
 //! (tnc, ntc, padded strides, sub-memory views) — as oneDNN's CPU engine, a non-unit channel
 //! stride is `unimplemented`; output tensors must not overlap themselves; weights and bias in any
 //! strided layout (ldigo, ldgoi, …) or, for weights, the packed layout.
+//!
+//! Backward pds take every forward tensor and its diff (`DNNL_ARG_DIFF_*`): `any` weights resolve
+//! to plain `ldgoi` and diff weights to `ldigo` (oneDNN's CPU choices; any plain layout is
+//! accepted, the packed one is not), diff data tensors like their counterparts; the workspace
+//! descriptor is the forward training pd's (same problem, same layout).
 
 use super::backward::scratch::BackwardScratch;
 use super::cells::CellKind;
