@@ -6,6 +6,7 @@
 //! Matrices are row-major `[N][·]`; `dA` rows are `[G][DHC]`, like the workspace gates.
 
 use crate::rnn::cells::vanilla::Activation;
+use std::ops::Range;
 
 /// What one step reads from the forward pass.
 #[derive(Clone, Copy, Debug)]
@@ -30,6 +31,30 @@ pub struct StepState<'a> {
     pub att: &'a [f32],
     /// Linear-before-reset cells: `h_prev·U_o + b_u'` `[N][DHC]` (else empty).
     pub lbr: &'a [f32],
+}
+
+impl<'a> StepState<'a> {
+    /// The same state restricted to the batch rows `rows`.
+    pub fn rows(&self, rows: Range<usize>) -> StepState<'a> {
+        let cols = self.gates.len().checked_div(self.n).unwrap_or(0);
+        let part = |v: &'a [f32], width: usize| -> &'a [f32] {
+            if v.is_empty() {
+                v
+            } else {
+                &v[rows.start * width..rows.end * width]
+            }
+        };
+        StepState {
+            n: rows.len(),
+            gates: part(self.gates, cols),
+            h_prev: part(self.h_prev, self.h_ld),
+            c_prev: part(self.c_prev, self.dhc),
+            c: part(self.c, self.dhc),
+            att: part(self.att, 1),
+            lbr: part(self.lbr, self.dhc),
+            ..*self
+        }
+    }
 }
 
 /// Vanilla RNN: `dA = dh ⊙ act'(h)`, the derivative taken from the output `h` (the stored

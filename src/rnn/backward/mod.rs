@@ -32,10 +32,14 @@ use self::gemm::{gemm, Mat};
 use self::scratch::BackwardScratch;
 use super::cells::CellKind;
 use super::problem::RnnProblem;
-use super::views::Strided;
+use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
+use crate::threading;
 use crate::types::Direction;
 use std::ops::Range;
+
+/// Elements (`N·G·DHC`) of a step from which its element-wise part runs on several threads.
+const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
 
 /// Every tensor one backward execution touches, as raw views.
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +93,11 @@ pub struct Backward<'a> {
     /// The tensors.
     pub tensors: BackwardTensors,
 }
+
+// SAFETY: `Backward` only holds addresses; its parallel parts give each block of batch rows its
+// own rows to write and only read what no block writes.
+unsafe impl Sync for Backward<'_> {}
+unsafe impl Send for Backward<'_> {}
 
 /// `f32` slice of `len` elements at `ptr`.
 ///
@@ -389,8 +398,20 @@ impl Backward<'_> {
         );
     }
 
+    /// Runs `f` on blocks of batch rows: in parallel when a step has enough elements.
+    fn by_rows(&self, f: impl Fn(Range<usize>) + Sync + Send) {
+        let n = self.problem.n;
+        let parts = if n * self.problem.g * self.problem.dhc >= ELEMENTWISE_PARALLEL_MIN {
+            threading::num_threads().min(n).max(1)
+        } else {
+            1
+        };
+        threading::for_each(parts, parts > 1, |i| f(i * n / parts..(i + 1) * n / parts));
+    }
+
     /// Step `s` backwards: `dA` of the step (and GRU's `r ⊙ h_prev`, LBR's `dA'`), the state
-    /// gradients for the previous step, AUGRU's attention gradient.
+    /// gradients for the previous step, AUGRU's attention gradient. The element-wise parts run
+    /// on blocks of batch rows, the recurrent GEMMs on all rows.
     unsafe fn step(
         &self,
         l: usize,
@@ -404,56 +425,102 @@ impl Backward<'_> {
         let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
         let cols = p.g * dhc;
         unsafe {
-            let dh_next = self.sc(sc.dh_next);
-            let dh = slice_mut(self.sc(sc.dh), n * dhc);
-            for r in 0..n {
-                for c in 0..dhc {
-                    dh[r * dhc + c] =
-                        *above.0.add((s * n + r) * above.1 + c) + *dh_next.add(r * hc + c);
-                }
-            }
             let st = self.step_state(l, d, s, peephole);
-            let da_ptr = self.sc(sc.da).add(s * n * cols);
-            let d_att = slice_mut(self.sc(sc.d_att), sc.d_att.len);
+            let da = SyncPtr(self.sc(sc.da).add(s * n * cols));
+            let da_iter = SyncPtr(self.sc(sc.da_iter).wrapping_add(s * n * cols));
+            let above = (SyncPtr(above.0.cast_mut()), above.1);
+            // SAFETY (both closures): each block of rows reads and writes its own rows.
+            self.by_rows(|rows| {
+                self.elementwise(&st, s, (above.0.get(), above.1), rows, da, da_iter)
+            });
             match p.cell {
-                CellKind::VanillaRnn => {
-                    let act = p.activation.expect("vanilla RNN has an activation");
-                    cells::vanilla(act, &st, dh, slice_mut(da_ptr, n * cols));
-                    self.recurrent(l, d, da_ptr, 0..p.g, 0.0);
-                }
-                CellKind::Lstm => {
-                    let dc = slice_mut(self.sc(sc.dc), n * dhc);
-                    cells::lstm(&st, dh, dc, slice_mut(da_ptr, n * cols));
-                    self.recurrent(l, d, da_ptr, 0..p.g, 0.0);
+                CellKind::VanillaRnn | CellKind::Lstm => {
+                    self.recurrent(l, d, da.get(), 0..p.g, 0.0)
                 }
                 CellKind::Gru | CellKind::Augru => {
-                    let dh_prev = slice_mut(dh_next, n * hc);
-                    cells::gru_update(&st, dh, slice_mut(da_ptr, n * cols), dh_prev, hc, d_att);
                     // g = dA_o·U_oᵀ, needed by every unit's dA_r.
                     let g = self.sc(sc.g);
                     gate_blocks(&self.tensors.weights_iter, l, d, 2..3, dhc, |_, _, u| {
-                        let a = Mat::rows(da_ptr, cols).at(0, 2 * dhc);
+                        let a = Mat::rows(da.get(), cols).at(0, 2 * dhc);
                         gemm(n, p.sic, dhc, a, u.t(), 0.0, Mat::rows(g, dhc));
                     });
-                    let rh = slice_mut(self.sc(sc.rh).add(s * n * dhc), n * dhc);
-                    let dh_prev = slice_mut(dh_next, n * hc);
-                    let da = slice_mut(da_ptr, n * cols);
-                    cells::gru_reset(&st, slice(g, n * dhc), da, dh_prev, hc, rh);
-                    self.recurrent(l, d, da_ptr, 0..2, 1.0);
+                    let (g, rh) = (SyncPtr(g), SyncPtr(self.sc(sc.rh).add(s * n * dhc)));
+                    let dh_next = SyncPtr(self.sc(sc.dh_next));
+                    self.by_rows(|rows| {
+                        let (r0, nr) = (rows.start, rows.len());
+                        cells::gru_reset(
+                            &st.rows(rows),
+                            slice(g.get().add(r0 * dhc), nr * dhc),
+                            slice_mut(da.get().add(r0 * cols), nr * cols),
+                            slice_mut(dh_next.get().add(r0 * hc), nr * hc),
+                            hc,
+                            slice_mut(rh.get().add(r0 * dhc), nr * dhc),
+                        )
+                    });
+                    self.recurrent(l, d, da.get(), 0..2, 1.0);
                 }
                 CellKind::LbrGru | CellKind::LbrAugru => {
-                    let dh_prev = slice_mut(dh_next, n * hc);
-                    let da = slice_mut(da_ptr, n * cols);
-                    cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
-                    let da_iter_ptr = self.sc(sc.da_iter).add(s * n * cols);
-                    let da = slice_mut(da_ptr, n * cols);
-                    cells::lbr_reset(&st, da, slice_mut(da_iter_ptr, n * cols));
-                    self.recurrent(l, d, da_iter_ptr, 0..p.g, 1.0);
+                    self.recurrent(l, d, da_iter.get(), 0..p.g, 1.0)
                 }
             }
             if let Some(v) = self.tensors.diff_attention {
+                let d_att = slice(self.sc(sc.d_att), sc.d_att.len);
                 for (r, &a) in d_att.iter().enumerate() {
                     *v.at([self.time(d, s), r, 0]) = a;
+                }
+            }
+        }
+    }
+
+    /// The element-wise part of step `s` on the batch rows `rows`: the gradient reaching h
+    /// (from above plus from the next step), then the cell's backward up to what needs a GEMM.
+    unsafe fn elementwise(
+        &self,
+        st: &cells::StepState,
+        s: usize,
+        above: (*const f32, usize),
+        rows: Range<usize>,
+        da: SyncPtr<f32>,
+        da_iter: SyncPtr<f32>,
+    ) {
+        let p = self.problem;
+        let sc = self.scratch;
+        let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
+        let cols = p.g * dhc;
+        let (r0, nr) = (rows.start, rows.len());
+        unsafe {
+            let dh_next = self.sc(sc.dh_next);
+            let dh = slice_mut(self.sc(sc.dh).add(r0 * dhc), nr * dhc);
+            for r in 0..nr {
+                for c in 0..dhc {
+                    dh[r * dhc + c] = *above.0.add((s * n + r0 + r) * above.1 + c)
+                        + *dh_next.add((r0 + r) * hc + c);
+                }
+            }
+            let st = st.rows(rows);
+            let da = slice_mut(da.get().add(r0 * cols), nr * cols);
+            let dh_prev = slice_mut(dh_next.add(r0 * hc), nr * hc);
+            let d_att = if sc.d_att.len > 0 {
+                slice_mut(self.sc(sc.d_att).add(r0), nr)
+            } else {
+                &mut []
+            };
+            match p.cell {
+                CellKind::VanillaRnn => {
+                    let act = p.activation.expect("vanilla RNN has an activation");
+                    cells::vanilla(act, &st, dh, da);
+                }
+                CellKind::Lstm => {
+                    let dc = slice_mut(self.sc(sc.dc).add(r0 * dhc), nr * dhc);
+                    cells::lstm(&st, dh, dc, da);
+                }
+                CellKind::Gru | CellKind::Augru => {
+                    cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
+                }
+                CellKind::LbrGru | CellKind::LbrAugru => {
+                    cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
+                    let da_iter = slice_mut(da_iter.get().add(r0 * cols), nr * cols);
+                    cells::lbr_reset(&st, da, da_iter);
                 }
             }
         }
