@@ -2,10 +2,13 @@
 //!
 //! Flow: [`RnnDesc`] (what the user asked) → [`RnnProblem`] (validated sizes) → [`RnnPd`]
 //! (resolved formats, buffer layouts, queries) → [`RnnPrimitive`] (execution: weights and bias
-//! preparation, then the [`forward`] driver with the cell post-GEMMs of [`cells`]).
-//! [`reference`](mod@reference) is an independent plain implementation used as a test oracle.
+//! preparation, then the [`forward`] driver with the cell post-GEMMs of [`cells`]; backward
+//! pds run the [`backward`] driver on the forward training workspace).
+//! [`reference`](mod@reference) and [`reference_backward`] are independent plain
+//! implementations used as test oracles.
 
 pub mod arena;
+pub mod backward;
 pub mod cells;
 pub mod desc;
 pub mod forward;
@@ -13,6 +16,7 @@ pub mod pd;
 pub mod primitive;
 pub mod problem;
 pub mod reference;
+pub mod reference_backward;
 pub mod scratch;
 pub mod views;
 pub mod weights;

@@ -6,7 +6,13 @@
 //! (tnc, ntc, padded strides, sub-memory views) — as oneDNN's CPU engine, a non-unit channel
 //! stride is `unimplemented`; output tensors must not overlap themselves; weights and bias in any
 //! strided layout (ldigo, ldgoi, …) or, for weights, the packed layout.
+//!
+//! Backward pds take every forward tensor and its diff (`DNNL_ARG_DIFF_*`): `any` weights resolve
+//! to plain `ldgoi` and diff weights to `ldigo` (oneDNN's CPU choices; any plain layout is
+//! accepted, the packed one is not), diff data tensors like their counterparts; the workspace
+//! descriptor is the forward training pd's (same problem, same layout).
 
+use super::backward::scratch::BackwardScratch;
 use super::cells::CellKind;
 use super::desc::RnnDesc;
 use super::problem::RnnProblem;
@@ -29,6 +35,10 @@ const TAG_A: i32 = 2;
 const TAG_TNC: i32 = 4;
 /// `dnnl_ldnc` / `dnnl_ldgo` (= `abcd`).
 const TAG_LDNC: i32 = 5;
+/// `dnnl_ldigo` (= `abcde`).
+const TAG_LDIGO: i32 = 6;
+/// `dnnl_ldgoi` (= `abdec`).
+const TAG_LDGOI: i32 = 31;
 
 /// An RNN primitive descriptor: the validated problem, resolved descriptors and buffer layouts.
 #[derive(Clone, Debug)]
@@ -40,6 +50,8 @@ pub struct RnnPd {
     /// Every argument the primitive takes, resolved; zero descriptors for absent optional ones.
     mds: BTreeMap<i32, MemoryDesc>,
     scratch: ScratchLayout,
+    /// Backward: the scratchpad layout (`scratch` is then unused).
+    backward_scratch: Option<BackwardScratch>,
     workspace: Option<WorkspaceLayout>,
     isa: Isa,
     impl_info: String,
@@ -56,16 +68,27 @@ enum Role {
     Weights,
     /// Bias.
     Bias,
+    /// Backward: diff weights (plain `ldigo` when `any`, like oneDNN's CPU engine).
+    DiffWeights,
 }
 
 fn default_tag(arg: i32) -> i32 {
-    match arg {
+    match arg % args::DIFF {
         args::SRC_LAYER | args::DST_LAYER | args::AUGRU_ATTENTION => TAG_TNC,
         _ => TAG_LDNC,
     }
 }
 
 fn role(arg: i32) -> Role {
+    if arg > args::DIFF {
+        return match role(arg - args::DIFF) {
+            Role::Weights => Role::DiffWeights,
+            Role::Bias => Role::Bias,
+            // diff_src_* are written, diff_dst_* read.
+            Role::DataOut => Role::DataIn,
+            _ => Role::DataOut,
+        };
+    }
     match arg {
         args::WEIGHTS_LAYER
         | args::WEIGHTS_ITER
@@ -97,18 +120,27 @@ fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
     true
 }
 
-fn resolve(arg: i32, md: &MemoryDesc) -> Result<MemoryDesc> {
+/// Resolves one argument's descriptor. Backward reads weights in place with strided GEMMs:
+/// `any` weights become plain `ldgoi` (as oneDNN's CPU engine chooses) and any plain layout is
+/// accepted (a superset: oneDNN takes only `ldgoi`), but not the packed forward layout.
+fn resolve(arg: i32, md: &MemoryDesc, backward: bool) -> Result<MemoryDesc> {
     let role = role(arg);
+    let peephole = arg % args::DIFF == args::WEIGHTS_PEEPHOLE;
     match md.layout() {
         Layout::Undef => {
             invalid!("argument {arg}: memory descriptor has no layout (format_tag undef)")
         }
         Layout::Any => match role {
             // Peephole weights are a few rows per layer: plain ldgo, as oneDNN resolves them.
-            Role::Weights if arg == args::WEIGHTS_PEEPHOLE => md.with_plain_tag(TAG_LDNC),
+            Role::Weights | Role::DiffWeights if peephole => md.with_plain_tag(TAG_LDNC),
+            Role::Weights if backward => md.with_plain_tag(TAG_LDGOI),
             Role::Weights => MemoryDesc::packed(md.dims(), md.data_type()),
+            Role::DiffWeights => md.with_plain_tag(TAG_LDIGO),
             _ => md.with_plain_tag(default_tag(arg)),
         },
+        Layout::Packed(_) if role == Role::Weights && backward => unimplemented_err!(
+            "argument {arg}: backward takes plain weights (reorder the packed forward weights)"
+        ),
         Layout::Packed(_) if role == Role::Weights => Ok(md.clone()),
         Layout::Packed(_) => {
             unimplemented_err!("argument {arg}: the packed layout is only for weights")
@@ -140,6 +172,9 @@ impl RnnPd {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
         }
         let tparams = &attr.rnn_tparams;
+        if tparams.test_mode && problem.is_backward() {
+            unimplemented_err!("RNN backward with test-mode (linearised) activations");
+        }
         if tparams.test_mode && tparams.scales.len() < problem.g {
             invalid!(
                 "RNN test mode needs a scale per gate: {} has {} gates, {} scales given",
@@ -148,10 +183,18 @@ impl RnnPd {
                 tparams.scales.len()
             );
         }
+        let backward = problem.is_backward();
         let mut mds = BTreeMap::new();
-        for arg in problem.cell.forward_args() {
+        let fwd_args = problem.cell.forward_args();
+        let diff_args = fwd_args.iter().map(|a| args::DIFF + a);
+        let all_args: Vec<i32> = if backward {
+            fwd_args.iter().copied().chain(diff_args).collect()
+        } else {
+            fwd_args
+        };
+        for arg in all_args {
             let md = match desc.md(arg) {
-                Some(md) => resolve(arg, md)?,
+                Some(md) => resolve(arg, md, backward)?,
                 None => MemoryDesc::zero(),
             };
             mds.insert(arg, md);
@@ -168,9 +211,9 @@ impl RnnPd {
             is_plain(args::WEIGHTS_ITER),
             is_plain(args::WEIGHTS_PROJECTION),
         );
-        let workspace = problem
-            .is_training()
-            .then(|| WorkspaceLayout::new(&problem));
+        let workspace = (problem.is_training() || backward).then(|| WorkspaceLayout::new(&problem));
+        let backward_scratch = backward.then(|| BackwardScratch::new(&problem));
+        let scratch_bytes = backward_scratch.as_ref().map_or(scratch.bytes, |b| b.bytes);
         let bytes_md = |bytes: usize| MemoryDesc::with_tag(&[bytes as i64], DataType::U8, TAG_A);
         mds.insert(
             args::WORKSPACE,
@@ -182,13 +225,18 @@ impl RnnPd {
         mds.insert(
             args::SCRATCHPAD,
             match attr.scratchpad_mode {
-                ScratchpadMode::User => bytes_md(scratch.bytes)?,
+                ScratchpadMode::User => bytes_md(scratch_bytes)?,
                 ScratchpadMode::Library => MemoryDesc::zero(),
             },
         );
         let isa = Isa::detected();
-        let impl_info = format!("oxidnn:packed:{}", isa.name());
+        let impl_info = if backward {
+            "oxidnn:gemm".to_string()
+        } else {
+            format!("oxidnn:packed:{}", isa.name())
+        };
         Ok(Self {
+            backward_scratch,
             engine,
             desc,
             attr: attr.clone(),
@@ -226,7 +274,19 @@ impl RnnPd {
         &self.scratch
     }
 
-    /// Workspace layout (training only).
+    /// Backward scratchpad layout (backward only).
+    pub fn backward_scratch(&self) -> Option<&BackwardScratch> {
+        self.backward_scratch.as_ref()
+    }
+
+    /// Bytes of the scratchpad of one execution.
+    pub fn scratch_bytes(&self) -> usize {
+        self.backward_scratch
+            .as_ref()
+            .map_or(self.scratch.bytes, |b| b.bytes)
+    }
+
+    /// Workspace layout (forward training and backward).
     pub fn workspace_layout(&self) -> Option<&WorkspaceLayout> {
         self.workspace.as_ref()
     }
@@ -257,10 +317,20 @@ impl RnnPd {
     /// The execution argument behind a generic md query (`src_md(i)`, `weights_md(i)`, …), with
     /// oneDNN's index mapping: src 0/1/2 = layer/iter/iter_c (AUGRU: attention next); weights 0
     /// layer, 1 iter, then peephole and projection when present, then bias; dst 0/1/2.
+    /// Backward pds answer the diff queries with the same mapping on the diff arguments.
     pub fn arg_for_query(&self, q: MdQuery, index: usize) -> Option<i32> {
         let p = &self.problem;
         let cell = p.cell;
+        let diff = |q| {
+            p.is_backward()
+                .then(|| self.arg_for_query(q, index))
+                .flatten()
+                .map(|a| args::DIFF + a)
+        };
         match q {
+            MdQuery::DiffSrc => diff(MdQuery::Src),
+            MdQuery::DiffWeights => diff(MdQuery::Weights),
+            MdQuery::DiffDst => diff(MdQuery::Dst),
             MdQuery::Src => {
                 let mut v = vec![args::SRC_LAYER, args::SRC_ITER];
                 if cell.has_c_state() {
@@ -291,30 +361,49 @@ impl RnnPd {
             }
             MdQuery::Workspace => (index == 0).then_some(args::WORKSPACE),
             MdQuery::Scratchpad => (index == 0).then_some(args::SCRATCHPAD),
-            MdQuery::DiffSrc | MdQuery::DiffWeights | MdQuery::DiffDst => None,
         }
     }
 
     /// Number of input tensors, counted as oneDNN does: src_layer, both weights, and each
-    /// optional input present.
+    /// optional input present; backward adds dst_layer, its diff, the workspace, and each
+    /// dst_iter(_c) and its diff present.
     pub fn num_inputs(&self) -> usize {
         let p = &self.problem;
-        3 + [
-            p.with_peephole,
-            p.with_projection,
-            p.with_bias,
-            p.with_src_iter,
-            p.with_src_iter_c,
-            p.cell.has_attention(),
-        ]
-        .iter()
-        .filter(|&&b| b)
-        .count()
+        let backward = if p.is_backward() {
+            3 + 2 * [p.with_dst_iter, p.with_dst_iter_c]
+                .iter()
+                .filter(|&&b| b)
+                .count()
+        } else {
+            0
+        };
+        backward
+            + 3
+            + [
+                p.with_peephole,
+                p.with_projection,
+                p.with_bias,
+                p.with_src_iter,
+                p.with_src_iter_c,
+                p.cell.has_attention(),
+            ]
+            .iter()
+            .filter(|&&b| b)
+            .count()
     }
 
-    /// Number of output tensors: dst_layer, dst_iter(_c) when present, the workspace in training.
+    /// Number of output tensors: dst_layer, dst_iter(_c) when present, the workspace in training;
+    /// backward: the diff of every input but dst_*.
     pub fn num_outputs(&self) -> usize {
         let p = &self.problem;
+        if p.is_backward() {
+            return self.num_inputs()
+                - 3
+                - 2 * [p.with_dst_iter, p.with_dst_iter_c]
+                    .iter()
+                    .filter(|&&b| b)
+                    .count();
+        }
         1 + [p.with_dst_iter, p.with_dst_iter_c, p.is_training()]
             .iter()
             .filter(|&&b| b)
@@ -329,7 +418,7 @@ impl RnnPd {
     /// Bytes the primitive holds besides user memory: its scratchpad in library mode.
     pub fn memory_consumption(&self) -> usize {
         match self.attr.scratchpad_mode {
-            ScratchpadMode::Library => self.scratch.bytes,
+            ScratchpadMode::Library => self.scratch_bytes(),
             ScratchpadMode::User => 0,
         }
     }

@@ -13,6 +13,7 @@
 //! copy packed once would silently go stale. Weights given as `format_tag::any` are packed once,
 //! by the user's reorder, and used as they are.
 
+use super::backward;
 use super::cells::Linear;
 use super::forward::{Forward, ForwardTensors};
 use super::pd::RnnPd;
@@ -37,7 +38,7 @@ pub struct RnnPrimitive {
 /// The data pointer of an argument: `None` when the pd has no such tensor; a null pointer for a
 /// tensor with no element (never dereferenced); an error when the pd has it but the arguments
 /// do not.
-fn buffer(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<Option<*mut u8>> {
+pub(super) fn buffer(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<Option<*mut u8>> {
     let md = pd.md(arg)?;
     if md.is_zero() {
         return Ok(None);
@@ -49,7 +50,7 @@ fn buffer(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<Option<*mut u8>> {
     Ok(Some(mem.data_ptr()))
 }
 
-fn required(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<*mut u8> {
+pub(super) fn required(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<*mut u8> {
     buffer(pd, args, arg)?
         .ok_or_else(|| Error::Runtime(format!("argument {arg} has a zero descriptor")))
 }
@@ -59,7 +60,7 @@ impl RnnPrimitive {
     pub fn new(pd: &RnnPd) -> Result<Self> {
         let mut free = Vec::new();
         if pd.attr().scratchpad_mode == ScratchpadMode::Library {
-            free.push(AlignedBuf::zeroed(pd.scratch_layout().bytes)?);
+            free.push(AlignedBuf::zeroed(pd.scratch_bytes())?);
         }
         Ok(Self {
             free_scratch: Mutex::new(free),
@@ -69,6 +70,9 @@ impl RnnPrimitive {
     /// Runs the primitive on the given arguments (synchronously).
     pub fn execute(&self, pd: &RnnPd, args: &ExecArgs) -> Result<()> {
         let p = pd.problem();
+        if p.is_backward() {
+            return self.execute_backward(pd, args);
+        }
         let strided3 =
             |arg| -> Result<Strided<3>> { Ok(Strided::new(required(pd, args, arg)?, pd.md(arg)?)) };
         let strided4 = |arg| -> Result<Option<Strided<4>>> {
@@ -114,22 +118,7 @@ impl RnnPrimitive {
         }
 
         let layout = pd.scratch_layout();
-        let mut pooled = None;
-        let scratch = match pd.attr().scratchpad_mode {
-            ScratchpadMode::User => required(pd, args, args::SCRATCHPAD)?,
-            ScratchpadMode::Library => {
-                let buf = match self
-                    .free_scratch
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .pop()
-                {
-                    Some(b) => b,
-                    None => AlignedBuf::zeroed(layout.bytes)?,
-                };
-                pooled.insert(buf).as_ptr()
-            }
-        };
+        let (scratch, pooled) = self.take_scratch(pd, args)?;
 
         // SAFETY: every pointer comes from a memory object whose descriptor equals the pd's
         // (checked by `ExecArgs::require`), the scratchpad and workspace are at least as large as
@@ -217,12 +206,45 @@ impl RnnPrimitive {
             forward.run();
         }
 
+        self.give_back(pooled);
+        Ok(())
+    }
+
+    /// The scratchpad of one execution: the user's, or a buffer of the pool (returned with it,
+    /// to be given back by [`give_back`](Self::give_back)).
+    fn take_scratch(&self, pd: &RnnPd, args: &ExecArgs) -> Result<(*mut u8, Option<AlignedBuf>)> {
+        Ok(match pd.attr().scratchpad_mode {
+            ScratchpadMode::User => (required(pd, args, args::SCRATCHPAD)?, None),
+            ScratchpadMode::Library => {
+                let buf = match self
+                    .free_scratch
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .pop()
+                {
+                    Some(b) => b,
+                    None => AlignedBuf::zeroed(pd.scratch_bytes())?,
+                };
+                (buf.as_ptr(), Some(buf))
+            }
+        })
+    }
+
+    /// Returns a pooled scratchpad after an execution.
+    fn give_back(&self, pooled: Option<AlignedBuf>) {
         if let Some(buf) = pooled {
             self.free_scratch
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push(buf);
         }
-        Ok(())
+    }
+
+    /// Runs a backward primitive.
+    fn execute_backward(&self, pd: &RnnPd, args: &ExecArgs) -> Result<()> {
+        let (scratch, pooled) = self.take_scratch(pd, args)?;
+        let result = backward::exec::run(pd, args, scratch);
+        self.give_back(pooled);
+        result
     }
 }

@@ -11,7 +11,7 @@ use super::desc::RnnDesc;
 use crate::args;
 use crate::error::{Error, Result};
 use crate::memory::MemoryDesc;
-use crate::types::{AlgKind, DataType, Direction, PropKind};
+use crate::types::{AlgKind, CEnum, DataType, Direction, PropKind, RnnFlags};
 use crate::{ensure_args, invalid, unimplemented_err};
 
 /// An RNN problem with every size resolved and every consistency rule checked.
@@ -95,14 +95,40 @@ fn check_ndims(name: &str, md: Option<&MemoryDesc>, ndims: usize) -> Result<()> 
     Ok(())
 }
 
+/// Backward: every forward tensor of the cell and its diff are both given or both absent, the
+/// diff has the same dims, and is f32 (else `unimplemented`, as oneDNN 3.13 answers).
+fn check_diff_tensors(desc: &RnnDesc, cell: CellKind) -> Result<()> {
+    for arg in cell.forward_args() {
+        let (fwd, diff) = (desc.md(arg), desc.md(args::DIFF + arg));
+        match (fwd, diff) {
+            (None, None) => {}
+            (Some(f), Some(d)) => {
+                if d.data_type() != DataType::F32 {
+                    unimplemented_err!(
+                        "diff of argument {arg} is {:?}: diff tensors must be f32",
+                        d.data_type()
+                    );
+                }
+                ensure_args!(
+                    d.ndims() == f.ndims() && d.dims() == f.dims(),
+                    "diff of argument {arg} has dims {:?}, its tensor {:?}",
+                    d.dims(),
+                    f.dims()
+                );
+            }
+            _ => invalid!(
+                "argument {arg} and its diff must be both given or both absent in backward"
+            ),
+        }
+    }
+    Ok(())
+}
+
 impl RnnProblem {
     /// Validates a descriptor and derives the problem.
     pub fn new(desc: &RnnDesc) -> Result<Self> {
         match desc.prop {
-            PropKind::ForwardTraining | PropKind::ForwardInference => {}
-            PropKind::Backward => {
-                unimplemented_err!("RNN backward propagation is not implemented yet")
-            }
+            PropKind::ForwardTraining | PropKind::ForwardInference | PropKind::Backward => {}
             other => invalid!("propagation kind {other:?} is not valid for an RNN"),
         }
         let cell = CellKind::from_alg(desc.cell).ok_or_else(|| {
@@ -271,6 +297,13 @@ impl RnnProblem {
             }
         }
 
+        if desc.is_backward() {
+            if projection.is_some() {
+                unimplemented_err!("LSTM projection is not implemented for backward yet");
+            }
+            check_diff_tensors(desc, cell)?;
+        }
+
         Ok(Self {
             cell,
             prop: desc.prop,
@@ -305,6 +338,17 @@ impl RnnProblem {
     /// True for forward training (a workspace is produced).
     pub fn is_training(&self) -> bool {
         self.prop == PropKind::ForwardTraining
+    }
+
+    /// True for backward propagation (the workspace of a forward training pass is read).
+    pub fn is_backward(&self) -> bool {
+        self.prop == PropKind::Backward
+    }
+
+    /// True when backward writes the diff weights and bias instead of adding to them
+    /// (`dnnl_rnn_flags_diff_weights_overwrite`).
+    pub fn overwrites_diff_weights(&self) -> bool {
+        self.flags & RnnFlags::DiffWeightsOverwrite.raw() as u32 != 0
     }
 
     /// True when direction `dir` (0 or 1) walks time from T−1 down to 0.

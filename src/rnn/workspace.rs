@@ -18,7 +18,11 @@
 //!
 //! `HC = max(SIC, DIC)` (they differ only when T = 1); without projection DIC = DHC. `s` counts steps in the processing order of the direction: for left2right (and direction 0
 //! of the bidirectional modes) `s = t`; for right2left (and direction 1) `s = T−1−t`, as in
-//! oneDNN's own workspace. The layout is this library's own; only our backward reads it.
+//! oneDNN's own workspace. The layout is this library's own; only our backward reads it
+//! (`rnn::backward`): the gates and `lbr` for the element-wise backward, `h` slots `0..T` as
+//! the recurrent operand of `dU` (and slots `1..T+1` of layer l−1 as the input of layer l), `c`
+//! slots for the LSTM. A backward pd sizes the same layout from the same problem, so the forward
+//! pd's workspace is accepted as is; backward's own temporaries live in its scratchpad.
 
 use super::arena::{Arena, Region};
 use super::cells::CellKind;

@@ -1,0 +1,199 @@
+//! The element-wise part of each cell's backward step (reference §a.13), on all batch rows of
+//! one step: from the gradient `dh` reaching the cell's h (and `dc`, its c) and the gates the
+//! forward pass stored, the gradient `dA` of the gate pre-activations and the direct terms of
+//! the previous state's gradient. The recurrent products (`dA·Uᵀ`) are the driver's GEMMs.
+//!
+//! Matrices are row-major `[N][·]`; `dA` rows are `[G][DHC]`, like the workspace gates.
+
+use crate::rnn::cells::vanilla::Activation;
+use std::ops::Range;
+
+/// What one step reads from the forward pass.
+#[derive(Clone, Copy, Debug)]
+pub struct StepState<'a> {
+    /// Batch rows.
+    pub n: usize,
+    /// Hidden channels.
+    pub dhc: usize,
+    /// Post-activation gates `[N][G·DHC]`.
+    pub gates: &'a [f32],
+    /// Previous hidden state, rows of `h_ld` floats.
+    pub h_prev: &'a [f32],
+    /// Row stride of `h_prev`.
+    pub h_ld: usize,
+    /// LSTM: cell state before and after the step, `[N][DHC]` each (else empty).
+    pub c_prev: &'a [f32],
+    /// See `c_prev`.
+    pub c: &'a [f32],
+    /// LSTM peephole weights `[3][DHC]` (rows i, f, o), or empty.
+    pub peephole: &'a [f32],
+    /// AUGRU: the attention of each row (`[N]`), or empty.
+    pub att: &'a [f32],
+    /// Linear-before-reset cells: `h_prev·U_o + b_u'` `[N][DHC]` (else empty).
+    pub lbr: &'a [f32],
+}
+
+impl<'a> StepState<'a> {
+    /// The same state restricted to the batch rows `rows`.
+    pub fn rows(&self, rows: Range<usize>) -> StepState<'a> {
+        let cols = self.gates.len().checked_div(self.n).unwrap_or(0);
+        let part = |v: &'a [f32], width: usize| -> &'a [f32] {
+            if v.is_empty() {
+                v
+            } else {
+                &v[rows.start * width..rows.end * width]
+            }
+        };
+        StepState {
+            n: rows.len(),
+            gates: part(self.gates, cols),
+            h_prev: part(self.h_prev, self.h_ld),
+            c_prev: part(self.c_prev, self.dhc),
+            c: part(self.c, self.dhc),
+            att: part(self.att, 1),
+            lbr: part(self.lbr, self.dhc),
+            ..*self
+        }
+    }
+}
+
+/// Vanilla RNN: `dA = dh ⊙ act'(h)`, the derivative taken from the output `h` (the stored
+/// gate): relu `h > 0 ? 1 : alpha`, tanh `1 − h²`, logistic `h(1 − h)`.
+pub fn vanilla(act: Activation, st: &StepState, dh: &[f32], da: &mut [f32]) {
+    for ((d, &h), &g) in da.iter_mut().zip(st.gates).zip(dh) {
+        let deriv = match act {
+            Activation::Relu(alpha) => {
+                if h > 0.0 {
+                    1.0
+                } else {
+                    alpha
+                }
+            }
+            Activation::Tanh => 1.0 - h * h,
+            Activation::Logistic => h * (1.0 - h),
+        };
+        *d = g * deriv;
+    }
+}
+
+/// LSTM (gates i, f, c̃, o; peephole `P` or zeros). `dc` holds the gradient of the new cell
+/// state on entry and of the previous one on return:
+/// ```text
+/// dA_o = dh·tanh(c)·o(1−o)     dc += dh·o·(1 − tanh²(c)) + dA_o·P_o
+/// dA_f = dc·c_prev·f(1−f)      dA_i = dc·c̃·i(1−i)      dA_c̃ = dc·i·(1 − c̃²)
+/// dc_prev = dc·f + dA_f·P_f + dA_i·P_i
+/// ```
+pub fn lstm(st: &StepState, dh: &[f32], dc: &mut [f32], da: &mut [f32]) {
+    let dhc = st.dhc;
+    let pp = |k: usize, o: usize| {
+        if st.peephole.is_empty() {
+            0.0
+        } else {
+            st.peephole[k * dhc + o]
+        }
+    };
+    for r in 0..st.n {
+        let gates = &st.gates[r * 4 * dhc..][..4 * dhc];
+        let da = &mut da[r * 4 * dhc..][..4 * dhc];
+        for o in 0..dhc {
+            let j = r * dhc + o;
+            let (i, f, ct, og) = (
+                gates[o],
+                gates[dhc + o],
+                gates[2 * dhc + o],
+                gates[3 * dhc + o],
+            );
+            let (c, cp) = (st.c[j], st.c_prev[j]);
+            let tc = c.tanh();
+            let da_o = dh[j] * tc * og * (1.0 - og);
+            let d = dc[j] + dh[j] * og * (1.0 - tc * tc) + da_o * pp(2, o);
+            let da_f = d * cp * f * (1.0 - f);
+            let da_i = d * ct * i * (1.0 - i);
+            da[o] = da_i;
+            da[dhc + o] = da_f;
+            da[2 * dhc + o] = d * i * (1.0 - ct * ct);
+            da[3 * dhc + o] = da_o;
+            dc[j] = d * f + da_f * pp(1, o) + da_i * pp(0, o);
+        }
+    }
+}
+
+/// The GRU family's first part (gates u, r, o), with oneDNN's AUGRU formulas — the raw update
+/// gate `u` in `(1 − u)` and in the direct term, `t = dh·(h_prev − o)·u(1 − u)`,
+/// `dA_u = t·(1 − a)`, `d_att = −Σ_j t·u`:
+/// ```text
+/// dA_o = dh·(1 − u)·(1 − o²)      dh_prev = dh·u   (rows of `dh_ld` floats)
+/// ```
+/// `dA_r` is left for [`gru_reset`] / [`lbr_reset`]. `d_att` is written for AUGRU (`att`
+/// non-empty) only.
+pub fn gru_update(
+    st: &StepState,
+    dh: &[f32],
+    da: &mut [f32],
+    dh_prev: &mut [f32],
+    dh_ld: usize,
+    d_att: &mut [f32],
+) {
+    let dhc = st.dhc;
+    for r in 0..st.n {
+        let keep = st.att.get(r).map_or(1.0, |a| 1.0 - a);
+        let gates = &st.gates[r * 3 * dhc..][..3 * dhc];
+        let da = &mut da[r * 3 * dhc..][..3 * dhc];
+        let h_prev = &st.h_prev[r * st.h_ld..][..dhc];
+        let dh_prev = &mut dh_prev[r * dh_ld..][..dhc];
+        let mut att_sum = 0f32;
+        for o in 0..dhc {
+            let dhv = dh[r * dhc + o];
+            let (u, og) = (gates[o], gates[2 * dhc + o]);
+            let t = dhv * (h_prev[o] - og) * u * (1.0 - u);
+            da[o] = t * keep;
+            da[2 * dhc + o] = dhv * (1.0 - u) * (1.0 - og * og);
+            dh_prev[o] = dhv * u;
+            att_sum -= t * u;
+        }
+        if let Some(v) = d_att.get_mut(r) {
+            *v = att_sum;
+        }
+    }
+}
+
+/// GRU / AUGRU, after the driver computed `g = dA_o·U_oᵀ`: `dA_r = g·h_prev·r(1 − r)`,
+/// `dh_prev += g·r`, and `r ⊙ h_prev` (the operand of `dU_o`) into `rh`.
+pub fn gru_reset(
+    st: &StepState,
+    g: &[f32],
+    da: &mut [f32],
+    dh_prev: &mut [f32],
+    dh_ld: usize,
+    rh: &mut [f32],
+) {
+    let dhc = st.dhc;
+    for r in 0..st.n {
+        let h_prev = &st.h_prev[r * st.h_ld..][..dhc];
+        for o in 0..dhc {
+            let j = r * dhc + o;
+            let rg = st.gates[r * 3 * dhc + dhc + o];
+            da[r * 3 * dhc + dhc + o] = g[j] * h_prev[o] * rg * (1.0 - rg);
+            dh_prev[r * dh_ld + o] += g[j] * rg;
+            rh[j] = rg * h_prev[o];
+        }
+    }
+}
+
+/// Linear-before-reset GRU / AUGRU: `dA_r = R_o·dA_o·r(1 − r)` (`R_o = h_prev·U_o + b_u'` from
+/// the workspace), and what the recurrent product receives, `[dA_u, dA_r, dA_o·r]`, into
+/// `da_iter`.
+pub fn lbr_reset(st: &StepState, da: &mut [f32], da_iter: &mut [f32]) {
+    let dhc = st.dhc;
+    for r in 0..st.n {
+        let row = r * 3 * dhc;
+        for o in 0..dhc {
+            let rg = st.gates[row + dhc + o];
+            let da_o = da[row + 2 * dhc + o];
+            da[row + dhc + o] = st.lbr[r * dhc + o] * da_o * rg * (1.0 - rg);
+            da_iter[row + o] = da[row + o];
+            da_iter[row + dhc + o] = da[row + dhc + o];
+            da_iter[row + 2 * dhc + o] = da_o * rg;
+        }
+    }
+}

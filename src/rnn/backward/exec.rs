@@ -1,0 +1,71 @@
+//! A backward execution: the execution arguments turned into the driver's views.
+//!
+//! Read: src_layer, attention, both weights, peephole, the diff_dst tensors and the workspace
+//! (src_iter, bias and dst_* are taken by the pd, as in oneDNN, but everything backward needs of
+//! them is in the workspace). Written: every diff_src and diff weights tensor.
+
+use super::{Backward, BackwardTensors};
+use crate::args;
+use crate::error::{Error, Result};
+use crate::primitive::ExecArgs;
+use crate::rnn::pd::RnnPd;
+use crate::rnn::primitive::{buffer, required};
+use crate::rnn::views::Strided;
+
+/// Runs the backward primitive of `pd` on `args`, with the scratchpad at `scratch`.
+pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
+    let p = pd.problem();
+    let md = |arg| pd.md(arg);
+    let req = |arg| -> Result<*mut u8> { required(pd, args, arg) };
+    let opt = |arg| -> Result<Option<*mut u8>> {
+        match md(arg) {
+            Ok(_) => buffer(pd, args, arg),
+            Err(_) => Ok(None),
+        }
+    };
+    let s3 = |arg| -> Result<Strided<3>> { Ok(Strided::new(req(arg)?, md(arg)?)) };
+    let s5 = |arg| -> Result<Strided<5>> { Ok(Strided::new(req(arg)?, md(arg)?)) };
+    let o3 = |arg| -> Result<Option<Strided<3>>> {
+        Ok(opt(arg)?.map(|b| Strided::new(b, md(arg).expect("checked by opt"))))
+    };
+    let o4 = |arg| -> Result<Option<Strided<4>>> {
+        Ok(opt(arg)?.map(|b| Strided::new(b, md(arg).expect("checked by opt"))))
+    };
+    let diff = |arg| args::DIFF + arg;
+    let tensors = BackwardTensors {
+        src_layer: s3(args::SRC_LAYER)?,
+        attention: o3(args::AUGRU_ATTENTION)?,
+        weights_layer: s5(args::WEIGHTS_LAYER)?,
+        weights_iter: s5(args::WEIGHTS_ITER)?,
+        peephole: o4(args::WEIGHTS_PEEPHOLE)?,
+        diff_dst_layer: s3(diff(args::DST_LAYER))?,
+        diff_dst_iter: o4(diff(args::DST_ITER))?,
+        diff_dst_iter_c: o4(diff(args::DST_ITER_C))?,
+        diff_src_layer: s3(diff(args::SRC_LAYER))?,
+        diff_src_iter: o4(diff(args::SRC_ITER))?,
+        diff_src_iter_c: o4(diff(args::SRC_ITER_C))?,
+        diff_attention: o3(diff(args::AUGRU_ATTENTION))?,
+        diff_weights_layer: s5(diff(args::WEIGHTS_LAYER))?,
+        diff_weights_iter: s5(diff(args::WEIGHTS_ITER))?,
+        diff_peephole: o4(diff(args::WEIGHTS_PEEPHOLE))?,
+        diff_bias: o4(diff(args::BIAS))?,
+        workspace: req(args::WORKSPACE)?.cast_const(),
+        scratch,
+    };
+    let (Some(workspace), Some(layout)) = (pd.workspace_layout(), pd.backward_scratch()) else {
+        return Err(Error::Runtime(
+            "backward pd without workspace layout".into(),
+        ));
+    };
+    let run = Backward {
+        problem: p,
+        scratch: layout,
+        workspace,
+        tensors,
+    };
+    // SAFETY: every pointer comes from a memory object whose descriptor equals the pd's (checked
+    // by `ExecArgs::require`); the workspace and scratchpad are at least as large as their
+    // layouts (the workspace descriptor is the forward pd's); the driver stays within the dims.
+    unsafe { run.run() };
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! The backward pass's GEMMs: `C = beta·C + A·B` on strided matrices (any row and column
+//! strides, so transposed operands and the user's weights layouts are read in place), with
+//! `matrixmultiply`, split over the library's threads when large.
+
+use crate::rnn::views::SyncPtr;
+use crate::threading;
+
+/// Floating-point work below which a GEMM runs on the calling thread.
+const PARALLEL_MIN_FLOPS: usize = 1 << 20;
+/// Smallest slice of rows (or columns) of `C` given to one thread.
+const MIN_SPLIT: usize = 16;
+
+/// A strided matrix: element `(r, c)` at `ptr + r·rs + c·cs`.
+#[derive(Clone, Copy, Debug)]
+pub struct Mat {
+    /// Element `(0, 0)`.
+    pub ptr: *const f32,
+    /// Row stride (elements).
+    pub rs: isize,
+    /// Column stride (elements).
+    pub cs: isize,
+}
+
+impl Mat {
+    /// A row-major matrix with rows of `ld` elements.
+    pub fn rows(ptr: *const f32, ld: usize) -> Self {
+        Self {
+            ptr,
+            rs: ld as isize,
+            cs: 1,
+        }
+    }
+
+    /// The transposed view.
+    pub fn t(self) -> Self {
+        Self {
+            ptr: self.ptr,
+            rs: self.cs,
+            cs: self.rs,
+        }
+    }
+
+    /// The view starting at element `(r, c)`.
+    pub fn at(self, r: usize, c: usize) -> Self {
+        Self {
+            ptr: self
+                .ptr
+                .wrapping_offset(r as isize * self.rs + c as isize * self.cs),
+            ..self
+        }
+    }
+}
+
+/// `C[m × n] = beta·C + A[m × k]·B[k × n]` (with `beta = 0`, `C` is not read).
+///
+/// # Safety
+/// Every element of the three matrices addressed by the dims must be valid; `C`'s elements
+/// must be distinct and not overlap `A` or `B`.
+pub unsafe fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: Mat) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    let parallel = 2 * m * n * k >= PARALLEL_MIN_FLOPS && threading::num_threads() > 1;
+    // Split the larger dimension of C.
+    let split_rows = m >= n;
+    let extent = if split_rows { m } else { n };
+    let parts = if parallel {
+        (extent / MIN_SPLIT).clamp(1, threading::num_threads())
+    } else {
+        1
+    };
+    let cp = SyncPtr(c.ptr.cast_mut());
+    let (ap, bp) = (SyncPtr(a.ptr.cast_mut()), SyncPtr(b.ptr.cast_mut()));
+    threading::for_each(parts, parts > 1, move |i| {
+        let (r0, r1) = (i * extent / parts, (i + 1) * extent / parts);
+        let a = Mat { ptr: ap.get(), ..a };
+        let b = Mat { ptr: bp.get(), ..b };
+        let c = Mat { ptr: cp.get(), ..c };
+        let (a, b, c, mm, nn) = if split_rows {
+            (a.at(r0, 0), b, c.at(r0, 0), r1 - r0, n)
+        } else {
+            (a, b.at(0, r0), c.at(0, r0), m, r1 - r0)
+        };
+        // SAFETY: each part writes its own rows (or columns) of C; the caller's contract covers
+        // every address.
+        unsafe {
+            matrixmultiply::sgemm(
+                mm,
+                k,
+                nn,
+                1.0,
+                a.ptr,
+                a.rs,
+                a.cs,
+                b.ptr,
+                b.rs,
+                b.cs,
+                beta,
+                c.ptr.cast_mut(),
+                c.rs,
+                c.cs,
+            );
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transposed_and_split_products_match_a_naive_loop() {
+        let (m, n, k) = (70, 90, 130);
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+        let b: Vec<f32> = (0..n * k).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+        // A row-major [m][k]; B stored transposed ([n][k]).
+        let mut c = vec![1f32; m * n];
+        unsafe {
+            gemm(
+                m,
+                n,
+                k,
+                Mat::rows(a.as_ptr(), k),
+                Mat::rows(b.as_ptr(), k).t(),
+                1.0,
+                Mat::rows(c.as_mut_ptr().cast_const(), n),
+            )
+        };
+        for r in 0..m {
+            for j in 0..n {
+                let e: f32 = 1.0 + (0..k).map(|q| a[r * k + q] * b[j * k + q]).sum::<f32>();
+                assert_eq!(c[r * n + j], e, "({r}, {j})");
+            }
+        }
+    }
+}

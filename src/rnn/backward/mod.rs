@@ -1,0 +1,693 @@
+//! The backward driver: every diff tensor of reference §a.11 from the workspace a forward
+//! training pass left (layout: [`WorkspaceLayout`]) and the gradients of the outputs.
+//!
+//! For each direction, layers from top to bottom; per layer and direction:
+//! 1. **steps, last to first**: the gradient reaching the step's h is the one from above (the
+//!    `diff_dst_layer` rows of the direction — channel half for concat, all for sum — or the
+//!    input gradient of the layer above) plus the one from the next step (`diff_dst_iter` at the
+//!    last step); the cell's element-wise backward ([`cells`]) turns it into `dA`, the gradient
+//!    of the gate pre-activations, kept for every step; then the recurrent GEMM `dA·Uᵀ` gives
+//!    the previous state's gradient (GRU: in two parts around the reset gate);
+//! 2. **merged GEMMs over all `T·N` rows** (reference §c.2): `dW += xᵀ·dA`, `dU += h_prevᵀ·dA'`,
+//!    `db += Σ dA`, the peephole sums, and the layer input's gradient `dA·Wᵀ` — which feeds the
+//!    layer below, or (layer 0) is added into `diff_src_layer` over both directions.
+//!
+//! Diff weights and bias accumulate into the user's tensors; with
+//! `dnnl_rnn_flags_diff_weights_overwrite` each layer and direction's part is zeroed first.
+//! Weights are read in the user's plain layout (any strides) by strided GEMMs
+//! ([`gemm`](mod@gemm)); nothing is packed.
+//!
+//! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
+//! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
+//! `h_0ᵀ·dA_0`, the first step's output standing in for the initial state. This library
+//! computes the exact gradient (zero initial state, zero contribution); with `src_iter` given —
+//! zeros or not — both agree.
+
+pub mod cells;
+pub mod exec;
+pub mod gemm;
+pub mod scratch;
+
+use self::gemm::{gemm, Mat};
+use self::scratch::BackwardScratch;
+use super::cells::CellKind;
+use super::problem::RnnProblem;
+use super::views::{Strided, SyncPtr};
+use super::workspace::WorkspaceLayout;
+use crate::threading;
+use crate::types::Direction;
+use std::ops::Range;
+
+/// Elements (`N·G·DHC`) of a step from which its element-wise part runs on several threads.
+const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
+
+/// Every tensor one backward execution touches, as raw views.
+#[derive(Clone, Copy, Debug)]
+pub struct BackwardTensors {
+    /// `src_layer` `[T][N][SLC]`.
+    pub src_layer: Strided<3>,
+    /// AUGRU: `attention` `[T][N][1]`.
+    pub attention: Option<Strided<3>>,
+    /// `weights_layer` `[L][D][SLC][G][DHC]` (any strides).
+    pub weights_layer: Strided<5>,
+    /// `weights_iter` `[L][D][SIC][G][DHC]`.
+    pub weights_iter: Strided<5>,
+    /// LSTM peephole `[L][D][3][DHC]`.
+    pub peephole: Option<Strided<4>>,
+    /// `diff_dst_layer` `[T][N][DLC]`.
+    pub diff_dst_layer: Strided<3>,
+    /// `diff_dst_iter` `[L][D][N][DIC]`.
+    pub diff_dst_iter: Option<Strided<4>>,
+    /// `diff_dst_iter_c` `[L][D][N][DHC]`.
+    pub diff_dst_iter_c: Option<Strided<4>>,
+    /// `diff_src_layer` `[T][N][SLC]`.
+    pub diff_src_layer: Strided<3>,
+    /// `diff_src_iter` `[L][D][N][SIC]`.
+    pub diff_src_iter: Option<Strided<4>>,
+    /// `diff_src_iter_c` `[L][D][N][DHC]`.
+    pub diff_src_iter_c: Option<Strided<4>>,
+    /// AUGRU: `diff_augru_attention` `[T][N][1]`.
+    pub diff_attention: Option<Strided<3>>,
+    /// `diff_weights_layer` `[L][D][SLC][G][DHC]`.
+    pub diff_weights_layer: Strided<5>,
+    /// `diff_weights_iter` `[L][D][SIC][G][DHC]`.
+    pub diff_weights_iter: Strided<5>,
+    /// `diff_weights_peephole` `[L][D][3][DHC]`.
+    pub diff_peephole: Option<Strided<4>>,
+    /// `diff_bias` `[L][D][B][DHC]`.
+    pub diff_bias: Option<Strided<4>>,
+    /// The forward training workspace (read).
+    pub workspace: *const u8,
+    /// Scratchpad buffer (laid out by [`BackwardScratch`]).
+    pub scratch: *mut u8,
+}
+
+/// One backward execution.
+pub struct Backward<'a> {
+    /// The problem.
+    pub problem: &'a RnnProblem,
+    /// Scratchpad layout.
+    pub scratch: &'a BackwardScratch,
+    /// Workspace layout.
+    pub workspace: &'a WorkspaceLayout,
+    /// The tensors.
+    pub tensors: BackwardTensors,
+}
+
+// SAFETY: `Backward` only holds addresses; its parallel parts give each block of batch rows its
+// own rows to write and only read what no block writes.
+unsafe impl Sync for Backward<'_> {}
+unsafe impl Send for Backward<'_> {}
+
+/// `f32` slice of `len` elements at `ptr`.
+///
+/// # Safety
+/// `ptr` valid for `len` reads, not written while the slice lives.
+unsafe fn slice<'a>(ptr: *const f32, len: usize) -> &'a [f32] {
+    if len == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(ptr, len) }
+    }
+}
+
+/// Mutable `f32` slice of `len` elements at `ptr`.
+///
+/// # Safety
+/// `ptr` valid for `len` writes, not otherwise accessed while the slice lives.
+unsafe fn slice_mut<'a>(ptr: *mut f32, len: usize) -> &'a mut [f32] {
+    if len == 0 {
+        &mut []
+    } else {
+        unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+    }
+}
+
+/// `Σ_r a[r][j]` — or `Σ_r a[r][j]·w[r][j]` — for `j < width`, `a` with rows of `ld` floats and
+/// `w` of its own stride, summed row after row (sequential reads).
+///
+/// # Safety
+/// `rows` rows of `width` floats readable at both.
+unsafe fn column_sums(
+    a: *const f32,
+    ld: usize,
+    rows: usize,
+    width: usize,
+    w: Option<(*const f32, usize)>,
+) -> Vec<f32> {
+    let mut acc = vec![0f32; width];
+    for r in 0..rows {
+        let row = unsafe { slice(a.add(r * ld), width) };
+        match w {
+            Some((w, w_ld)) => {
+                let wr = unsafe { slice(w.add(r * w_ld), width) };
+                for ((s, v), x) in acc.iter_mut().zip(row).zip(wr) {
+                    *s += v * x;
+                }
+            }
+            None => {
+                for (s, v) in acc.iter_mut().zip(row) {
+                    *s += v;
+                }
+            }
+        }
+    }
+    acc
+}
+
+/// Calls `f(g0, count, m)` over blocks of the gates `gates` of layer `l`, direction `d` of a
+/// 5-D weights tensor, `m` being the block as the matrix `(i, (g − g0)·DHC + o)`: one block for
+/// all the gates when consecutive gates follow each other at a uniform stride (dense `ldigo` and
+/// `ldgoi`), else one block per gate.
+fn gate_blocks(
+    w: &Strided<5>,
+    l: usize,
+    d: usize,
+    gates: Range<usize>,
+    dhc: usize,
+    mut f: impl FnMut(usize, usize, Mat),
+) {
+    let mat = |g: usize| Mat {
+        ptr: w.at([l, d, 0, g, 0]),
+        rs: w.strides[2],
+        cs: w.strides[4],
+    };
+    if w.strides[3] == dhc as isize * w.strides[4] {
+        f(gates.start, gates.len(), mat(gates.start));
+    } else {
+        for g in gates {
+            f(g, 1, mat(g));
+        }
+    }
+}
+
+impl Backward<'_> {
+    /// Runs the whole backward pass.
+    ///
+    /// # Safety
+    /// The tensors must be valid for the problem (the pd's descriptors), the workspace the one
+    /// a forward training execution of the same problem and inputs wrote, the scratchpad at
+    /// least as large as its layout, and outputs must not overlap inputs or each other.
+    pub unsafe fn run(&self) {
+        let p = self.problem;
+        if p.is_empty() {
+            // No batch row or hidden unit: zero gradients (written only in overwrite mode).
+            if p.overwrites_diff_weights() && p.dhc > 0 {
+                for (l, d) in (0..p.l).flat_map(|l| (0..p.d).map(move |d| (l, d))) {
+                    unsafe { self.zero_diff_weights(l, d) };
+                }
+            }
+            return;
+        }
+        for d in 0..p.d {
+            for l in (0..p.l).rev() {
+                unsafe { self.layer(l, d) };
+            }
+        }
+    }
+
+    fn ws(&self, region: super::arena::Region) -> *const f32 {
+        // SAFETY (address only): the workspace is at least as large as its layout.
+        unsafe { region.ptr(self.tensors.workspace.cast_mut()).cast_const() }
+    }
+
+    fn sc(&self, region: super::arena::Region) -> *mut f32 {
+        // SAFETY (address only): the scratchpad is at least as large as its layout.
+        unsafe { region.ptr(self.tensors.scratch) }
+    }
+
+    /// Time index of step `s` of direction `d`.
+    fn time(&self, d: usize, s: usize) -> usize {
+        if self.problem.is_reversed(d) {
+            self.problem.t - 1 - s
+        } else {
+            s
+        }
+    }
+
+    /// One layer of one direction: the steps from last to first, then the merged GEMMs.
+    unsafe fn layer(&self, l: usize, d: usize) {
+        let p = self.problem;
+        unsafe {
+            if p.overwrites_diff_weights() {
+                self.zero_diff_weights(l, d);
+            }
+            let above = self.above(l, d);
+            self.init_state_grads(l, d);
+            self.load_attention(d);
+            let peephole: Vec<f32> = match self.tensors.peephole {
+                Some(w) => (0..3 * p.dhc)
+                    .map(|i| *w.at([l, d, i / p.dhc, i % p.dhc]))
+                    .collect(),
+                None => Vec::new(),
+            };
+            for s in (0..p.t).rev() {
+                self.step(l, d, s, above, &peephole);
+            }
+            self.store_state_grads(l, d);
+            self.merged_gemms(l, d);
+        }
+    }
+
+    /// The gradient reaching each step's h from above, rows `(s, n)` of `.1` floats: the
+    /// direction's part of `diff_dst_layer` (copied in step order) for the last layer, else what
+    /// the layer above left in `below`.
+    unsafe fn above(&self, l: usize, d: usize) -> (*const f32, usize) {
+        let p = self.problem;
+        let sc = self.scratch;
+        if l + 1 < p.l {
+            return (self.sc(sc.below).cast_const(), sc.xc);
+        }
+        let col = if p.direction == Direction::BidirectionalConcat {
+            d * p.dic
+        } else {
+            0
+        };
+        let dst = self.sc(sc.above);
+        unsafe { self.gather_steps(&self.tensors.diff_dst_layer, d, col, p.dic, dst) };
+        (dst.cast_const(), p.dic)
+    }
+
+    /// Copies `ch` channels from `col` of a `[T][N][C]` tensor into `dst` `[T][N][ch]` in the
+    /// step order of direction `d`.
+    unsafe fn gather_steps(
+        &self,
+        src: &Strided<3>,
+        d: usize,
+        col: usize,
+        ch: usize,
+        dst: *mut f32,
+    ) {
+        let p = self.problem;
+        for s in 0..p.t {
+            for r in 0..p.n {
+                let from = src.at([self.time(d, s), r, col]);
+                for c in 0..ch {
+                    unsafe {
+                        *dst.add((s * p.n + r) * ch + c) =
+                            *from.offset(c as isize * src.strides[2]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The state gradients before the last step: `diff_dst_iter(_c)` or zeros.
+    unsafe fn init_state_grads(&self, l: usize, d: usize) {
+        let p = self.problem;
+        let t = &self.tensors;
+        let hc = self.scratch.hc;
+        let (dh_next, dc) = (self.sc(self.scratch.dh_next), self.sc(self.scratch.dc));
+        unsafe {
+            for r in 0..p.n {
+                for c in 0..hc {
+                    *dh_next.add(r * hc + c) = match t.diff_dst_iter {
+                        Some(v) if c < p.dic => *v.at([l, d, r, c]),
+                        _ => 0.0,
+                    };
+                }
+                if p.cell.has_c_state() {
+                    for c in 0..p.dhc {
+                        *dc.add(r * p.dhc + c) =
+                            t.diff_dst_iter_c.map_or(0.0, |v| *v.at([l, d, r, c]));
+                    }
+                }
+            }
+        }
+    }
+
+    /// AUGRU: the attention in the step order of direction `d`.
+    unsafe fn load_attention(&self, d: usize) {
+        if let Some(a) = self.tensors.attention {
+            unsafe { self.gather_steps(&a, d, 0, 1, self.sc(self.scratch.att)) };
+        }
+    }
+
+    /// What step `s` of layer `l`, direction `d` reads from the forward pass.
+    unsafe fn step_state<'s>(
+        &self,
+        l: usize,
+        d: usize,
+        s: usize,
+        peephole: &'s [f32],
+    ) -> cells::StepState<'s> {
+        let p = self.problem;
+        let ws = self.workspace;
+        let (n, dhc) = (p.n, p.dhc);
+        let has_c = p.cell.has_c_state();
+        unsafe {
+            cells::StepState {
+                n,
+                dhc,
+                gates: slice(
+                    self.ws(ws.gates).add(ws.gates_index(l, d, s, 0)),
+                    n * p.g * dhc,
+                ),
+                h_prev: slice(self.ws(ws.h).add(ws.h_index(l, d, s, 0)), n * ws.hc),
+                h_ld: ws.hc,
+                c_prev: if has_c {
+                    slice(self.ws(ws.c).add(ws.c_index(l, d, s, 0)), n * dhc)
+                } else {
+                    &[]
+                },
+                c: if has_c {
+                    slice(self.ws(ws.c).add(ws.c_index(l, d, s + 1, 0)), n * dhc)
+                } else {
+                    &[]
+                },
+                peephole,
+                att: if self.tensors.attention.is_some() {
+                    slice(self.sc(self.scratch.att).add(s * n), n)
+                } else {
+                    &[]
+                },
+                lbr: if ws.lbr.len > 0 {
+                    slice(self.ws(ws.lbr).add(ws.lbr_index(l, d, s, 0)), n * dhc)
+                } else {
+                    &[]
+                },
+            }
+        }
+    }
+
+    /// `dh_next (beta)= Σ_{g ∈ gates} src_g·U_gᵀ` for the rows `[N][G·DHC]` at `src`.
+    unsafe fn recurrent(
+        &self,
+        l: usize,
+        d: usize,
+        src: *const f32,
+        gates: Range<usize>,
+        beta: f32,
+    ) {
+        let p = self.problem;
+        let cols = p.g * p.dhc;
+        let dh_next = Mat::rows(self.sc(self.scratch.dh_next), self.scratch.hc);
+        let mut first = true;
+        gate_blocks(
+            &self.tensors.weights_iter,
+            l,
+            d,
+            gates,
+            p.dhc,
+            |g0, ng, u| {
+                let a = Mat::rows(src, cols).at(0, g0 * p.dhc);
+                let b = if first { beta } else { 1.0 };
+                first = false;
+                unsafe { gemm(p.n, p.sic, ng * p.dhc, a, u.t(), b, dh_next) };
+            },
+        );
+    }
+
+    /// Runs `f` on blocks of batch rows: in parallel when a step has enough elements.
+    fn by_rows(&self, f: impl Fn(Range<usize>) + Sync + Send) {
+        let n = self.problem.n;
+        let parts = if n * self.problem.g * self.problem.dhc >= ELEMENTWISE_PARALLEL_MIN {
+            threading::num_threads().min(n).max(1)
+        } else {
+            1
+        };
+        threading::for_each(parts, parts > 1, |i| f(i * n / parts..(i + 1) * n / parts));
+    }
+
+    /// Step `s` backwards: `dA` of the step (and GRU's `r ⊙ h_prev`, LBR's `dA'`), the state
+    /// gradients for the previous step, AUGRU's attention gradient. The element-wise parts run
+    /// on blocks of batch rows, the recurrent GEMMs on all rows.
+    unsafe fn step(
+        &self,
+        l: usize,
+        d: usize,
+        s: usize,
+        above: (*const f32, usize),
+        peephole: &[f32],
+    ) {
+        let p = self.problem;
+        let sc = self.scratch;
+        let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
+        let cols = p.g * dhc;
+        unsafe {
+            let st = self.step_state(l, d, s, peephole);
+            let da = SyncPtr(self.sc(sc.da).add(s * n * cols));
+            let da_iter = SyncPtr(self.sc(sc.da_iter).wrapping_add(s * n * cols));
+            let above = (SyncPtr(above.0.cast_mut()), above.1);
+            // SAFETY (both closures): each block of rows reads and writes its own rows.
+            self.by_rows(|rows| {
+                self.elementwise(&st, s, (above.0.get(), above.1), rows, da, da_iter)
+            });
+            match p.cell {
+                CellKind::VanillaRnn | CellKind::Lstm => {
+                    self.recurrent(l, d, da.get(), 0..p.g, 0.0)
+                }
+                CellKind::Gru | CellKind::Augru => {
+                    // g = dA_o·U_oᵀ, needed by every unit's dA_r.
+                    let g = self.sc(sc.g);
+                    gate_blocks(&self.tensors.weights_iter, l, d, 2..3, dhc, |_, _, u| {
+                        let a = Mat::rows(da.get(), cols).at(0, 2 * dhc);
+                        gemm(n, p.sic, dhc, a, u.t(), 0.0, Mat::rows(g, dhc));
+                    });
+                    let (g, rh) = (SyncPtr(g), SyncPtr(self.sc(sc.rh).add(s * n * dhc)));
+                    let dh_next = SyncPtr(self.sc(sc.dh_next));
+                    self.by_rows(|rows| {
+                        let (r0, nr) = (rows.start, rows.len());
+                        cells::gru_reset(
+                            &st.rows(rows),
+                            slice(g.get().add(r0 * dhc), nr * dhc),
+                            slice_mut(da.get().add(r0 * cols), nr * cols),
+                            slice_mut(dh_next.get().add(r0 * hc), nr * hc),
+                            hc,
+                            slice_mut(rh.get().add(r0 * dhc), nr * dhc),
+                        )
+                    });
+                    self.recurrent(l, d, da.get(), 0..2, 1.0);
+                }
+                CellKind::LbrGru | CellKind::LbrAugru => {
+                    self.recurrent(l, d, da_iter.get(), 0..p.g, 1.0)
+                }
+            }
+            if let Some(v) = self.tensors.diff_attention {
+                let d_att = slice(self.sc(sc.d_att), sc.d_att.len);
+                for (r, &a) in d_att.iter().enumerate() {
+                    *v.at([self.time(d, s), r, 0]) = a;
+                }
+            }
+        }
+    }
+
+    /// The element-wise part of step `s` on the batch rows `rows`: the gradient reaching h
+    /// (from above plus from the next step), then the cell's backward up to what needs a GEMM.
+    unsafe fn elementwise(
+        &self,
+        st: &cells::StepState,
+        s: usize,
+        above: (*const f32, usize),
+        rows: Range<usize>,
+        da: SyncPtr<f32>,
+        da_iter: SyncPtr<f32>,
+    ) {
+        let p = self.problem;
+        let sc = self.scratch;
+        let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
+        let cols = p.g * dhc;
+        let (r0, nr) = (rows.start, rows.len());
+        unsafe {
+            let dh_next = self.sc(sc.dh_next);
+            let dh = slice_mut(self.sc(sc.dh).add(r0 * dhc), nr * dhc);
+            for r in 0..nr {
+                for c in 0..dhc {
+                    dh[r * dhc + c] = *above.0.add((s * n + r0 + r) * above.1 + c)
+                        + *dh_next.add((r0 + r) * hc + c);
+                }
+            }
+            let st = st.rows(rows);
+            let da = slice_mut(da.get().add(r0 * cols), nr * cols);
+            let dh_prev = slice_mut(dh_next.add(r0 * hc), nr * hc);
+            let d_att = if sc.d_att.len > 0 {
+                slice_mut(self.sc(sc.d_att).add(r0), nr)
+            } else {
+                &mut []
+            };
+            match p.cell {
+                CellKind::VanillaRnn => {
+                    let act = p.activation.expect("vanilla RNN has an activation");
+                    cells::vanilla(act, &st, dh, da);
+                }
+                CellKind::Lstm => {
+                    let dc = slice_mut(self.sc(sc.dc).add(r0 * dhc), nr * dhc);
+                    cells::lstm(&st, dh, dc, da);
+                }
+                CellKind::Gru | CellKind::Augru => {
+                    cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
+                }
+                CellKind::LbrGru | CellKind::LbrAugru => {
+                    cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
+                    let da_iter = slice_mut(da_iter.get().add(r0 * cols), nr * cols);
+                    cells::lbr_reset(&st, da, da_iter);
+                }
+            }
+        }
+    }
+
+    /// `diff_src_iter(_c)` of layer `l`, direction `d`: the state gradients after the first
+    /// step (with no step, `diff_dst_iter` passed through).
+    unsafe fn store_state_grads(&self, l: usize, d: usize) {
+        let p = self.problem;
+        let t = &self.tensors;
+        let hc = self.scratch.hc;
+        let (dh_next, dc) = (self.sc(self.scratch.dh_next), self.sc(self.scratch.dc));
+        unsafe {
+            if let Some(v) = t.diff_src_iter {
+                for r in 0..p.n {
+                    for c in 0..p.sic {
+                        *v.at([l, d, r, c]) = *dh_next.add(r * hc + c);
+                    }
+                }
+            }
+            if let Some(v) = t.diff_src_iter_c {
+                for r in 0..p.n {
+                    for c in 0..p.dhc {
+                        *v.at([l, d, r, c]) = *dc.add(r * p.dhc + c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The GEMMs and reductions over the `T·N` rows of every step: `dW += xᵀ·dA`,
+    /// `dU += h_prevᵀ·dA'` (GRU: `(r ⊙ h_prev)ᵀ·dA_o` for `o`), `db += Σ dA` (LBR: the `u'` row
+    /// from `dA'`), the peephole sums, and the input gradient `dA·Wᵀ` into `below` (layer 0:
+    /// added into `diff_src_layer` over the directions).
+    unsafe fn merged_gemms(&self, l: usize, d: usize) {
+        let p = self.problem;
+        let t = &self.tensors;
+        let sc = self.scratch;
+        let ws = self.workspace;
+        let dhc = p.dhc;
+        let cols = p.g * dhc;
+        let rows = p.t * p.n;
+        let k_in = p.layer_input_channels(l);
+        unsafe {
+            // Layer input by step: src_layer (copied in step order) or the h of the layer below.
+            let x = if l == 0 {
+                let dst = self.sc(sc.x);
+                self.gather_steps(&t.src_layer, d, 0, p.slc, dst);
+                Mat::rows(dst, p.slc)
+            } else {
+                Mat::rows(self.ws(ws.h).add(ws.h_index(l - 1, d, 1, 0)), ws.hc)
+            };
+            let da = self.sc(sc.da).cast_const();
+            let da_iter = if sc.da_iter.len > 0 {
+                self.sc(sc.da_iter).cast_const()
+            } else {
+                da
+            };
+            let block = |src: *const f32, g0: usize| Mat::rows(src, cols).at(0, g0 * dhc);
+            gate_blocks(&t.diff_weights_layer, l, d, 0..p.g, dhc, |g0, ng, dw| {
+                gemm(k_in, ng * dhc, rows, x.t(), block(da, g0), 1.0, dw);
+            });
+            let h_prev = Mat::rows(self.ws(ws.h).add(ws.h_index(l, d, 0, 0)), ws.hc);
+            let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
+            let split = if gru { 2 } else { p.g };
+            for (gates, operand) in [
+                (0..split, h_prev),
+                (split..p.g, Mat::rows(self.sc(sc.rh), dhc)),
+            ] {
+                gate_blocks(&t.diff_weights_iter, l, d, gates, dhc, |g0, ng, du| {
+                    gemm(
+                        p.sic,
+                        ng * dhc,
+                        rows,
+                        operand.t(),
+                        block(da_iter, g0),
+                        1.0,
+                        du,
+                    );
+                });
+            }
+            if let Some(b) = t.diff_bias {
+                let add_row = |sums: &[f32], row: usize| {
+                    for (o, v) in sums.iter().enumerate() {
+                        *b.at([l, d, row, o]) += v;
+                    }
+                };
+                let sums = column_sums(da, cols, rows, cols, None);
+                for g in 0..p.g {
+                    add_row(&sums[g * dhc..][..dhc], g);
+                }
+                if p.cell.bias_gates() > p.g {
+                    add_row(
+                        &column_sums(da_iter.add(2 * dhc), cols, rows, dhc, None),
+                        p.g,
+                    );
+                }
+            }
+            if let Some(dp) = t.diff_peephole {
+                let c = self.ws(ws.c).add(ws.c_index(l, d, 0, 0));
+                // Rows i, f pair with c_prev (slots 0..T), row o with the new c (slots 1..T+1).
+                for (row, gate, shift) in [(0, 0, 0), (1, 1, 0), (2, 3, p.n * dhc)] {
+                    let w = Some((c.add(shift), dhc));
+                    let sums = column_sums(da.add(gate * dhc), cols, rows, dhc, w);
+                    for (o, v) in sums.iter().enumerate() {
+                        *dp.at([l, d, row, o]) += v;
+                    }
+                }
+            }
+            // Input gradient dA·Wᵀ into `below` (read by the layer below).
+            let below = self.sc(sc.below);
+            let mut first = true;
+            gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
+                let beta = if first { 0.0 } else { 1.0 };
+                first = false;
+                gemm(
+                    rows,
+                    k_in,
+                    ng * dhc,
+                    block(da, g0),
+                    w.t(),
+                    beta,
+                    Mat::rows(below, sc.xc),
+                );
+            });
+            if l == 0 {
+                let ds = &t.diff_src_layer;
+                for s in 0..p.t {
+                    for r in 0..p.n {
+                        let dst = ds.at([self.time(d, s), r, 0]);
+                        let src = below.add((s * p.n + r) * sc.xc);
+                        for c in 0..p.slc {
+                            let v = dst.offset(c as isize * ds.strides[2]);
+                            *v = if d == 0 { 0.0 } else { *v } + *src.add(c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Zeroes the diff weights, bias and peephole of one layer and direction (overwrite mode).
+    unsafe fn zero_diff_weights(&self, l: usize, d: usize) {
+        let p = self.problem;
+        let t = &self.tensors;
+        unsafe {
+            for (w, k) in [
+                (&t.diff_weights_layer, p.slc),
+                (&t.diff_weights_iter, p.sic),
+            ] {
+                for i in 0..k {
+                    for g in 0..p.g {
+                        for o in 0..p.dhc {
+                            *w.at([l, d, i, g, o]) = 0.0;
+                        }
+                    }
+                }
+            }
+            for (v, rows) in [(t.diff_bias, p.cell.bias_gates()), (t.diff_peephole, 3)] {
+                if let Some(v) = v {
+                    for g in 0..rows {
+                        for o in 0..p.dhc {
+                            *v.at([l, d, g, o]) = 0.0;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

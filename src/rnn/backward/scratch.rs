@@ -1,0 +1,102 @@
+//! The scratchpad of a backward execution, sized when the pd is created.
+//!
+//! Regions (f32, 64-byte aligned); one layer and direction is processed at a time, so every
+//! region is reused by the next:
+//!
+//! | region    | dims               | use |
+//! |-----------|--------------------|-----|
+//! | `da`      | `[T][N][G·DHC]`    | gradient of the gate pre-activations of every step (what `x·W + b` receives) |
+//! | `da_iter` | `[T][N][G·DHC]`    | linear-before-reset cells: what the recurrent product receives (`o` column × r) |
+//! | `rh`      | `[T][N][DHC]`      | GRU / AUGRU: `r ⊙ h_prev` of every step (operand of `dU_o`) |
+//! | `g`       | `[N][DHC]`         | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
+//! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step |
+//! | `dh_next` | `[N][HC]`          | gradient reaching the previous state (`HC = max(SIC, DIC)`) |
+//! | `dc`      | `[N][DHC]`         | LSTM: gradient of the cell state, updated step by step |
+//! | `above`   | `[T][N][DIC]`      | gradient reaching each step's h from above (`diff_dst_layer` or the layer above) |
+//! | `below`   | `[T][N][XC]`       | gradient of this layer's input (`XC = max(SLC, DIC)`) |
+//! | `x`       | `[T][N][SLC]`      | `src_layer` in step order (layer-0 input of the merged GEMMs) |
+//! | `att`     | `[T][N]`           | AUGRU: attention in step order |
+//! | `d_att`   | `[N]`              | AUGRU: attention gradient of one step |
+
+use crate::rnn::arena::{Arena, Region};
+use crate::rnn::cells::CellKind;
+use crate::rnn::problem::RnnProblem;
+
+/// Offsets of the backward scratchpad regions for one problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BackwardScratch {
+    /// See the module table.
+    pub da: Region,
+    /// See the module table.
+    pub da_iter: Region,
+    /// See the module table.
+    pub rh: Region,
+    /// See the module table.
+    pub g: Region,
+    /// See the module table.
+    pub dh: Region,
+    /// See the module table.
+    pub dh_next: Region,
+    /// Channels of a `dh_next` row: `max(SIC, DIC)`.
+    pub hc: usize,
+    /// See the module table.
+    pub dc: Region,
+    /// See the module table.
+    pub above: Region,
+    /// See the module table.
+    pub below: Region,
+    /// Channels of a `below` row: `max(SLC, DIC)`.
+    pub xc: usize,
+    /// See the module table.
+    pub x: Region,
+    /// See the module table.
+    pub att: Region,
+    /// See the module table.
+    pub d_att: Region,
+    /// Total size in bytes.
+    pub bytes: usize,
+}
+
+impl BackwardScratch {
+    /// The layout for a backward problem.
+    pub fn new(p: &RnnProblem) -> Self {
+        let (t, n, dhc) = (p.t, p.n, p.dhc);
+        let rows = t * n;
+        let cols = p.g * dhc;
+        let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
+        let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
+        let lstm = p.cell.has_c_state();
+        let hc = p.sic.max(p.dic);
+        let xc = p.slc.max(p.dic);
+        let mut a = Arena::new();
+        let da = a.push(rows * cols);
+        let da_iter = a.push(if lbr { rows * cols } else { 0 });
+        let rh = a.push(if gru { rows * dhc } else { 0 });
+        let g = a.push(if gru { n * dhc } else { 0 });
+        let dh = a.push(n * dhc);
+        let dh_next = a.push(n * hc);
+        let dc = a.push(if lstm { n * dhc } else { 0 });
+        let above = a.push(rows * p.dic);
+        let below = a.push(rows * xc);
+        let x = a.push(rows * p.slc);
+        let att = a.push(if p.cell.has_attention() { rows } else { 0 });
+        let d_att = a.push(if p.cell.has_attention() { n } else { 0 });
+        Self {
+            da,
+            da_iter,
+            rh,
+            g,
+            dh,
+            dh_next,
+            hc,
+            dc,
+            above,
+            below,
+            xc,
+            x,
+            att,
+            d_att,
+            bytes: a.bytes(),
+        }
+    }
+}

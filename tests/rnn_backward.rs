@@ -1,0 +1,697 @@
+//! The backward primitive of every cell against the reference backward
+//! (`rnn::reference_backward`): forward training through the primitive, then backward from its
+//! workspace, every diff tensor compared with benchdnn's backward threshold
+//! (`4·2·(2 if sum)·ceil(log2(acc·T))·eps`, `acc = (2G+1)(·SIC for GRU/AUGRU)·max(G·DHC, N)`),
+//! point-wise relative or absolute, with its L2 fallback. Diff weights are pre-filled with
+//! non-zero values and must accumulate (or be overwritten with the flag).
+
+#[path = "common/golden.rs"]
+mod golden;
+mod lstm_common;
+
+use lstm_common::*;
+use oxidnn::args;
+use oxidnn::attr::Attr;
+use oxidnn::engine::Engine;
+use oxidnn::memory::{Memory, MemoryDesc};
+use oxidnn::primitive::{ExecArgs, MdQuery, Primitive, PrimitiveDesc};
+use oxidnn::rnn::cells::vanilla::Activation;
+use oxidnn::rnn::reference;
+use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
+use oxidnn::rnn::{CellKind, RnnPd};
+use oxidnn::types::{Direction, PropKind, ScratchpadMode};
+use oxidnn::Error;
+
+const DIRECTIONS: [Direction; 4] = [
+    Direction::Left2Right,
+    Direction::Right2Left,
+    Direction::BidirectionalConcat,
+    Direction::BidirectionalSum,
+];
+
+/// Not a oneDNN tag: weights stored gate-major, `[L][D][G][I][O]` (no single stride between
+/// consecutive gates' outputs, so the backward pass takes them gate by gate).
+const GATE_MAJOR: i32 = -1;
+
+/// A 5-D weights descriptor with a tag, or [`GATE_MAJOR`] strides.
+fn weights_md(dims: &[usize], tag: i32) -> MemoryDesc {
+    if tag != GATE_MAJOR {
+        return md(dims, tag);
+    }
+    let [l, d, i, g, o] = <[usize; 5]>::try_from(dims).unwrap().map(|v| v as i64);
+    let strides = [d * g * i * o, g * i * o, o, i * o, 1];
+    MemoryDesc::with_strides(
+        &[l, d, i, g, o],
+        oxidnn::types::DataType::F32,
+        Some(&strides),
+    )
+    .unwrap()
+}
+
+/// How the backward pd is asked for.
+#[derive(Clone, Debug)]
+struct Bwd {
+    /// Weights tag of the backward pd (`any` → ldgoi, reordered from the user's ldigo).
+    weights_tag: i32,
+    /// Diff weights tag.
+    diff_weights_tag: i32,
+    /// `dnnl_rnn_flags_diff_weights_overwrite`.
+    overwrite: bool,
+}
+
+impl Default for Bwd {
+    fn default() -> Self {
+        Self {
+            weights_tag: ANY,
+            diff_weights_tag: ANY,
+            overwrite: false,
+        }
+    }
+}
+
+/// The backward pd of a case (its forward descriptor with diffs of every tensor).
+fn backward_pd(c: &Case, b: &Bwd, hint: Option<&RnnPd>) -> oxidnn::Result<RnnPd> {
+    let fwd = make_pd(&Case {
+        prop: PropKind::ForwardTraining,
+        ..c.clone()
+    })?;
+    let mut desc = fwd.desc().clone();
+    desc.prop = PropKind::Backward;
+    desc.flags = b.overwrite as u32;
+    let fwd_mds: Vec<(i32, MemoryDesc)> = desc.mds.iter().map(|(a, m)| (*a, m.clone())).collect();
+    for (arg, m) in fwd_mds {
+        let dims: Vec<usize> = m.dims().iter().map(|&d| d as usize).collect();
+        let weights = arg == args::WEIGHTS_LAYER || arg == args::WEIGHTS_ITER;
+        if weights {
+            desc.mds.insert(arg, weights_md(&dims, b.weights_tag));
+        }
+        let diff = if weights {
+            weights_md(&dims, b.diff_weights_tag)
+        } else {
+            m.clone()
+        };
+        desc.mds.insert(args::DIFF + arg, diff);
+    }
+    let mut attr = Attr::new();
+    if c.user_scratchpad {
+        attr.scratchpad_mode = ScratchpadMode::User;
+    }
+    RnnPd::new(Engine::cpu(), desc, &attr, hint)
+}
+
+/// Gradients of the outputs and initial diff weights of one backward run.
+struct DiffIn {
+    /// `[T][N][DLC]`.
+    layer: Vec<f32>,
+    /// `[L][D][N][DHC]` (with dst_iter).
+    iter: Option<Vec<f32>>,
+    /// `[L][D][N][DHC]` (LSTM with dst_iter).
+    iter_c: Option<Vec<f32>>,
+    /// Initial diff weights by forward argument (weights_layer/iter, bias, peephole).
+    init: Vec<(i32, Vec<f32>)>,
+}
+
+impl DiffIn {
+    fn random(c: &Case) -> Self {
+        let seed = c.seed * 1000;
+        let (cells, n, dhc) = (c.l * c.d(), c.n, c.dhc);
+        let (slc, g, bg) = (c.slc, c.g(), c.cell.bias_gates());
+        let mut init = vec![
+            (args::WEIGHTS_LAYER, fill(cells * slc * g * dhc, seed + 10)),
+            (args::WEIGHTS_ITER, fill(cells * dhc * g * dhc, seed + 11)),
+        ];
+        if c.bias {
+            init.push((args::BIAS, fill(cells * bg * dhc, seed + 12)));
+        }
+        if c.peephole {
+            init.push((args::WEIGHTS_PEEPHOLE, fill(cells * 3 * dhc, seed + 13)));
+        }
+        Self {
+            layer: fill(c.t * n * c.dlc(), seed + 1),
+            iter: c.dst_iter.then(|| fill(cells * n * dhc, seed + 2)),
+            iter_c: (c.dst_iter && c.cell.has_c_state()).then(|| fill(cells * n * dhc, seed + 3)),
+            init,
+        }
+    }
+}
+
+/// Forward training then backward through the primitives; the diff tensors produced.
+fn engine_grads(c: &Case, b: &Bwd, x: &Inputs, dy: &DiffIn) -> RefGrads {
+    let c = &Case {
+        prop: PropKind::ForwardTraining,
+        ..c.clone()
+    };
+    let fwd = run_primitive(c, x);
+    let pd = backward_pd(c, b, Some(&fwd.pd)).unwrap_or_else(|e| panic!("{c:?} {b:?}: {e}"));
+    let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone()))).unwrap();
+    let arg = |a| pd.arg_md(a).expect("pd takes the argument").clone();
+    let (l, d, dhc, g) = (c.l, c.d(), c.dhc, c.g());
+    let diff = |a| args::DIFF + a;
+
+    // Inputs.
+    let mut keep: Vec<(i32, Memory)> = Vec::new();
+    keep.push((
+        args::SRC_LAYER,
+        memory_with(&arg(args::SRC_LAYER), &x.src_layer),
+    ));
+    for (a, v, k) in [
+        (args::WEIGHTS_LAYER, &x.weights_layer, c.slc),
+        (args::WEIGHTS_ITER, &x.weights_iter, dhc),
+    ] {
+        let want = arg(a);
+        let m = if b.weights_tag == ANY {
+            reorder_into(&memory_with(&md(&[l, d, k, g, dhc], LDIGO), v), &want)
+        } else {
+            memory_with(&want, v)
+        };
+        keep.push((a, m));
+    }
+    for (a, v) in [
+        (args::SRC_ITER, &x.src_iter),
+        (args::SRC_ITER_C, &x.src_iter_c),
+        (args::BIAS, &x.bias),
+        (args::AUGRU_ATTENTION, &x.attention),
+        (args::WEIGHTS_PEEPHOLE, &x.peephole),
+    ] {
+        if let Some(v) = v {
+            keep.push((a, memory_with(&arg(a), v)));
+        }
+    }
+    keep.push((
+        args::DST_LAYER,
+        memory_with(&arg(args::DST_LAYER), &fwd.dst_layer),
+    ));
+    let ws = Memory::allocate(&arg(args::WORKSPACE)).unwrap();
+    // SAFETY: both hold the workspace's bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(fwd.workspace.as_ptr(), ws.data_ptr(), fwd.workspace.len())
+    };
+    keep.push((args::WORKSPACE, ws));
+    keep.push((
+        diff(args::DST_LAYER),
+        memory_with(&arg(diff(args::DST_LAYER)), &dy.layer),
+    ));
+    for (a, v, f) in [
+        (args::DST_ITER, &dy.iter, &fwd.dst_iter),
+        (args::DST_ITER_C, &dy.iter_c, &fwd.dst_iter_c),
+    ] {
+        if let Some(v) = v {
+            keep.push((a, memory_with(&arg(a), f)));
+            keep.push((diff(a), memory_with(&arg(diff(a)), v)));
+        }
+    }
+    // Outputs: diff_src poisoned, diff weights pre-filled.
+    let mut outs: Vec<(i32, Memory)> = Vec::new();
+    for a in [
+        args::SRC_LAYER,
+        args::SRC_ITER,
+        args::SRC_ITER_C,
+        args::AUGRU_ATTENTION,
+    ] {
+        if let Some(m) = pd.arg_md(diff(a)).filter(|m| !m.is_zero()) {
+            outs.push((diff(a), poisoned(m)));
+        }
+    }
+    for (a, v) in &dy.init {
+        outs.push((diff(*a), memory_with(&arg(diff(*a)), v)));
+    }
+    let sp_md = arg(args::SCRATCHPAD);
+    let scratchpad = (!sp_md.is_zero()).then(|| Memory::allocate(&sp_md).unwrap());
+    let mut list: Vec<(i32, &Memory)> = keep.iter().chain(&outs).map(|(a, m)| (*a, m)).collect();
+    if let Some(m) = &scratchpad {
+        list.push((args::SCRATCHPAD, m));
+    }
+    prim.execute(&ExecArgs::new(list).unwrap())
+        .unwrap_or_else(|e| panic!("{c:?} {b:?}: backward failed: {e}"));
+    let read = |a: i32| {
+        outs.iter()
+            .find(|(k, _)| *k == diff(a))
+            .map_or(Vec::new(), |(_, m)| read_logical(m))
+    };
+    RefGrads {
+        diff_src_layer: read(args::SRC_LAYER),
+        diff_src_iter: read(args::SRC_ITER),
+        diff_src_iter_c: read(args::SRC_ITER_C),
+        diff_attention: read(args::AUGRU_ATTENTION),
+        diff_weights_layer: read(args::WEIGHTS_LAYER),
+        diff_weights_iter: read(args::WEIGHTS_ITER),
+        diff_bias: read(args::BIAS),
+        diff_peephole: read(args::WEIGHTS_PEEPHOLE),
+    }
+}
+
+/// The reference's diff tensors for the same run (initial diff weights added unless
+/// `overwrite`; tensors the case does not have left empty).
+fn reference_grads(c: &Case, x: &Inputs, dy: &DiffIn, overwrite: bool) -> RefGrads {
+    let p = c.ref_problem();
+    let rf = reference::forward(&p, &x.as_ref_inputs()).unwrap();
+    let mut exp = reference_backward::backward(
+        &p,
+        &x.as_ref_inputs(),
+        &rf,
+        &RefDiffDst {
+            diff_dst_layer: &dy.layer,
+            diff_dst_iter: dy.iter.as_deref(),
+            diff_dst_iter_c: dy.iter_c.as_deref(),
+        },
+    )
+    .unwrap();
+    if !c.src_iter {
+        exp.diff_src_iter.clear();
+        exp.diff_src_iter_c.clear();
+    }
+    if !c.bias {
+        exp.diff_bias.clear();
+    }
+    if !overwrite {
+        for (a, v) in &dy.init {
+            let e = match *a {
+                args::WEIGHTS_LAYER => &mut exp.diff_weights_layer,
+                args::WEIGHTS_ITER => &mut exp.diff_weights_iter,
+                args::BIAS => &mut exp.diff_bias,
+                _ => &mut exp.diff_peephole,
+            };
+            for (e, p) in e.iter_mut().zip(v) {
+                *e += p;
+            }
+        }
+    }
+    exp
+}
+
+/// The inputs of a case (benchdnn-like ReLU fill for the vanilla RNN with ReLU).
+fn inputs(c: &Case) -> Inputs {
+    let x = Inputs::random(c);
+    if c.cell == CellKind::VanillaRnn && matches!(c.activation, Activation::Relu(_)) {
+        x.flip_first_batch_row(c)
+    } else {
+        x
+    }
+}
+
+/// benchdnn's backward threshold.
+fn threshold(c: &Case) -> f32 {
+    let g = c.g();
+    let mut acc = (2 * g + 1) as f64;
+    if matches!(c.cell, CellKind::Gru | CellKind::Augru) {
+        acc *= c.dhc as f64;
+    }
+    acc *= (g * c.dhc).max(c.n) as f64;
+    let k = (acc * c.t.max(1) as f64).log2().ceil() as f32;
+    let sum = if c.direction == Direction::BidirectionalSum {
+        2.0
+    } else {
+        1.0
+    };
+    4.0 * 2.0 * sum * k * f32::EPSILON
+}
+
+/// benchdnn's backward rule: relative or absolute difference within the threshold, else the
+/// whole tensor's L2 relative error.
+fn compare_bwd(what: &str, got: &[f32], exp: &[f32], trh: f32) -> Result<(), String> {
+    if got.len() != exp.len() {
+        return Err(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            exp.len()
+        ));
+    }
+    let bad = got.iter().zip(exp).position(|(&g, &e)| {
+        let d = (g - e).abs();
+        !(d <= trh || d <= trh * e.abs())
+    });
+    match bad {
+        None => Ok(()),
+        Some(_) => compare(what, got, exp, trh, true),
+    }
+}
+
+/// Compares every diff tensor; the errors, one line each.
+fn compare_grads(got: &RefGrads, exp: &RefGrads, trh: f32) -> Vec<String> {
+    let mut errs = Vec::new();
+    for (what, got, exp) in [
+        ("diff_src_layer", &got.diff_src_layer, &exp.diff_src_layer),
+        ("diff_src_iter", &got.diff_src_iter, &exp.diff_src_iter),
+        (
+            "diff_src_iter_c",
+            &got.diff_src_iter_c,
+            &exp.diff_src_iter_c,
+        ),
+        ("diff_attention", &got.diff_attention, &exp.diff_attention),
+        (
+            "diff_weights_layer",
+            &got.diff_weights_layer,
+            &exp.diff_weights_layer,
+        ),
+        (
+            "diff_weights_iter",
+            &got.diff_weights_iter,
+            &exp.diff_weights_iter,
+        ),
+        ("diff_bias", &got.diff_bias, &exp.diff_bias),
+        ("diff_peephole", &got.diff_peephole, &exp.diff_peephole),
+    ] {
+        errs.extend(compare_bwd(what, got, exp, trh).err());
+    }
+    errs
+}
+
+fn check(c: &Case, b: &Bwd) {
+    let x = inputs(c);
+    let dy = DiffIn::random(c);
+    let got = engine_grads(c, b, &x, &dy);
+    let exp = reference_grads(c, &x, &dy, b.overwrite);
+    let errs = compare_grads(&got, &exp, threshold(c));
+    assert!(errs.is_empty(), "{c:?}\n{b:?}\n{}", errs.join("\n"));
+}
+
+/// Every cell (vanilla RNN once per activation, LSTM with and without peephole).
+fn cells() -> Vec<(CellKind, Activation, bool)> {
+    vec![
+        (CellKind::VanillaRnn, Activation::Relu(0.25), false),
+        (CellKind::VanillaRnn, Activation::Tanh, false),
+        (CellKind::VanillaRnn, Activation::Logistic, false),
+        (CellKind::Lstm, Activation::Tanh, false),
+        (CellKind::Lstm, Activation::Tanh, true),
+        (CellKind::Gru, Activation::Tanh, false),
+        (CellKind::LbrGru, Activation::Tanh, false),
+        (CellKind::Augru, Activation::Tanh, false),
+        (CellKind::LbrAugru, Activation::Tanh, false),
+    ]
+}
+
+fn accepted(cell: CellKind, direction: Direction, l: usize) -> bool {
+    !cell.has_attention() || (l == 1 && direction == Direction::Left2Right)
+}
+
+#[test]
+fn every_cell_direction_layers_steps_and_batches() {
+    let mut k = 0usize;
+    for (cell, activation, peephole) in cells() {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                if !accepted(cell, direction, l) {
+                    continue;
+                }
+                for (t, n) in [(1, 1), (4, 3), (3, 17)] {
+                    let dhc = [5, 8, 33][k % 3];
+                    let slc = if l == 1 { [7, 3, 40][(k / 3) % 3] } else { dhc };
+                    let mut c = Case::new(direction, l, t, n, slc, dhc).with_cell(cell);
+                    c.activation = activation;
+                    c.peephole = peephole;
+                    c.src_iter = k % 4 != 1;
+                    c.bias = k % 5 != 2;
+                    c.dst_iter = !k.is_multiple_of(3);
+                    c.weights_any = k.is_multiple_of(2);
+                    c.layer_tag = if k % 7 < 3 { NTC } else { TNC };
+                    c.seed = k as u64 + 3;
+                    let b = Bwd {
+                        weights_tag: [ANY, LDGOI, LDIGO, GATE_MAJOR][k % 4],
+                        diff_weights_tag: [ANY, LDIGO, GATE_MAJOR, LDGOI][(k / 3) % 4],
+                        overwrite: k % 4 == 3,
+                    };
+                    check(&c, &b);
+                    k += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(k, (7 * 4 * 2 + 2) * 3);
+}
+
+#[test]
+fn larger_problems_use_the_parallel_gemms() {
+    for (cell, activation, peephole) in cells() {
+        let direction = if cell.has_attention() {
+            Direction::Left2Right
+        } else {
+            Direction::BidirectionalSum
+        };
+        let mut c = Case::new(direction, 1, 5, 40, 70, 64).with_cell(cell);
+        c.activation = activation;
+        c.peephole = peephole;
+        c.user_scratchpad = true;
+        check(&c, &Bwd::default());
+    }
+}
+
+#[test]
+fn padded_views() {
+    for (cell, activation, _) in cells() {
+        let direction = if cell.has_attention() {
+            Direction::Left2Right
+        } else {
+            Direction::BidirectionalConcat
+        };
+        let mut c = Case::new(direction, 1, 3, 2, 6, 6).with_cell(cell);
+        c.activation = activation;
+        c.padded = true;
+        check(&c, &Bwd::default());
+    }
+}
+
+#[test]
+fn backward_descriptors_and_queries() {
+    let c = Case::new(Direction::Left2Right, 1, 3, 2, 4, 4);
+    let pd = backward_pd(&c, &Bwd::default(), None).unwrap();
+    // `any` weights: plain ldgoi (strides of L, D, I, G, O); diff weights: ldigo.
+    let w = pd.arg_md(args::WEIGHTS_LAYER).unwrap();
+    assert_eq!(w.strides().unwrap(), &[64, 64, 1, 16, 4]);
+    let dw = pd.arg_md(args::DIFF + args::WEIGHTS_LAYER).unwrap();
+    assert_eq!(dw.strides().unwrap(), &[64, 64, 16, 4, 1]);
+    assert_eq!(
+        pd.arg_md(args::DIFF + args::BIAS)
+            .unwrap()
+            .strides()
+            .unwrap(),
+        &[16, 16, 4, 1]
+    );
+    let fwd = make_pd(&Case {
+        prop: PropKind::ForwardTraining,
+        ..c.clone()
+    })
+    .unwrap();
+    assert_eq!(pd.arg_md(args::WORKSPACE), fwd.arg_md(args::WORKSPACE));
+    let p = PrimitiveDesc::Rnn(Box::new(pd));
+    assert_eq!(
+        p.arg_for_query(MdQuery::DiffSrc, 2),
+        Some(args::DIFF + args::SRC_ITER_C)
+    );
+    assert_eq!(
+        p.arg_for_query(MdQuery::DiffWeights, 2),
+        Some(args::DIFF + args::BIAS)
+    );
+    assert_eq!(
+        p.arg_for_query(MdQuery::DiffDst, 0),
+        Some(args::DIFF + args::DST_LAYER)
+    );
+    // oneDNN 3.13 reports 13 inputs and 6 outputs for this LSTM.
+    assert_eq!((p.num_inputs(), p.num_outputs()), (13, 6));
+    assert_eq!(fwd.arg_for_query(MdQuery::DiffSrc, 0), None);
+}
+
+#[test]
+fn backward_statuses_as_onednn() {
+    let c = Case::new(Direction::Left2Right, 1, 3, 2, 4, 4);
+    let base = backward_pd(&c, &Bwd::default(), None)
+        .unwrap()
+        .desc()
+        .clone();
+    let status = |f: &dyn Fn(&mut oxidnn::rnn::RnnDesc)| {
+        let mut d = base.clone();
+        f(&mut d);
+        RnnPd::new(Engine::cpu(), d, &Attr::new(), None).map(|_| ())
+    };
+    let invalid =
+        |r: Result<(), Error>| assert!(matches!(r, Err(Error::InvalidArguments(_))), "{r:?}");
+    let unimpl = |r: Result<(), Error>| assert!(matches!(r, Err(Error::Unimplemented(_))), "{r:?}");
+    // Every optional tensor and its diff: both or neither.
+    for arg in [
+        args::SRC_ITER,
+        args::SRC_ITER_C,
+        args::BIAS,
+        args::DST_ITER,
+        args::DST_ITER_C,
+    ] {
+        invalid(status(&|d| {
+            d.mds.remove(&(args::DIFF + arg));
+        }));
+        invalid(status(&|d| {
+            d.mds.remove(&arg);
+        }));
+    }
+    // Diff dims must equal the tensor's.
+    invalid(status(&|d| {
+        d.mds
+            .insert(args::DIFF + args::SRC_LAYER, md(&[4, 2, 4], TNC));
+    }));
+    // Diff tensors are f32.
+    unimpl(status(&|d| {
+        let m = MemoryDesc::with_tag(&[3, 2, 4], oxidnn::types::DataType::Bf16, TNC).unwrap();
+        d.mds.insert(args::DIFF + args::SRC_LAYER, m);
+    }));
+    // Flags other than overwrite are accepted (as oneDNN 3.13 does).
+    status(&|d| d.flags = 2).unwrap();
+    // Neither bias nor its diff: accepted (oneDNN's CPU engine says unimplemented).
+    status(&|d| {
+        d.mds.remove(&args::BIAS);
+        d.mds.remove(&(args::DIFF + args::BIAS));
+    })
+    .unwrap();
+}
+
+/// A golden case of `tests/goldens/backward` as a test case, its inputs, its output gradients
+/// and initial diff weights, and oneDNN's diff tensors.
+fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
+    let dim = |k: &str| g.dim(k) as usize;
+    let cell = match g.cell.as_str() {
+        "lstm" => CellKind::Lstm,
+        "vanilla_rnn" => CellKind::VanillaRnn,
+        "gru" => CellKind::Gru,
+        "lbr_gru" => CellKind::LbrGru,
+        "augru" => CellKind::Augru,
+        "lbr_augru" => CellKind::LbrAugru,
+        other => panic!("{}: unknown cell {other}", g.name),
+    };
+    let direction = match g.direction.as_str() {
+        "left2right" => Direction::Left2Right,
+        "right2left" => Direction::Right2Left,
+        "bidirectional_concat" => Direction::BidirectionalConcat,
+        _ => Direction::BidirectionalSum,
+    };
+    let mut c = Case::new(
+        direction,
+        dim("L"),
+        dim("T"),
+        dim("N"),
+        dim("SLC"),
+        dim("DHC"),
+    )
+    .with_cell(cell);
+    assert_eq!(c.d(), dim("D"), "{}", g.name);
+    if let Some(act) = &g.activation {
+        let alpha: f32 = g.alpha.as_deref().unwrap_or("0").parse().unwrap();
+        c.activation = match act.as_str() {
+            "relu" => Activation::Relu(alpha),
+            "tanh" => Activation::Tanh,
+            _ => Activation::Logistic,
+        };
+    }
+    let t = |name: &str| g.values(name).map(|v| v.to_vec());
+    c.src_iter = t("src_iter").is_some();
+    c.bias = t("bias").is_some();
+    c.dst_iter = t("dst_iter").is_some();
+    c.peephole = t("weights_peephole").is_some();
+    let x = Inputs {
+        src_layer: t("src_layer").unwrap(),
+        src_iter: t("src_iter"),
+        src_iter_c: t("src_iter_c"),
+        weights_layer: t("weights_layer").unwrap(),
+        weights_iter: t("weights_iter").unwrap(),
+        bias: t("bias"),
+        attention: t("attention"),
+        peephole: t("weights_peephole"),
+        projection: None,
+    };
+    let init = [
+        (args::WEIGHTS_LAYER, "diff_weights_layer_init"),
+        (args::WEIGHTS_ITER, "diff_weights_iter_init"),
+        (args::BIAS, "diff_bias_init"),
+        (args::WEIGHTS_PEEPHOLE, "diff_weights_peephole_init"),
+    ]
+    .into_iter()
+    .filter_map(|(a, name)| t(name).map(|v| (a, v)))
+    .collect();
+    let dy = DiffIn {
+        layer: t("diff_dst_layer").unwrap(),
+        iter: t("diff_dst_iter"),
+        iter_c: t("diff_dst_iter_c"),
+        init,
+    };
+    let v = |name: &str| t(name).unwrap_or_default();
+    let exp = RefGrads {
+        diff_src_layer: v("diff_src_layer"),
+        diff_src_iter: v("diff_src_iter"),
+        diff_src_iter_c: v("diff_src_iter_c"),
+        diff_attention: v("diff_attention"),
+        diff_weights_layer: v("diff_weights_layer"),
+        diff_weights_iter: v("diff_weights_iter"),
+        diff_bias: v("diff_bias"),
+        diff_peephole: v("diff_weights_peephole"),
+    };
+    (c, x, dy, exp)
+}
+
+/// Every backward golden of the real oneDNN 3.13 (each cell × direction × L 1–2, diff weights
+/// pre-filled): the primitive and the reference both match it with benchdnn's backward rule.
+#[test]
+fn goldens_of_the_real_onednn() {
+    let cases = golden::load_dir(&golden::cell_dir("backward"));
+    assert_eq!(cases.len(), 58);
+    let mut errs = Vec::new();
+    for g in &cases {
+        assert_eq!(g.prop, "backward", "{}", g.name);
+        let (c, x, dy, golden) = golden_case(g);
+        let trh = threshold(&c);
+        let got = engine_grads(&c, &Bwd::default(), &x, &dy);
+        for e in compare_grads(&got, &golden, trh) {
+            errs.push(format!("{} (primitive): {e}", g.name));
+        }
+        let reference = reference_grads(&c, &x, &dy, false);
+        for e in compare_grads(&reference, &golden, trh) {
+            errs.push(format!("{} (reference): {e}", g.name));
+        }
+    }
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
+}
+
+/// Weights reordered from the forward primitive's layout (packed) straight into the backward
+/// one (ldgoi) and back hold the user's values — what a training loop that keeps its weights in
+/// the forward layout does.
+#[test]
+fn weights_reorder_between_forward_and_backward_layouts() {
+    let c = Case::new(Direction::BidirectionalConcat, 2, 3, 2, 37, 37);
+    let fwd = make_pd(&Case {
+        prop: PropKind::ForwardTraining,
+        ..c.clone()
+    })
+    .unwrap();
+    let bwd = backward_pd(&c, &Bwd::default(), Some(&fwd)).unwrap();
+    let x = Inputs::random(&c);
+    let user = memory_with(&md(&[2, 2, 37, 4, 37], LDIGO), &x.weights_layer);
+    let packed = reorder_into(&user, fwd.arg_md(args::WEIGHTS_LAYER).unwrap());
+    let ldgoi = reorder_into(&packed, bwd.arg_md(args::WEIGHTS_LAYER).unwrap());
+    assert_eq!(read_logical(&ldgoi), x.weights_layer);
+    let back = reorder_into(&ldgoi, fwd.arg_md(args::WEIGHTS_LAYER).unwrap());
+    let plain = reorder_into(&back, &md(&[2, 2, 37, 4, 37], LDIGO));
+    assert_eq!(read_logical(&plain), x.weights_layer);
+}
+
+/// Degenerate sizes: no step (the state gradients pass straight through, diff weights keep their
+/// values) and no batch row (overwrite mode writes zero gradients).
+#[test]
+fn no_step_and_no_batch() {
+    for overwrite in [false, true] {
+        let b = Bwd {
+            overwrite,
+            ..Bwd::default()
+        };
+        for (cell, _, peephole) in cells() {
+            let direction = if cell.has_attention() {
+                Direction::Left2Right
+            } else {
+                Direction::BidirectionalSum
+            };
+            for (t, n) in [(0, 3), (3, 0)] {
+                let mut c = Case::new(direction, 1, t, n, 4, 4).with_cell(cell);
+                c.peephole = peephole;
+                let x = inputs(&c);
+                let dy = DiffIn::random(&c);
+                let got = engine_grads(&c, &b, &x, &dy);
+                let exp = reference_grads(&c, &x, &dy, overwrite);
+                let errs = compare_grads(&got, &exp, threshold(&c));
+                assert!(errs.is_empty(), "{c:?} {b:?}\n{}", errs.join("\n"));
+            }
+        }
+    }
+}
