@@ -1,11 +1,14 @@
 //! The correctness check of one case, one function per propagation kind: forward runs the
-//! primitive and compares every output with the reference; backward is not implemented yet.
+//! primitive and compares every output with the reference; backward (in [`crate::backward`])
+//! runs forward training, then backward, and compares every gradient.
 
+use crate::backward;
 use crate::case::{Case, Skip};
 use crate::compare::{Rule, Verdict};
 use crate::options::Prop;
 use crate::run::{NotRun, Prepared};
 use oxidnn::args;
+use oxidnn::rnn::reference::RefOutputs;
 
 /// The result of one case.
 #[derive(Debug)]
@@ -41,37 +44,19 @@ impl From<NotRun> for Outcome {
 pub fn check(c: &Case, inject_error: f32) -> Outcome {
     match c.prop {
         Prop::FwdI | Prop::FwdD => forward(c, inject_error),
-        Prop::BwdD | Prop::BwdDw => backward(c),
+        Prop::BwdD | Prop::BwdDw => backward::check(c, inject_error),
     }
 }
 
-/// Forward inference or training (the latter with its workspace): dst_layer, dst_iter and
-/// dst_iter_c against the reference.
-fn forward(c: &Case, inject_error: f32) -> Outcome {
-    let prepared = match Prepared::new(c) {
-        Ok(p) => p,
-        Err(e) => return e.into(),
-    };
-    if let Err(e) = prepared.execute() {
-        return Outcome::Failed(vec![format!("execute: {e}")]);
-    }
-    let mut got = prepared.outputs(c);
-    if let Some(v) = got.tensors[0].2.first_mut() {
-        *v += inject_error;
-    }
-    let exp = match prepared.reference() {
-        Ok(r) => r,
-        Err(e) => return Outcome::Failed(vec![format!("reference: {e}")]),
-    };
-    let rule = Rule::forward(c);
+/// Compares `(name, got, expected)` tensors with one rule: failed if any fails, else mistrusted
+/// if any is, else passed.
+pub fn judge<'a>(
+    rule: Rule,
+    tensors: impl IntoIterator<Item = (&'a str, &'a [f32], &'a [f32])>,
+) -> Outcome {
     let (mut failed, mut mistrusted) = (Vec::new(), Vec::new());
-    for (arg, name, values) in &got.tensors {
-        let expected = match *arg {
-            args::DST_LAYER => &exp.dst_layer,
-            args::DST_ITER => &exp.dst_iter,
-            _ => &exp.dst_iter_c,
-        };
-        match rule.check(name, values, expected) {
+    for (name, got, exp) in tensors {
+        match rule.check(name, got, exp) {
             Verdict::Passed => {}
             Verdict::Mistrusted(m) => mistrusted.push(m),
             Verdict::Failed(m) => failed.push(m),
@@ -86,8 +71,44 @@ fn forward(c: &Case, inject_error: f32) -> Outcome {
     }
 }
 
-/// Backward (data, or data and weights): benchdnn runs forward training, then backward, and
-/// compares every diff tensor. Not implemented by the library yet.
-fn backward(_c: &Case) -> Outcome {
-    Outcome::Skipped(Skip::Unsupported("backward not implemented".into()))
+/// Executes a forward case (inference, or training with its workspace) and compares
+/// dst_layer, dst_iter and dst_iter_c with the reference; also returns the reference outputs.
+pub fn run_forward(
+    c: &Case,
+    prepared: &Prepared,
+    inject_error: f32,
+) -> Result<(Outcome, RefOutputs), Outcome> {
+    prepared
+        .execute()
+        .map_err(|e| Outcome::Failed(vec![format!("execute: {e}")]))?;
+    let mut got = prepared.outputs(c);
+    if let Some(v) = got.tensors[0].2.first_mut() {
+        *v += inject_error;
+    }
+    let exp = prepared
+        .reference()
+        .map_err(|e| Outcome::Failed(vec![format!("reference: {e}")]))?;
+    let outcome = judge(
+        Rule::forward(c),
+        got.tensors.iter().map(|(arg, name, values)| {
+            let expected = match *arg {
+                args::DST_LAYER => &exp.dst_layer,
+                args::DST_ITER => &exp.dst_iter,
+                _ => &exp.dst_iter_c,
+            };
+            (*name, values.as_slice(), expected.as_slice())
+        }),
+    );
+    Ok((outcome, exp))
+}
+
+/// Forward inference or training: the primitive's outputs against the reference.
+fn forward(c: &Case, inject_error: f32) -> Outcome {
+    let prepared = match Prepared::new(c) {
+        Ok(p) => p,
+        Err(e) => return e.into(),
+    };
+    match run_forward(c, &prepared, inject_error) {
+        Ok((outcome, _)) | Err(outcome) => outcome,
+    }
 }

@@ -25,6 +25,8 @@ pub struct Rule {
     pub trh: f32,
     /// Whether the L2 relative norm may rescue a point-wise failure.
     pub norm_fallback: bool,
+    /// benchdnn's backward rule: an absolute difference below `trh` also passes.
+    pub abs_ok: bool,
 }
 
 impl Rule {
@@ -32,15 +34,28 @@ impl Rule {
     /// `trh = 4 · (2 if sum) · ceil(log2(acc · T)) · eps`, `acc = 2G + 1` (× SIC for GRU and
     /// AUGRU); no norm fallback with skip-nonlinear or at L = T = 1.
     pub fn forward(c: &Case) -> Self {
-        let mut acc = 2.0 * c.gates() as f64 + 1.0;
+        Self::with_acc(c, 1.0, 1.0, false)
+    }
+
+    /// The backward f32 rule of a case: as forward with `acc` multiplied by `max(G·DHC, MB)`
+    /// and the threshold doubled; an absolute difference below it passes too, except for
+    /// VANILLA_AUGRU.
+    pub fn backward(c: &Case) -> Self {
+        let acc = (c.gates() * c.dims.dhc).max(c.dims.mb) as f64;
+        Self::with_acc(c, acc, 2.0, c.alg != Alg::VanillaAugru)
+    }
+
+    fn with_acc(c: &Case, acc_factor: f64, trh_factor: f32, abs_ok: bool) -> Self {
+        let mut acc = (2.0 * c.gates() as f64 + 1.0) * acc_factor;
         if matches!(c.alg, Alg::VanillaGru | Alg::VanillaAugru) {
             acc *= c.dims.sic as f64;
         }
         let k = (acc * c.dims.t.max(1) as f64).log2().ceil() as f32;
         let sum = if c.direction == Dir::Sum { 2.0 } else { 1.0 };
         Self {
-            trh: 4.0 * sum * k * f32::EPSILON,
+            trh: 4.0 * trh_factor * sum * k * f32::EPSILON,
             norm_fallback: !(c.skip_nonlinear || c.dims.l == 1 && c.dims.t == 1),
+            abs_ok,
         }
     }
 
@@ -61,7 +76,10 @@ impl Rule {
             num += f64::from(diff).powi(2);
             den += f64::from(e).powi(2);
             zeros += usize::from(e == 0.0);
-            let ok = g == e || rel <= self.trh || (e.abs() <= 1e-5 && diff < f32::EPSILON);
+            let ok = g == e
+                || rel <= self.trh
+                || (e.abs() <= 1e-5 && diff < f32::EPSILON)
+                || (self.abs_ok && diff < self.trh);
             if !ok {
                 fails += 1;
                 if rel.is_nan() || rel > worst {
@@ -104,6 +122,7 @@ mod tests {
     const RULE: Rule = Rule {
         trh: 1e-6,
         norm_fallback: false,
+        abs_ok: false,
     };
 
     #[test]
@@ -143,6 +162,18 @@ mod tests {
             ..RULE
         };
         assert_eq!(norm.check("x", &got, &exp), Verdict::Passed);
+    }
+
+    #[test]
+    fn the_backward_rule_accepts_small_absolute_differences() {
+        let exp = [1e-3f32];
+        let got = [1e-3 + 5e-7];
+        assert!(matches!(RULE.check("x", &got, &exp), Verdict::Failed(_)));
+        let abs = Rule {
+            abs_ok: true,
+            ..RULE
+        };
+        assert_eq!(abs.check("x", &got, &exp), Verdict::Passed);
     }
 
     #[test]

@@ -17,6 +17,14 @@ pub enum Kind {
     Peephole = 4,
     /// `augru_attention`.
     Attention = 5,
+    /// `diff_dst_layer`.
+    DiffDstLayer = 6,
+    /// `diff_dst_iter`.
+    DiffDstIter = 7,
+    /// `diff_dst_iter_c`.
+    DiffDstIterC = 8,
+    /// Pre-filled diff weights and bias (offset by the argument, so each differs).
+    DiffWeights = 9,
 }
 
 /// f32 fill distribution: mean, standard deviation and the clipping range.
@@ -68,10 +76,15 @@ impl Normal {
 
 /// `len` activation-like values: normal(0.5, 0.01) clipped to [0, 1).
 pub fn activations(len: usize, kind: Kind) -> Vec<f32> {
+    activations_seeded(len, kind as u64)
+}
+
+/// Activation-like values from seed `seed` (tensor kinds are the small seeds).
+pub fn activations_seeded(len: usize, seed: u64) -> Vec<f32> {
     let mut v = Vec::with_capacity(len);
     for start in (0..len).step_by(CHUNK) {
         let mut gen = Normal {
-            rng: MinStd::new(start as u64 + kind as u64 + 1),
+            rng: MinStd::new(start as u64 + seed + 1),
             spare: None,
         };
         for _ in start..(start + CHUNK).min(len) {

@@ -4,9 +4,10 @@
 //! oxidnn-bench [--mode=C|P|CP|L] [--inputs-dir=DIR] [--fix-times-per-prb=N] OPTIONS... DESCRIPTORS... [--batch=FILE]...
 //! ```
 //! Reads benchdnn RNN options, descriptors and batch files (see
-//! `shared/conformance/benchdnn-rnn/SYNTAX.md`), runs every f32 forward case through the
-//! library's core API exactly as the C API would, compares dst_layer, dst_iter and dst_iter_c
-//! with `rnn::reference` under benchdnn's thresholds, and prints one line per case
+//! `shared/conformance/benchdnn-rnn/SYNTAX.md`), runs every f32 case through the library's core
+//! API exactly as the C API would, compares dst_layer, dst_iter and dst_iter_c (and, for
+//! `--prop=BWD_DW`, every gradient) with `rnn::reference` / `rnn::reference_backward` under
+//! benchdnn's thresholds, and prints one line per case
 //! (`PASSED`, `FAILED`, `MISTRUSTED`, `SKIPPED: reason`), the skip reasons with their counts,
 //! and `N passed, N failed, N skipped`. The exit status is 1 when a case failed, 2 on bad input.
 //! `--mode=P` times each case instead (median ms of `--fix-times-per-prb` executions, default
@@ -15,6 +16,7 @@
 //! are looked up next to the including file, then in `--inputs-dir` (default
 //! `$OXIDNN_BENCH_INPUTS`, else `../shared/conformance/benchdnn-rnn` beside the repository).
 
+mod backward;
 mod case;
 mod check;
 mod compare;

@@ -196,12 +196,17 @@ fn describe(c: &Case) -> Result<(RnnDesc, Inputs), Error> {
     Ok((desc, Inputs { values }))
 }
 
-/// benchdnn's linear activation scales for `--skip-nonlinear` (forward): powers of two so the
-/// linearised chain stays exact, `(i + 1) / next_pow2(G + is_lstm)` per gate.
+/// benchdnn's linear activation scales for `--skip-nonlinear`: powers of two so the linearised
+/// chain stays exact, `(i + 1) / next_pow2(acc + is_lstm)` per gate, `acc = G` forward and
+/// `G · max(G, DHC, MB)` backward (one set serves both passes).
 fn test_params(c: &Case) -> RnnTestParams {
     let lstm = usize::from(c.alg == Alg::VanillaLstm);
     let g = c.gates();
-    let factor = 1.0 / (g + lstm).next_power_of_two() as f32;
+    let acc = match c.prop {
+        Prop::FwdI | Prop::FwdD => g,
+        Prop::BwdD | Prop::BwdDw => g * g.max(c.dims.dhc).max(c.dims.mb),
+    };
+    let factor = 1.0 / (acc + lstm).next_power_of_two() as f32;
     RnnTestParams {
         test_mode: true,
         scales: (0..g).map(|i| (i + 1) as f32 * factor).collect(),
@@ -268,27 +273,37 @@ impl Prepared {
 
     /// The checked outputs of the last execution.
     pub fn outputs(&self, c: &Case) -> Outputs {
-        let mem = |arg| {
-            &self
-                .memories
-                .iter()
-                .find(|(a, _)| *a == arg)
-                .expect("output")
-                .1
-        };
         Outputs {
             tensors: outputs_of(c)
                 .into_iter()
-                .map(|(arg, name)| (arg, name, read_logical(mem(arg))))
+                .map(|(arg, name)| (arg, name, read_logical(self.memory(arg).expect("output"))))
                 .collect(),
         }
     }
 
-    /// The reference outputs for the same inputs (problem taken from the pd, so every field
-    /// the library's problem and attributes know reaches the reference).
-    pub fn reference(&self) -> Result<RefOutputs, Error> {
+    /// The memory of an argument, if the case has it.
+    pub fn memory(&self, arg: i32) -> Option<&Memory> {
+        self.memories
+            .iter()
+            .find(|(a, _)| *a == arg)
+            .map(|(_, m)| m)
+    }
+
+    /// The input values of an argument (logical canonical order), if the case has it.
+    pub fn values(&self, arg: i32) -> Option<&[f32]> {
+        self.inputs.get(arg)
+    }
+
+    /// The reference's problem: the pd's, so every field the library's problem and
+    /// attributes know reaches the reference.
+    pub fn ref_problem(&self) -> RefProblem {
+        RefProblem::from_pd(&self.pd)
+    }
+
+    /// The reference's view of the inputs.
+    pub fn ref_inputs(&self) -> RefInputs<'_> {
         let x = |arg| self.inputs.get(arg);
-        let inputs = RefInputs {
+        RefInputs {
             src_layer: x(args::SRC_LAYER).unwrap_or(&[]),
             src_iter: x(args::SRC_ITER),
             src_iter_c: x(args::SRC_ITER_C),
@@ -298,7 +313,11 @@ impl Prepared {
             attention: x(args::AUGRU_ATTENTION),
             peephole: x(args::WEIGHTS_PEEPHOLE),
             projection: x(args::WEIGHTS_PROJECTION),
-        };
-        reference::forward(&RefProblem::from_pd(&self.pd), &inputs)
+        }
+    }
+
+    /// The reference outputs (and intermediate states) for the same inputs.
+    pub fn reference(&self) -> Result<RefOutputs, Error> {
+        reference::forward(&self.ref_problem(), &self.ref_inputs())
     }
 }
