@@ -12,15 +12,14 @@ use crate::run::{NotRun, Prepared};
 use crate::tensor::{input_memory, poisoned, read_logical};
 use oxidnn::args;
 use oxidnn::engine::Engine;
+use oxidnn::memory::tag::TAG_ANY;
 use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
+use oxidnn::rnn::reference::RefOutputs;
 use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::{RnnDesc, RnnPd};
 use oxidnn::types::{DataType, PropKind};
 use oxidnn::Error;
-
-/// `dnnl_format_tag_any`.
-const TAG_ANY: i32 = 1;
 
 /// Gradients the backward pass writes, with the name it is reported under.
 const DIFF_SRC: [(i32, &str); 4] = [
@@ -94,10 +93,12 @@ pub fn check(c: &Case, inject_error: f32) -> Outcome {
     }
 }
 
+/// The backward half of [`check`]: the backward primitive from the executed forward `fwd`,
+/// and its gradients against the reference from the forward reference states `ref_fwd`.
 fn run_backward(
     c: &Case,
     fwd: &Prepared,
-    ref_fwd: &oxidnn::rnn::reference::RefOutputs,
+    ref_fwd: &RefOutputs,
     inject_error: f32,
 ) -> Result<Outcome, NotRun> {
     let overwrite = c.flags == "O";
