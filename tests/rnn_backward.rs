@@ -16,10 +16,11 @@ use oxidnn::engine::Engine;
 use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, MdQuery, Primitive, PrimitiveDesc};
 use oxidnn::rnn::cells::vanilla::Activation;
+use oxidnn::rnn::cells::Linear;
 use oxidnn::rnn::reference;
 use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::{CellKind, RnnPd};
-use oxidnn::types::{Direction, PropKind, ScratchpadMode};
+use oxidnn::types::{Direction, PropKind};
 use oxidnn::Error;
 
 const DIRECTIONS: [Direction; 4] = [
@@ -92,11 +93,8 @@ fn backward_pd(c: &Case, b: &Bwd, hint: Option<&RnnPd>) -> oxidnn::Result<RnnPd>
         };
         desc.mds.insert(args::DIFF + arg, diff);
     }
-    let mut attr = Attr::new();
-    if c.user_scratchpad {
-        attr.scratchpad_mode = ScratchpadMode::User;
-    }
-    RnnPd::new(Engine::cpu(), desc, &attr, hint)
+    // The forward pd's attributes: scratchpad mode and test mode.
+    RnnPd::new(Engine::cpu(), desc, fwd.attr(), hint)
 }
 
 /// Gradients of the outputs and initial diff weights of one backward run.
@@ -279,9 +277,13 @@ fn reference_grads(c: &Case, x: &Inputs, dy: &DiffIn, overwrite: bool) -> RefGra
     exp
 }
 
-/// The inputs of a case (benchdnn-like ReLU fill for the vanilla RNN with ReLU).
+/// The inputs of a case (benchdnn-like ReLU fill for the vanilla RNN with ReLU, and sparse
+/// weights in test mode, as benchdnn).
 fn inputs(c: &Case) -> Inputs {
-    let x = Inputs::random(c);
+    let mut x = Inputs::random(c);
+    if c.linear.is_some() {
+        x = x.with_sparse_weights(c);
+    }
     if c.cell == CellKind::VanillaRnn && matches!(c.activation, Activation::Relu(_)) {
         x.flip_first_batch_row(c)
     } else {
@@ -417,6 +419,33 @@ fn every_cell_direction_layers_steps_and_batches() {
         }
     }
     assert_eq!(k, (7 * 4 * 2 + 2) * 3);
+}
+
+/// Test mode (benchdnn's `--skip-nonlinear`): linear activations, every cell and direction,
+/// with the sparse weights benchdnn uses for such runs.
+#[test]
+fn test_mode_every_cell_and_direction() {
+    let lin = Linear {
+        scales: [0.5, 0.75, 1.25, 0.875],
+        cscale: 0.8125,
+    };
+    let mut k = 0usize;
+    for (cell, activation, peephole) in cells() {
+        for direction in DIRECTIONS {
+            if !accepted(cell, direction, 1) {
+                continue;
+            }
+            let l = if cell.has_attention() { 1 } else { 1 + k % 2 };
+            let mut c = Case::new(direction, l, 4, 3, 6, 6).with_cell(cell);
+            c.activation = activation;
+            c.peephole = peephole;
+            c.linear = Some(lin);
+            c.seed = k as u64 + 101;
+            check(&c, &Bwd::default());
+            k += 1;
+        }
+    }
+    assert_eq!(k, 7 * 4 + 2);
 }
 
 #[test]
@@ -582,6 +611,14 @@ fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
     c.bias = t("bias").is_some();
     c.dst_iter = t("dst_iter").is_some();
     c.peephole = t("weights_peephole").is_some();
+    c.linear = g.tparams.as_ref().map(|v| {
+        let mut scales = [0.0; 4];
+        scales[..v.len() - 1].copy_from_slice(&v[1..]);
+        Linear {
+            scales,
+            cscale: v[0],
+        }
+    });
     let x = Inputs {
         src_layer: t("src_layer").unwrap(),
         src_iter: t("src_iter"),
@@ -623,11 +660,13 @@ fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
 }
 
 /// Every backward golden of the real oneDNN 3.13 (each cell × direction × L 1–2, diff weights
-/// pre-filled): the primitive and the reference both match it with benchdnn's backward rule.
+/// pre-filled; test mode for each cell in 2–4 directions): the primitive and the reference both
+/// match it with benchdnn's backward rule.
 #[test]
 fn goldens_of_the_real_onednn() {
     let cases = golden::load_dir(&golden::cell_dir("backward"));
-    assert_eq!(cases.len(), 58);
+    assert_eq!(cases.len(), 58 + 22);
+    assert_eq!(cases.iter().filter(|g| g.tparams.is_some()).count(), 22);
     let mut errs = Vec::new();
     for g in &cases {
         assert_eq!(g.prop, "backward", "{}", g.name);

@@ -172,9 +172,6 @@ impl RnnPd {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
         }
         let tparams = &attr.rnn_tparams;
-        if tparams.test_mode && problem.is_backward() {
-            unimplemented_err!("RNN backward with test-mode (linearised) activations");
-        }
         if tparams.test_mode && tparams.scales.len() < problem.g {
             invalid!(
                 "RNN test mode needs a scale per gate: {} has {} gates, {} scales given",

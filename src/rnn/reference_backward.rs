@@ -7,6 +7,10 @@
 //! ([`RefGrads`]); oneDNN's accumulation into the user's diff weights is the caller's business.
 //! Layouts are the forward reference's: `tnc`, `ldnc`, weights `ldigo`, bias `ldgo`.
 //!
+//! Test mode (`RefProblem::linear`): oneDNN 3.13's formulas, which are not the gradient of the
+//! linear forward pass — the gate derivatives keep their normal forms in the stored (linear)
+//! gates, the vanilla RNN's `act'(h)` becomes `scale_0·h` and LSTM's `tanh(c)` `cscale·c`.
+//!
 //! Walk: for each direction, layers from top to bottom, steps from last to first. The gradient
 //! reaching the h of a cell is the sum of the one from above (`diff_dst_layer` for the last
 //! layer — its channel half for concat, the whole tensor for sum — or the input gradient of the
@@ -144,14 +148,18 @@ fn activation_derivative(act: Activation, h: f32) -> f32 {
     }
 }
 
-/// Vanilla RNN: `dA = dh ⊙ act'(h)`.
+/// Vanilla RNN: `dA = dh ⊙ act'(h)`; in test mode `dh ⊙ scale_0·h` — oneDNN 3.13 applies the
+/// linear activation itself to the output in place of a derivative (not `dh·scale_0`).
 fn vanilla_step(p: &RefProblem, wts: &CellWeights, st: &CellState, dh: &[f32]) -> StepGrads {
     let act = p.activation.unwrap_or(Activation::Tanh);
     let da: Vec<f32> = st
         .gates
         .iter()
         .zip(dh)
-        .map(|(&h, &d)| d * activation_derivative(act, h))
+        .map(|(&h, &d)| match &p.linear {
+            Some(lin) => d * lin.gate(0, h),
+            None => d * activation_derivative(act, h),
+        })
         .collect();
     recurrent_grads(p, wts, st, da, vec![0.0; p.n * p.sic])
 }
@@ -196,7 +204,8 @@ fn recurrent_grads_split(
     }
 }
 
-/// LSTM (gates i, f, c̃, o; optional peephole).
+/// LSTM (gates i, f, c̃, o; optional peephole). Test mode: `tanh(c)` is `cscale·c`, also in
+/// `1 − tanh²(c)` (oneDNN's form); the gate derivatives keep their form in the linear gates.
 fn lstm_step(
     p: &RefProblem,
     wts: &CellWeights,
@@ -216,7 +225,7 @@ fn lstm_step(
             let (i, f, ct, og) = (g(0), g(1), g(2), g(3));
             let j = r * dhc + o;
             let (c, cp) = (st.c[j], st.c_prev[j]);
-            let tc = c.tanh();
+            let tc = p.tanh_c(c);
             let da_o = dh[j] * tc * og * (1.0 - og);
             let dc = dc_next[j] + dh[j] * og * (1.0 - tc * tc) + da_o * pp(2, o);
             let da_f = dc * cp * f * (1.0 - f);

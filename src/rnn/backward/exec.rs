@@ -8,6 +8,7 @@ use super::{Backward, BackwardTensors};
 use crate::args;
 use crate::error::{Error, Result};
 use crate::primitive::ExecArgs;
+use crate::rnn::cells::Linear;
 use crate::rnn::pd::RnnPd;
 use crate::rnn::primitive::{buffer, required};
 use crate::rnn::views::Strided;
@@ -62,6 +63,7 @@ pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
         scratch: layout,
         workspace,
         tensors,
+        linear: Linear::from_attr(&pd.attr().rnn_tparams),
     };
     // SAFETY: every pointer comes from a memory object whose descriptor equals the pd's (checked
     // by `ExecArgs::require`); the workspace and scratchpad are at least as large as their

@@ -30,7 +30,7 @@ pub mod scratch;
 
 use self::gemm::{gemm, Mat};
 use self::scratch::BackwardScratch;
-use super::cells::CellKind;
+use super::cells::{CellKind, Linear};
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
@@ -92,6 +92,8 @@ pub struct Backward<'a> {
     pub workspace: &'a WorkspaceLayout,
     /// The tensors.
     pub tensors: BackwardTensors,
+    /// Test mode (the `rnn_tparams` attribute): the linear activations of the forward pass.
+    pub linear: Option<Linear>,
 }
 
 // SAFETY: `Backward` only holds addresses; its parallel parts give each block of batch rows its
@@ -508,11 +510,11 @@ impl Backward<'_> {
             match p.cell {
                 CellKind::VanillaRnn => {
                     let act = p.activation.expect("vanilla RNN has an activation");
-                    cells::vanilla(act, &st, dh, da);
+                    cells::vanilla(act, self.linear.as_ref(), &st, dh, da);
                 }
                 CellKind::Lstm => {
                     let dc = slice_mut(self.sc(sc.dc).add(r0 * dhc), nr * dhc);
-                    cells::lstm(&st, dh, dc, da);
+                    cells::lstm(self.linear.as_ref(), &st, dh, dc, da);
                 }
                 CellKind::Gru | CellKind::Augru => {
                     cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
