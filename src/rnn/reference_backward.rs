@@ -11,6 +11,9 @@
 //! linear forward pass — the gate derivatives keep their normal forms in the stored (linear)
 //! gates, the vanilla RNN's `act'(h)` becomes `scale_0·h` and LSTM's `tanh(c)` `cscale·c`.
 //!
+//! LSTM with projection (`h = h̃·R`): the gradient reaching h (DIC wide) gives
+//! `dR += h̃ᵀ·dh` and the cell's `dh̃ = dh·Rᵀ` (reference §a.13.2).
+//!
 //! Walk: for each direction, layers from top to bottom, steps from last to first. The gradient
 //! reaching the h of a cell is the sum of the one from above (`diff_dst_layer` for the last
 //! layer — its channel half for concat, the whole tensor for sum — or the input gradient of the
@@ -53,6 +56,8 @@ pub struct RefGrads {
     pub diff_bias: Vec<f32>,
     /// LSTM: `[L][D][3][DHC]` (rows i, f, o; empty for the other cells).
     pub diff_peephole: Vec<f32>,
+    /// LSTM with projection: `[L][D][DHC][DIC]` (ldio; empty without projection).
+    pub diff_projection: Vec<f32>,
 }
 
 /// What one cell reads from the forward pass (all batch rows).
@@ -379,7 +384,7 @@ pub fn backward(
     let cols = g * dhc;
     let bg = p.cell.bias_gates();
     let has_c = p.cell.has_c_state();
-    let hc = sic.max(dhc);
+    let hc = sic.max(dic);
     let cells = l_n * d_n;
     check_len("diff_dst_layer", dy.diff_dst_layer, t_n * n * dlc)?;
     if let Some(v) = dy.diff_dst_iter {
@@ -407,7 +412,18 @@ pub fn backward(
                 0
             }
         ],
+        diff_projection: vec![
+            0.0;
+            if p.with_projection {
+                cells * dhc * dic
+            } else {
+                0
+            }
+        ],
     };
+    if p.with_projection {
+        check_len("forward ht", &fwd.ht, cells * t_n * n * dhc)?;
+    }
     let peephole_zeros = vec![0f32; 3 * dhc];
     // h of layer l, direction d, slot `slot`, first `ch` channels of every batch row.
     let h_rows = |ld: usize, slot: usize, ch: usize| -> Vec<f32> {
@@ -470,6 +486,16 @@ pub fn backward(
                 };
                 let mut dh = above[s].clone();
                 add_into(&mut dh, &dh_next);
+                // LSTMP, h = h̃·R: dR += h̃ᵀ·dh, and the cell receives dh̃ = dh·Rᵀ.
+                if let Some(r) = x.projection {
+                    let r = &r[ld * dhc * dic..][..dhc * dic];
+                    let ht = &fwd.ht[(ld * t_n + s) * n * dhc..][..n * dhc];
+                    let dr = &mut out.diff_projection[ld * dhc * dic..][..dhc * dic];
+                    add_at_b(dr, ht, &dh, dhc, dic, 0..dic);
+                    let mut dht = vec![0f32; n * dhc];
+                    add_a_bt(&mut dht, &dh, r, dic, dhc, 0..dic);
+                    dh = dht;
+                }
                 let step = cell_backward(p, &wts, &st, &dh, &dc_next);
 
                 // Layer input: src_layer at time t for layer 0, else the h of the layer below.

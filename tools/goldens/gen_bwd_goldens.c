@@ -8,10 +8,13 @@
  * Build:   see tools/goldens/make_goldens.sh.
  *
  * Cases: vanilla RNN (relu with alpha 0.1, tanh, logistic), LSTM, LSTM with
- * peephole, GRU, LBR-GRU, AUGRU, LBR-AUGRU x direction x L in {1, 2}; T = 3,
- * N = 2, DHC = SIC = 4, SLC = 5 (L = 1) or 4 (L = 2); src_iter, bias and
- * dst_iter given. Combinations oneDNN rejects (AUGRU: L = 1, left2right only)
- * are reported on stderr and skipped.
+ * peephole, with projection, with both, GRU, LBR-GRU, AUGRU, LBR-AUGRU x
+ * direction x L in {1, 2}; T = 3, N = 2, DHC = 4, SIC = DIC = 4 (3 with
+ * projection), SLC = 5 (L = 1) or DIC (L = 2); src_iter, bias and dst_iter
+ * given. Test mode (`_lin` files, golden_common.h's tparams) for the vanilla
+ * RNN (tanh) and each other cell variant: one-way directions with L = 1,
+ * bidirectional ones with L = 2. Combinations oneDNN rejects (AUGRU: L = 1,
+ * left2right only) are reported on stderr and skipped.
  *
  * Layouts: weights `any` for both passes, reordered from the user's ldigo
  * (the forward and backward layouts differ: this is what oneDNN's training
@@ -20,17 +23,19 @@
  *
  * Inputs: the generator of golden_common.h; seeds src_layer 1, src_iter 2,
  * src_iter_c 3, weights_layer 4, weights_iter 5, bias 6, peephole 8,
+ * projection 9 (`any` in both passes, reordered from ldio),
  * diff_dst_layer 11, diff_dst_iter 12, diff_dst_iter_c 13, and the initial
- * diff weights (`<name>_init` tensors) 21-24; attention gen_value(7, i, 1) +
+ * diff weights (`<name>_init` tensors) 21-25; attention gen_value(7, i, 1) +
  * 0.5, in [0, 1).
  *
  * File format: that of tests/goldens/README.md with `prop backward`; the
  * tensors are the forward inputs, the forward outputs (dst_*), the output
  * gradients (diff_dst_*), the initial diff weights (diff_weights_layer_init,
- * diff_weights_iter_init, diff_bias_init, diff_weights_peephole_init) and
- * oneDNN's results: diff_src_layer, diff_src_iter, diff_src_iter_c,
- * diff_attention, diff_weights_layer, diff_weights_iter, diff_bias,
- * diff_weights_peephole.
+ * diff_weights_iter_init, diff_bias_init, diff_weights_peephole_init,
+ * diff_weights_projection_init) and oneDNN's results: diff_src_layer,
+ * diff_src_iter, diff_src_iter_c, diff_attention, diff_weights_layer,
+ * diff_weights_iter, diff_bias, diff_weights_peephole, diff_weights_projection
+ * (ldio).
  */
 #include <math.h>
 #include <stdint.h>

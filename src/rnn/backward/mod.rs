@@ -5,11 +5,14 @@
 //! 1. **steps, last to first**: the gradient reaching the step's h is the one from above (the
 //!    `diff_dst_layer` rows of the direction — channel half for concat, all for sum — or the
 //!    input gradient of the layer above) plus the one from the next step (`diff_dst_iter` at the
-//!    last step); the cell's element-wise backward ([`cells`]) turns it into `dA`, the gradient
+//!    last step) — with LSTM projection (`h = h̃·W_proj`) kept for `dW_proj` and turned into the
+//!    cell's `dh̃ = dh·W_projᵀ` by a GEMM; the cell's element-wise backward ([`cells`]) turns it
+//!    into `dA`, the gradient
 //!    of the gate pre-activations, kept for every step; then the recurrent GEMM `dA·Uᵀ` gives
 //!    the previous state's gradient (GRU: in two parts around the reset gate);
 //! 2. **merged GEMMs over all `T·N` rows** (reference §c.2): `dW += xᵀ·dA`, `dU += h_prevᵀ·dA'`,
-//!    `db += Σ dA`, the peephole sums, and the layer input's gradient `dA·Wᵀ` — which feeds the
+//!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and the layer input's gradient
+//!    `dA·Wᵀ` — which feeds the
 //!    layer below, or (layer 0) is added into `diff_src_layer` over both directions.
 //!
 //! Diff weights and bias accumulate into the user's tensors; with
@@ -54,6 +57,8 @@ pub struct BackwardTensors {
     pub weights_iter: Strided<5>,
     /// LSTM peephole `[L][D][3][DHC]`.
     pub peephole: Option<Strided<4>>,
+    /// LSTM projection `[L][D][DHC][DIC]` (any strides).
+    pub projection: Option<Strided<4>>,
     /// `diff_dst_layer` `[T][N][DLC]`.
     pub diff_dst_layer: Strided<3>,
     /// `diff_dst_iter` `[L][D][N][DIC]`.
@@ -74,6 +79,8 @@ pub struct BackwardTensors {
     pub diff_weights_iter: Strided<5>,
     /// `diff_weights_peephole` `[L][D][3][DHC]`.
     pub diff_peephole: Option<Strided<4>>,
+    /// `diff_weights_projection` `[L][D][DHC][DIC]`.
+    pub diff_projection: Option<Strided<4>>,
     /// `diff_bias` `[L][D][B][DHC]`.
     pub diff_bias: Option<Strided<4>>,
     /// The forward training workspace (read).
@@ -430,6 +437,9 @@ impl Backward<'_> {
             let st = self.step_state(l, d, s, peephole);
             let da = SyncPtr(self.sc(sc.da).add(s * n * cols));
             let da_iter = SyncPtr(self.sc(sc.da_iter).wrapping_add(s * n * cols));
+            if let Some(wp) = self.tensors.projection {
+                self.project_back(l, d, s, above, &wp);
+            }
             let above = (SyncPtr(above.0.cast_mut()), above.1);
             // SAFETY (both closures): each block of rows reads and writes its own rows.
             self.by_rows(|rows| {
@@ -474,8 +484,61 @@ impl Backward<'_> {
         }
     }
 
+    /// Writes the gradient reaching the h of step `s` — from above plus from the next step —
+    /// for the batch rows `rows`, `width` channels, into the rows of `dst` (`width` floats each,
+    /// the first being row `rows.start`).
+    ///
+    /// # Safety
+    /// `dst` valid for those rows; `above` holds `[T][N][·]` rows of `above.1` floats.
+    unsafe fn incoming(
+        &self,
+        s: usize,
+        above: (*const f32, usize),
+        rows: Range<usize>,
+        width: usize,
+        dst: *mut f32,
+    ) {
+        let (n, hc) = (self.problem.n, self.scratch.hc);
+        let dh_next = self.sc(self.scratch.dh_next);
+        for (i, r) in rows.enumerate() {
+            for c in 0..width {
+                unsafe {
+                    *dst.add(i * width + c) =
+                        *above.0.add((s * n + r) * above.1 + c) + *dh_next.add(r * hc + c);
+                }
+            }
+        }
+    }
+
+    /// LSTM with projection, step `s`: the gradient reaching h (`DIC` wide) into `dhp[s]`
+    /// (kept for the projection's weight gradient), and the one reaching h̃,
+    /// `dh̃ = dh·W_projᵀ`, into `dh`, where the cell's element-wise backward reads it.
+    unsafe fn project_back(
+        &self,
+        l: usize,
+        d: usize,
+        s: usize,
+        above: (*const f32, usize),
+        wp: &Strided<4>,
+    ) {
+        let p = self.problem;
+        let sc = self.scratch;
+        unsafe {
+            let dhp = self.sc(sc.dhp).add(s * p.n * p.dic);
+            self.incoming(s, above, 0..p.n, p.dic, dhp);
+            let w = Mat {
+                ptr: wp.at([l, d, 0, 0]),
+                rs: wp.strides[2],
+                cs: wp.strides[3],
+            };
+            let dh = Mat::rows(self.sc(sc.dh), p.dhc);
+            gemm(p.n, p.dhc, p.dic, Mat::rows(dhp, p.dic), w.t(), 0.0, dh);
+        }
+    }
+
     /// The element-wise part of step `s` on the batch rows `rows`: the gradient reaching h
-    /// (from above plus from the next step), then the cell's backward up to what needs a GEMM.
+    /// (from above plus from the next step; with projection, `dh̃` is already in `dh`), then
+    /// the cell's backward up to what needs a GEMM.
     unsafe fn elementwise(
         &self,
         st: &cells::StepState,
@@ -487,18 +550,15 @@ impl Backward<'_> {
     ) {
         let p = self.problem;
         let sc = self.scratch;
-        let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
+        let (dhc, hc) = (p.dhc, sc.hc);
         let cols = p.g * dhc;
         let (r0, nr) = (rows.start, rows.len());
         unsafe {
             let dh_next = self.sc(sc.dh_next);
-            let dh = slice_mut(self.sc(sc.dh).add(r0 * dhc), nr * dhc);
-            for r in 0..nr {
-                for c in 0..dhc {
-                    dh[r * dhc + c] = *above.0.add((s * n + r0 + r) * above.1 + c)
-                        + *dh_next.add((r0 + r) * hc + c);
-                }
+            if self.tensors.projection.is_none() {
+                self.incoming(s, above, rows.clone(), dhc, self.sc(sc.dh).add(r0 * dhc));
             }
+            let dh = slice_mut(self.sc(sc.dh).add(r0 * dhc), nr * dhc);
             let st = st.rows(rows);
             let da = slice_mut(da.get().add(r0 * cols), nr * cols);
             let dh_prev = slice_mut(dh_next.add(r0 * hc), nr * hc);
@@ -621,6 +681,17 @@ impl Backward<'_> {
                     );
                 }
             }
+            if let Some(dwp) = t.diff_projection {
+                // dW_proj += h̃ᵀ·dh over every step.
+                let ht = Mat::rows(self.ws(ws.ht).add(ws.ht_index(l, d, 0, 0)), dhc);
+                let dhp = Mat::rows(self.sc(sc.dhp), p.dic);
+                let dw = Mat {
+                    ptr: dwp.at([l, d, 0, 0]),
+                    rs: dwp.strides[2],
+                    cs: dwp.strides[3],
+                };
+                gemm(dhc, p.dic, rows, ht.t(), dhp, 1.0, dw);
+            }
             if let Some(dp) = t.diff_peephole {
                 let c = self.ws(ws.c).add(ws.c_index(l, d, 0, 0));
                 // Rows i, f pair with c_prev (slots 0..T), row o with the new c (slots 1..T+1).
@@ -681,10 +752,14 @@ impl Backward<'_> {
                     }
                 }
             }
-            for (v, rows) in [(t.diff_bias, p.cell.bias_gates()), (t.diff_peephole, 3)] {
+            for (v, rows, cols) in [
+                (t.diff_bias, p.cell.bias_gates(), p.dhc),
+                (t.diff_peephole, 3, p.dhc),
+                (t.diff_projection, p.dhc, p.dic),
+            ] {
                 if let Some(v) = v {
                     for g in 0..rows {
-                        for o in 0..p.dhc {
+                        for o in 0..cols {
                             *v.at([l, d, g, o]) = 0.0;
                         }
                     }

@@ -9,7 +9,8 @@
 //! | `da_iter` | `[T][N][G·DHC]`    | linear-before-reset cells: what the recurrent product receives (`o` column × r) |
 //! | `rh`      | `[T][N][DHC]`      | GRU / AUGRU: `r ⊙ h_prev` of every step (operand of `dU_o`) |
 //! | `g`       | `[N][DHC]`         | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
-//! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step |
+//! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step (with projection: h̃) |
+//! | `dhp`     | `[T][N][DIC]`      | LSTM with projection: gradient reaching the (projected) h of every step |
 //! | `dh_next` | `[N][HC]`          | gradient reaching the previous state (`HC = max(SIC, DIC)`) |
 //! | `dc`      | `[N][DHC]`         | LSTM: gradient of the cell state, updated step by step |
 //! | `above`   | `[T][N][DIC]`      | gradient reaching each step's h from above (`diff_dst_layer` or the layer above) |
@@ -35,6 +36,8 @@ pub struct BackwardScratch {
     pub g: Region,
     /// See the module table.
     pub dh: Region,
+    /// See the module table.
+    pub dhp: Region,
     /// See the module table.
     pub dh_next: Region,
     /// Channels of a `dh_next` row: `max(SIC, DIC)`.
@@ -74,6 +77,7 @@ impl BackwardScratch {
         let rh = a.push(if gru { rows * dhc } else { 0 });
         let g = a.push(if gru { n * dhc } else { 0 });
         let dh = a.push(n * dhc);
+        let dhp = a.push(if p.with_projection { rows * p.dic } else { 0 });
         let dh_next = a.push(n * hc);
         let dc = a.push(if lstm { n * dhc } else { 0 });
         let above = a.push(rows * p.dic);
@@ -87,6 +91,7 @@ impl BackwardScratch {
             rh,
             g,
             dh,
+            dhp,
             dh_next,
             hc,
             dc,
