@@ -94,7 +94,11 @@ fn backward_pd(c: &Case, b: &Bwd, hint: Option<&RnnPd>) -> oxidnn::Result<RnnPd>
         desc.mds.insert(args::DIFF + arg, diff);
     }
     // The forward pd's attributes: scratchpad mode and test mode.
-    RnnPd::new(Engine::cpu(), desc, fwd.attr(), hint)
+    let pd = RnnPd::new(Engine::cpu(), desc, fwd.attr(), hint)?;
+    match c.isa {
+        Some(isa) => pd.with_isa(isa),
+        None => Ok(pd),
+    }
 }
 
 /// Gradients of the outputs and initial diff weights of one backward run.
@@ -499,6 +503,22 @@ fn lstm_projection_every_direction() {
         }
     }
     assert_eq!(k, 2 * 4 * 2 * 2);
+}
+
+/// The recurrent GEMM kernel of every instruction set this CPU runs (it picks tiles by batch
+/// size: 1, 3 and 17 rows), for every cell.
+#[test]
+fn every_instruction_set() {
+    for isa in oxidnn::kernels::Isa::all_supported() {
+        for (k, (cell, activation, peephole)) in cells().into_iter().enumerate() {
+            let n = [1, 3, 17][k % 3];
+            let mut c = Case::new(Direction::Left2Right, 1, 3, n, 7, 40).with_cell(cell);
+            c.activation = activation;
+            c.peephole = peephole;
+            c.isa = Some(isa);
+            check(&c, &Bwd::default());
+        }
+    }
 }
 
 #[test]

@@ -173,11 +173,12 @@ pub fn gru_update(
     }
 }
 
-/// GRU / AUGRU, after the driver computed `g = dA_o·U_oᵀ`: `dA_r = g·h_prev·r(1 − r)`,
-/// `dh_prev += g·r`, and `r ⊙ h_prev` (the operand of `dU_o`) into `rh`.
+/// GRU / AUGRU, after the driver computed `g = dA_o·U_oᵀ` (rows of `g.1` floats):
+/// `dA_r = g·h_prev·r(1 − r)`, `dh_prev += g·r`, and `r ⊙ h_prev` (the operand of `dU_o`) into
+/// `rh`.
 pub fn gru_reset(
     st: &StepState,
-    g: &[f32],
+    (g, g_ld): (&[f32], usize),
     da: &mut [f32],
     dh_prev: &mut [f32],
     dh_ld: usize,
@@ -189,8 +190,9 @@ pub fn gru_reset(
         for o in 0..dhc {
             let j = r * dhc + o;
             let rg = st.gates[r * 3 * dhc + dhc + o];
-            da[r * 3 * dhc + dhc + o] = g[j] * h_prev[o] * rg * (1.0 - rg);
-            dh_prev[r * dh_ld + o] += g[j] * rg;
+            let gv = g[r * g_ld + o];
+            da[r * 3 * dhc + dhc + o] = gv * h_prev[o] * rg * (1.0 - rg);
+            dh_prev[r * dh_ld + o] += gv * rg;
             rh[j] = rg * h_prev[o];
         }
     }

@@ -66,6 +66,7 @@ pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
         workspace,
         tensors,
         linear: Linear::from_attr(&pd.attr().rnn_tparams),
+        isa: pd.isa(),
     };
     // SAFETY: every pointer comes from a memory object whose descriptor equals the pd's (checked
     // by `ExecArgs::require`); the workspace and scratchpad are at least as large as their
