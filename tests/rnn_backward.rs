@@ -516,8 +516,8 @@ fn lstm_projection_every_direction() {
     assert_eq!(k, 2 * 4 * 2 * 2);
 }
 
-/// The recurrent GEMM kernel of every instruction set this CPU runs (it picks tiles by batch
-/// size: 1, 3 and 17 rows), for every cell.
+/// The per-step GEMM kernel of every instruction set this CPU runs (it picks tiles by batch
+/// size: 1, 3 and 17 rows), for every cell and LSTM with projection.
 #[test]
 fn every_instruction_set() {
     for isa in oxidnn::kernels::Isa::all_supported() {
@@ -526,6 +526,13 @@ fn every_instruction_set() {
             let mut c = Case::new(Direction::Left2Right, 1, 3, n, 7, 40).with_cell(cell);
             c.activation = activation;
             c.peephole = peephole;
+            c.isa = Some(isa);
+            check(&c, &Bwd::default());
+        }
+        for n in [1, 5] {
+            let mut c = Case::new(Direction::BidirectionalConcat, 2, 3, n, 20, 40)
+                .with_cell(CellKind::Lstm)
+                .with_projection(20);
             c.isa = Some(isa);
             check(&c, &Bwd::default());
         }
