@@ -122,9 +122,10 @@ fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
     true
 }
 
-/// Resolves one argument's descriptor. Backward reads weights in place with strided GEMMs:
-/// `any` weights become plain `ldgoi` (as oneDNN's CPU engine chooses) and any plain layout is
-/// accepted (a superset: oneDNN takes only `ldgoi`), but not the packed forward layout.
+/// Resolves one argument's descriptor. Backward reads weights in their plain layout: `any`
+/// weights become `ldgoi` (projection: `ldoi`, its diff `ldio`), as oneDNN's CPU engine chooses,
+/// and any plain layout is accepted (a superset: oneDNN takes only those), but not the packed
+/// forward layout.
 fn resolve(arg: i32, md: &MemoryDesc, backward: bool) -> Result<MemoryDesc> {
     let role = role(arg);
     let peephole = arg % args::DIFF == args::WEIGHTS_PEEPHOLE;
