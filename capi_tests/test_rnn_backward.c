@@ -9,7 +9,9 @@
  * (and the reverse), a bf16 diff, diff dims different from the tensor's, NULL
  * and zero required diffs, flags. Resolved layouts: `any` weights -> ldgoi,
  * `any` diff weights -> ldigo, the workspace md equal to the forward pd's,
- * the diff_* md queries by index, 13 inputs / 6 outputs.
+ * the diff_* md queries by index, 13 inputs / 6 outputs. LSTM with projection:
+ * the projection or its diff alone, `any` projection -> ldoi, its diff -> ldio,
+ * 14 inputs / 7 outputs.
  *
  * Execution (library-agnostic checks): diff weights accumulate into what the
  * user passed — a second backward pass (after a new forward pass) doubles
@@ -162,6 +164,60 @@ static void check_queries(const_dnnl_primitive_desc_t bwd, const_dnnl_primitive_
     CHECK(prop == dnnl_backward, "prop kind backward (got %d)", (int)prop);
 }
 
+/* LSTM with projection (DHC = C = 4, DIC = 3, SIC = DIC): the backward pd with `any` weights
+ * and projection and their diffs; the projection or its diff alone -> invalid_arguments.
+ * Layouts: projection weights -> ldoi, their diff -> ldio; diff_weights_md(2) is the diff
+ * projection (no peephole); 14 inputs, 7 outputs. */
+static void check_projection(void) {
+    enum { DIC = 3 };
+    const int64_t sl[] = {T, N, C}, dl[] = {T, N, DIC}, st[] = {1, 1, N, DIC},
+                  stc[] = {1, 1, N, C}, wl[] = {1, 1, C, G, C}, wi[] = {1, 1, DIC, G, C},
+                  wp[] = {1, 1, C, DIC}, b[] = {1, 1, G, C};
+    dnnl_memory_desc_t msl = md(3, sl, dnnl_f32, dnnl_tnc), mdl = md(3, dl, dnnl_f32, dnnl_tnc),
+                       mst = md(4, st, dnnl_f32, dnnl_ldnc), mstc = md(4, stc, dnnl_f32, dnnl_ldnc),
+                       mwl = md(5, wl, dnnl_f32, dnnl_format_tag_any),
+                       mwi = md(5, wi, dnnl_f32, dnnl_format_tag_any),
+                       mwp = md(4, wp, dnnl_f32, dnnl_format_tag_any),
+                       mb = md(4, b, dnnl_f32, dnnl_ldgo);
+    dnnl_primitive_desc_t fwd = NULL, bwd = NULL;
+    REQUIRE_OK(dnnl_lstm_forward_primitive_desc_create(&fwd, eng, dnnl_forward_training,
+            dnnl_unidirectional_left2right, msl, mst, mstc, mwl, mwi, NULL, mwp, mb, mdl, mst,
+            mstc, 0, NULL));
+    /* {projection, its diff}: both, the projection alone, the diff alone */
+    const_dnnl_memory_desc_t cases[3][2] = {{mwp, mwp}, {mwp, NULL}, {NULL, mwp}};
+    for (int k = 0; k < 3; k++) {
+        dnnl_status_t s = dnnl_lstm_backward_primitive_desc_create(&bwd, eng, dnnl_backward,
+                dnnl_unidirectional_left2right, msl, mst, mstc, mwl, mwi, NULL, cases[k][0], mb,
+                mdl, mst, mstc, msl, mst, mstc, mwl, mwi, NULL, cases[k][1], mb, mdl, mst, mstc, 0,
+                fwd, NULL);
+        CHECK_STATUS(s, k == 0 ? dnnl_success : dnnl_invalid_arguments);
+        if (k == 0 && s == dnnl_success) {
+            const_dnnl_memory_desc_t w = dnnl_primitive_desc_query_md(
+                    bwd, dnnl_query_exec_arg_md, DNNL_ARG_WEIGHTS_PROJECTION);
+            const_dnnl_memory_desc_t dw = dnnl_primitive_desc_query_md(
+                    bwd, dnnl_query_exec_arg_md, DNNL_ARG_DIFF_WEIGHTS_PROJECTION);
+            dnnl_memory_desc_t ldoi = md(4, wp, dnnl_f32, dnnl_ldoi);
+            dnnl_memory_desc_t ldio = md(4, wp, dnnl_f32, dnnl_ldio);
+            CHECK(dnnl_memory_desc_equal(w, ldoi), "backward projection weights are ldoi");
+            CHECK(dnnl_memory_desc_equal(dw, ldio), "diff projection weights are ldio");
+            CHECK(dnnl_memory_desc_equal(
+                          dnnl_primitive_desc_query_md(bwd, dnnl_query_diff_weights_md, 2), dw),
+                    "diff_weights_md(2) is the diff projection");
+            int ni = 0, no = 0;
+            CHECK_OK(dnnl_primitive_desc_query(bwd, dnnl_query_num_of_inputs_s32, 0, &ni));
+            CHECK_OK(dnnl_primitive_desc_query(bwd, dnnl_query_num_of_outputs_s32, 0, &no));
+            CHECK(ni == 14 && no == 7, "14 inputs and 7 outputs (got %d, %d)", ni, no);
+            dnnl_memory_desc_destroy(ldoi);
+            dnnl_memory_desc_destroy(ldio);
+        }
+        if (bwd) dnnl_primitive_desc_destroy(bwd);
+        bwd = NULL;
+    }
+    dnnl_primitive_desc_destroy(fwd);
+    dnnl_memory_desc_t all[] = {msl, mdl, mst, mstc, mwl, mwi, mwp, mb};
+    for (int k = 0; k < 8; k++) dnnl_memory_desc_destroy(all[k]);
+}
+
 /* A memory of the md the pd wants for `arg`, filled with `value` (plain f32 layouts). */
 static dnnl_memory_t arg_mem(const_dnnl_primitive_desc_t pd, int arg, float value) {
     const_dnnl_memory_desc_t m = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, arg);
@@ -285,6 +341,7 @@ int main(void) {
     REQUIRE_OK(backward_pd(&bwd, &p, fwd));
     check_statuses(fwd, inf);
     check_queries(bwd, fwd);
+    check_projection();
     check_accumulation(0);
     check_accumulation(dnnl_rnn_flags_diff_weights_overwrite);
     dnnl_primitive_desc_destroy(bwd);

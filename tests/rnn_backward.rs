@@ -2,8 +2,10 @@
 //! (`rnn::reference_backward`): forward training through the primitive, then backward from its
 //! workspace, every diff tensor compared with benchdnn's backward threshold
 //! (`4·2·(2 if sum)·ceil(log2(acc·T))·eps`, `acc = (2G+1)(·SIC for GRU/AUGRU)·max(G·DHC, N)`),
-//! point-wise relative or absolute, with its L2 fallback. Diff weights are pre-filled with
-//! non-zero values and must accumulate (or be overwritten with the flag).
+//! point-wise relative or absolute, with its L2 fallback (not in test mode or at L = T = 1, as
+//! benchdnn). Diff weights are pre-filled with non-zero values and must accumulate (or be
+//! overwritten with the flag). Also the real oneDNN 3.13's goldens (normal and test mode, LSTM
+//! projection), projection descriptors and statuses, and every kernel instruction set.
 
 #[path = "common/golden.rs"]
 mod golden;
@@ -16,10 +18,11 @@ use oxidnn::engine::Engine;
 use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, MdQuery, Primitive, PrimitiveDesc};
 use oxidnn::rnn::cells::vanilla::Activation;
+use oxidnn::rnn::cells::Linear;
 use oxidnn::rnn::reference;
 use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::{CellKind, RnnPd};
-use oxidnn::types::{Direction, PropKind, ScratchpadMode};
+use oxidnn::types::{Direction, PropKind};
 use oxidnn::Error;
 
 const DIRECTIONS: [Direction; 4] = [
@@ -92,33 +95,35 @@ fn backward_pd(c: &Case, b: &Bwd, hint: Option<&RnnPd>) -> oxidnn::Result<RnnPd>
         };
         desc.mds.insert(args::DIFF + arg, diff);
     }
-    let mut attr = Attr::new();
-    if c.user_scratchpad {
-        attr.scratchpad_mode = ScratchpadMode::User;
+    // The forward pd's attributes: scratchpad mode and test mode.
+    let pd = RnnPd::new(Engine::cpu(), desc, fwd.attr(), hint)?;
+    match c.isa {
+        Some(isa) => pd.with_isa(isa),
+        None => Ok(pd),
     }
-    RnnPd::new(Engine::cpu(), desc, &attr, hint)
 }
 
 /// Gradients of the outputs and initial diff weights of one backward run.
 struct DiffIn {
     /// `[T][N][DLC]`.
     layer: Vec<f32>,
-    /// `[L][D][N][DHC]` (with dst_iter).
+    /// `[L][D][N][DIC]` (with dst_iter).
     iter: Option<Vec<f32>>,
     /// `[L][D][N][DHC]` (LSTM with dst_iter).
     iter_c: Option<Vec<f32>>,
-    /// Initial diff weights by forward argument (weights_layer/iter, bias, peephole).
+    /// Initial diff weights by forward argument (weights_layer/iter, bias, peephole,
+    /// projection).
     init: Vec<(i32, Vec<f32>)>,
 }
 
 impl DiffIn {
     fn random(c: &Case) -> Self {
         let seed = c.seed * 1000;
-        let (cells, n, dhc) = (c.l * c.d(), c.n, c.dhc);
+        let (cells, n, dhc, dic) = (c.l * c.d(), c.n, c.dhc, c.dic);
         let (slc, g, bg) = (c.slc, c.g(), c.cell.bias_gates());
         let mut init = vec![
             (args::WEIGHTS_LAYER, fill(cells * slc * g * dhc, seed + 10)),
-            (args::WEIGHTS_ITER, fill(cells * dhc * g * dhc, seed + 11)),
+            (args::WEIGHTS_ITER, fill(cells * dic * g * dhc, seed + 11)),
         ];
         if c.bias {
             init.push((args::BIAS, fill(cells * bg * dhc, seed + 12)));
@@ -126,9 +131,12 @@ impl DiffIn {
         if c.peephole {
             init.push((args::WEIGHTS_PEEPHOLE, fill(cells * 3 * dhc, seed + 13)));
         }
+        if c.projection {
+            init.push((args::WEIGHTS_PROJECTION, fill(cells * dhc * dic, seed + 14)));
+        }
         Self {
             layer: fill(c.t * n * c.dlc(), seed + 1),
-            iter: c.dst_iter.then(|| fill(cells * n * dhc, seed + 2)),
+            iter: c.dst_iter.then(|| fill(cells * n * dic, seed + 2)),
             iter_c: (c.dst_iter && c.cell.has_c_state()).then(|| fill(cells * n * dhc, seed + 3)),
             init,
         }
@@ -156,7 +164,7 @@ fn engine_grads(c: &Case, b: &Bwd, x: &Inputs, dy: &DiffIn) -> RefGrads {
     ));
     for (a, v, k) in [
         (args::WEIGHTS_LAYER, &x.weights_layer, c.slc),
-        (args::WEIGHTS_ITER, &x.weights_iter, dhc),
+        (args::WEIGHTS_ITER, &x.weights_iter, c.dic),
     ] {
         let want = arg(a);
         let m = if b.weights_tag == ANY {
@@ -172,6 +180,7 @@ fn engine_grads(c: &Case, b: &Bwd, x: &Inputs, dy: &DiffIn) -> RefGrads {
         (args::BIAS, &x.bias),
         (args::AUGRU_ATTENTION, &x.attention),
         (args::WEIGHTS_PEEPHOLE, &x.peephole),
+        (args::WEIGHTS_PROJECTION, &x.projection),
     ] {
         if let Some(v) = v {
             keep.push((a, memory_with(&arg(a), v)));
@@ -237,6 +246,7 @@ fn engine_grads(c: &Case, b: &Bwd, x: &Inputs, dy: &DiffIn) -> RefGrads {
         diff_weights_iter: read(args::WEIGHTS_ITER),
         diff_bias: read(args::BIAS),
         diff_peephole: read(args::WEIGHTS_PEEPHOLE),
+        diff_projection: read(args::WEIGHTS_PROJECTION),
     }
 }
 
@@ -269,6 +279,7 @@ fn reference_grads(c: &Case, x: &Inputs, dy: &DiffIn, overwrite: bool) -> RefGra
                 args::WEIGHTS_LAYER => &mut exp.diff_weights_layer,
                 args::WEIGHTS_ITER => &mut exp.diff_weights_iter,
                 args::BIAS => &mut exp.diff_bias,
+                args::WEIGHTS_PROJECTION => &mut exp.diff_projection,
                 _ => &mut exp.diff_peephole,
             };
             for (e, p) in e.iter_mut().zip(v) {
@@ -279,9 +290,13 @@ fn reference_grads(c: &Case, x: &Inputs, dy: &DiffIn, overwrite: bool) -> RefGra
     exp
 }
 
-/// The inputs of a case (benchdnn-like ReLU fill for the vanilla RNN with ReLU).
+/// The inputs of a case (benchdnn-like ReLU fill for the vanilla RNN with ReLU, and sparse
+/// weights in test mode, as benchdnn).
 fn inputs(c: &Case) -> Inputs {
-    let x = Inputs::random(c);
+    let mut x = Inputs::random(c);
+    if c.linear.is_some() {
+        x = x.with_sparse_weights(c);
+    }
     if c.cell == CellKind::VanillaRnn && matches!(c.activation, Activation::Relu(_)) {
         x.flip_first_batch_row(c)
     } else {
@@ -306,9 +321,15 @@ fn threshold(c: &Case) -> f32 {
     4.0 * 2.0 * sum * k * f32::EPSILON
 }
 
-/// benchdnn's backward rule: relative or absolute difference within the threshold, else the
-/// whole tensor's L2 relative error.
-fn compare_bwd(what: &str, got: &[f32], exp: &[f32], trh: f32) -> Result<(), String> {
+/// benchdnn's backward rule: relative or absolute difference within the threshold, else (when
+/// `norm_ok`) the whole tensor's L2 relative error.
+fn compare_bwd(
+    what: &str,
+    got: &[f32],
+    exp: &[f32],
+    trh: f32,
+    norm_ok: bool,
+) -> Result<(), String> {
     if got.len() != exp.len() {
         return Err(format!(
             "{what}: {} values, expected {}",
@@ -322,12 +343,15 @@ fn compare_bwd(what: &str, got: &[f32], exp: &[f32], trh: f32) -> Result<(), Str
     });
     match bad {
         None => Ok(()),
-        Some(_) => compare(what, got, exp, trh, true),
+        Some(_) => compare(what, got, exp, trh, norm_ok),
     }
 }
 
-/// Compares every diff tensor; the errors, one line each.
-fn compare_grads(got: &RefGrads, exp: &RefGrads, trh: f32) -> Vec<String> {
+/// Compares every diff tensor of case `c` with benchdnn's threshold and rule (no L2 fallback in
+/// test mode or at L = T = 1, as benchdnn); the errors, one line each.
+fn compare_grads(got: &RefGrads, exp: &RefGrads, c: &Case) -> Vec<String> {
+    let trh = threshold(c);
+    let norm_ok = c.linear.is_none() && !(c.l == 1 && c.t == 1);
     let mut errs = Vec::new();
     for (what, got, exp) in [
         ("diff_src_layer", &got.diff_src_layer, &exp.diff_src_layer),
@@ -350,8 +374,13 @@ fn compare_grads(got: &RefGrads, exp: &RefGrads, trh: f32) -> Vec<String> {
         ),
         ("diff_bias", &got.diff_bias, &exp.diff_bias),
         ("diff_peephole", &got.diff_peephole, &exp.diff_peephole),
+        (
+            "diff_projection",
+            &got.diff_projection,
+            &exp.diff_projection,
+        ),
     ] {
-        errs.extend(compare_bwd(what, got, exp, trh).err());
+        errs.extend(compare_bwd(what, got, exp, trh, norm_ok).err());
     }
     errs
 }
@@ -361,7 +390,7 @@ fn check(c: &Case, b: &Bwd) {
     let dy = DiffIn::random(c);
     let got = engine_grads(c, b, &x, &dy);
     let exp = reference_grads(c, &x, &dy, b.overwrite);
-    let errs = compare_grads(&got, &exp, threshold(c));
+    let errs = compare_grads(&got, &exp, c);
     assert!(errs.is_empty(), "{c:?}\n{b:?}\n{}", errs.join("\n"));
 }
 
@@ -417,6 +446,97 @@ fn every_cell_direction_layers_steps_and_batches() {
         }
     }
     assert_eq!(k, (7 * 4 * 2 + 2) * 3);
+}
+
+/// Test mode (benchdnn's `--skip-nonlinear`): linear activations, every cell and direction,
+/// with the sparse weights benchdnn uses for such runs.
+#[test]
+fn test_mode_every_cell_and_direction() {
+    let lin = Linear {
+        scales: [0.5, 0.75, 1.25, 0.875],
+        cscale: 0.8125,
+    };
+    let mut k = 0usize;
+    for (cell, activation, peephole) in cells() {
+        for direction in DIRECTIONS {
+            if !accepted(cell, direction, 1) {
+                continue;
+            }
+            let l = if cell.has_attention() { 1 } else { 1 + k % 2 };
+            let mut c = Case::new(direction, l, 4, 3, 6, 6).with_cell(cell);
+            c.activation = activation;
+            c.peephole = peephole;
+            c.linear = Some(lin);
+            c.seed = k as u64 + 101;
+            check(&c, &Bwd::default());
+            k += 1;
+        }
+    }
+    assert_eq!(k, 7 * 4 + 2);
+}
+
+/// LSTM with projection (DIC above and below DHC), with and without peephole, every direction,
+/// L 1–2, normal and test mode, projection weights `any` (→ ldoi, diff ldio) or plain ldio /
+/// ldoi for both.
+#[test]
+fn lstm_projection_every_direction() {
+    let lin = Linear {
+        scales: [0.5, 0.75, 1.25, 0.875],
+        cscale: 0.8125,
+    };
+    let mut k = 0usize;
+    for peephole in [false, true] {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                for linear in [false, true] {
+                    let (dhc, dic) = [(6, 4), (4, 7), (33, 17)][k % 3];
+                    let slc = if l == 1 { 5 } else { dic };
+                    let (t, n) = [(3, 2), (1, 3), (4, 1)][(k / 3) % 3];
+                    let mut c = Case::new(direction, l, t, n, slc, dhc)
+                        .with_cell(CellKind::Lstm)
+                        .with_projection(dic);
+                    c.peephole = peephole;
+                    c.linear = linear.then_some(lin);
+                    c.weights_any = k % 3 != 1;
+                    c.projection_tag = if k.is_multiple_of(2) { LDIO } else { LDOI };
+                    c.dst_iter = k % 4 != 2;
+                    c.src_iter = k % 5 != 3;
+                    c.seed = k as u64 + 500;
+                    let b = Bwd {
+                        weights_tag: [ANY, LDGOI, LDIGO][k % 3],
+                        diff_weights_tag: [ANY, LDIGO, GATE_MAJOR][(k / 2) % 3],
+                        overwrite: k % 4 == 1,
+                    };
+                    check(&c, &b);
+                    k += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(k, 2 * 4 * 2 * 2);
+}
+
+/// The per-step GEMM kernel of every instruction set this CPU runs (it picks tiles by batch
+/// size: 1, 3 and 17 rows), for every cell and LSTM with projection.
+#[test]
+fn every_instruction_set() {
+    for isa in oxidnn::kernels::Isa::all_supported() {
+        for (k, (cell, activation, peephole)) in cells().into_iter().enumerate() {
+            let n = [1, 3, 17][k % 3];
+            let mut c = Case::new(Direction::Left2Right, 1, 3, n, 7, 40).with_cell(cell);
+            c.activation = activation;
+            c.peephole = peephole;
+            c.isa = Some(isa);
+            check(&c, &Bwd::default());
+        }
+        for n in [1, 5] {
+            let mut c = Case::new(Direction::BidirectionalConcat, 2, 3, n, 20, 40)
+                .with_cell(CellKind::Lstm)
+                .with_projection(20);
+            c.isa = Some(isa);
+            check(&c, &Bwd::default());
+        }
+    }
 }
 
 #[test]
@@ -540,6 +660,55 @@ fn backward_statuses_as_onednn() {
     .unwrap();
 }
 
+/// LSTM with projection: the descriptors oneDNN 3.13 resolves (`any` projection → ldoi, its diff
+/// → ldio), its query indices and counts, and the statuses of a projection without its diff and
+/// the reverse.
+#[test]
+fn projection_descriptors_and_statuses() {
+    let c = Case::new(Direction::Left2Right, 1, 3, 2, 4, 4)
+        .with_cell(CellKind::Lstm)
+        .with_projection(3);
+    let pd = backward_pd(&c, &Bwd::default(), None).unwrap();
+    let w = pd.arg_md(args::WEIGHTS_PROJECTION).unwrap();
+    assert_eq!(w, &md(&[1, 1, 4, 3], LDOI));
+    let dw = pd.arg_md(args::DIFF + args::WEIGHTS_PROJECTION).unwrap();
+    assert_eq!(dw, &md(&[1, 1, 4, 3], LDIO));
+    let p = PrimitiveDesc::Rnn(Box::new(pd.clone()));
+    assert_eq!(
+        p.arg_for_query(MdQuery::DiffWeights, 2),
+        Some(args::DIFF + args::WEIGHTS_PROJECTION)
+    );
+    assert_eq!((p.num_inputs(), p.num_outputs()), (14, 7));
+    for arg in [
+        args::WEIGHTS_PROJECTION,
+        args::DIFF + args::WEIGHTS_PROJECTION,
+    ] {
+        let mut d = pd.desc().clone();
+        d.mds.remove(&arg);
+        let r = RnnPd::new(Engine::cpu(), d, &Attr::new(), None);
+        assert!(matches!(r, Err(Error::InvalidArguments(_))), "{arg}: {r:?}");
+    }
+    // No step, no batch row (overwrite: zero diff projection).
+    for overwrite in [false, true] {
+        let b = Bwd {
+            overwrite,
+            ..Bwd::default()
+        };
+        for (t, n) in [(0, 3), (3, 0)] {
+            let mut c = Case::new(Direction::BidirectionalSum, 1, t, n, 4, 5)
+                .with_cell(CellKind::Lstm)
+                .with_projection(3);
+            c.peephole = true;
+            let x = inputs(&c);
+            let dy = DiffIn::random(&c);
+            let got = engine_grads(&c, &b, &x, &dy);
+            let exp = reference_grads(&c, &x, &dy, overwrite);
+            let errs = compare_grads(&got, &exp, &c);
+            assert!(errs.is_empty(), "{c:?} {b:?}\n{}", errs.join("\n"));
+        }
+    }
+}
+
 /// A golden case of `tests/goldens/backward` as a test case, its inputs, its output gradients
 /// and initial diff weights, and oneDNN's diff tensors.
 fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
@@ -568,6 +737,9 @@ fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
         dim("DHC"),
     )
     .with_cell(cell);
+    if g.values("weights_projection").is_some() {
+        c = c.with_projection(dim("DIC"));
+    }
     assert_eq!(c.d(), dim("D"), "{}", g.name);
     if let Some(act) = &g.activation {
         let alpha: f32 = g.alpha.as_deref().unwrap_or("0").parse().unwrap();
@@ -582,6 +754,14 @@ fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
     c.bias = t("bias").is_some();
     c.dst_iter = t("dst_iter").is_some();
     c.peephole = t("weights_peephole").is_some();
+    c.linear = g.tparams.as_ref().map(|v| {
+        let mut scales = [0.0; 4];
+        scales[..v.len() - 1].copy_from_slice(&v[1..]);
+        Linear {
+            scales,
+            cscale: v[0],
+        }
+    });
     let x = Inputs {
         src_layer: t("src_layer").unwrap(),
         src_iter: t("src_iter"),
@@ -591,13 +771,14 @@ fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
         bias: t("bias"),
         attention: t("attention"),
         peephole: t("weights_peephole"),
-        projection: None,
+        projection: t("weights_projection"),
     };
     let init = [
         (args::WEIGHTS_LAYER, "diff_weights_layer_init"),
         (args::WEIGHTS_ITER, "diff_weights_iter_init"),
         (args::BIAS, "diff_bias_init"),
         (args::WEIGHTS_PEEPHOLE, "diff_weights_peephole_init"),
+        (args::WEIGHTS_PROJECTION, "diff_weights_projection_init"),
     ]
     .into_iter()
     .filter_map(|(a, name)| t(name).map(|v| (a, v)))
@@ -618,27 +799,31 @@ fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
         diff_weights_iter: v("diff_weights_iter"),
         diff_bias: v("diff_bias"),
         diff_peephole: v("diff_weights_peephole"),
+        diff_projection: v("diff_weights_projection"),
     };
     (c, x, dy, exp)
 }
 
-/// Every backward golden of the real oneDNN 3.13 (each cell × direction × L 1–2, diff weights
-/// pre-filled): the primitive and the reference both match it with benchdnn's backward rule.
+/// Every backward golden of the real oneDNN 3.13 (each cell × direction × L 1–2, LSTM also with
+/// projection, diff weights pre-filled; test mode for each cell in 2–4 directions): the primitive and the reference both
+/// match it with benchdnn's backward rule.
 #[test]
 fn goldens_of_the_real_onednn() {
     let cases = golden::load_dir(&golden::cell_dir("backward"));
-    assert_eq!(cases.len(), 58);
+    assert_eq!(cases.len(), 58 + 22 + 24);
+    assert_eq!(cases.iter().filter(|g| g.tparams.is_some()).count(), 30);
+    let projection = |g: &&golden::GoldenCase| g.values("weights_projection").is_some();
+    assert_eq!(cases.iter().filter(projection).count(), 24);
     let mut errs = Vec::new();
     for g in &cases {
         assert_eq!(g.prop, "backward", "{}", g.name);
         let (c, x, dy, golden) = golden_case(g);
-        let trh = threshold(&c);
         let got = engine_grads(&c, &Bwd::default(), &x, &dy);
-        for e in compare_grads(&got, &golden, trh) {
+        for e in compare_grads(&got, &golden, &c) {
             errs.push(format!("{} (primitive): {e}", g.name));
         }
         let reference = reference_grads(&c, &x, &dy, false);
-        for e in compare_grads(&reference, &golden, trh) {
+        for e in compare_grads(&reference, &golden, &c) {
             errs.push(format!("{} (reference): {e}", g.name));
         }
     }
@@ -689,7 +874,7 @@ fn no_step_and_no_batch() {
                 let dy = DiffIn::random(&c);
                 let got = engine_grads(&c, &b, &x, &dy);
                 let exp = reference_grads(&c, &x, &dy, overwrite);
-                let errs = compare_grads(&got, &exp, threshold(&c));
+                let errs = compare_grads(&got, &exp, &c);
                 assert!(errs.is_empty(), "{c:?} {b:?}\n{}", errs.join("\n"));
             }
         }

@@ -34,6 +34,8 @@ struct Params {
     bias: Vec<f32>,
     peephole: Option<Vec<f32>>,
     attention: Option<Vec<f32>>,
+    /// LSTM projection `[L][D][DHC][DIC]` (the problem's `with_projection`).
+    projection: Option<Vec<f32>>,
 }
 
 impl Params {
@@ -59,6 +61,7 @@ impl Params {
             peephole: peephole.then(|| f(l * d * 3 * dhc, 6, 0.5)),
             // AUGRU: zero attention, where oneDNN's backward is the analytic gradient.
             attention: p.cell.has_attention().then(|| vec![0.0; p.t * n]),
+            projection: p.with_projection.then(|| f(l * d * dhc * p.dic, 7, 1.0)),
         }
     }
 
@@ -72,7 +75,7 @@ impl Params {
             bias: Some(&self.bias),
             attention: self.attention.as_deref(),
             peephole: self.peephole.as_deref(),
-            projection: None,
+            projection: self.projection.as_deref(),
         }
     }
 
@@ -91,6 +94,9 @@ impl Params {
         if self.peephole.is_some() {
             v.push("peephole");
         }
+        if self.projection.is_some() {
+            v.push("projection");
+        }
         v
     }
 
@@ -102,6 +108,7 @@ impl Params {
             "weights_layer" => &mut self.weights_layer,
             "weights_iter" => &mut self.weights_iter,
             "bias" => &mut self.bias,
+            "projection" => self.projection.as_mut().unwrap(),
             _ => self.peephole.as_mut().unwrap(),
         }
     }
@@ -115,6 +122,7 @@ fn grad<'a>(g: &'a RefGrads, name: &str) -> &'a [f32] {
         "weights_layer" => &g.diff_weights_layer,
         "weights_iter" => &g.diff_weights_iter,
         "bias" => &g.diff_bias,
+        "projection" => &g.diff_projection,
         _ => &g.diff_peephole,
     }
 }
@@ -229,6 +237,30 @@ fn every_cell_matches_finite_differences() {
     }
     assert_eq!(cases, 6 * 8 + 2);
     assert!(points > 3000, "{points} points checked");
+}
+
+/// LSTM with projection (DIC = 3 > DHC = 2 and DIC = 1 < DHC), with and without peephole, every
+/// direction, L 1–2: every input including the projection weights.
+#[test]
+fn lstm_projection_matches_finite_differences() {
+    let mut cases = 0;
+    for (k, (dic, peephole)) in [(3, false), (1, true), (3, true)].into_iter().enumerate() {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                let p = RefProblem {
+                    sic: dic,
+                    dic,
+                    slc: if l == 1 { 3 } else { dic },
+                    with_projection: true,
+                    ..problem(CellKind::Lstm, direction, l, None)
+                };
+                let points = check(&p, peephole, false, (k * 8 + l + 200) as u64);
+                assert!(points > 50, "{points}");
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 3 * 8);
 }
 
 #[test]

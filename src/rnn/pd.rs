@@ -8,8 +8,8 @@
 //! strided layout (ldigo, ldgoi, …) or, for weights, the packed layout.
 //!
 //! Backward pds take every forward tensor and its diff (`DNNL_ARG_DIFF_*`): `any` weights resolve
-//! to plain `ldgoi` and diff weights to `ldigo` (oneDNN's CPU choices; any plain layout is
-//! accepted, the packed one is not), diff data tensors like their counterparts; the workspace
+//! to plain `ldgoi` and diff weights to `ldigo`, projection weights to `ldoi` and their diff to
+//! `ldio` (oneDNN's CPU choices; any plain layout is accepted, the packed one is not), diff data tensors like their counterparts; the workspace
 //! descriptor is the forward training pd's (same problem, same layout).
 
 use super::backward::scratch::BackwardScratch;
@@ -37,6 +37,8 @@ const TAG_TNC: i32 = 4;
 const TAG_LDNC: i32 = 5;
 /// `dnnl_ldigo` (= `abcde`).
 const TAG_LDIGO: i32 = 6;
+/// `dnnl_ldoi` (= `abdc`).
+const TAG_LDOI: i32 = 20;
 /// `dnnl_ldgoi` (= `abdec`).
 const TAG_LDGOI: i32 = 31;
 
@@ -120,12 +122,14 @@ fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
     true
 }
 
-/// Resolves one argument's descriptor. Backward reads weights in place with strided GEMMs:
-/// `any` weights become plain `ldgoi` (as oneDNN's CPU engine chooses) and any plain layout is
-/// accepted (a superset: oneDNN takes only `ldgoi`), but not the packed forward layout.
+/// Resolves one argument's descriptor. Backward reads weights in their plain layout: `any`
+/// weights become `ldgoi` (projection: `ldoi`, its diff `ldio`), as oneDNN's CPU engine chooses,
+/// and any plain layout is accepted (a superset: oneDNN takes only those), but not the packed
+/// forward layout.
 fn resolve(arg: i32, md: &MemoryDesc, backward: bool) -> Result<MemoryDesc> {
     let role = role(arg);
     let peephole = arg % args::DIFF == args::WEIGHTS_PEEPHOLE;
+    let projection = arg % args::DIFF == args::WEIGHTS_PROJECTION;
     match md.layout() {
         Layout::Undef => {
             invalid!("argument {arg}: memory descriptor has no layout (format_tag undef)")
@@ -133,6 +137,9 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool) -> Result<MemoryDesc> {
         Layout::Any => match role {
             // Peephole weights are a few rows per layer: plain ldgo, as oneDNN resolves them.
             Role::Weights | Role::DiffWeights if peephole => md.with_plain_tag(TAG_LDNC),
+            // Backward projection weights `ldoi`, their diff `ldio` (oneDNN 3.13's choices).
+            Role::Weights if backward && projection => md.with_plain_tag(TAG_LDOI),
+            Role::DiffWeights if projection => md.with_plain_tag(TAG_LDNC),
             Role::Weights if backward => md.with_plain_tag(TAG_LDGOI),
             Role::Weights => MemoryDesc::packed(md.dims(), md.data_type()),
             Role::DiffWeights => md.with_plain_tag(TAG_LDIGO),
@@ -172,9 +179,6 @@ impl RnnPd {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
         }
         let tparams = &attr.rnn_tparams;
-        if tparams.test_mode && problem.is_backward() {
-            unimplemented_err!("RNN backward with test-mode (linearised) activations");
-        }
         if tparams.test_mode && tparams.scales.len() < problem.g {
             invalid!(
                 "RNN test mode needs a scale per gate: {} has {} gates, {} scales given",

@@ -298,9 +298,6 @@ impl RnnProblem {
         }
 
         if desc.is_backward() {
-            if projection.is_some() {
-                unimplemented_err!("LSTM projection is not implemented for backward yet");
-            }
             check_diff_tensors(desc, cell)?;
         }
 

@@ -125,7 +125,7 @@ impl RefProblem {
     }
 
     /// LSTM's `tanh(c)` in `h̃ = o ⊙ tanh(c)`.
-    fn tanh_c(&self, c: f32) -> f32 {
+    pub(crate) fn tanh_c(&self, c: f32) -> f32 {
         match &self.linear {
             Some(lin) => lin.cscale * c,
             None => c.tanh(),

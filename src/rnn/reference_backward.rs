@@ -7,6 +7,13 @@
 //! ([`RefGrads`]); oneDNN's accumulation into the user's diff weights is the caller's business.
 //! Layouts are the forward reference's: `tnc`, `ldnc`, weights `ldigo`, bias `ldgo`.
 //!
+//! Test mode (`RefProblem::linear`): oneDNN 3.13's formulas, which are not the gradient of the
+//! linear forward pass — the gate derivatives keep their normal forms in the stored (linear)
+//! gates, the vanilla RNN's `act'(h)` becomes `scale_0·h` and LSTM's `tanh(c)` `cscale·c`.
+//!
+//! LSTM with projection (`h = h̃·R`): the gradient reaching h (DIC wide) gives
+//! `dR += h̃ᵀ·dh` and the cell's `dh̃ = dh·Rᵀ` (reference §a.13.2).
+//!
 //! Walk: for each direction, layers from top to bottom, steps from last to first. The gradient
 //! reaching the h of a cell is the sum of the one from above (`diff_dst_layer` for the last
 //! layer — its channel half for concat, the whole tensor for sum — or the input gradient of the
@@ -49,6 +56,8 @@ pub struct RefGrads {
     pub diff_bias: Vec<f32>,
     /// LSTM: `[L][D][3][DHC]` (rows i, f, o; empty for the other cells).
     pub diff_peephole: Vec<f32>,
+    /// LSTM with projection: `[L][D][DHC][DIC]` (ldio; empty without projection).
+    pub diff_projection: Vec<f32>,
 }
 
 /// What one cell reads from the forward pass (all batch rows).
@@ -144,14 +153,18 @@ fn activation_derivative(act: Activation, h: f32) -> f32 {
     }
 }
 
-/// Vanilla RNN: `dA = dh ⊙ act'(h)`.
+/// Vanilla RNN: `dA = dh ⊙ act'(h)`; in test mode `dh ⊙ scale_0·h` — oneDNN 3.13 applies the
+/// linear activation itself to the output in place of a derivative (not `dh·scale_0`).
 fn vanilla_step(p: &RefProblem, wts: &CellWeights, st: &CellState, dh: &[f32]) -> StepGrads {
     let act = p.activation.unwrap_or(Activation::Tanh);
     let da: Vec<f32> = st
         .gates
         .iter()
         .zip(dh)
-        .map(|(&h, &d)| d * activation_derivative(act, h))
+        .map(|(&h, &d)| match &p.linear {
+            Some(lin) => d * lin.gate(0, h),
+            None => d * activation_derivative(act, h),
+        })
         .collect();
     recurrent_grads(p, wts, st, da, vec![0.0; p.n * p.sic])
 }
@@ -196,7 +209,8 @@ fn recurrent_grads_split(
     }
 }
 
-/// LSTM (gates i, f, c̃, o; optional peephole).
+/// LSTM (gates i, f, c̃, o; optional peephole). Test mode: `tanh(c)` is `cscale·c`, also in
+/// `1 − tanh²(c)` (oneDNN's form); the gate derivatives keep their form in the linear gates.
 fn lstm_step(
     p: &RefProblem,
     wts: &CellWeights,
@@ -216,7 +230,7 @@ fn lstm_step(
             let (i, f, ct, og) = (g(0), g(1), g(2), g(3));
             let j = r * dhc + o;
             let (c, cp) = (st.c[j], st.c_prev[j]);
-            let tc = c.tanh();
+            let tc = p.tanh_c(c);
             let da_o = dh[j] * tc * og * (1.0 - og);
             let dc = dc_next[j] + dh[j] * og * (1.0 - tc * tc) + da_o * pp(2, o);
             let da_f = dc * cp * f * (1.0 - f);
@@ -370,7 +384,7 @@ pub fn backward(
     let cols = g * dhc;
     let bg = p.cell.bias_gates();
     let has_c = p.cell.has_c_state();
-    let hc = sic.max(dhc);
+    let hc = sic.max(dic);
     let cells = l_n * d_n;
     check_len("diff_dst_layer", dy.diff_dst_layer, t_n * n * dlc)?;
     if let Some(v) = dy.diff_dst_iter {
@@ -398,7 +412,18 @@ pub fn backward(
                 0
             }
         ],
+        diff_projection: vec![
+            0.0;
+            if p.with_projection {
+                cells * dhc * dic
+            } else {
+                0
+            }
+        ],
     };
+    if p.with_projection {
+        check_len("forward ht", &fwd.ht, cells * t_n * n * dhc)?;
+    }
     let peephole_zeros = vec![0f32; 3 * dhc];
     // h of layer l, direction d, slot `slot`, first `ch` channels of every batch row.
     let h_rows = |ld: usize, slot: usize, ch: usize| -> Vec<f32> {
@@ -461,6 +486,16 @@ pub fn backward(
                 };
                 let mut dh = above[s].clone();
                 add_into(&mut dh, &dh_next);
+                // LSTMP, h = h̃·R: dR += h̃ᵀ·dh, and the cell receives dh̃ = dh·Rᵀ.
+                if let Some(r) = x.projection {
+                    let r = &r[ld * dhc * dic..][..dhc * dic];
+                    let ht = &fwd.ht[(ld * t_n + s) * n * dhc..][..n * dhc];
+                    let dr = &mut out.diff_projection[ld * dhc * dic..][..dhc * dic];
+                    add_at_b(dr, ht, &dh, dhc, dic, 0..dic);
+                    let mut dht = vec![0f32; n * dhc];
+                    add_a_bt(&mut dht, &dh, r, dic, dhc, 0..dic);
+                    dh = dht;
+                }
                 let step = cell_backward(p, &wts, &st, &dh, &dc_next);
 
                 // Layer input: src_layer at time t for layer 0, else the h of the layer below.

@@ -8,10 +8,13 @@
  * Build:   see tools/goldens/make_goldens.sh.
  *
  * Cases: vanilla RNN (relu with alpha 0.1, tanh, logistic), LSTM, LSTM with
- * peephole, GRU, LBR-GRU, AUGRU, LBR-AUGRU x direction x L in {1, 2}; T = 3,
- * N = 2, DHC = SIC = 4, SLC = 5 (L = 1) or 4 (L = 2); src_iter, bias and
- * dst_iter given. Combinations oneDNN rejects (AUGRU: L = 1, left2right only)
- * are reported on stderr and skipped.
+ * peephole, with projection, with both, GRU, LBR-GRU, AUGRU, LBR-AUGRU x
+ * direction x L in {1, 2}; T = 3, N = 2, DHC = 4, SIC = DIC = 4 (3 with
+ * projection), SLC = 5 (L = 1) or DIC (L = 2); src_iter, bias and dst_iter
+ * given. Test mode (`_lin` files, golden_common.h's tparams) for the vanilla
+ * RNN (tanh) and each other cell variant: one-way directions with L = 1,
+ * bidirectional ones with L = 2. Combinations oneDNN rejects (AUGRU: L = 1,
+ * left2right only) are reported on stderr and skipped.
  *
  * Layouts: weights `any` for both passes, reordered from the user's ldigo
  * (the forward and backward layouts differ: this is what oneDNN's training
@@ -20,17 +23,19 @@
  *
  * Inputs: the generator of golden_common.h; seeds src_layer 1, src_iter 2,
  * src_iter_c 3, weights_layer 4, weights_iter 5, bias 6, peephole 8,
+ * projection 9 (`any` in both passes, reordered from ldio),
  * diff_dst_layer 11, diff_dst_iter 12, diff_dst_iter_c 13, and the initial
- * diff weights (`<name>_init` tensors) 21-24; attention gen_value(7, i, 1) +
+ * diff weights (`<name>_init` tensors) 21-25; attention gen_value(7, i, 1) +
  * 0.5, in [0, 1).
  *
  * File format: that of tests/goldens/README.md with `prop backward`; the
  * tensors are the forward inputs, the forward outputs (dst_*), the output
  * gradients (diff_dst_*), the initial diff weights (diff_weights_layer_init,
- * diff_weights_iter_init, diff_bias_init, diff_weights_peephole_init) and
- * oneDNN's results: diff_src_layer, diff_src_iter, diff_src_iter_c,
- * diff_attention, diff_weights_layer, diff_weights_iter, diff_bias,
- * diff_weights_peephole.
+ * diff_weights_iter_init, diff_bias_init, diff_weights_peephole_init,
+ * diff_weights_projection_init) and oneDNN's results: diff_src_layer,
+ * diff_src_iter, diff_src_iter_c, diff_attention, diff_weights_layer,
+ * diff_weights_iter, diff_bias, diff_weights_peephole, diff_weights_projection
+ * (ldio).
  */
 #include <math.h>
 #include <stdint.h>
@@ -52,33 +57,38 @@ static const char *cell_short[]
 /* Tensors: forward inputs, forward outputs, backward inputs, backward
  * outputs. Absent ones (by cell) are not created. */
 enum {
-    T_SRC_LAYER, T_SRC_ITER, T_SRC_ITER_C, T_ATT, T_WL, T_WI, T_WP, T_BIAS,
-    T_DST_LAYER, T_DST_ITER, T_DST_ITER_C,
+    T_SRC_LAYER, T_SRC_ITER, T_SRC_ITER_C, T_ATT, T_WL, T_WI, T_WP, T_WPROJ,
+    T_BIAS, T_DST_LAYER, T_DST_ITER, T_DST_ITER_C,
     T_DDST_LAYER, T_DDST_ITER, T_DDST_ITER_C,
-    T_DSRC_LAYER, T_DSRC_ITER, T_DSRC_ITER_C, T_DATT, T_DWL, T_DWI, T_DWP, T_DBIAS,
+    T_DSRC_LAYER, T_DSRC_ITER, T_DSRC_ITER_C, T_DATT, T_DWL, T_DWI, T_DWP,
+    T_DWPROJ, T_DBIAS,
     T_COUNT
 };
 
 static const char *t_name[T_COUNT] = {"src_layer", "src_iter", "src_iter_c",
-        "attention", "weights_layer", "weights_iter", "weights_peephole", "bias",
+        "attention", "weights_layer", "weights_iter", "weights_peephole",
+        "weights_projection", "bias",
         "dst_layer", "dst_iter", "dst_iter_c", "diff_dst_layer", "diff_dst_iter",
         "diff_dst_iter_c", "diff_src_layer", "diff_src_iter", "diff_src_iter_c",
         "diff_attention", "diff_weights_layer", "diff_weights_iter",
-        "diff_weights_peephole", "diff_bias"};
+        "diff_weights_peephole", "diff_weights_projection", "diff_bias"};
 
 static const int t_arg[T_COUNT] = {DNNL_ARG_SRC_LAYER, DNNL_ARG_SRC_ITER,
         DNNL_ARG_SRC_ITER_C, DNNL_ARG_AUGRU_ATTENTION, DNNL_ARG_WEIGHTS_LAYER,
-        DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_WEIGHTS_PEEPHOLE, DNNL_ARG_BIAS,
+        DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_WEIGHTS_PEEPHOLE,
+        DNNL_ARG_WEIGHTS_PROJECTION, DNNL_ARG_BIAS,
         DNNL_ARG_DST_LAYER, DNNL_ARG_DST_ITER, DNNL_ARG_DST_ITER_C,
         DNNL_ARG_DIFF_DST_LAYER, DNNL_ARG_DIFF_DST_ITER, DNNL_ARG_DIFF_DST_ITER_C,
         DNNL_ARG_DIFF_SRC_LAYER, DNNL_ARG_DIFF_SRC_ITER, DNNL_ARG_DIFF_SRC_ITER_C,
         DNNL_ARG_DIFF_AUGRU_ATTENTION, DNNL_ARG_DIFF_WEIGHTS_LAYER,
         DNNL_ARG_DIFF_WEIGHTS_ITER, DNNL_ARG_DIFF_WEIGHTS_PEEPHOLE,
-        DNNL_ARG_DIFF_BIAS};
+        DNNL_ARG_DIFF_WEIGHTS_PROJECTION, DNNL_ARG_DIFF_BIAS};
 
 typedef struct {
     cell_t cell;
     int peephole;
+    int projection; /* LSTM projection (DIC = 3 < DHC) */
+    int linear;     /* test mode (golden_common.h's tparams) */
     dnnl_alg_kind_t act;
     float alpha;
     dnnl_rnn_direction_t dir;
@@ -96,7 +106,8 @@ static const_dnnl_memory_desc_t md_of(const bwd_case_t *c, int k) {
  * are the weights descriptors (`any`). */
 static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
         const bwd_case_t *c, int backward, const_dnnl_memory_desc_t wl,
-        const_dnnl_memory_desc_t wi, const_dnnl_primitive_desc_t hint) {
+        const_dnnl_memory_desc_t wi, const_dnnl_memory_desc_t wproj,
+        const_dnnl_primitive_desc_t hint, const_dnnl_primitive_attr_t attr) {
 #define M(k) md_of(c, k)
     if (!backward) {
         const dnnl_prop_kind_t p = dnnl_forward_training;
@@ -105,28 +116,28 @@ static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
                 return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, p,
                         c->act, c->dir, M(T_SRC_LAYER), M(T_SRC_ITER), wl, wi,
                         M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER), 0, c->alpha,
-                        0.0f, NULL);
+                        0.0f, attr);
             case C_LSTM:
                 return dnnl_lstm_forward_primitive_desc_create(pd, eng, p, c->dir,
                         M(T_SRC_LAYER), M(T_SRC_ITER), M(T_SRC_ITER_C), wl, wi,
-                        M(T_WP), NULL, M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER),
-                        M(T_DST_ITER_C), 0, NULL);
+                        M(T_WP), wproj, M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER),
+                        M(T_DST_ITER_C), 0, attr);
             case C_GRU:
                 return dnnl_gru_forward_primitive_desc_create(pd, eng, p, c->dir,
                         M(T_SRC_LAYER), M(T_SRC_ITER), wl, wi, M(T_BIAS),
-                        M(T_DST_LAYER), M(T_DST_ITER), 0, NULL);
+                        M(T_DST_LAYER), M(T_DST_ITER), 0, attr);
             case C_LBR_GRU:
                 return dnnl_lbr_gru_forward_primitive_desc_create(pd, eng, p,
                         c->dir, M(T_SRC_LAYER), M(T_SRC_ITER), wl, wi, M(T_BIAS),
-                        M(T_DST_LAYER), M(T_DST_ITER), 0, NULL);
+                        M(T_DST_LAYER), M(T_DST_ITER), 0, attr);
             case C_AUGRU:
                 return dnnl_augru_forward_primitive_desc_create(pd, eng, p,
                         c->dir, M(T_SRC_LAYER), M(T_SRC_ITER), M(T_ATT), wl, wi,
-                        M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER), 0, NULL);
+                        M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER), 0, attr);
             case C_LBR_AUGRU:
                 return dnnl_lbr_augru_forward_primitive_desc_create(pd, eng, p,
                         c->dir, M(T_SRC_LAYER), M(T_SRC_ITER), M(T_ATT), wl, wi,
-                        M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER), 0, NULL);
+                        M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER), 0, attr);
         }
         return dnnl_invalid_arguments;
     }
@@ -138,39 +149,39 @@ static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
                     M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER), M(T_DSRC_LAYER),
                     M(T_DSRC_ITER), M(T_DWL), M(T_DWI), M(T_DBIAS),
                     M(T_DDST_LAYER), M(T_DDST_ITER), 0, c->alpha, 0.0f, hint,
-                    NULL);
+                    attr);
         case C_LSTM:
             return dnnl_lstm_backward_primitive_desc_create(pd, eng, p, c->dir,
                     M(T_SRC_LAYER), M(T_SRC_ITER), M(T_SRC_ITER_C), wl, wi,
-                    M(T_WP), NULL, M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER),
+                    M(T_WP), wproj, M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER),
                     M(T_DST_ITER_C), M(T_DSRC_LAYER), M(T_DSRC_ITER),
-                    M(T_DSRC_ITER_C), M(T_DWL), M(T_DWI), M(T_DWP), NULL,
+                    M(T_DSRC_ITER_C), M(T_DWL), M(T_DWI), M(T_DWP), M(T_DWPROJ),
                     M(T_DBIAS), M(T_DDST_LAYER), M(T_DDST_ITER),
-                    M(T_DDST_ITER_C), 0, hint, NULL);
+                    M(T_DDST_ITER_C), 0, hint, attr);
         case C_GRU:
             return dnnl_gru_backward_primitive_desc_create(pd, eng, p, c->dir,
                     M(T_SRC_LAYER), M(T_SRC_ITER), wl, wi, M(T_BIAS),
                     M(T_DST_LAYER), M(T_DST_ITER), M(T_DSRC_LAYER),
                     M(T_DSRC_ITER), M(T_DWL), M(T_DWI), M(T_DBIAS),
-                    M(T_DDST_LAYER), M(T_DDST_ITER), 0, hint, NULL);
+                    M(T_DDST_LAYER), M(T_DDST_ITER), 0, hint, attr);
         case C_LBR_GRU:
             return dnnl_lbr_gru_backward_primitive_desc_create(pd, eng, p, c->dir,
                     M(T_SRC_LAYER), M(T_SRC_ITER), wl, wi, M(T_BIAS),
                     M(T_DST_LAYER), M(T_DST_ITER), M(T_DSRC_LAYER),
                     M(T_DSRC_ITER), M(T_DWL), M(T_DWI), M(T_DBIAS),
-                    M(T_DDST_LAYER), M(T_DDST_ITER), 0, hint, NULL);
+                    M(T_DDST_LAYER), M(T_DDST_ITER), 0, hint, attr);
         case C_AUGRU:
             return dnnl_augru_backward_primitive_desc_create(pd, eng, p, c->dir,
                     M(T_SRC_LAYER), M(T_SRC_ITER), M(T_ATT), wl, wi, M(T_BIAS),
                     M(T_DST_LAYER), M(T_DST_ITER), M(T_DSRC_LAYER),
                     M(T_DSRC_ITER), M(T_DATT), M(T_DWL), M(T_DWI), M(T_DBIAS),
-                    M(T_DDST_LAYER), M(T_DDST_ITER), 0, hint, NULL);
+                    M(T_DDST_LAYER), M(T_DDST_ITER), 0, hint, attr);
         case C_LBR_AUGRU:
             return dnnl_lbr_augru_backward_primitive_desc_create(pd, eng, p,
                     c->dir, M(T_SRC_LAYER), M(T_SRC_ITER), M(T_ATT), wl, wi,
                     M(T_BIAS), M(T_DST_LAYER), M(T_DST_ITER), M(T_DSRC_LAYER),
                     M(T_DSRC_ITER), M(T_DATT), M(T_DWL), M(T_DWI), M(T_DBIAS),
-                    M(T_DDST_LAYER), M(T_DDST_ITER), 0, hint, NULL);
+                    M(T_DDST_LAYER), M(T_DDST_ITER), 0, hint, attr);
     }
 #undef M
     return dnnl_invalid_arguments;
@@ -182,7 +193,7 @@ static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
 static void execute(const_dnnl_primitive_desc_t pd, dnnl_engine_t eng,
         dnnl_stream_t strm, bwd_case_t *c, int last, dnnl_memory_t ws) {
     dnnl_exec_arg_t args[T_COUNT + 1];
-    dnnl_memory_t owned[2];
+    dnnl_memory_t owned[3];
     int nargs = 0, nowned = 0;
     for (int k = 0; k < last; ++k) {
         if (!c->present[k]) continue;
@@ -190,7 +201,7 @@ static void execute(const_dnnl_primitive_desc_t pd, dnnl_engine_t eng,
                 = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, t_arg[k]);
         if (!want) FAIL("%s: the pd has no md", t_name[k]);
         dnnl_memory_t m = c->t[k].mem;
-        if (k == T_WL || k == T_WI) {
+        if (k == T_WL || k == T_WI || k == T_WPROJ) {
             int own = 0;
             m = reorder_to(eng, strm, &c->t[k], want, &own);
             if (own) owned[nowned++] = m;
@@ -219,41 +230,47 @@ static const char *act_name(dnnl_alg_kind_t a) {
 
 static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
         const char *out_dir, const char *version) {
-    const int64_t L = c->L, T = 3, N = 2, DHC = 4, SIC = 4;
-    const int64_t SLC = L == 1 ? 5 : 4;
+    const int64_t L = c->L, T = 3, N = 2, DHC = 4;
+    const int64_t DIC = c->projection ? 3 : DHC, SIC = DIC;
+    const int64_t SLC = L == 1 ? 5 : DIC;
     const int64_t G = c->cell == C_RNN ? 1 : c->cell == C_LSTM ? 4 : 3;
     const int64_t B = (c->cell == C_LBR_GRU || c->cell == C_LBR_AUGRU) ? G + 1 : G;
     const int64_t D = (c->dir == dnnl_bidirectional_concat || c->dir == dnnl_bidirectional_sum) ? 2 : 1;
-    const int64_t DLC = c->dir == dnnl_bidirectional_concat ? 2 * DHC : DHC;
+    const int64_t DLC = c->dir == dnnl_bidirectional_concat ? 2 * DIC : DIC;
     const int lstm = c->cell == C_LSTM;
     const int att = c->cell == C_AUGRU || c->cell == C_LBR_AUGRU;
 
     char name[128];
-    snprintf(name, sizeof(name), "%s%s%s_%s_l%d", cell_short[c->cell],
+    snprintf(name, sizeof(name), "%s%s%s%s_%s_l%d%s", cell_short[c->cell],
             c->cell == C_RNN ? act_name(c->act) : "", c->peephole ? "peephole" : "",
+            c->projection ? "proj" : "",
             c->dir == dnnl_unidirectional_left2right ? "l2r"
             : c->dir == dnnl_unidirectional_right2left ? "r2l"
             : c->dir == dnnl_bidirectional_concat ? "bicat" : "bisum",
-            c->L);
-    const int64_t d_sl[] = {T, N, SLC}, d_st[] = {L, D, N, DHC}, d_att[] = {T, N, 1},
-                  d_wl[] = {L, D, SLC, G, DHC}, d_wi[] = {L, D, SIC, G, DHC},
-                  d_wp[] = {L, D, 3, DHC}, d_b[] = {L, D, B, DHC}, d_dl[] = {T, N, DLC};
+            c->L, c->linear ? "_lin" : "");
+    const int64_t d_sl[] = {T, N, SLC}, d_st[] = {L, D, N, DIC}, d_stc[] = {L, D, N, DHC},
+                  d_att[] = {T, N, 1}, d_wl[] = {L, D, SLC, G, DHC},
+                  d_wi[] = {L, D, SIC, G, DHC}, d_wp[] = {L, D, 3, DHC},
+                  d_wproj[] = {L, D, DHC, DIC}, d_b[] = {L, D, B, DHC},
+                  d_dl[] = {T, N, DLC};
     struct { int k; int nd; const int64_t *dims; dnnl_format_tag_t tag; } shape[] = {
         {T_SRC_LAYER, 3, d_sl, dnnl_tnc}, {T_SRC_ITER, 4, d_st, dnnl_ldnc},
-        {T_SRC_ITER_C, 4, d_st, dnnl_ldnc}, {T_ATT, 3, d_att, dnnl_tnc},
+        {T_SRC_ITER_C, 4, d_stc, dnnl_ldnc}, {T_ATT, 3, d_att, dnnl_tnc},
         {T_WL, 5, d_wl, dnnl_ldigo}, {T_WI, 5, d_wi, dnnl_ldigo},
-        {T_WP, 4, d_wp, dnnl_ldgo}, {T_BIAS, 4, d_b, dnnl_ldgo},
-        {T_DST_LAYER, 3, d_dl, dnnl_tnc}, {T_DST_ITER, 4, d_st, dnnl_ldnc},
-        {T_DST_ITER_C, 4, d_st, dnnl_ldnc}};
+        {T_WP, 4, d_wp, dnnl_ldgo}, {T_WPROJ, 4, d_wproj, dnnl_ldio},
+        {T_BIAS, 4, d_b, dnnl_ldgo}, {T_DST_LAYER, 3, d_dl, dnnl_tnc},
+        {T_DST_ITER, 4, d_st, dnnl_ldnc}, {T_DST_ITER_C, 4, d_stc, dnnl_ldnc}};
     for (int s = 0; s < (int)(sizeof(shape) / sizeof(shape[0])); ++s) {
         const int k = shape[s].k;
         /* diff tensor of forward tensor k: same shape */
         const int dk = k <= T_BIAS ? T_DSRC_LAYER + k : T_DDST_LAYER + (k - T_DST_LAYER);
         tensor_init(&c->t[k], t_name[k], shape[s].nd, shape[s].dims, shape[s].tag, eng);
         tensor_init(&c->t[dk], t_name[dk], shape[s].nd, shape[s].dims, shape[s].tag, eng);
-        const int used = (k != T_SRC_ITER_C && k != T_DST_ITER_C && k != T_WP && k != T_ATT)
+        const int used = (k != T_SRC_ITER_C && k != T_DST_ITER_C && k != T_WP && k != T_WPROJ
+                                 && k != T_ATT)
                 || ((k == T_SRC_ITER_C || k == T_DST_ITER_C) && lstm)
-                || (k == T_WP && c->peephole) || (k == T_ATT && att);
+                || (k == T_WP && c->peephole) || (k == T_WPROJ && c->projection)
+                || (k == T_ATT && att);
         c->present[k] = c->present[dk] = used;
     }
     gen_fill(c->t[T_SRC_LAYER].host, c->t[T_SRC_LAYER].nelems, 1, 2.0f);
@@ -265,22 +282,28 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     gen_fill(c->t[T_WI].host, c->t[T_WI].nelems, 5, 1.0f);
     gen_fill(c->t[T_BIAS].host, c->t[T_BIAS].nelems, 6, 1.0f);
     gen_fill(c->t[T_WP].host, c->t[T_WP].nelems, 8, 1.0f);
+    gen_fill(c->t[T_WPROJ].host, c->t[T_WPROJ].nelems, 9, 1.0f);
     gen_fill(c->t[T_DDST_LAYER].host, c->t[T_DDST_LAYER].nelems, 11, 2.0f);
     gen_fill(c->t[T_DDST_ITER].host, c->t[T_DDST_ITER].nelems, 12, 2.0f);
     gen_fill(c->t[T_DDST_ITER_C].host, c->t[T_DDST_ITER_C].nelems, 13, 2.0f);
-    const int diff_w[] = {T_DWL, T_DWI, T_DBIAS, T_DWP};
-    for (int j = 0; j < 4; ++j) {
+    const int diff_w[] = {T_DWL, T_DWI, T_DBIAS, T_DWP, T_DWPROJ};
+    for (int j = 0; j < 5; ++j) {
         tensor_t *t = &c->t[diff_w[j]];
         c->init[diff_w[j]] = (float *)xmalloc(t->nelems * sizeof(float));
         gen_fill(c->init[diff_w[j]], t->nelems, 21 + (uint32_t)j, 1.0f);
     }
 
-    dnnl_memory_desc_t wl_any = NULL, wi_any = NULL;
+    dnnl_memory_desc_t wl_any = NULL, wi_any = NULL, wproj_any = NULL;
     CHECK(dnnl_memory_desc_create_with_tag(&wl_any, 5, c->t[T_WL].dims, dnnl_f32, dnnl_format_tag_any));
     CHECK(dnnl_memory_desc_create_with_tag(&wi_any, 5, c->t[T_WI].dims, dnnl_f32, dnnl_format_tag_any));
+    if (c->projection)
+        CHECK(dnnl_memory_desc_create_with_tag(
+                &wproj_any, 4, c->t[T_WPROJ].dims, dnnl_f32, dnnl_format_tag_any));
+    dnnl_primitive_attr_t attr = test_mode_attr(c->linear, (int)G);
     dnnl_primitive_desc_t fpd = NULL, bpd = NULL;
-    dnnl_status_t st = create_pd(&fpd, eng, c, 0, wl_any, wi_any, NULL);
-    if (st == dnnl_success) st = create_pd(&bpd, eng, c, 1, wl_any, wi_any, fpd);
+    dnnl_status_t st = create_pd(&fpd, eng, c, 0, wl_any, wi_any, wproj_any, NULL, attr);
+    if (st == dnnl_success)
+        st = create_pd(&bpd, eng, c, 1, wl_any, wi_any, wproj_any, fpd, attr);
     if (st != dnnl_success) {
         fprintf(stderr, "%s: not accepted: status %d (%s)\n", name, (int)st, status_str(st));
     } else {
@@ -321,9 +344,10 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
         if (c->cell == C_RNN)
             fprintf(f, "activation %s\nalpha %.9g\n", act_name(c->act), (double)c->alpha);
         fprintf(f, "prop backward\ndirection %s\n", dir_name(c->dir));
+        if (c->linear) write_tparams(f, (int)G);
         fprintf(f, "dims L=%lld D=%lld T=%lld N=%lld SLC=%lld SIC=%lld DHC=%lld DIC=%lld G=%lld\n",
                 (long long)L, (long long)D, (long long)T, (long long)N, (long long)SLC,
-                (long long)SIC, (long long)DHC, (long long)DHC, (long long)G);
+                (long long)SIC, (long long)DHC, (long long)DIC, (long long)G);
         for (int k = 0; k < T_COUNT; ++k) {
             if (!c->present[k]) continue;
             if (c->init[k]) {
@@ -343,6 +367,8 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     if (fpd) CHECK(dnnl_primitive_desc_destroy(fpd));
     CHECK(dnnl_memory_desc_destroy(wl_any));
     CHECK(dnnl_memory_desc_destroy(wi_any));
+    if (wproj_any) CHECK(dnnl_memory_desc_destroy(wproj_any));
+    if (attr) CHECK(dnnl_primitive_attr_destroy(attr));
     for (int k = 0; k < T_COUNT; ++k) {
         free(c->init[k]);
         if (c->t[k].md) tensor_fini(&c->t[k]);
@@ -358,20 +384,29 @@ int main(int argc, char **argv) {
     const dnnl_rnn_direction_t dirs[] = {dnnl_unidirectional_left2right,
             dnnl_unidirectional_right2left, dnnl_bidirectional_concat, dnnl_bidirectional_sum};
     const dnnl_alg_kind_t acts[] = {dnnl_eltwise_relu, dnnl_eltwise_tanh, dnnl_eltwise_logistic};
+    /* variants: the activations of the vanilla RNN; LSTM plain, peephole,
+     * projection, both */
     for (int cell = C_RNN; cell <= C_LBR_AUGRU; ++cell)
-        for (int v = 0; v < (cell == C_RNN ? 3 : cell == C_LSTM ? 2 : 1); ++v)
+        for (int v = 0; v < (cell == C_RNN ? 3 : cell == C_LSTM ? 4 : 1); ++v)
             for (int d = 0; d < 4; ++d)
-                for (int L = 1; L <= 2; ++L) {
-                    bwd_case_t c;
-                    memset(&c, 0, sizeof(c));
-                    c.cell = (cell_t)cell;
-                    c.act = cell == C_RNN ? acts[v] : dnnl_eltwise_tanh;
-                    c.alpha = c.act == dnnl_eltwise_relu && cell == C_RNN ? 0.1f : 0.0f;
-                    c.peephole = cell == C_LSTM && v == 1;
-                    c.dir = dirs[d];
-                    c.L = L;
-                    run_case(&c, eng, strm, argv[1], version);
-                }
+                for (int L = 1; L <= 2; ++L)
+                    for (int linear = 0; linear <= 1; ++linear) {
+                        /* test mode: one activation of the vanilla RNN, L = 1
+                         * for the one-way directions, L = 2 for the others */
+                        if (linear && ((cell == C_RNN && v != 1) || (d < 2) != (L == 1)))
+                            continue;
+                        bwd_case_t c;
+                        memset(&c, 0, sizeof(c));
+                        c.cell = (cell_t)cell;
+                        c.act = cell == C_RNN ? acts[v] : dnnl_eltwise_tanh;
+                        c.alpha = c.act == dnnl_eltwise_relu && cell == C_RNN ? 0.1f : 0.0f;
+                        c.peephole = cell == C_LSTM && (v & 1);
+                        c.projection = cell == C_LSTM && (v & 2);
+                        c.linear = linear;
+                        c.dir = dirs[d];
+                        c.L = L;
+                        run_case(&c, eng, strm, argv[1], version);
+                    }
     CHECK(dnnl_stream_destroy(strm));
     CHECK(dnnl_engine_destroy(eng));
     return 0;

@@ -4,8 +4,13 @@
 //! the previous state's gradient. The recurrent products (`dA·Uᵀ`) are the driver's GEMMs.
 //!
 //! Matrices are row-major `[N][·]`; `dA` rows are `[G][DHC]`, like the workspace gates.
+//!
+//! Test mode (`rnn_tparams`): oneDNN 3.13 keeps every gate derivative's normal-mode form, taken
+//! in the stored (linear) gates; only the vanilla RNN's derivative ([`vanilla`]) and LSTM's
+//! `tanh(c)` ([`lstm`]) change.
 
 use crate::rnn::cells::vanilla::Activation;
+use crate::rnn::cells::Linear;
 use std::ops::Range;
 
 /// What one step reads from the forward pass.
@@ -58,32 +63,43 @@ impl<'a> StepState<'a> {
 }
 
 /// Vanilla RNN: `dA = dh ⊙ act'(h)`, the derivative taken from the output `h` (the stored
-/// gate): relu `h > 0 ? 1 : alpha`, tanh `1 − h²`, logistic `h(1 − h)`.
-pub fn vanilla(act: Activation, st: &StepState, dh: &[f32], da: &mut [f32]) {
+/// gate): relu `h > 0 ? 1 : alpha`, tanh `1 − h²`, logistic `h(1 − h)`; in test mode (`linear`:
+/// the activation is `scale_0·x`) `scale_0·h` — as oneDNN 3.13, which applies the linear
+/// activation to the output where the derivative would be (not the derivative `scale_0`).
+pub fn vanilla(
+    act: Activation,
+    linear: Option<&Linear>,
+    st: &StepState,
+    dh: &[f32],
+    da: &mut [f32],
+) {
     for ((d, &h), &g) in da.iter_mut().zip(st.gates).zip(dh) {
-        let deriv = match act {
-            Activation::Relu(alpha) => {
+        let deriv = match (linear, act) {
+            (Some(lin), _) => lin.gate(0, h),
+            (None, Activation::Relu(alpha)) => {
                 if h > 0.0 {
                     1.0
                 } else {
                     alpha
                 }
             }
-            Activation::Tanh => 1.0 - h * h,
-            Activation::Logistic => h * (1.0 - h),
+            (None, Activation::Tanh) => 1.0 - h * h,
+            (None, Activation::Logistic) => h * (1.0 - h),
         };
         *d = g * deriv;
     }
 }
 
 /// LSTM (gates i, f, c̃, o; peephole `P` or zeros). `dc` holds the gradient of the new cell
-/// state on entry and of the previous one on return:
+/// state on entry and of the previous one on return. In test mode (`linear`) `tanh(c)` is
+/// `cscale·c` — also in `1 − tanh²(c)`, as oneDNN computes it; the gate derivatives keep their
+/// form in the stored (linear) gates.
 /// ```text
 /// dA_o = dh·tanh(c)·o(1−o)     dc += dh·o·(1 − tanh²(c)) + dA_o·P_o
 /// dA_f = dc·c_prev·f(1−f)      dA_i = dc·c̃·i(1−i)      dA_c̃ = dc·i·(1 − c̃²)
 /// dc_prev = dc·f + dA_f·P_f + dA_i·P_i
 /// ```
-pub fn lstm(st: &StepState, dh: &[f32], dc: &mut [f32], da: &mut [f32]) {
+pub fn lstm(linear: Option<&Linear>, st: &StepState, dh: &[f32], dc: &mut [f32], da: &mut [f32]) {
     let dhc = st.dhc;
     let pp = |k: usize, o: usize| {
         if st.peephole.is_empty() {
@@ -104,7 +120,7 @@ pub fn lstm(st: &StepState, dh: &[f32], dc: &mut [f32], da: &mut [f32]) {
                 gates[3 * dhc + o],
             );
             let (c, cp) = (st.c[j], st.c_prev[j]);
-            let tc = c.tanh();
+            let tc = linear.map_or_else(|| c.tanh(), |lin| lin.cscale * c);
             let da_o = dh[j] * tc * og * (1.0 - og);
             let d = dc[j] + dh[j] * og * (1.0 - tc * tc) + da_o * pp(2, o);
             let da_f = d * cp * f * (1.0 - f);
@@ -157,11 +173,12 @@ pub fn gru_update(
     }
 }
 
-/// GRU / AUGRU, after the driver computed `g = dA_o·U_oᵀ`: `dA_r = g·h_prev·r(1 − r)`,
-/// `dh_prev += g·r`, and `r ⊙ h_prev` (the operand of `dU_o`) into `rh`.
+/// GRU / AUGRU, after the driver computed `g = dA_o·U_oᵀ` (rows of `g.1` floats):
+/// `dA_r = g·h_prev·r(1 − r)`, `dh_prev += g·r`, and `r ⊙ h_prev` (the operand of `dU_o`) into
+/// `rh`.
 pub fn gru_reset(
     st: &StepState,
-    g: &[f32],
+    (g, g_ld): (&[f32], usize),
     da: &mut [f32],
     dh_prev: &mut [f32],
     dh_ld: usize,
@@ -173,8 +190,9 @@ pub fn gru_reset(
         for o in 0..dhc {
             let j = r * dhc + o;
             let rg = st.gates[r * 3 * dhc + dhc + o];
-            da[r * 3 * dhc + dhc + o] = g[j] * h_prev[o] * rg * (1.0 - rg);
-            dh_prev[r * dh_ld + o] += g[j] * rg;
+            let gv = g[r * g_ld + o];
+            da[r * 3 * dhc + dhc + o] = gv * h_prev[o] * rg * (1.0 - rg);
+            dh_prev[r * dh_ld + o] += gv * rg;
             rh[j] = rg * h_prev[o];
         }
     }

@@ -8,6 +8,7 @@ use super::{Backward, BackwardTensors};
 use crate::args;
 use crate::error::{Error, Result};
 use crate::primitive::ExecArgs;
+use crate::rnn::cells::Linear;
 use crate::rnn::pd::RnnPd;
 use crate::rnn::primitive::{buffer, required};
 use crate::rnn::views::Strided;
@@ -38,6 +39,7 @@ pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
         weights_layer: s5(args::WEIGHTS_LAYER)?,
         weights_iter: s5(args::WEIGHTS_ITER)?,
         peephole: o4(args::WEIGHTS_PEEPHOLE)?,
+        projection: o4(args::WEIGHTS_PROJECTION)?,
         diff_dst_layer: s3(diff(args::DST_LAYER))?,
         diff_dst_iter: o4(diff(args::DST_ITER))?,
         diff_dst_iter_c: o4(diff(args::DST_ITER_C))?,
@@ -48,6 +50,7 @@ pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
         diff_weights_layer: s5(diff(args::WEIGHTS_LAYER))?,
         diff_weights_iter: s5(diff(args::WEIGHTS_ITER))?,
         diff_peephole: o4(diff(args::WEIGHTS_PEEPHOLE))?,
+        diff_projection: o4(diff(args::WEIGHTS_PROJECTION))?,
         diff_bias: o4(diff(args::BIAS))?,
         workspace: req(args::WORKSPACE)?.cast_const(),
         scratch,
@@ -62,6 +65,8 @@ pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
         scratch: layout,
         workspace,
         tensors,
+        linear: Linear::from_attr(&pd.attr().rnn_tparams),
+        isa: pd.isa(),
     };
     // SAFETY: every pointer comes from a memory object whose descriptor equals the pd's (checked
     // by `ExecArgs::require`); the workspace and scratchpad are at least as large as their

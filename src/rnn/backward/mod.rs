@@ -5,17 +5,22 @@
 //! 1. **steps, last to first**: the gradient reaching the step's h is the one from above (the
 //!    `diff_dst_layer` rows of the direction — channel half for concat, all for sum — or the
 //!    input gradient of the layer above) plus the one from the next step (`diff_dst_iter` at the
-//!    last step); the cell's element-wise backward ([`cells`]) turns it into `dA`, the gradient
+//!    last step) — with LSTM projection (`h = h̃·W_proj`) kept for `dW_proj` and turned into the
+//!    cell's `dh̃ = dh·W_projᵀ` by a GEMM; the cell's element-wise backward ([`cells`]) turns it
+//!    into `dA`, the gradient
 //!    of the gate pre-activations, kept for every step; then the recurrent GEMM `dA·Uᵀ` gives
 //!    the previous state's gradient (GRU: in two parts around the reset gate);
 //! 2. **merged GEMMs over all `T·N` rows** (reference §c.2): `dW += xᵀ·dA`, `dU += h_prevᵀ·dA'`,
-//!    `db += Σ dA`, the peephole sums, and the layer input's gradient `dA·Wᵀ` — which feeds the
+//!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and the layer input's gradient
+//!    `dA·Wᵀ` — which feeds the
 //!    layer below, or (layer 0) is added into `diff_src_layer` over both directions.
 //!
 //! Diff weights and bias accumulate into the user's tensors; with
 //! `dnnl_rnn_flags_diff_weights_overwrite` each layer and direction's part is zeroed first.
-//! Weights are read in the user's plain layout (any strides) by strided GEMMs
-//! ([`gemm`](mod@gemm)); nothing is packed.
+//! The merged GEMMs read the weights in the user's plain layout (any strides) with strided GEMMs
+//! ([`gemm`](mod@gemm)); the per-step recurrent GEMMs use the forward pass's kernel
+//! (`kernels::gemm`) on `Uᵀ`, packed once per layer and direction into the scratchpad — for
+//! small batches 2–6× faster than repacking the plain weights at every step.
 //!
 //! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
 //! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
@@ -30,16 +35,22 @@ pub mod scratch;
 
 use self::gemm::{gemm, Mat};
 use self::scratch::BackwardScratch;
-use super::cells::CellKind;
+use super::cells::{CellKind, Linear};
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
+use crate::kernels::gemm::{gemm as kgemm, Init, Panel, RowsA, CHUNK};
+use crate::kernels::Isa;
 use crate::threading;
 use crate::types::Direction;
 use std::ops::Range;
 
 /// Elements (`N·G·DHC`) of a step from which its element-wise part runs on several threads.
 const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
+/// Floats of packed `Uᵀ` from which packing runs on several threads.
+const PACK_PARALLEL_MIN: usize = 1 << 16;
+/// Floating-point work of a per-step recurrent GEMM from which it is split over threads.
+const RECURRENT_PARALLEL_MIN_FLOPS: usize = 1 << 20;
 
 /// Every tensor one backward execution touches, as raw views.
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +65,8 @@ pub struct BackwardTensors {
     pub weights_iter: Strided<5>,
     /// LSTM peephole `[L][D][3][DHC]`.
     pub peephole: Option<Strided<4>>,
+    /// LSTM projection `[L][D][DHC][DIC]` (any strides).
+    pub projection: Option<Strided<4>>,
     /// `diff_dst_layer` `[T][N][DLC]`.
     pub diff_dst_layer: Strided<3>,
     /// `diff_dst_iter` `[L][D][N][DIC]`.
@@ -74,6 +87,8 @@ pub struct BackwardTensors {
     pub diff_weights_iter: Strided<5>,
     /// `diff_weights_peephole` `[L][D][3][DHC]`.
     pub diff_peephole: Option<Strided<4>>,
+    /// `diff_weights_projection` `[L][D][DHC][DIC]`.
+    pub diff_projection: Option<Strided<4>>,
     /// `diff_bias` `[L][D][B][DHC]`.
     pub diff_bias: Option<Strided<4>>,
     /// The forward training workspace (read).
@@ -92,6 +107,10 @@ pub struct Backward<'a> {
     pub workspace: &'a WorkspaceLayout,
     /// The tensors.
     pub tensors: BackwardTensors,
+    /// Instruction set of the recurrent GEMM kernel.
+    pub isa: Isa,
+    /// Test mode (the `rnn_tparams` attribute): the linear activations of the forward pass.
+    pub linear: Option<Linear>,
 }
 
 // SAFETY: `Backward` only holds addresses; its parallel parts give each block of batch rows its
@@ -234,6 +253,7 @@ impl Backward<'_> {
             }
             let above = self.above(l, d);
             self.init_state_grads(l, d);
+            self.pack_recurrent(l, d);
             self.load_attention(d);
             let peephole: Vec<f32> = match self.tensors.peephole {
                 Some(w) => (0..3 * p.dhc)
@@ -370,32 +390,80 @@ impl Backward<'_> {
         }
     }
 
-    /// `dh_next (beta)= Σ_{g ∈ gates} src_g·U_gᵀ` for the rows `[N][G·DHC]` at `src`.
+    /// Packs `Uᵀ` of layer `l`, direction `d` — `[G·DHC][SIC]`, rows padded to `ut_ld` floats
+    /// (zeros) — into the `ut` region, for the per-step recurrent GEMMs of the layer.
+    unsafe fn pack_recurrent(&self, l: usize, d: usize) {
+        let p = self.problem;
+        let (sic, ld) = (p.sic, self.scratch.ut_ld);
+        let rows = p.g * p.dhc;
+        let w = self.tensors.weights_iter;
+        let ut = SyncPtr(self.sc(self.scratch.ut));
+        let parallel = rows * ld >= PACK_PARALLEL_MIN;
+        let parts = if parallel {
+            threading::num_threads()
+        } else {
+            1
+        };
+        // SAFETY: each part writes its own rows of `ut`; the weights are only read.
+        threading::for_each(parts, parallel, |i| {
+            for k in i * rows / parts..(i + 1) * rows / parts {
+                let (g, o) = (k / p.dhc, k % p.dhc);
+                let row = unsafe { slice_mut(ut.get().add(k * ld), ld) };
+                for (c, v) in row[..sic].iter_mut().enumerate() {
+                    *v = unsafe { *w.at([l, d, c, g, o]) };
+                }
+                row[sic..].fill(0.0);
+            }
+        });
+    }
+
+    /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]` at `src`, into rows of
+    /// `ldc ≥ ut_ld` floats at `out` (columns `SIC..ut_ld` receive zeros): the forward pass's
+    /// GEMM kernel on the `Uᵀ` packed once per layer ([`Self::pack_recurrent`]), split over
+    /// column panels when large.
     unsafe fn recurrent(
         &self,
-        l: usize,
-        d: usize,
         src: *const f32,
         gates: Range<usize>,
-        beta: f32,
+        out: *mut f32,
+        ldc: usize,
+        accumulate: bool,
     ) {
         let p = self.problem;
-        let cols = p.g * p.dhc;
-        let dh_next = Mat::rows(self.sc(self.scratch.dh_next), self.scratch.hc);
-        let mut first = true;
-        gate_blocks(
-            &self.tensors.weights_iter,
-            l,
-            d,
-            gates,
-            p.dhc,
-            |g0, ng, u| {
-                let a = Mat::rows(src, cols).at(0, g0 * p.dhc);
-                let b = if first { beta } else { 1.0 };
-                first = false;
-                unsafe { gemm(p.n, p.sic, ng * p.dhc, a, u.t(), b, dh_next) };
-            },
-        );
+        let (n, dhc, ld) = (p.n, p.dhc, self.scratch.ut_ld);
+        let k = gates.len() * dhc;
+        let a = RowsA {
+            base: src.wrapping_add(gates.start * dhc),
+            outer_stride: 0,
+            inner_stride: (p.g * dhc) as isize,
+            inner: n,
+        };
+        let b = self
+            .sc(self.scratch.ut)
+            .wrapping_add(gates.start * dhc * ld);
+        let chunks = ld / CHUNK;
+        let parts = if 2 * n * k * ld >= RECURRENT_PARALLEL_MIN_FLOPS {
+            threading::num_threads().min(chunks).max(1)
+        } else {
+            1
+        };
+        let (b, out) = (SyncPtr(b), SyncPtr(out));
+        let isa = self.isa;
+        // SAFETY: each part writes its own columns of `out`; `src` and `ut` are only read.
+        threading::for_each(parts, parts > 1, move |i| {
+            let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
+            let panel = Panel {
+                ptr: b.get().wrapping_add(c0),
+                ld,
+                width: c1 - c0,
+            };
+            let init = if accumulate {
+                Init::Accumulate
+            } else {
+                Init::Zero
+            };
+            unsafe { kgemm(isa, &a, 0..n, k, &panel, out.get().add(c0), ldc, init) };
+        });
     }
 
     /// Runs `f` on blocks of batch rows: in parallel when a step has enough elements.
@@ -425,9 +493,13 @@ impl Backward<'_> {
         let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
         let cols = p.g * dhc;
         unsafe {
+            let dh_next = self.sc(sc.dh_next);
             let st = self.step_state(l, d, s, peephole);
             let da = SyncPtr(self.sc(sc.da).add(s * n * cols));
             let da_iter = SyncPtr(self.sc(sc.da_iter).wrapping_add(s * n * cols));
+            if let Some(wp) = self.tensors.projection {
+                self.project_back(l, d, s, above, &wp);
+            }
             let above = (SyncPtr(above.0.cast_mut()), above.1);
             // SAFETY (both closures): each block of rows reads and writes its own rows.
             self.by_rows(|rows| {
@@ -435,32 +507,30 @@ impl Backward<'_> {
             });
             match p.cell {
                 CellKind::VanillaRnn | CellKind::Lstm => {
-                    self.recurrent(l, d, da.get(), 0..p.g, 0.0)
+                    self.recurrent(da.get(), 0..p.g, dh_next, hc, false)
                 }
                 CellKind::Gru | CellKind::Augru => {
-                    // g = dA_o·U_oᵀ, needed by every unit's dA_r.
+                    // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` floats).
+                    let g_ld = sc.ut_ld;
                     let g = self.sc(sc.g);
-                    gate_blocks(&self.tensors.weights_iter, l, d, 2..3, dhc, |_, _, u| {
-                        let a = Mat::rows(da.get(), cols).at(0, 2 * dhc);
-                        gemm(n, p.sic, dhc, a, u.t(), 0.0, Mat::rows(g, dhc));
-                    });
+                    self.recurrent(da.get(), 2..3, g, g_ld, false);
                     let (g, rh) = (SyncPtr(g), SyncPtr(self.sc(sc.rh).add(s * n * dhc)));
-                    let dh_next = SyncPtr(self.sc(sc.dh_next));
+                    let dh_next = SyncPtr(dh_next);
                     self.by_rows(|rows| {
                         let (r0, nr) = (rows.start, rows.len());
                         cells::gru_reset(
                             &st.rows(rows),
-                            slice(g.get().add(r0 * dhc), nr * dhc),
+                            (slice(g.get().add(r0 * g_ld), nr * g_ld), g_ld),
                             slice_mut(da.get().add(r0 * cols), nr * cols),
                             slice_mut(dh_next.get().add(r0 * hc), nr * hc),
                             hc,
                             slice_mut(rh.get().add(r0 * dhc), nr * dhc),
                         )
                     });
-                    self.recurrent(l, d, da.get(), 0..2, 1.0);
+                    self.recurrent(da.get(), 0..2, dh_next.get(), hc, true);
                 }
                 CellKind::LbrGru | CellKind::LbrAugru => {
-                    self.recurrent(l, d, da_iter.get(), 0..p.g, 1.0)
+                    self.recurrent(da_iter.get(), 0..p.g, dh_next, hc, true)
                 }
             }
             if let Some(v) = self.tensors.diff_attention {
@@ -472,8 +542,61 @@ impl Backward<'_> {
         }
     }
 
+    /// Writes the gradient reaching the h of step `s` — from above plus from the next step —
+    /// for the batch rows `rows`, `width` channels, into the rows of `dst` (`width` floats each,
+    /// the first being row `rows.start`).
+    ///
+    /// # Safety
+    /// `dst` valid for those rows; `above` holds `[T][N][·]` rows of `above.1` floats.
+    unsafe fn incoming(
+        &self,
+        s: usize,
+        above: (*const f32, usize),
+        rows: Range<usize>,
+        width: usize,
+        dst: *mut f32,
+    ) {
+        let (n, hc) = (self.problem.n, self.scratch.hc);
+        let dh_next = self.sc(self.scratch.dh_next);
+        for (i, r) in rows.enumerate() {
+            for c in 0..width {
+                unsafe {
+                    *dst.add(i * width + c) =
+                        *above.0.add((s * n + r) * above.1 + c) + *dh_next.add(r * hc + c);
+                }
+            }
+        }
+    }
+
+    /// LSTM with projection, step `s`: the gradient reaching h (`DIC` wide) into `dhp[s]`
+    /// (kept for the projection's weight gradient), and the one reaching h̃,
+    /// `dh̃ = dh·W_projᵀ`, into `dh`, where the cell's element-wise backward reads it.
+    unsafe fn project_back(
+        &self,
+        l: usize,
+        d: usize,
+        s: usize,
+        above: (*const f32, usize),
+        wp: &Strided<4>,
+    ) {
+        let p = self.problem;
+        let sc = self.scratch;
+        unsafe {
+            let dhp = self.sc(sc.dhp).add(s * p.n * p.dic);
+            self.incoming(s, above, 0..p.n, p.dic, dhp);
+            let w = Mat {
+                ptr: wp.at([l, d, 0, 0]),
+                rs: wp.strides[2],
+                cs: wp.strides[3],
+            };
+            let dh = Mat::rows(self.sc(sc.dh), p.dhc);
+            gemm(p.n, p.dhc, p.dic, Mat::rows(dhp, p.dic), w.t(), 0.0, dh);
+        }
+    }
+
     /// The element-wise part of step `s` on the batch rows `rows`: the gradient reaching h
-    /// (from above plus from the next step), then the cell's backward up to what needs a GEMM.
+    /// (from above plus from the next step; with projection, `dh̃` is already in `dh`), then
+    /// the cell's backward up to what needs a GEMM.
     unsafe fn elementwise(
         &self,
         st: &cells::StepState,
@@ -485,18 +608,15 @@ impl Backward<'_> {
     ) {
         let p = self.problem;
         let sc = self.scratch;
-        let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
+        let (dhc, hc) = (p.dhc, sc.hc);
         let cols = p.g * dhc;
         let (r0, nr) = (rows.start, rows.len());
         unsafe {
             let dh_next = self.sc(sc.dh_next);
-            let dh = slice_mut(self.sc(sc.dh).add(r0 * dhc), nr * dhc);
-            for r in 0..nr {
-                for c in 0..dhc {
-                    dh[r * dhc + c] = *above.0.add((s * n + r0 + r) * above.1 + c)
-                        + *dh_next.add((r0 + r) * hc + c);
-                }
+            if self.tensors.projection.is_none() {
+                self.incoming(s, above, rows.clone(), dhc, self.sc(sc.dh).add(r0 * dhc));
             }
+            let dh = slice_mut(self.sc(sc.dh).add(r0 * dhc), nr * dhc);
             let st = st.rows(rows);
             let da = slice_mut(da.get().add(r0 * cols), nr * cols);
             let dh_prev = slice_mut(dh_next.add(r0 * hc), nr * hc);
@@ -508,11 +628,11 @@ impl Backward<'_> {
             match p.cell {
                 CellKind::VanillaRnn => {
                     let act = p.activation.expect("vanilla RNN has an activation");
-                    cells::vanilla(act, &st, dh, da);
+                    cells::vanilla(act, self.linear.as_ref(), &st, dh, da);
                 }
                 CellKind::Lstm => {
                     let dc = slice_mut(self.sc(sc.dc).add(r0 * dhc), nr * dhc);
-                    cells::lstm(&st, dh, dc, da);
+                    cells::lstm(self.linear.as_ref(), &st, dh, dc, da);
                 }
                 CellKind::Gru | CellKind::Augru => {
                     cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
@@ -619,6 +739,17 @@ impl Backward<'_> {
                     );
                 }
             }
+            if let Some(dwp) = t.diff_projection {
+                // dW_proj += h̃ᵀ·dh over every step.
+                let ht = Mat::rows(self.ws(ws.ht).add(ws.ht_index(l, d, 0, 0)), dhc);
+                let dhp = Mat::rows(self.sc(sc.dhp), p.dic);
+                let dw = Mat {
+                    ptr: dwp.at([l, d, 0, 0]),
+                    rs: dwp.strides[2],
+                    cs: dwp.strides[3],
+                };
+                gemm(dhc, p.dic, rows, ht.t(), dhp, 1.0, dw);
+            }
             if let Some(dp) = t.diff_peephole {
                 let c = self.ws(ws.c).add(ws.c_index(l, d, 0, 0));
                 // Rows i, f pair with c_prev (slots 0..T), row o with the new c (slots 1..T+1).
@@ -679,10 +810,14 @@ impl Backward<'_> {
                     }
                 }
             }
-            for (v, rows) in [(t.diff_bias, p.cell.bias_gates()), (t.diff_peephole, 3)] {
+            for (v, rows, cols) in [
+                (t.diff_bias, p.cell.bias_gates(), p.dhc),
+                (t.diff_peephole, 3, p.dhc),
+                (t.diff_projection, p.dhc, p.dic),
+            ] {
                 if let Some(v) = v {
                     for g in 0..rows {
-                        for o in 0..p.dhc {
+                        for o in 0..cols {
                             *v.at([l, d, g, o]) = 0.0;
                         }
                     }

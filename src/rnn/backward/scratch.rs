@@ -8,9 +8,11 @@
 //! | `da`      | `[T][N][G·DHC]`    | gradient of the gate pre-activations of every step (what `x·W + b` receives) |
 //! | `da_iter` | `[T][N][G·DHC]`    | linear-before-reset cells: what the recurrent product receives (`o` column × r) |
 //! | `rh`      | `[T][N][DHC]`      | GRU / AUGRU: `r ⊙ h_prev` of every step (operand of `dU_o`) |
-//! | `g`       | `[N][DHC]`         | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
-//! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step |
-//! | `dh_next` | `[N][HC]`          | gradient reaching the previous state (`HC = max(SIC, DIC)`) |
+//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the recurrent GEMM kernel (`SICP`: SIC rounded up to 32) |
+//! | `g`       | `[N][SICP]`        | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
+//! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step (with projection: h̃) |
+//! | `dhp`     | `[T][N][DIC]`      | LSTM with projection: gradient reaching the (projected) h of every step |
+//! | `dh_next` | `[N][HC]`          | gradient reaching the previous state (`HC = max(SIC, DIC)` rounded up to 32) |
 //! | `dc`      | `[N][DHC]`         | LSTM: gradient of the cell state, updated step by step |
 //! | `above`   | `[T][N][DIC]`      | gradient reaching each step's h from above (`diff_dst_layer` or the layer above) |
 //! | `below`   | `[T][N][XC]`       | gradient of this layer's input (`XC = max(SLC, DIC)`) |
@@ -18,6 +20,7 @@
 //! | `att`     | `[T][N]`           | AUGRU: attention in step order |
 //! | `d_att`   | `[N]`              | AUGRU: attention gradient of one step |
 
+use crate::kernels::gemm::CHUNK;
 use crate::rnn::arena::{Arena, Region};
 use crate::rnn::cells::CellKind;
 use crate::rnn::problem::RnnProblem;
@@ -32,12 +35,18 @@ pub struct BackwardScratch {
     /// See the module table.
     pub rh: Region,
     /// See the module table.
+    pub ut: Region,
+    /// Row length of `ut` and `g` (`SICP`).
+    pub ut_ld: usize,
+    /// See the module table.
     pub g: Region,
     /// See the module table.
     pub dh: Region,
     /// See the module table.
+    pub dhp: Region,
+    /// See the module table.
     pub dh_next: Region,
-    /// Channels of a `dh_next` row: `max(SIC, DIC)`.
+    /// Floats of a `dh_next` row: `max(SIC, DIC)` rounded up to 32 (≥ `ut_ld`).
     pub hc: usize,
     /// See the module table.
     pub dc: Region,
@@ -66,14 +75,17 @@ impl BackwardScratch {
         let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
         let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
         let lstm = p.cell.has_c_state();
-        let hc = p.sic.max(p.dic);
+        let ut_ld = p.sic.next_multiple_of(CHUNK);
+        let hc = p.sic.max(p.dic).next_multiple_of(CHUNK);
         let xc = p.slc.max(p.dic);
         let mut a = Arena::new();
         let da = a.push(rows * cols);
         let da_iter = a.push(if lbr { rows * cols } else { 0 });
         let rh = a.push(if gru { rows * dhc } else { 0 });
-        let g = a.push(if gru { n * dhc } else { 0 });
+        let ut = a.push(cols * ut_ld);
+        let g = a.push(if gru { n * ut_ld } else { 0 });
         let dh = a.push(n * dhc);
+        let dhp = a.push(if p.with_projection { rows * p.dic } else { 0 });
         let dh_next = a.push(n * hc);
         let dc = a.push(if lstm { n * dhc } else { 0 });
         let above = a.push(rows * p.dic);
@@ -85,8 +97,11 @@ impl BackwardScratch {
             da,
             da_iter,
             rh,
+            ut,
+            ut_ld,
             g,
             dh,
+            dhp,
             dh_next,
             hc,
             dc,
