@@ -30,11 +30,12 @@ const DIFF_SRC: [(i32, &str); 4] = [
 ];
 
 /// Weight gradients: accumulated into the pre-filled buffers unless the flag says overwrite.
-const DIFF_WEIGHTS: [(i32, &str); 4] = [
+const DIFF_WEIGHTS: [(i32, &str); 5] = [
     (args::WEIGHTS_LAYER, "diff_weights_layer"),
     (args::WEIGHTS_ITER, "diff_weights_iter"),
     (args::BIAS, "diff_bias"),
     (args::WEIGHTS_PEEPHOLE, "diff_weights_peephole"),
+    (args::WEIGHTS_PROJECTION, "diff_weights_projection"),
 ];
 
 /// Gradients reaching the outputs, and what fills them.
@@ -57,8 +58,12 @@ fn backward_desc(fwd: &RnnPd, overwrite: bool) -> Result<RnnDesc, Error> {
     desc.flags = u32::from(overwrite);
     let forward: Vec<(i32, MemoryDesc)> = desc.mds.iter().map(|(a, m)| (*a, m.clone())).collect();
     for (arg, md) in forward {
-        let weights =
-            DIFF_WEIGHTS[..2].iter().any(|(a, _)| *a == arg) || arg == args::WEIGHTS_PROJECTION;
+        let weights = [
+            args::WEIGHTS_LAYER,
+            args::WEIGHTS_ITER,
+            args::WEIGHTS_PROJECTION,
+        ]
+        .contains(&arg);
         let any = MemoryDesc::with_tag(md.dims(), DataType::F32, TAG_ANY)?;
         if weights {
             desc.mds.insert(arg, any.clone());
@@ -223,6 +228,7 @@ fn expected_weights(g: &RefGrads, arg: i32) -> &[f32] {
         args::WEIGHTS_LAYER => &g.diff_weights_layer,
         args::WEIGHTS_ITER => &g.diff_weights_iter,
         args::BIAS => &g.diff_bias,
-        _ => &g.diff_peephole,
+        args::WEIGHTS_PEEPHOLE => &g.diff_peephole,
+        _ => &g.diff_projection,
     }
 }
