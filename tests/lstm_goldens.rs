@@ -19,30 +19,11 @@ use lstm_common::*;
 use oxidnn::rnn::cells::vanilla::Activation;
 use oxidnn::rnn::cells::Linear;
 use oxidnn::rnn::reference;
-use oxidnn::rnn::CellKind;
-use oxidnn::types::{Direction, PropKind};
-
-fn direction(name: &str) -> Direction {
-    match name {
-        "left2right" => Direction::Left2Right,
-        "right2left" => Direction::Right2Left,
-        "bidirectional_concat" => Direction::BidirectionalConcat,
-        "bidirectional_sum" => Direction::BidirectionalSum,
-        other => panic!("unknown direction {other}"),
-    }
-}
+use oxidnn::types::PropKind;
 
 fn case_of(g: &GoldenCase) -> (Case, Inputs) {
     let dim = |k: &str| g.dim(k) as usize;
-    let cell = match g.cell.as_str() {
-        "lstm" => CellKind::Lstm,
-        "vanilla_rnn" => CellKind::VanillaRnn,
-        "gru" => CellKind::Gru,
-        "lbr_gru" => CellKind::LbrGru,
-        "augru" => CellKind::Augru,
-        "lbr_augru" => CellKind::LbrAugru,
-        other => panic!("{}: unknown cell {other}", g.name),
-    };
+    let cell = cell_named(&g.cell);
     assert_eq!(
         dim("SIC"),
         dim("DIC"),
@@ -50,7 +31,7 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
         g.name
     );
     let mut c = Case::new(
-        direction(&g.direction),
+        direction_named(&g.direction),
         dim("L"),
         dim("T"),
         dim("N"),

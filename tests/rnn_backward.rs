@@ -713,21 +713,8 @@ fn projection_descriptors_and_statuses() {
 /// and initial diff weights, and oneDNN's diff tensors.
 fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
     let dim = |k: &str| g.dim(k) as usize;
-    let cell = match g.cell.as_str() {
-        "lstm" => CellKind::Lstm,
-        "vanilla_rnn" => CellKind::VanillaRnn,
-        "gru" => CellKind::Gru,
-        "lbr_gru" => CellKind::LbrGru,
-        "augru" => CellKind::Augru,
-        "lbr_augru" => CellKind::LbrAugru,
-        other => panic!("{}: unknown cell {other}", g.name),
-    };
-    let direction = match g.direction.as_str() {
-        "left2right" => Direction::Left2Right,
-        "right2left" => Direction::Right2Left,
-        "bidirectional_concat" => Direction::BidirectionalConcat,
-        _ => Direction::BidirectionalSum,
-    };
+    let cell = cell_named(&g.cell);
+    let direction = direction_named(&g.direction);
     let mut c = Case::new(
         direction,
         dim("L"),

@@ -138,21 +138,6 @@ fn column_sums(m: &[f32], width: usize) -> Vec<f32> {
     s
 }
 
-/// The derivative of a vanilla RNN activation, from its output `h` (as oneDNN computes it).
-fn activation_derivative(act: Activation, h: f32) -> f32 {
-    match act {
-        Activation::Relu(alpha) => {
-            if h > 0.0 {
-                1.0
-            } else {
-                alpha
-            }
-        }
-        Activation::Tanh => 1.0 - h * h,
-        Activation::Logistic => h * (1.0 - h),
-    }
-}
-
 /// Vanilla RNN: `dA = dh ⊙ act'(h)`; in test mode `dh ⊙ scale_0·h` — oneDNN 3.13 applies the
 /// linear activation itself to the output in place of a derivative (not `dh·scale_0`).
 fn vanilla_step(p: &RefProblem, wts: &CellWeights, st: &CellState, dh: &[f32]) -> StepGrads {
@@ -163,7 +148,7 @@ fn vanilla_step(p: &RefProblem, wts: &CellWeights, st: &CellState, dh: &[f32]) -
         .zip(dh)
         .map(|(&h, &d)| match &p.linear {
             Some(lin) => d * lin.gate(0, h),
-            None => d * activation_derivative(act, h),
+            None => d * act.derivative_from_output(h),
         })
         .collect();
     recurrent_grads(p, wts, st, da, vec![0.0; p.n * p.sic])

@@ -737,3 +737,27 @@ pub fn check_against_reference(c: &Case, x: &Inputs, out: &Outputs) -> RefOutput
     assert!(errs.is_empty(), "{c:?}\n{}", errs.join("\n"));
     r
 }
+
+/// The cell named in a golden file's `cell` line.
+pub fn cell_named(name: &str) -> CellKind {
+    match name {
+        "lstm" => CellKind::Lstm,
+        "vanilla_rnn" => CellKind::VanillaRnn,
+        "gru" => CellKind::Gru,
+        "lbr_gru" => CellKind::LbrGru,
+        "augru" => CellKind::Augru,
+        "lbr_augru" => CellKind::LbrAugru,
+        other => panic!("unknown cell {other}"),
+    }
+}
+
+/// The direction named in a golden file's `direction` line.
+pub fn direction_named(name: &str) -> Direction {
+    match name {
+        "left2right" => Direction::Left2Right,
+        "right2left" => Direction::Right2Left,
+        "bidirectional_concat" => Direction::BidirectionalConcat,
+        "bidirectional_sum" => Direction::BidirectionalSum,
+        other => panic!("unknown direction {other}"),
+    }
+}

@@ -74,17 +74,9 @@ pub fn vanilla(
     da: &mut [f32],
 ) {
     for ((d, &h), &g) in da.iter_mut().zip(st.gates).zip(dh) {
-        let deriv = match (linear, act) {
-            (Some(lin), _) => lin.gate(0, h),
-            (None, Activation::Relu(alpha)) => {
-                if h > 0.0 {
-                    1.0
-                } else {
-                    alpha
-                }
-            }
-            (None, Activation::Tanh) => 1.0 - h * h,
-            (None, Activation::Logistic) => h * (1.0 - h),
+        let deriv = match linear {
+            Some(lin) => lin.gate(0, h),
+            None => act.derivative_from_output(h),
         };
         *d = g * deriv;
     }

@@ -38,6 +38,22 @@ impl Activation {
             Activation::Logistic => 1.0 / (1.0 + (-x).exp()),
         }
     }
+
+    /// The derivative at the input that gave output `y`, computed from `y` as oneDNN's backward
+    /// does: relu `y > 0 ? 1 : alpha`, tanh `1 − y²`, logistic `y(1 − y)`.
+    pub fn derivative_from_output(self, y: f32) -> f32 {
+        match self {
+            Activation::Relu(alpha) => {
+                if y > 0.0 {
+                    1.0
+                } else {
+                    alpha
+                }
+            }
+            Activation::Tanh => 1.0 - y * y,
+            Activation::Logistic => y * (1.0 - y),
+        }
+    }
 }
 
 /// One tile of the post-GEMM: `rows` batch rows × the `valid` (≤ 32) units of one panel.
