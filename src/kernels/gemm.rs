@@ -334,6 +334,24 @@ fn shapes(isa: Isa) -> &'static Shapes {
     }
 }
 
+/// Asks the caches for `rows` rows of `width` floats at stride `ld` that a coming GEMM will read
+/// (e.g. gate pre-activations written several steps before, long out of the core's caches), so
+/// the misses overlap the current work rather than stall the coming tiles. A hint: it never
+/// faults, whatever the addresses.
+pub fn prefetch_rows(ptr: *const f32, rows: usize, ld: usize, width: usize) {
+    #[cfg(target_arch = "x86_64")]
+    for r in 0..rows {
+        let row = ptr.wrapping_add(r * ld);
+        for c in (0..width).step_by(LANES) {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch does not access memory architecturally.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(c).cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (ptr, rows, ld, width);
+}
+
 /// Splits `m` rows into `ceil(m / max)` tiles of nearly equal height; returns (tiles, base height,
 /// number of tiles one row taller).
 fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
