@@ -8,10 +8,14 @@
 //! The work is cut into register tiles of `MR` rows × `NR` 16-float vectors, each computed by a
 //! micro-kernel that keeps the whole tile in registers for a block of `K`: per `k`, `NR` vector
 //! loads of `B`, `MR` broadcasts of `A`, `MR·NR` multiply-adds. The micro-kernel is written once
-//! over a small vector trait and compiled per instruction set (AVX-512: up to 13 × 2 vectors, i.e.
-//! 26 zmm accumulators; AVX2: 2 × 2; portable: 2 × 2), with fixed-size arrays the compiler
-//! vectorizes as vectors. Measured on the development machine (Zen 5, one thread): 13 × 2 tiles
-//! reach 240–255 GFLOP/s at K = 512 (~95 % of peak), the same as hand-written intrinsics. For 1–2
+//! over a small vector trait and compiled per instruction set (AVX-512: 4 × 6 vectors, with 13 × 2
+//! for the last 32 columns of a panel, i.e. 24 or 26 zmm accumulators; AVX2: 2 × 2; portable:
+//! 2 × 2), with fixed-size arrays the compiler vectorizes as vectors. Measured on the development
+//! machine (Zen 5, one thread), `B` in cache: 13 × 2 and 4 × 6 tiles both reach 230–245 GFLOP/s at
+//! K = 512 (~95 % of peak), the same as hand-written intrinsics. `B` streamed from L3 or memory
+//! (weights of 16–32 MiB, read once per step): 13 × 2 tiles fall to 125–160 GFLOP/s, 4 × 6 tiles
+//! keep 175–200 — a tile reads 384 of the 512 bytes of a packed LSTM row at once rather than 128,
+//! which the prefetchers serve far better (LSTM T25 N32 C1024 on 2 threads: 17 % faster). For 1–2
 //! rows (batch 1–2, memory-bound) a tile spans a whole 128-column panel row, so `B` is read as one
 //! sequential stream (+25 % over 64-column tiles, whose strided half-rows the prefetchers serve
 //! worse); at that width the vectors are AVX-512 registers, which the compiler keeps in registers
@@ -87,7 +91,9 @@ struct Kernels {
 
 /// Register tile shapes for one instruction set.
 struct Shapes {
-    /// For row counts above `small.table.len()` (and for column remainders): the tallest tiles.
+    /// For row counts above the small tiles': wide tiles over as many columns as they fit.
+    wide: Option<Kernels>,
+    /// For the columns left (and when there is no `wide`): the tallest tiles.
     tall: Kernels,
     /// For small row counts (small batch): wider tiles, widest first — more columns per
     /// broadcast of `A`, and (8 vectors = a whole LSTM panel row) one sequential stream of `B`.
@@ -260,7 +266,7 @@ micro_fn!(
     Lanes<true>
 );
 micro_fn!(
-    /// Intrinsics registers, for wide tiles (`NR` = 8: the compiler does not keep an array
+    /// Intrinsics registers, for wide tiles (`NR` ≥ 6: the compiler does not keep an array
     /// accumulator of that width in registers; intrinsics it does).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,fma")]
@@ -281,6 +287,10 @@ macro_rules! micro_table {
 
 #[cfg(target_arch = "x86_64")]
 static AVX512: Shapes = Shapes {
+    wide: Some(Kernels {
+        vectors: 6,
+        table: micro_table!(micro_avx512_wide, 6, [1, 2, 3, 4]),
+    }),
     tall: Kernels {
         vectors: 2,
         table: micro_table!(micro_avx512, 2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
@@ -298,6 +308,7 @@ static AVX512: Shapes = Shapes {
 };
 #[cfg(target_arch = "x86_64")]
 static AVX2: Shapes = Shapes {
+    wide: None,
     tall: Kernels {
         vectors: 2,
         table: micro_table!(micro_avx2, 2, [1, 2]),
@@ -305,6 +316,7 @@ static AVX2: Shapes = Shapes {
     small: &[],
 };
 static PORTABLE: Shapes = Shapes {
+    wide: None,
     tall: Kernels {
         vectors: 2,
         table: micro_table!(micro_portable, 2, [1, 2]),
@@ -320,6 +332,24 @@ fn shapes(isa: Isa) -> &'static Shapes {
         Isa::Avx2 => &AVX2,
         _ => &PORTABLE,
     }
+}
+
+/// Asks the caches for `rows` rows of `width` floats at stride `ld` that a coming GEMM will read
+/// (e.g. gate pre-activations written several steps before, long out of the core's caches), so
+/// the misses overlap the current work rather than stall the coming tiles. A hint: it never
+/// faults, whatever the addresses.
+pub fn prefetch_rows(ptr: *const f32, rows: usize, ld: usize, width: usize) {
+    #[cfg(target_arch = "x86_64")]
+    for r in 0..rows {
+        let row = ptr.wrapping_add(r * ld);
+        for c in (0..width).step_by(LANES) {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch does not access memory architecturally.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(c).cast()) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (ptr, rows, ld, width);
 }
 
 /// Splits `m` rows into `ceil(m / max)` tiles of nearly equal height; returns (tiles, base height,
@@ -354,15 +384,10 @@ pub unsafe fn gemm(
         return;
     }
     let shapes = shapes(isa);
-    // Small row counts take the widest tiles that fit; the rest (and column remainders) the
-    // tallest 2-vector tiles.
+    // Small row counts take the widest small tiles that fit, in one row tile; the others the
+    // wide tiles while the columns last, then the tallest 2-vector tiles.
     let fits = |ks: &&Kernels| m <= ks.table.len();
-    let mr_max = if shapes.small.iter().any(|ks| fits(&ks)) {
-        m
-    } else {
-        shapes.tall.table.len()
-    };
-    let (tiles, base_h, taller) = row_tiles(m, mr_max);
+    let small = shapes.small.iter().any(|ks| fits(&ks));
     let mut ptrs = [std::ptr::null::<f32>(); 16];
     let mut k0 = 0;
     loop {
@@ -371,12 +396,15 @@ pub unsafe fn gemm(
         let mut j0 = 0;
         while j0 < b.width {
             let left = b.width - j0;
-            let ks = shapes
-                .small
-                .iter()
-                .filter(fits)
-                .find(|ks| ks.vectors * LANES <= left)
-                .unwrap_or(&shapes.tall);
+            let fits_left = |ks: &&Kernels| ks.vectors * LANES <= left;
+            let ks = if small {
+                shapes.small.iter().filter(fits).find(fits_left)
+            } else {
+                shapes.wide.iter().find(fits_left)
+            }
+            .unwrap_or(&shapes.tall);
+            let mr_max = if small { m } else { ks.table.len() };
+            let (tiles, base_h, taller) = row_tiles(m, mr_max);
             let init_j = match init_k {
                 Init::Row(r) => Init::Row(r.wrapping_add(j0)),
                 other => other,

@@ -464,8 +464,28 @@ impl Forward<'_> {
                 gates.wrapping_add(n0 * total + panel * width),
             )
         };
-        team.for_each(blocks * panels, s % 2 == 1, |it| {
+        let (items, reverse) = (blocks * panels, s % 2 == 1);
+        let share = team.share(items);
+        team.for_each(items, reverse, |it| {
             let (rows, panel, tile) = tile_of(it);
+            if !self.scratch.fused_layer_gemm {
+                // The merged layer GEMM wrote these gates a chunk of steps ago: request the next
+                // item's tile (and the first item's own) now, rather than stall on each tile.
+                let next = if reverse {
+                    it.checked_sub(1)
+                } else {
+                    Some(it + 1)
+                };
+                let first = if reverse { share.end - 1 } else { share.start };
+                for i in [
+                    (it == first).then_some(it),
+                    next.filter(|n| share.contains(n)),
+                ] {
+                    if let Some((rows, _, tile)) = i.map(tile_of) {
+                        gemm::prefetch_rows(tile, rows.len(), total, width);
+                    }
+                }
+            }
             // SAFETY: the tile (rows, units of `panel`) is written by this item only; h_prev is
             // the previous step's output, complete (barrier) and read-only now.
             unsafe {
@@ -518,7 +538,7 @@ impl Forward<'_> {
             return;
         }
         team.barrier();
-        team.for_each(blocks * panels, s % 2 == 1, |it| {
+        team.for_each(items, reverse, |it| {
             let (rows, panel, tile) = tile_of(it);
             // SAFETY: as above; `rh` is complete (barrier) and read-only now.
             unsafe {
