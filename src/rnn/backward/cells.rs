@@ -9,6 +9,9 @@
 //! in the stored (linear) gates; only the vanilla RNN's derivative ([`vanilla`]) and LSTM's
 //! `tanh(c)` ([`lstm`]) change.
 
+use crate::kernels::activations::tanh;
+use crate::kernels::isa::isa_dispatch;
+use crate::kernels::Isa;
 use crate::rnn::cells::vanilla::Activation;
 use crate::rnn::cells::Linear;
 use std::ops::Range;
@@ -30,7 +33,7 @@ pub struct StepState<'a> {
     pub c_prev: &'a [f32],
     /// See `c_prev`.
     pub c: &'a [f32],
-    /// LSTM peephole weights `[3][DHC]` (rows i, f, o), or empty.
+    /// LSTM peephole weights `[3][DHC]` (rows i, f, o; zeros without peephole).
     pub peephole: &'a [f32],
     /// AUGRU: the attention of each row (`[N]`), or empty.
     pub att: &'a [f32],
@@ -82,46 +85,99 @@ pub fn vanilla(
     }
 }
 
-/// LSTM (gates i, f, c̃, o; peephole `P` or zeros). `dc` holds the gradient of the new cell
-/// state on entry and of the previous one on return. In test mode (`linear`) `tanh(c)` is
-/// `cscale·c` — also in `1 − tanh²(c)`, as oneDNN computes it; the gate derivatives keep their
-/// form in the stored (linear) gates.
+/// LSTM (gates i, f, c̃, o; peephole `P`, zeros without peephole). `dc` holds the gradient of
+/// the new cell state on entry and of the previous one on return. In test mode (`linear`)
+/// `tanh(c)` is `cscale·c` — also in `1 − tanh²(c)`, as oneDNN computes it; the gate
+/// derivatives keep their form in the stored (linear) gates. `tanh` is the forward pass's
+/// branch-free one, so the loop is SIMD code of `isa`.
 /// ```text
 /// dA_o = dh·tanh(c)·o(1−o)     dc += dh·o·(1 − tanh²(c)) + dA_o·P_o
 /// dA_f = dc·c_prev·f(1−f)      dA_i = dc·c̃·i(1−i)      dA_c̃ = dc·i·(1 − c̃²)
 /// dc_prev = dc·f + dA_f·P_f + dA_i·P_i
 /// ```
-pub fn lstm(linear: Option<&Linear>, st: &StepState, dh: &[f32], dc: &mut [f32], da: &mut [f32]) {
-    let dhc = st.dhc;
-    let pp = |k: usize, o: usize| {
-        if st.peephole.is_empty() {
-            0.0
-        } else {
-            st.peephole[k * dhc + o]
-        }
+pub fn lstm(
+    isa: Isa,
+    linear: Option<&Linear>,
+    st: &StepState,
+    dh: &[f32],
+    dc: &mut [f32],
+    da: &mut [f32],
+) {
+    let isa = if Isa::all_supported().contains(&isa) {
+        isa
+    } else {
+        Isa::Portable
     };
+    let cscale = linear.map(|lin| lin.cscale);
+    // SAFETY: `isa` is supported by the CPU.
+    unsafe { lstm_raw(isa, cscale, st, dh, dc, da) }
+}
+
+/// [`lstm`] compiled for one instruction set (`FMA`), `tanh(c)` chosen once.
+///
+/// # Safety
+/// None beyond the callers' target features.
+#[inline(always)]
+unsafe fn lstm_body<const FMA: bool>(
+    cscale: Option<f32>,
+    st: &StepState,
+    dh: &[f32],
+    dc: &mut [f32],
+    da: &mut [f32],
+) {
+    match cscale {
+        Some(s) => lstm_rows(|c| s * c, st, dh, dc, da),
+        None => lstm_rows(tanh::<FMA>, st, dh, dc, da),
+    }
+}
+
+isa_dispatch!(
+    /// [`lstm_body`] as SIMD code of `isa`.
+    unsafe fn lstm_raw => lstm_body,
+    (cscale: Option<f32>, st: &StepState, dh: &[f32], dc: &mut [f32], da: &mut [f32])
+);
+
+/// The loop of [`lstm`] with `tanh_c` for `tanh(c)`; every slice cut to `DHC` floats so the
+/// loop has no bounds checks.
+#[inline(always)]
+fn lstm_rows(
+    tanh_c: impl Fn(f32) -> f32,
+    st: &StepState,
+    dh: &[f32],
+    dc: &mut [f32],
+    da: &mut [f32],
+) {
+    let dhc = st.dhc;
+    let (p_i, p_f, p_o) = (
+        &st.peephole[..dhc],
+        &st.peephole[dhc..2 * dhc],
+        &st.peephole[2 * dhc..3 * dhc],
+    );
     for r in 0..st.n {
         let gates = &st.gates[r * 4 * dhc..][..4 * dhc];
+        let (gi, rest) = gates.split_at(dhc);
+        let (gf, rest) = rest.split_at(dhc);
+        let (gc, go) = rest.split_at(dhc);
         let da = &mut da[r * 4 * dhc..][..4 * dhc];
+        let (da_i, rest) = da.split_at_mut(dhc);
+        let (da_f, rest) = rest.split_at_mut(dhc);
+        let (da_c, da_o) = rest.split_at_mut(dhc);
+        let c = &st.c[r * dhc..][..dhc];
+        let cp = &st.c_prev[r * dhc..][..dhc];
+        let dh = &dh[r * dhc..][..dhc];
+        let dc = &mut dc[r * dhc..][..dhc];
         for o in 0..dhc {
-            let j = r * dhc + o;
-            let (i, f, ct, og) = (
-                gates[o],
-                gates[dhc + o],
-                gates[2 * dhc + o],
-                gates[3 * dhc + o],
-            );
-            let (c, cp) = (st.c[j], st.c_prev[j]);
-            let tc = linear.map_or_else(|| c.tanh(), |lin| lin.cscale * c);
-            let da_o = dh[j] * tc * og * (1.0 - og);
-            let d = dc[j] + dh[j] * og * (1.0 - tc * tc) + da_o * pp(2, o);
-            let da_f = d * cp * f * (1.0 - f);
-            let da_i = d * ct * i * (1.0 - i);
-            da[o] = da_i;
-            da[dhc + o] = da_f;
-            da[2 * dhc + o] = d * i * (1.0 - ct * ct);
-            da[3 * dhc + o] = da_o;
-            dc[j] = d * f + da_f * pp(1, o) + da_i * pp(0, o);
+            let (i, f, ct, og) = (gi[o], gf[o], gc[o], go[o]);
+            let tc = tanh_c(c[o]);
+            let d_o = dh[o] * tc * og * (1.0 - og);
+            let d = dc[o] + dh[o] * og * (1.0 - tc * tc) + d_o * p_o[o];
+            let d_f = d * cp[o] * f * (1.0 - f);
+            let d_i = d * ct * i * (1.0 - i);
+            da_i[o] = d_i;
+            da_f[o] = d_f;
+            da_c[o] = d * i * (1.0 - ct * ct);
+            da_o[o] = d_o;
+            dc[o] = d * f + d_f * p_f[o] + d_i * p_i[o];
         }
     }
 }

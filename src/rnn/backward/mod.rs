@@ -259,7 +259,7 @@ impl Backward<'_> {
                 Some(w) => (0..3 * p.dhc)
                     .map(|i| *w.at([l, d, i / p.dhc, i % p.dhc]))
                     .collect(),
-                None => Vec::new(),
+                None => vec![0.0; 3 * p.dhc],
             };
             for s in (0..p.t).rev() {
                 self.step(l, d, s, above, &peephole);
@@ -632,7 +632,7 @@ impl Backward<'_> {
                 }
                 CellKind::Lstm => {
                     let dc = slice_mut(self.sc(sc.dc).add(r0 * dhc), nr * dhc);
-                    cells::lstm(self.linear.as_ref(), &st, dh, dc, da);
+                    cells::lstm(self.isa, self.linear.as_ref(), &st, dh, dc, da);
                 }
                 CellKind::Gru | CellKind::Augru => {
                     cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
