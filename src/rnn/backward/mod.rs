@@ -20,7 +20,9 @@
 //! The merged GEMMs read the weights in the user's plain layout (any strides) with strided GEMMs
 //! ([`gemm`](mod@gemm)); the per-step recurrent GEMMs use the forward pass's kernel
 //! (`kernels::gemm`) on `Uᵀ`, packed once per layer and direction into the scratchpad — for
-//! small batches 2–6× faster than repacking the plain weights at every step.
+//! small batches 2–6× faster than repacking the plain weights at every step. With AVX-512 the
+//! input gradient `dA·Wᵀ` takes the same kernel on `Wᵀ`, packed where `Uᵀ` was once the steps
+//! are done (faster than `matrixmultiply`, whose f32 kernel is AVX2 at best).
 //!
 //! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
 //! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
@@ -253,7 +255,7 @@ impl Backward<'_> {
             }
             let above = self.above(l, d);
             self.init_state_grads(l, d);
-            self.pack_recurrent(l, d);
+            self.pack_transposed(&self.tensors.weights_iter, p.sic, self.scratch.ut_ld, l, d);
             self.load_attention(d);
             let peephole: Vec<f32> = match self.tensors.peephole {
                 Some(w) => (0..3 * p.dhc)
@@ -390,13 +392,12 @@ impl Backward<'_> {
         }
     }
 
-    /// Packs `Uᵀ` of layer `l`, direction `d` — `[G·DHC][SIC]`, rows padded to `ut_ld` floats
-    /// (zeros) — into the `ut` region, for the per-step recurrent GEMMs of the layer.
-    unsafe fn pack_recurrent(&self, l: usize, d: usize) {
+    /// Packs the transposed weights `w` of layer `l`, direction `d` — `[G·DHC][k]`, rows
+    /// padded to `ld` floats (zeros) — into the `ut` region: `Uᵀ` for the per-step recurrent
+    /// GEMMs of the layer, then `Wᵀ` for its input gradient.
+    unsafe fn pack_transposed(&self, w: &Strided<5>, k: usize, ld: usize, l: usize, d: usize) {
         let p = self.problem;
-        let (sic, ld) = (p.sic, self.scratch.ut_ld);
         let rows = p.g * p.dhc;
-        let w = self.tensors.weights_iter;
         let ut = SyncPtr(self.sc(self.scratch.ut));
         let parallel = rows * ld >= PACK_PARALLEL_MIN;
         let parts = if parallel {
@@ -406,21 +407,20 @@ impl Backward<'_> {
         };
         // SAFETY: each part writes its own rows of `ut`; the weights are only read.
         threading::for_each(parts, parallel, |i| {
-            for k in i * rows / parts..(i + 1) * rows / parts {
-                let (g, o) = (k / p.dhc, k % p.dhc);
-                let row = unsafe { slice_mut(ut.get().add(k * ld), ld) };
-                for (c, v) in row[..sic].iter_mut().enumerate() {
+            for j in i * rows / parts..(i + 1) * rows / parts {
+                let (g, o) = (j / p.dhc, j % p.dhc);
+                let row = unsafe { slice_mut(ut.get().add(j * ld), ld) };
+                for (c, v) in row[..k].iter_mut().enumerate() {
                     *v = unsafe { *w.at([l, d, c, g, o]) };
                 }
-                row[sic..].fill(0.0);
+                row[k..].fill(0.0);
             }
         });
     }
 
     /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]` at `src`, into rows of
     /// `ldc ≥ ut_ld` floats at `out` (columns `SIC..ut_ld` receive zeros): the forward pass's
-    /// GEMM kernel on the `Uᵀ` packed once per layer ([`Self::pack_recurrent`]), split over
-    /// column panels when large.
+    /// GEMM kernel on the `Uᵀ` packed once per layer ([`Self::pack_transposed`]).
     unsafe fn recurrent(
         &self,
         src: *const f32,
@@ -430,26 +430,45 @@ impl Backward<'_> {
         accumulate: bool,
     ) {
         let p = self.problem;
-        let (n, dhc, ld) = (p.n, p.dhc, self.scratch.ut_ld);
-        let k = gates.len() * dhc;
-        let a = RowsA {
-            base: src.wrapping_add(gates.start * dhc),
-            outer_stride: 0,
-            inner_stride: (p.g * dhc) as isize,
-            inner: n,
-        };
+        let (dhc, ld) = (p.dhc, self.scratch.ut_ld);
         let b = self
             .sc(self.scratch.ut)
             .wrapping_add(gates.start * dhc * ld);
+        let src = src.wrapping_add(gates.start * dhc);
+        let k = gates.len() * dhc;
+        unsafe { self.packed_product(src, p.n, k, (b, ld), out, ldc, accumulate) };
+    }
+
+    /// `out[m × ld] (+)= src[m × k]·B` (`+=` when `accumulate`), `src` rows of `G·DHC` floats,
+    /// `B` = `(ptr, ld)` a transposed weights block packed in the `ut` region: the forward
+    /// pass's GEMM kernel, split over column panels when large.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn packed_product(
+        &self,
+        src: *const f32,
+        m: usize,
+        k: usize,
+        (b, ld): (*const f32, usize),
+        out: *mut f32,
+        ldc: usize,
+        accumulate: bool,
+    ) {
+        let p = self.problem;
+        let a = RowsA {
+            base: src,
+            outer_stride: 0,
+            inner_stride: (p.g * p.dhc) as isize,
+            inner: m,
+        };
         let chunks = ld / CHUNK;
-        let parts = if 2 * n * k * ld >= RECURRENT_PARALLEL_MIN_FLOPS {
+        let parts = if 2 * m * k * ld >= RECURRENT_PARALLEL_MIN_FLOPS {
             threading::num_threads().min(chunks).max(1)
         } else {
             1
         };
-        let (b, out) = (SyncPtr(b), SyncPtr(out));
+        let (b, out) = (SyncPtr(b.cast_mut()), SyncPtr(out));
         let isa = self.isa;
-        // SAFETY: each part writes its own columns of `out`; `src` and `ut` are only read.
+        // SAFETY: each part writes its own columns of `out`; `src` and `B` are only read.
         threading::for_each(parts, parts > 1, move |i| {
             let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
             let panel = Panel {
@@ -462,7 +481,7 @@ impl Backward<'_> {
             } else {
                 Init::Zero
             };
-            unsafe { kgemm(isa, &a, 0..n, k, &panel, out.get().add(c0), ldc, init) };
+            unsafe { kgemm(isa, &a, 0..m, k, &panel, out.get().add(c0), ldc, init) };
         });
     }
 
@@ -761,22 +780,30 @@ impl Backward<'_> {
                     }
                 }
             }
-            // Input gradient dA·Wᵀ into `below` (read by the layer below).
+            // Input gradient dA·Wᵀ into `below` (read by the layer below): with AVX-512, the
+            // recurrent GEMMs' kernel on `Wᵀ` packed where `Uᵀ` was (the steps are done).
             let below = self.sc(sc.below);
-            let mut first = true;
-            gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
-                let beta = if first { 0.0 } else { 1.0 };
-                first = false;
-                gemm(
-                    rows,
-                    k_in,
-                    ng * dhc,
-                    block(da, g0),
-                    w.t(),
-                    beta,
-                    Mat::rows(below, sc.xc),
-                );
-            });
+            if self.isa == Isa::Avx512 {
+                let ld = k_in.next_multiple_of(CHUNK);
+                self.pack_transposed(&t.weights_layer, k_in, ld, l, d);
+                let wt = (self.sc(sc.ut).cast_const(), ld);
+                self.packed_product(da, rows, cols, wt, below, sc.xc, false);
+            } else {
+                let mut first = true;
+                gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
+                    let beta = if first { 0.0 } else { 1.0 };
+                    first = false;
+                    gemm(
+                        rows,
+                        k_in,
+                        ng * dhc,
+                        block(da, g0),
+                        w.t(),
+                        beta,
+                        Mat::rows(below, sc.xc),
+                    );
+                });
+            }
             if l == 0 {
                 let ds = &t.diff_src_layer;
                 for s in 0..p.t {

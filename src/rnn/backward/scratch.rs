@@ -8,14 +8,14 @@
 //! | `da`      | `[T][N][G·DHC]`    | gradient of the gate pre-activations of every step (what `x·W + b` receives) |
 //! | `da_iter` | `[T][N][G·DHC]`    | linear-before-reset cells: what the recurrent product receives (`o` column × r) |
 //! | `rh`      | `[T][N][DHC]`      | GRU / AUGRU: `r ⊙ h_prev` of every step (operand of `dU_o`) |
-//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the recurrent GEMM kernel (`SICP`: SIC rounded up to 32) |
+//! | `ut`      | `[G·DHC][max(SICP, XC)]` | `Uᵀ` of the current layer and direction, packed for the recurrent GEMM kernel (`SICP`: SIC rounded up to 32); after the steps, `Wᵀ` (rows of the layer's input channels rounded up to 32) |
 //! | `g`       | `[N][SICP]`        | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
 //! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step (with projection: h̃) |
 //! | `dhp`     | `[T][N][DIC]`      | LSTM with projection: gradient reaching the (projected) h of every step |
 //! | `dh_next` | `[N][HC]`          | gradient reaching the previous state (`HC = max(SIC, DIC)` rounded up to 32) |
 //! | `dc`      | `[N][DHC]`         | LSTM: gradient of the cell state, updated step by step |
 //! | `above`   | `[T][N][DIC]`      | gradient reaching each step's h from above (`diff_dst_layer` or the layer above) |
-//! | `below`   | `[T][N][XC]`       | gradient of this layer's input (`XC = max(SLC, DIC)`) |
+//! | `below`   | `[T][N][XC]`       | gradient of this layer's input (`XC = max(SLC, DIC)` rounded up to 32) |
 //! | `x`       | `[T][N][SLC]`      | `src_layer` in step order (layer-0 input of the merged GEMMs) |
 //! | `att`     | `[T][N]`           | AUGRU: attention in step order |
 //! | `d_att`   | `[N]`              | AUGRU: attention gradient of one step |
@@ -54,7 +54,7 @@ pub struct BackwardScratch {
     pub above: Region,
     /// See the module table.
     pub below: Region,
-    /// Channels of a `below` row: `max(SLC, DIC)`.
+    /// Channels of a `below` row: `max(SLC, DIC)` rounded up to 32.
     pub xc: usize,
     /// See the module table.
     pub x: Region,
@@ -77,12 +77,12 @@ impl BackwardScratch {
         let lstm = p.cell.has_c_state();
         let ut_ld = p.sic.next_multiple_of(CHUNK);
         let hc = p.sic.max(p.dic).next_multiple_of(CHUNK);
-        let xc = p.slc.max(p.dic);
+        let xc = p.slc.max(p.dic).next_multiple_of(CHUNK);
         let mut a = Arena::new();
         let da = a.push(rows * cols);
         let da_iter = a.push(if lbr { rows * cols } else { 0 });
         let rh = a.push(if gru { rows * dhc } else { 0 });
-        let ut = a.push(cols * ut_ld);
+        let ut = a.push(cols * ut_ld.max(xc));
         let g = a.push(if gru { n * ut_ld } else { 0 });
         let dh = a.push(n * dhc);
         let dhp = a.push(if p.with_projection { rows * p.dic } else { 0 });
