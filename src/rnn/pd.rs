@@ -6,6 +6,10 @@
 //! (tnc, ntc, padded strides, sub-memory views) — as oneDNN's CPU engine, a non-unit channel
 //! stride is `unimplemented`; output tensors must not overlap themselves; weights and bias in any
 //! strided layout (ldigo, ldgoi, …) or, for weights, the packed layout.
+//!
+//! Test mode (the hidden `rnn_tparams` attribute) needs a scale per gate: with fewer,
+//! `invalid_arguments` — oneDNN 3.13 creates such a pd and would read past its scales at
+//! execution.
 
 use super::cells::CellKind;
 use super::desc::RnnDesc;
