@@ -15,6 +15,18 @@
 
 #include "check.h"
 
+/* oneDNN's hidden test-mode setter (benchdnn --skip-nonlinear): oxidnn's header
+ * declares it; the real oneDNN exports it under its C++ name only (declared in
+ * no public header), bound here through an assembler label (x86-64 Linux). */
+#if defined(OXIDNN_H)
+#define set_rnn_tparams dnnl_primitive_attr_set_rnn_tparams
+#else
+#include <stdbool.h>
+extern dnnl_status_t set_rnn_tparams(dnnl_primitive_attr_t attr, bool mode,
+        dnnl_dim_t ngates, const float *scales, float cscale)
+        __asm__("_Z35dnnl_primitive_attr_set_rnn_tparamsP19dnnl_primitive_attrblPKff");
+#endif
+
 static dnnl_engine_t eng;
 
 /* ------------------------------------------------------------------------ */
@@ -79,6 +91,7 @@ typedef struct {
     dnnl_alg_kind_t act;
     dnnl_rnn_direction_t dir;
     const_dnnl_memory_desc_t src, si, att, wl, wi, bias, dst, di;
+    const_dnnl_primitive_attr_t attr; /* NULL: default attributes */
 } cell_args_t;
 
 static cell_args_t base_args(cell_t cell) {
@@ -96,6 +109,7 @@ static cell_args_t base_args(cell_t cell) {
     a.bias = MD4(1, 1, cell_bias_rows(cell), 4, dnnl_ldgo);
     a.dst = MD3(3, 2, 4, dnnl_tnc);
     a.di = MD4(1, 1, 2, 4, dnnl_ldnc);
+    a.attr = NULL;
     return a;
 }
 
@@ -121,23 +135,23 @@ static dnnl_status_t call_create(dnnl_primitive_desc_t *pd,
         case VANILLA:
             return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng,
                     a->prop, a->act, a->dir, a->src, a->si, a->wl, a->wi,
-                    a->bias, a->dst, a->di, 0, 0.f, 0.f, NULL);
+                    a->bias, a->dst, a->di, 0, 0.f, 0.f, a->attr);
         case GRU:
             return dnnl_gru_forward_primitive_desc_create(pd, eng, a->prop,
                     a->dir, a->src, a->si, a->wl, a->wi, a->bias, a->dst,
-                    a->di, 0, NULL);
+                    a->di, 0, a->attr);
         case LBR_GRU:
             return dnnl_lbr_gru_forward_primitive_desc_create(pd, eng,
                     a->prop, a->dir, a->src, a->si, a->wl, a->wi, a->bias,
-                    a->dst, a->di, 0, NULL);
+                    a->dst, a->di, 0, a->attr);
         case AUGRU:
             return dnnl_augru_forward_primitive_desc_create(pd, eng, a->prop,
                     a->dir, a->src, a->si, a->att, a->wl, a->wi, a->bias,
-                    a->dst, a->di, 0, NULL);
+                    a->dst, a->di, 0, a->attr);
         case LBR_AUGRU:
             return dnnl_lbr_augru_forward_primitive_desc_create(pd, eng,
                     a->prop, a->dir, a->src, a->si, a->att, a->wl, a->wi,
-                    a->bias, a->dst, a->di, 0, NULL);
+                    a->bias, a->dst, a->di, 0, a->attr);
         default: break;
     }
     return dnnl_runtime_error;
@@ -326,6 +340,24 @@ static void test_cell_creation(cell_t cell) {
     }
 }
 
+/* Test mode (the rnn_tparams attribute) with a scale per gate is accepted by
+ * every cell, in training and inference, with test mode on or off. */
+static void test_rnn_tparams(cell_t cell) {
+    const dnnl_status_t ok = dnnl_success;
+    const float scales[3] = {0.5f, 0.75f, 0.625f};
+    dnnl_primitive_attr_t on = NULL, off = NULL;
+    REQUIRE_OK(dnnl_primitive_attr_create(&on));
+    REQUIRE_OK(dnnl_primitive_attr_create(&off));
+    CHECK_OK(set_rnn_tparams(on, true, cell_gates(cell), scales, 0.8125f));
+    CHECK_OK(set_rnn_tparams(off, false, cell_gates(cell), scales, 0.8125f));
+    CELL_CASE("test mode", a.attr = on, ok);
+    CELL_CASE("test mode, inference",
+            (a.attr = on, a.prop = dnnl_forward_inference), ok);
+    CELL_CASE("test mode off", a.attr = off, ok);
+    dnnl_primitive_attr_destroy(on);
+    dnnl_primitive_attr_destroy(off);
+}
+
 static void test_vanilla_activations(void) {
     const dnnl_status_t ok = dnnl_success, inv = dnnl_invalid_arguments;
     const cell_t cell = VANILLA;
@@ -388,7 +420,10 @@ int main(void) {
     int c;
     REQUIRE_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
 
-    for (c = 0; c < N_CELLS; c++) test_cell_creation((cell_t)c);
+    for (c = 0; c < N_CELLS; c++) {
+        test_cell_creation((cell_t)c);
+        test_rnn_tparams((cell_t)c);
+    }
     test_vanilla_activations();
     test_augru_without_attention();
 

@@ -295,6 +295,42 @@ fn projection_big_and_every_instruction_set() {
     }
 }
 
+/// At T = 1 the recurrent input may differ from the output state (SIC ≠ DIC, oneDNN accepts
+/// it): with and without projection, every direction, L 1–2, inference and training (the
+/// workspace's h rows are max(SIC, DIC) wide).
+#[test]
+fn one_step_with_sic_different_from_dic() {
+    let mut k = 0usize;
+    for direction in DIRECTIONS {
+        for l in 1..=2 {
+            for (dhc, dic, sic) in [(6, 6, 9), (6, 6, 2), (8, 3, 5), (5, 7, 4)] {
+                let slc = if l == 1 { 4 } else { dic };
+                let mut c = Case::new(direction, l, 1, 3, slc, dhc);
+                if dic != dhc {
+                    c = c.with_projection(dic);
+                }
+                c.sic_override = Some(sic);
+                c.peephole = k.is_multiple_of(2);
+                c.weights_any = (k / 2).is_multiple_of(2);
+                c.prop = if k.is_multiple_of(3) {
+                    PropKind::ForwardTraining
+                } else {
+                    PropKind::ForwardInference
+                };
+                c.seed = k as u64 + 29;
+                let (out, r) = run_and_check(&c);
+                if c.prop == PropKind::ForwardTraining {
+                    let ws = out.pd.workspace_layout().unwrap().clone();
+                    assert_eq!(ws.hc, sic.max(dic));
+                    let h = out.workspace_floats(ws.h);
+                    compare("ws h", &h, &r.h, threshold(direction, 1), false).unwrap();
+                }
+                k += 1;
+            }
+        }
+    }
+}
+
 #[test]
 fn any_projection_weights_resolve_to_the_packed_layout() {
     let mut c = Case::new(Direction::Left2Right, 1, 2, 2, 3, 8).with_projection(5);

@@ -9,8 +9,13 @@
 //!
 //! Backward pds take every forward tensor and its diff (`DNNL_ARG_DIFF_*`): `any` weights resolve
 //! to plain `ldgoi` and diff weights to `ldigo`, projection weights to `ldoi` and their diff to
-//! `ldio` (oneDNN's CPU choices; any plain layout is accepted, the packed one is not), diff data tensors like their counterparts; the workspace
-//! descriptor is the forward training pd's (same problem, same layout).
+//! `ldio` (oneDNN's CPU choices; any plain layout is accepted, the packed one is not), diff data
+//! tensors like their counterparts; the workspace descriptor is the forward training pd's (same
+//! problem, same layout).
+//!
+//! Test mode (the hidden `rnn_tparams` attribute) needs a scale per gate: with fewer,
+//! `invalid_arguments` — oneDNN 3.13 creates such a pd and would read past its scales at
+//! execution.
 
 use super::backward::scratch::BackwardScratch;
 use super::cells::CellKind;

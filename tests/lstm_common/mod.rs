@@ -159,8 +159,10 @@ pub struct Case {
     pub slc: usize,
     /// Hidden channels.
     pub dhc: usize,
-    /// Output state channels (SIC = DIC; DHC unless `projection`).
+    /// Output state channels (DHC unless `projection`).
     pub dic: usize,
+    /// Recurrent input channels when they differ from DIC (allowed at T ≤ 1 only).
+    pub sic_override: Option<usize>,
     /// LSTM: pass projection weights `[L][D][DHC][DIC]` (`any`, or `projection_tag`, following
     /// `weights_any`).
     pub projection: bool,
@@ -210,6 +212,7 @@ impl Case {
             slc,
             dhc,
             dic: dhc,
+            sic_override: None,
             projection: false,
             projection_tag: LDIO,
             linear: None,
@@ -258,6 +261,11 @@ impl Case {
         }
     }
 
+    /// Recurrent input channels: DIC unless overridden.
+    pub fn sic(&self) -> usize {
+        self.sic_override.unwrap_or(self.dic)
+    }
+
     /// Directions.
     pub fn d(&self) -> usize {
         self.direction.num_directions()
@@ -282,7 +290,7 @@ impl Case {
             t: self.t,
             n: self.n,
             slc: self.slc,
-            sic: self.dic,
+            sic: self.sic(),
             dhc: self.dhc,
             dic: self.dic,
             with_projection: self.projection,
@@ -320,6 +328,7 @@ impl Inputs {
     /// for `signed` cases.
     pub fn random(c: &Case) -> Self {
         let (l, d, n, dhc, dic, g) = (c.l, c.d(), c.n, c.dhc, c.dic, c.g());
+        let sic = c.sic();
         let f = |len: usize, seed: u64, scale: f32| {
             if c.signed {
                 fill(len, c.seed * 16 + seed)
@@ -329,10 +338,10 @@ impl Inputs {
         };
         Self {
             src_layer: f(c.t * n * c.slc, 0, 1.0),
-            src_iter: c.src_iter.then(|| f(l * d * n * dic, 1, 1.0)),
+            src_iter: c.src_iter.then(|| f(l * d * n * sic, 1, 1.0)),
             src_iter_c: (c.src_iter && c.cell.has_c_state()).then(|| f(l * d * n * dhc, 2, 1.0)),
             weights_layer: f(l * d * c.slc * g * dhc, 3, 1.0 / c.slc.max(1) as f32),
-            weights_iter: f(l * d * dic * g * dhc, 4, 1.0 / dic.max(1) as f32),
+            weights_iter: f(l * d * sic * g * dhc, 4, 1.0 / sic.max(1) as f32),
             bias: c.bias.then(|| f(l * d * c.cell.bias_gates() * dhc, 5, 0.5)),
             attention: c
                 .cell
@@ -367,7 +376,7 @@ impl Inputs {
         };
         let inv_g = 1.0 / g as f32;
         self.weights_layer = sparse(c.slc, g, dhc, inv_g);
-        self.weights_iter = sparse(c.dic, g, dhc, inv_g);
+        self.weights_iter = sparse(c.sic(), g, dhc, inv_g);
         if self.projection.is_some() {
             self.projection = Some(sparse(dhc, 1, c.dic, 1.0));
         }
@@ -386,7 +395,7 @@ impl Inputs {
         if c.n > 0 {
             negate(&mut self.src_layer, c.n * c.slc, c.slc);
             if let Some(v) = self.src_iter.as_mut() {
-                negate(v, c.n * c.dic, c.dic);
+                negate(v, c.n * c.sic(), c.sic());
             }
         }
         if let Some(b) = self.bias.as_mut() {
@@ -463,17 +472,21 @@ pub fn make_pd(c: &Case) -> Result<RnnPd> {
     let mut desc = RnnDesc::new(c.prop, c.alg(), c.direction)
         .with(args::SRC_LAYER, Some(&data(&[c.t, n, c.slc], c.layer_tag)))
         .with(args::WEIGHTS_LAYER, Some(&md(&[l, d, c.slc, g, dhc], wtag)))
-        .with(args::WEIGHTS_ITER, Some(&md(&[l, d, dic, g, dhc], wtag)))
+        .with(
+            args::WEIGHTS_ITER,
+            Some(&md(&[l, d, c.sic(), g, dhc], wtag)),
+        )
         .with(
             args::DST_LAYER,
             Some(&data(&[c.t, n, c.dlc()], c.layer_tag)),
         );
     let state = data(&[l, d, n, dic], LDNC);
+    let src_state = data(&[l, d, n, c.sic()], LDNC);
     let cell_state = data(&[l, d, n, dhc], LDNC);
     let c_state = lstm.then_some(&cell_state);
     if c.src_iter {
         desc = desc
-            .with(args::SRC_ITER, Some(&state))
+            .with(args::SRC_ITER, Some(&src_state))
             .with(args::SRC_ITER_C, c_state);
     }
     if c.bias {
@@ -544,7 +557,7 @@ pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
     let src_layer = memory_with(&arg(args::SRC_LAYER), &x.src_layer);
     let weights = |a: i32, v: &[f32], k: usize| from_plain(a, v, &md(&[l, d, k, g, dhc], LDIGO));
     let wl = weights(args::WEIGHTS_LAYER, &x.weights_layer, c.slc);
-    let wi = weights(args::WEIGHTS_ITER, &x.weights_iter, c.dic);
+    let wi = weights(args::WEIGHTS_ITER, &x.weights_iter, c.sic());
     let wp = x
         .projection
         .as_ref()
