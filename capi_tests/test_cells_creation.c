@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "md_pool.h"
 
 /* oneDNN's hidden test-mode setter (benchdnn --skip-nonlinear): oxidnn's header
  * declares it; the real oneDNN exports it under its C++ name only (declared in
@@ -28,43 +29,6 @@ extern dnnl_status_t set_rnn_tparams(dnnl_primitive_attr_t attr, bool mode,
 #endif
 
 static dnnl_engine_t eng;
-
-/* ------------------------------------------------------------------------ */
-/* a small pool of memory descriptors, freed after each case                */
-
-#define POOL_MAX 32
-static dnnl_memory_desc_t pool[POOL_MAX];
-static int pool_n = 0;
-
-static dnnl_memory_desc_t pool_add(dnnl_memory_desc_t md) {
-    REQUIRE(pool_n < POOL_MAX, "md pool full");
-    pool[pool_n++] = md;
-    return md;
-}
-
-static void pool_free(void) {
-    while (pool_n > 0) dnnl_memory_desc_destroy(pool[--pool_n]);
-}
-
-static dnnl_memory_desc_t md_dt(int ndims, dnnl_dim_t a, dnnl_dim_t b,
-        dnnl_dim_t c, dnnl_dim_t d, dnnl_dim_t e, dnnl_data_type_t dt,
-        dnnl_format_tag_t tag) {
-    dnnl_dims_t dims = {a, b, c, d, e};
-    dnnl_memory_desc_t md = NULL;
-    REQUIRE_OK(dnnl_memory_desc_create_with_tag(&md, ndims, dims, dt, tag));
-    return pool_add(md);
-}
-
-#define MD3(a, b, c, tag) md_dt(3, a, b, c, 0, 0, dnnl_f32, tag)
-#define MD4(a, b, c, d, tag) md_dt(4, a, b, c, d, 0, dnnl_f32, tag)
-#define MD5(a, b, c, d, e, tag) md_dt(5, a, b, c, d, e, dnnl_f32, tag)
-
-static dnnl_memory_desc_t zero_md(void) {
-    dnnl_memory_desc_t md = NULL;
-    REQUIRE_OK(dnnl_memory_desc_create_with_tag(
-            &md, 0, NULL, dnnl_data_type_undef, dnnl_format_tag_undef));
-    return pool_add(md);
-}
 
 /* ------------------------------------------------------------------------ */
 /* the cells and their creation arguments                                   */
