@@ -15,8 +15,8 @@ use std::any::Any;
 
 use ndarray::Array2;
 
-use super::rnn_common::{matmul_t, to_tensor, view1, view2, CellAttrs};
-use super::{expect_inputs, invalid, opset_number, Op, OutputInfo, ValueInfo};
+use super::rnn_common::{input_size, matmul_t, to_tensor, view1, view2, x_and_h, CellAttrs};
+use super::{check_arity, expect_inputs, opset_number, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
 use crate::graph::shape::Dim;
@@ -50,11 +50,7 @@ impl Op for LstmCell {
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
         let h = Some(self.attrs.hidden_size);
         let g = Some(4 * self.attrs.hidden_size);
-        let input_size: Dim = inputs[0]
-            .shape
-            .dims()
-            .and_then(|d| d.get(1).copied())
-            .flatten();
+        let input_size = input_size(inputs);
         let wr_cols = if inputs.len() == 5 {
             input_size.zip(h).map(|(a, b)| a + b)
         } else {
@@ -78,21 +74,10 @@ impl Op for LstmCell {
         self.attrs.infer(inputs, &refs, 2)
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
-        if !(5..=7).contains(&inputs.len()) {
-            return Err(invalid(format!(
-                "LSTMCell: got {} inputs, expected 5 to 7",
-                inputs.len()
-            )));
-        }
+        check_arity("LSTMCell", inputs, 5..=7)?;
         let hs = self.attrs.hidden_size;
-        let x = view2(
-            inputs[0],
-            0,
-            None,
-            inputs[0].shape().get(1).copied().unwrap_or(0),
-        )?;
+        let (x, h) = x_and_h(inputs, hs)?;
         let (n, input_size) = x.dim();
-        let h = view2(inputs[1], 1, Some(n), hs)?;
         let c = view2(inputs[2], 2, Some(n), hs)?;
         let (mut gates, b, p) = if inputs.len() == 5 {
             let wr = view2(inputs[3], 3, Some(4 * hs), input_size + hs)?;

@@ -3,11 +3,10 @@
 
 use std::any::Any;
 
-use super::rnn_common::{matmul_t, to_tensor, view1, view2, CellAttrs};
+use super::rnn_common::{input_size, matmul_t, to_tensor, view1, view2, x_and_h, CellAttrs};
 use super::{check_arity, expect_inputs, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
-use crate::graph::shape::Dim;
 use crate::graph::tensor::Tensor;
 
 /// One vanilla RNN step.
@@ -33,11 +32,7 @@ impl Op for RnnCell {
     }
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
         let h = Some(self.attrs.hidden_size);
-        let input_size: Dim = inputs[0]
-            .shape
-            .dims()
-            .and_then(|d| d.get(1).copied())
-            .flatten();
+        let input_size = input_size(inputs);
         self.attrs.infer(
             inputs,
             &[
@@ -53,14 +48,8 @@ impl Op for RnnCell {
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         check_arity("RNNCell", inputs, 5..=5)?;
         let hs = self.attrs.hidden_size;
-        let x = view2(
-            inputs[0],
-            0,
-            None,
-            inputs[0].shape().get(1).copied().unwrap_or(0),
-        )?;
-        let (n, input_size) = x.dim();
-        let h = view2(inputs[1], 1, Some(n), hs)?;
+        let (x, h) = x_and_h(inputs, hs)?;
+        let input_size = x.ncols();
         let w = view2(inputs[2], 2, Some(hs), input_size)?;
         let r = view2(inputs[3], 3, Some(hs), hs)?;
         let b = view1(inputs[4], 4, hs)?;

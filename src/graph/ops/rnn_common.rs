@@ -110,6 +110,31 @@ impl CellAttrs {
     }
 }
 
+/// The `input_size` of a cell: the second dim of input 0 (`X`, `[batch, input_size]`), when
+/// known.
+pub fn input_size(inputs: &[ValueInfo]) -> Dim {
+    inputs[0]
+        .shape
+        .dims()
+        .and_then(|d| d.get(1).copied())
+        .flatten()
+}
+
+/// `X` `[batch, input_size]` and `H` `[batch, hidden_size]` (inputs 0 and 1) of a cell.
+pub fn x_and_h<'a>(
+    inputs: &[&'a Tensor],
+    hidden_size: usize,
+) -> Result<(ArrayView2<'a, f32>, ArrayView2<'a, f32>)> {
+    let x = view2(
+        inputs[0],
+        0,
+        None,
+        inputs[0].shape().get(1).copied().unwrap_or(0),
+    )?;
+    let h = view2(inputs[1], 1, Some(x.nrows()), hidden_size)?;
+    Ok((x, h))
+}
+
 /// A 2-D f32 view of input `i` with `cols` columns and `rows` rows (any when `None`).
 pub fn view2<'a>(
     t: &'a Tensor,
