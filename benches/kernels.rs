@@ -35,10 +35,14 @@ fn gemm_shapes(c: &mut Criterion) {
         g.bench_function(format!("m{m}_{}", isa.name()), |bch| {
             bch.iter(|| {
                 for p in 0..panels {
+                    // An LSTM panel as packed: rows of gates i, f, c̃, then rows of gate o.
+                    let base = &b[p * k * width..];
                     let panel = Panel {
-                        ptr: b[p * k * width..].as_ptr(),
-                        ld: width,
+                        ptr: base.as_ptr(),
+                        ld: 96,
                         width,
+                        split: 96,
+                        tail: base[k * 96..].as_ptr(),
                     };
                     // SAFETY: a, b and out hold the addressed rows and columns.
                     unsafe {

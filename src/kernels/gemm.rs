@@ -1,25 +1,27 @@
 //! GEMM with a pre-packed right operand: `C[m × w] (+)= A[m × K] · B[K × w]`.
 //!
 //! `B` is one column panel of packed weights (see `memory::packed`): `K` rows of `w` floats
-//! (`w` a multiple of [`CHUNK`]), row stride `ld`. `A` is a set of rows with unit stride along
-//! `K`, addressed through a two-level grid ([`RowsA`]) so that time-major, batch-major, reversed
-//! or padded activations are all read in place. `C` is row-major with stride `ldc`.
+//! (`w` a multiple of [`CHUNK`]), stored as one block of rows (row stride `ld`) or as two blocks
+//! (an LSTM panel: rows of 96 floats, then rows of 32). `A` is a set of rows with unit stride
+//! along `K`, addressed through a two-level grid ([`RowsA`]) so that time-major, batch-major,
+//! reversed or padded activations are all read in place. `C` is row-major with stride `ldc`.
 //!
 //! The work is cut into register tiles of `MR` rows × `NR` 16-float vectors, each computed by a
 //! micro-kernel that keeps the whole tile in registers for a block of `K`: per `k`, `NR` vector
 //! loads of `B`, `MR` broadcasts of `A`, `MR·NR` multiply-adds. The micro-kernel is written once
 //! over a small vector trait and compiled per instruction set (AVX-512: 4 × 6 vectors, with 13 × 2
-//! for the last 32 columns of a panel, i.e. 24 or 26 zmm accumulators; AVX2: 2 × 2; portable:
+//! for 32-column blocks or remainders, i.e. 24 or 26 zmm accumulators; AVX2: 2 × 2; portable:
 //! 2 × 2), with fixed-size arrays the compiler vectorizes as vectors. Measured on the development
 //! machine (Zen 5, one thread), `B` in cache: 13 × 2 and 4 × 6 tiles both reach 230–245 GFLOP/s at
 //! K = 512 (~95 % of peak), the same as hand-written intrinsics. `B` streamed from L3 or memory
 //! (weights of 16–32 MiB, read once per step): 13 × 2 tiles fall to 125–160 GFLOP/s, 4 × 6 tiles
-//! keep 175–200 — a tile reads 384 of the 512 bytes of a packed LSTM row at once rather than 128,
-//! which the prefetchers serve far better (LSTM T25 N32 C1024 on 2 threads: 17 % faster). For 1–2
-//! rows (batch 1–2, memory-bound) a tile spans a whole 128-column panel row, so `B` is read as one
-//! sequential stream (+25 % over 64-column tiles, whose strided half-rows the prefetchers serve
-//! worse); at that width the vectors are AVX-512 registers, which the compiler keeps in registers
-//! where it would spill an array accumulator.
+//! keep 175–200 — a tile reads 384 bytes of a row at once rather than 128, which the prefetchers
+//! serve far better (LSTM T25 N32 C1024 on 2 threads: 17 % faster). Every tile reads whole rows
+//! of its block, one sequential stream: with the two-block LSTM panel rather than 96 of every 128
+//! floats, M = 4–104 rows gain 4–6 % (M = 4: 24 %). For 1–2 rows (batch 1–2, memory-bound) a tile
+//! spans a whole panel row — both blocks of an LSTM panel, as two sequential streams; at that
+//! width the vectors are AVX-512 registers, which the compiler keeps in registers where it would
+//! spill an array accumulator.
 //! Summation order along `K` is fixed, so results do not depend on threading.
 
 use super::isa::Isa;
@@ -59,15 +61,49 @@ impl RowsA {
     }
 }
 
-/// One packed column panel: `K` rows of `width` floats, row stride `ld`.
+/// One packed column panel: `K` rows of `width` floats, stored as one block (row stride `ld`)
+/// or as two (columns `split..width` in a block of their own, rows of `width − split` floats
+/// from `tail`; see `memory::packed`).
 #[derive(Clone, Copy, Debug)]
 pub struct Panel {
-    /// Row 0.
+    /// Row 0 of the first block.
     pub ptr: *const f32,
-    /// Row stride in floats.
+    /// Row stride of the first block, in floats.
     pub ld: usize,
     /// Columns; a multiple of [`CHUNK`].
     pub width: usize,
+    /// Columns of the first block (`width` when the panel is one block); a multiple of
+    /// [`CHUNK`].
+    pub split: usize,
+    /// Row 0 of the second block (rows of `width − split` floats); unused without one.
+    pub tail: *const f32,
+}
+
+impl Panel {
+    /// A panel stored as one block.
+    pub fn dense(ptr: *const f32, ld: usize, width: usize) -> Self {
+        Self {
+            ptr,
+            ld,
+            width,
+            split: width,
+            tail: ptr,
+        }
+    }
+
+    /// Columns `cols` of the first block, as a panel of its own.
+    pub fn first_block_columns(&self, cols: std::ops::Range<usize>) -> Self {
+        debug_assert!(cols.end <= self.split);
+        Self::dense(self.ptr.wrapping_add(cols.start), self.ld, cols.len())
+    }
+
+    /// The blocks: (row 0, row stride, columns).
+    fn blocks(&self) -> [(*const f32, usize, std::ops::Range<usize>); 2] {
+        [
+            (self.ptr, self.ld, 0..self.split),
+            (self.tail, self.width - self.split, self.split..self.width),
+        ]
+    }
 }
 
 /// What `C` starts from.
@@ -85,6 +121,9 @@ pub enum Init {
 struct Kernels {
     /// 16-float vectors per tile row (tile width = 16·vectors columns).
     vectors: usize,
+    /// Vectors read from a panel's first block; fewer than `vectors` for tiles that span both
+    /// blocks of a two-block panel (the rest come from the second block).
+    split: usize,
     /// `table[MR − 1]` computes `MR` rows.
     table: &'static [MicroFn],
 }
@@ -96,11 +135,23 @@ struct Shapes {
     /// For the columns left (and when there is no `wide`): the tallest tiles.
     tall: Kernels,
     /// For small row counts (small batch): wider tiles, widest first — more columns per
-    /// broadcast of `A`, and (8 vectors = a whole LSTM panel row) one sequential stream of `B`.
+    /// broadcast of `A`, and whole rows of `B` as sequential streams (8 vectors split 6 + 2: a
+    /// whole row of both blocks of an LSTM panel).
     small: &'static [Kernels],
 }
 
-type MicroFn = unsafe fn(usize, *const *const f32, *const f32, usize, *mut f32, usize, Init);
+/// `(k, A row pointers, B, B row stride, second B stream, its row stride, C, C row stride, init)`.
+type MicroFn = unsafe fn(
+    usize,
+    *const *const f32,
+    *const f32,
+    usize,
+    *const f32,
+    usize,
+    *mut f32,
+    usize,
+    Init,
+);
 
 /// One 16-float vector of a micro-kernel tile: a plain array the compiler vectorizes, or an
 /// AVX-512 register.
@@ -183,18 +234,25 @@ impl Vector for std::arch::x86_64::__m512 {
     }
 }
 
-/// The micro-kernel: `C[MR × 16·NR] (init)= A[MR × k] · B[k × 16·NR]`, over vectors `V`.
+/// The micro-kernel: `C[MR × 16·NR] (init)= A[MR × k] · B[k × 16·NR]`, over vectors `V`. The
+/// first `S` vectors of each row of `B` come from `b` (row stride `ldb`), the others from `b1`
+/// (row stride `ldb1`): a tile can span both blocks of a two-block panel, reading each as one
+/// sequential stream.
 ///
 /// # Safety
 /// `a` points to `MR` row pointers with `k` readable floats each; `b` to `k` rows (stride `ldb`)
-/// of `16·NR` floats; `c` to `MR` rows (stride `ldc`) of `16·NR` writable floats; an `Init::Row`
-/// pointer to `16·NR` floats. For `__m512`, the caller is compiled with avx512f.
+/// of `16·S` floats and, when `S < NR`, `b1` to `k` rows (stride `ldb1`) of `16·(NR − S)`; `c`
+/// to `MR` rows (stride `ldc`) of `16·NR` writable floats; an `Init::Row` pointer to `16·NR`
+/// floats. For `__m512`, the caller is compiled with avx512f.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize>(
+unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize>(
     k: usize,
     a: *const *const f32,
     b: *const f32,
     ldb: usize,
+    b1: *const f32,
+    ldb1: usize,
     c: *mut f32,
     ldc: usize,
     init: Init,
@@ -219,11 +277,15 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize>(
                 }
             }
         }
-        let mut bp = b;
+        let (mut bp, mut bp1) = (b, b1);
         for kk in 0..k {
             let mut bv = [V::zero(); NR];
             for (j, v) in bv.iter_mut().enumerate() {
-                *v = V::load(bp.add(j * LANES));
+                *v = if j < S {
+                    V::load(bp.add(j * LANES))
+                } else {
+                    V::load(bp1.add((j - S) * LANES))
+                };
             }
             for i in 0..MR {
                 let av = V::splat(*a[i].add(kk));
@@ -232,6 +294,9 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize>(
                 }
             }
             bp = bp.add(ldb);
+            if S < NR {
+                bp1 = bp1.add(ldb1);
+            }
         }
         for (i, row) in acc.iter().enumerate() {
             for (j, v) in row.iter().enumerate() {
@@ -245,16 +310,19 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize>(
 macro_rules! micro_fn {
     ($(#[$attr:meta])* $name:ident, $vector:ty) => {
         $(#[$attr])*
-        unsafe fn $name<const MR: usize, const NR: usize>(
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $name<const MR: usize, const NR: usize, const S: usize>(
             k: usize,
             a: *const *const f32,
             b: *const f32,
             ldb: usize,
+            b1: *const f32,
+            ldb1: usize,
             c: *mut f32,
             ldc: usize,
             init: Init,
         ) {
-            unsafe { micro_body::<$vector, MR, NR>(k, a, b, ldb, c, ldc, init) }
+            unsafe { micro_body::<$vector, MR, NR, S>(k, a, b, ldb, b1, ldb1, c, ldc, init) }
         }
     };
 }
@@ -282,26 +350,43 @@ micro_fn!(
 micro_fn!(micro_portable, Lanes<false>);
 
 macro_rules! micro_table {
-    ($f:ident, $nr:literal, [$($mr:literal),*]) => { &[$($f::<$mr, $nr> as MicroFn),*] };
+    ($f:ident, $nr:literal, [$($mr:literal),*]) => { &[$($f::<$mr, $nr, $nr> as MicroFn),*] };
+    ($f:ident, $nr:literal, $s:literal, [$($mr:literal),*]) => {
+        &[$($f::<$mr, $nr, $s> as MicroFn),*]
+    };
 }
 
 #[cfg(target_arch = "x86_64")]
 static AVX512: Shapes = Shapes {
     wide: Some(Kernels {
         vectors: 6,
+        split: 6,
         table: micro_table!(micro_avx512_wide, 6, [1, 2, 3, 4]),
     }),
     tall: Kernels {
         vectors: 2,
+        split: 2,
         table: micro_table!(micro_avx512, 2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
     },
     small: &[
         Kernels {
             vectors: 8,
+            split: 8,
             table: micro_table!(micro_avx512_wide, 8, [1, 2]),
         },
         Kernels {
+            vectors: 8,
+            split: 6,
+            table: micro_table!(micro_avx512_wide, 8, 6, [1, 2]),
+        },
+        Kernels {
+            vectors: 6,
+            split: 6,
+            table: micro_table!(micro_avx512_wide, 6, [1, 2, 3, 4]),
+        },
+        Kernels {
             vectors: 4,
+            split: 4,
             table: micro_table!(micro_avx512, 4, [1, 2, 3, 4]),
         },
     ],
@@ -311,6 +396,7 @@ static AVX2: Shapes = Shapes {
     wide: None,
     tall: Kernels {
         vectors: 2,
+        split: 2,
         table: micro_table!(micro_avx2, 2, [1, 2]),
     },
     small: &[],
@@ -319,6 +405,7 @@ static PORTABLE: Shapes = Shapes {
     wide: None,
     tall: Kernels {
         vectors: 2,
+        split: 2,
         table: micro_table!(micro_portable, 2, [1, 2]),
     },
     small: &[],
@@ -384,43 +471,65 @@ pub unsafe fn gemm(
         return;
     }
     let shapes = shapes(isa);
-    // Small row counts take the widest small tiles that fit, in one row tile; the others the
-    // wide tiles while the columns last, then the tallest 2-vector tiles.
+    // Small row counts take the widest small tiles that fit, in one row tile (for a two-block
+    // panel, first a tile spanning both blocks); the others the wide tiles while the columns
+    // last, then the tallest 2-vector tiles. Every other tile stays inside one block.
     let fits = |ks: &&Kernels| m <= ks.table.len();
     let small = shapes.small.iter().any(|ks| fits(&ks));
+    let spanning = shapes.small.iter().filter(fits).find(|ks| {
+        b.split < b.width && ks.split * LANES == b.split && ks.vectors * LANES == b.width
+    });
     let mut ptrs = [std::ptr::null::<f32>(); 16];
+    // One column of tiles: `ks` over columns `j0..` of block `(bp, ldb)`, K rows `k0..k0 + kb`.
+    let mut column = |ks: &Kernels, bp: *const f32, ldb: usize, j0: usize, k0, kb, init: Init| {
+        let mr_max = if small { m } else { ks.table.len() };
+        let (tiles, base_h, taller) = row_tiles(m, mr_max);
+        let init = match init {
+            Init::Row(r) => Init::Row(r.wrapping_add(j0)),
+            other => other,
+        };
+        let b1 = b.tail.wrapping_add(k0 * (b.width - b.split));
+        let mut i0 = 0;
+        for t in 0..tiles {
+            let h = base_h + usize::from(t < taller);
+            for (i, p) in ptrs[..h].iter_mut().enumerate() {
+                *p = a.row(rows.start + i0 + i).wrapping_add(k0);
+            }
+            let cp = unsafe { c.add(i0 * ldc + j0) };
+            let ldb1 = b.width - b.split;
+            unsafe { ks.table[h - 1](kb, ptrs.as_ptr(), bp, ldb, b1, ldb1, cp, ldc, init) };
+            i0 += h;
+        }
+    };
     let mut k0 = 0;
     loop {
         let kb = KC.min(k - k0);
         let init_k = if k0 == 0 { init } else { Init::Accumulate };
-        let mut j0 = 0;
-        while j0 < b.width {
-            let left = b.width - j0;
-            let fits_left = |ks: &&Kernels| ks.vectors * LANES <= left;
-            let ks = if small {
-                shapes.small.iter().filter(fits).find(fits_left)
-            } else {
-                shapes.wide.iter().find(fits_left)
-            }
-            .unwrap_or(&shapes.tall);
-            let mr_max = if small { m } else { ks.table.len() };
-            let (tiles, base_h, taller) = row_tiles(m, mr_max);
-            let init_j = match init_k {
-                Init::Row(r) => Init::Row(r.wrapping_add(j0)),
-                other => other,
-            };
-            let mut i0 = 0;
-            for t in 0..tiles {
-                let h = base_h + usize::from(t < taller);
-                for (i, p) in ptrs[..h].iter_mut().enumerate() {
-                    *p = a.row(rows.start + i0 + i).wrapping_add(k0);
+        if let Some(ks) = spanning {
+            column(ks, b.ptr.wrapping_add(k0 * b.ld), b.ld, 0, k0, kb, init_k);
+        } else {
+            for (ptr, ld, cols) in b.blocks() {
+                let mut j0 = cols.start;
+                while j0 < cols.end {
+                    let left = cols.end - j0;
+                    let fits_left = |ks: &&Kernels| ks.vectors * LANES <= left;
+                    let one_block = |ks: &&Kernels| ks.split == ks.vectors;
+                    let ks = if small {
+                        shapes
+                            .small
+                            .iter()
+                            .filter(fits)
+                            .filter(one_block)
+                            .find(fits_left)
+                    } else {
+                        shapes.wide.iter().find(fits_left)
+                    }
+                    .unwrap_or(&shapes.tall);
+                    let bp = ptr.wrapping_add(k0 * ld + j0 - cols.start);
+                    column(ks, bp, ld, j0, k0, kb, init_k);
+                    j0 += ks.vectors * LANES;
                 }
-                let bp = unsafe { b.ptr.add(k0 * b.ld + j0) };
-                let cp = unsafe { c.add(i0 * ldc + j0) };
-                unsafe { ks.table[h - 1](kb, ptrs.as_ptr(), bp, b.ld, cp, ldc, init_j) };
-                i0 += h;
             }
-            j0 += ks.vectors * LANES;
         }
         k0 += kb;
         if k0 >= k {
@@ -453,7 +562,9 @@ mod tests {
         c
     }
 
-    fn check(isa: Isa, m: usize, k: usize, width: usize, init: &str) {
+    /// `C (init)= A·B` against [`naive`], with `B` stored as one block (`split == width`) or as
+    /// two blocks split at column `split`.
+    fn check(isa: Isa, m: usize, k: usize, width: usize, split: usize, init: &str) {
         let lda = k + 3;
         let ldb = width + 32;
         let ldc = width + 16;
@@ -472,10 +583,25 @@ mod tests {
             inner_stride: lda as isize,
             inner: usize::MAX,
         };
-        let panel = Panel {
-            ptr: b.as_ptr(),
-            ld: ldb,
-            width,
+        // The two-block copy of B: rows of `split` floats, then rows of `width − split`.
+        let tail_w = width - split;
+        let mut blocks = vec![0f32; k * width];
+        for kk in 0..k {
+            let row = &b[kk * ldb..kk * ldb + width];
+            blocks[kk * split..(kk + 1) * split].copy_from_slice(&row[..split]);
+            let t = k * split + kk * tail_w;
+            blocks[t..t + tail_w].copy_from_slice(&row[split..]);
+        }
+        let panel = if split == width {
+            Panel::dense(b.as_ptr(), ldb, width)
+        } else {
+            Panel {
+                ptr: blocks.as_ptr(),
+                ld: split,
+                width,
+                split,
+                tail: blocks[k * split..].as_ptr(),
+            }
         };
         let init_v = match init {
             "zero" => Init::Zero,
@@ -495,7 +621,7 @@ mod tests {
                 let g = c[i * ldc + j] as f64;
                 assert!(
                     (g - e).abs() <= 1e-5 * (1.0 + e.abs()) * (k as f64).sqrt(),
-                    "{isa:?} m{m} k{k} w{width} {init} ({i},{j}): {g} vs {e}"
+                    "{isa:?} m{m} k{k} w{width} split{split} {init} ({i},{j}): {g} vs {e}"
                 );
             }
             // Columns beyond the panel are untouched.
@@ -509,9 +635,18 @@ mod tests {
     fn matches_naive_product_for_every_isa_and_shape() {
         for isa in Isa::all_supported() {
             for &m in &[1, 2, 3, 4, 5, 13, 14, 27, 64] {
-                for &(k, w) in &[(1, 32), (7, 96), (33, 128), (600, 64), (0, 32)] {
+                for &(k, w, split) in &[
+                    (1, 32, 32),
+                    (7, 96, 96),
+                    (33, 128, 128),
+                    (600, 64, 64),
+                    (0, 32, 32),
+                    (33, 128, 96),
+                    (600, 128, 96),
+                    (5, 64, 32),
+                ] {
                     for init in ["zero", "row", "acc"] {
-                        check(isa, m, k, w, init);
+                        check(isa, m, k, w, split, init);
                     }
                 }
             }

@@ -26,10 +26,15 @@ impl PackedWeights {
     /// `l`, `d`, `p` must be inside the layout.
     pub unsafe fn panel(&self, l: usize, d: usize, p: usize) -> Panel {
         let lay = &self.layout;
+        let ptr = unsafe { self.ptr.add(lay.offset(l, d, 0, 0, p * PANEL)) };
+        let (_, first_row, _) = lay.block(0);
+        let (last_start, _, _) = lay.block(lay.g.max(1) - 1);
         Panel {
-            ptr: unsafe { self.ptr.add(lay.offset(l, d, 0, 0, p * PANEL)) },
-            ld: lay.g * PANEL,
+            ptr,
+            ld: first_row,
             width: lay.g * PANEL,
+            split: first_row,
+            tail: ptr.wrapping_add(last_start),
         }
     }
 }

@@ -471,11 +471,7 @@ impl Backward<'_> {
         // SAFETY: each part writes its own columns of `out`; `src` and `B` are only read.
         threading::for_each(parts, parts > 1, move |i| {
             let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
-            let panel = Panel {
-                ptr: b.get().wrapping_add(c0),
-                ld,
-                width: c1 - c0,
-            };
+            let panel = Panel::dense(b.get().wrapping_add(c0), ld, c1 - c0);
             let init = if accumulate {
                 Init::Accumulate
             } else {
