@@ -119,10 +119,13 @@ impl Drop for PoisonOnPanic<'_> {
 }
 
 /// One member's view of a team started by [`team`].
+#[derive(Clone, Copy)]
 pub struct Team<'a> {
     index: usize,
     size: usize,
     barrier: Option<&'a SpinBarrier>,
+    /// The barriers of the two halves ([`Team::halves`]); `None` in a half itself.
+    halves: Option<&'a [SpinBarrier; 2]>,
 }
 
 impl Team<'_> {
@@ -142,6 +145,40 @@ impl Team<'_> {
         if let Some(b) = self.barrier {
             b.wait();
         }
+    }
+
+    /// Splits the team in two halves of consecutive members (the first `size / 2`, then the
+    /// rest) that run `f(half, &sub_team)` at the same time, each with barriers of its own,
+    /// then waits for the whole team. A team of one member runs `f(0, …)` then `f(1, …)`.
+    pub fn halves(&self, f: impl Fn(usize, &Team)) {
+        let Some(barriers) = self.halves.filter(|_| self.size >= 2) else {
+            for half in 0..2 {
+                f(
+                    half,
+                    &Team {
+                        halves: None,
+                        ..*self
+                    },
+                );
+            }
+            return;
+        };
+        let first = self.size / 2;
+        let (half, index, size) = if self.index < first {
+            (0, self.index, first)
+        } else {
+            (1, self.index - first, self.size - first)
+        };
+        f(
+            half,
+            &Team {
+                index,
+                size,
+                barrier: Some(&barriers[half]),
+                halves: None,
+            },
+        );
+        self.barrier();
     }
 
     /// This member's contiguous share of `items`.
@@ -179,18 +216,24 @@ pub fn team(parallel: bool, f: impl Fn(&Team) + Sync) {
             index: 0,
             size: 1,
             barrier: None,
+            halves: None,
         });
         return;
     }
     static ONE_TEAM_AT_A_TIME: Mutex<()> = Mutex::new(());
     let _guard = ONE_TEAM_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let barrier = SpinBarrier::new(size);
+    let halves = [
+        SpinBarrier::new(size / 2),
+        SpinBarrier::new(size - size / 2),
+    ];
     pool().broadcast(|ctx| {
-        let _poison = PoisonOnPanic(&barrier);
+        let _poison = [&barrier, &halves[0], &halves[1]].map(PoisonOnPanic);
         f(&Team {
             index: ctx.index(),
             size,
             barrier: Some(&barrier),
+            halves: Some(&halves),
         });
     });
 }
@@ -231,6 +274,38 @@ mod tests {
             });
             let members = if parallel { num_threads() } else { 1 };
             assert_eq!(complete.load(Ordering::Relaxed), 3 * members);
+        }
+    }
+
+    #[test]
+    fn halves_run_side_by_side_with_barriers_of_their_own() {
+        for parallel in [false, true] {
+            let hits: Vec<AtomicUsize> = (0..2 * 41).map(|_| AtomicUsize::new(0)).collect();
+            let members = [AtomicUsize::new(0), AtomicUsize::new(0)];
+            team(parallel, |t| {
+                t.halves(|half, sub| {
+                    members[half].fetch_add(1, Ordering::Relaxed);
+                    for round in 1..=3 {
+                        sub.for_each(41, false, |i| {
+                            hits[half * 41 + i].fetch_add(1, Ordering::Relaxed);
+                        });
+                        sub.barrier();
+                        // The half's barrier waits for the half's members only, and all of them.
+                        let mine = &hits[half * 41..(half + 1) * 41];
+                        assert!(mine.iter().all(|h| h.load(Ordering::Relaxed) == round));
+                        sub.barrier();
+                    }
+                });
+                // After `halves`, both halves are done.
+                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 3));
+            });
+            let size = if parallel { num_threads() } else { 1 };
+            let expect = if size >= 2 {
+                [size / 2, size - size / 2]
+            } else {
+                [1, 1]
+            };
+            assert_eq!(members.map(|m| m.load(Ordering::Relaxed)), expect);
         }
     }
 

@@ -24,7 +24,10 @@
 //!
 //! The whole pass runs as one team of the library's pool threads (one fork/join per execution;
 //! phases separated by spin barriers; items split statically, so a thread keeps the same weight
-//! panels step after step), or on the calling thread alone when steps are tiny. Nothing is
+//! panels step after step), or on the calling thread alone when steps are tiny. With two
+//! directions and at least two threads, the directions run at the same time on a half of the
+//! team each (their scratch regions are separate, see `ScratchLayout::lane`); a bidirectional
+//! sum then adds the second direction into `dst_layer` once both are done. Nothing is
 //! allocated, packed or copied per step.
 
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
@@ -182,12 +185,49 @@ impl Forward<'_> {
         let proj = if p.with_projection { p.dhc * p.dic } else { 0 };
         let step_flops = 2 * p.n * ((p.sic + p.slc) * gates_width(p) + proj);
         threading::team(step_flops >= PARALLEL_MIN_FLOPS, |team| {
-            for d in 0..p.d {
+            let stack = |team: &Team, d: usize| {
                 for l in 0..p.l {
                     unsafe { self.layer(team, l, d) };
                 }
+            };
+            if self.scratch.lanes == 2 {
+                // The two directions at the same time, on a half of the team each.
+                team.halves(|d, half| stack(half, d));
+                if p.direction == Direction::BidirectionalSum {
+                    unsafe { self.add_second_direction(team) };
+                }
+            } else {
+                (0..p.d).for_each(|d| stack(team, d));
             }
         });
+    }
+
+    /// Whether direction 1 of a bidirectional sum adds its last layer into `dst_layer` after
+    /// both directions are done (they run at the same time), rather than during its pass.
+    fn sum_deferred(&self) -> bool {
+        self.problem.direction == Direction::BidirectionalSum && self.scratch.lanes == 2
+    }
+
+    /// Bidirectional sum with concurrent directions: `dst_layer += h` of direction 1's last
+    /// layer (this member's steps), once both directions are done.
+    unsafe fn add_second_direction(&self, team: &Team) {
+        let p = self.problem;
+        unsafe {
+            let (h, dst) = (self.h_output(p.l - 1, 1), self.dst_view(1));
+            for s in team.share(p.t) {
+                for n in 0..p.n {
+                    let (from, to) = (h.row(s, n), dst.row(s, n));
+                    for c in 0..p.dic {
+                        *to.add(c) += *from.add(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// This pass's copy of a per-pass scratchpad region.
+    unsafe fn lane(&self, region: &super::arena::Region, pass: &Pass) -> *mut f32 {
+        unsafe { self.scratch.lane(region, self.tensors.scratch, pass.d) }
     }
 
     fn width(&self) -> usize {
@@ -242,8 +282,7 @@ impl Forward<'_> {
                     Some(slot) => {
                         let base = self
                             .scratch
-                            .h_slots
-                            .ptr(self.tensors.scratch)
+                            .lane(&self.scratch.h_slots, self.tensors.scratch, d)
                             .add(slot * p.t * p.n * p.dic);
                         SeqView::dense(base, p.n, p.dic)
                     }
@@ -265,6 +304,7 @@ impl Forward<'_> {
             let h_seq = self.h_output(l, d);
             let last = l + 1 == p.l;
             let h_extra = (last
+                && !(d == 1 && self.sum_deferred())
                 && (self.workspace.is_some()
                     || ScratchLayout::inference_h_slot(p, l, d).is_some()))
             .then(|| self.dst_view(d));
@@ -286,7 +326,7 @@ impl Forward<'_> {
                     )
                 }
                 None => {
-                    let c = self.scratch.c.ptr(t.scratch);
+                    let c = self.scratch.lane(&self.scratch.c, t.scratch, d);
                     (
                         SeqView {
                             base: c,
@@ -325,7 +365,7 @@ impl Forward<'_> {
                         p.dhc,
                     ),
                     None => SeqView {
-                        base: self.scratch.ht.ptr(t.scratch),
+                        base: self.scratch.lane(&self.scratch.ht, t.scratch, d),
                         s_stride: 0,
                         n_stride: p.dhc as isize,
                     },
@@ -383,7 +423,7 @@ impl Forward<'_> {
         let (width, total) = (self.width(), gates_width(p));
         let block = LAYER_ROW_BLOCK.min(rows);
         let row_blocks = rows.div_ceil(block);
-        let gates = unsafe { self.scratch.gates.ptr(self.tensors.scratch) };
+        let gates = unsafe { self.lane(&self.scratch.gates, pass) };
         let bias = self
             .tensors
             .bias
@@ -443,13 +483,15 @@ impl Forward<'_> {
             Some(pass.h_seq.from_step(s - 1))
         };
         let (block, blocks) = self.batch_blocks(team);
-        let scratch = self.tensors.scratch;
-        let gates = unsafe { self.scratch.gates.ptr(scratch).add((s - s0) * p.n * total) };
+        let gates = unsafe {
+            self.lane(&self.scratch.gates, pass)
+                .add((s - s0) * p.n * total)
+        };
         let ld = pass.l * p.d + pass.d;
         let bias = self.tensors.bias.wrapping_add(ld * total);
         let bias_rec = self.tensors.bias_rec.wrapping_add(ld * total);
-        let rec = unsafe { self.scratch.rec.ptr(scratch) };
-        let rh = unsafe { self.scratch.rh.ptr(scratch) };
+        let rec = unsafe { self.lane(&self.scratch.rec, pass) };
+        let rh = unsafe { self.lane(&self.scratch.rh, pass) };
         let (gru, lbr) = (
             matches!(p.cell, CellKind::Gru | CellKind::Augru),
             matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru),
@@ -562,7 +604,7 @@ impl Forward<'_> {
         let panels = p.dic.div_ceil(PANEL);
         let ld = panels * PANEL;
         let (block, blocks) = self.batch_blocks(team);
-        let out = unsafe { self.scratch.proj.ptr(self.tensors.scratch) };
+        let out = unsafe { self.lane(&self.scratch.proj, pass) };
         let a = ht.gemm_rows(s, p.n);
         team.for_each(blocks * panels, s % 2 == 1, |it| {
             let (panel, b) = (it / blocks, it % blocks);
@@ -670,17 +712,17 @@ impl Forward<'_> {
             }
             CellKind::Gru | CellKind::Augru | CellKind::LbrGru | CellKind::LbrAugru => {
                 let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
-                let scratch = self.tensors.scratch;
                 let aux = if lbr {
                     TileRows {
-                        ptr: unsafe { self.scratch.rec.ptr(scratch) }
+                        ptr: unsafe { self.lane(&self.scratch.rec, pass) }
                             .wrapping_add(n0 * ld + panel * self.width()),
                         stride: ld as isize,
                     }
                 } else if h_prev.is_none() {
                     TileRows::NONE
                 } else {
-                    let rh = SeqView::dense(unsafe { self.scratch.rh.ptr(scratch) }, p.n, p.dhc);
+                    let rh =
+                        SeqView::dense(unsafe { self.lane(&self.scratch.rh, pass) }, p.n, p.dhc);
                     at(&rh, 0)
                 };
                 let t = gru::GruTile {

@@ -14,6 +14,10 @@
 //! | `weights_iter`  | packed                  | same for the recurrent weights |
 //! | `weights_projection` | packed             | same for the projection weights (LSTMP) |
 //!
+//! With two directions and at least two threads, the directions run at the same time
+//! (`lanes` = 2): every region a pass writes (`gates` to `proj` above) is then allocated twice,
+//! one copy per direction ([`ScratchLayout::lane`]).
+//!
 //! Weights must be re-read at every execution (the user may change them between executions, as a
 //! training loop does), so plain weights are packed into the scratchpad each time — one pass over
 //! the weights; `format_tag::any` weights (packed once by a reorder) skip it.
@@ -22,6 +26,7 @@ use super::arena::{Arena, Region};
 use super::cells::CellKind;
 use super::problem::RnnProblem;
 use crate::memory::packed::PANEL;
+use crate::threading;
 use crate::types::Direction;
 
 /// Bytes of gate pre-activations kept at once; the merged layer GEMM runs over that many steps.
@@ -33,6 +38,16 @@ const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
 /// 3 % faster fused; N=32 C=1024, 32 MiB, 30 % slower fused; N=16 C=256 merged 2 % faster).
 const FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES: usize = 16 << 20;
 
+/// Directions that run at the same time for a problem: both of a bidirectional one when the
+/// library's pool has at least two threads.
+pub fn concurrent_directions(p: &RnnProblem) -> usize {
+    if p.d == 2 && threading::num_threads() >= 2 {
+        2
+    } else {
+        1
+    }
+}
+
 /// Offsets of the scratchpad regions for one problem, and where the layer GEMM runs.
 ///
 /// The layer GEMM `x·W` either runs **merged**, once for `t_chunk` steps at a time (rows
@@ -42,6 +57,8 @@ const FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES: usize = 16 << 20;
 /// has no separate layer phase).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScratchLayout {
+    /// Directions running at the same time (1 or 2): per-pass regions have one copy each.
+    pub lanes: usize,
     /// Gate pre-activations `[t_chunk][N][P·G·32]`.
     pub gates: Region,
     /// Layer GEMM fused into the steps (then `t_chunk` is 1).
@@ -110,23 +127,24 @@ impl ScratchLayout {
             .max()
             .unwrap_or(0);
         let training = p.is_training();
+        let lanes = concurrent_directions(p);
         let mut a = Arena::new();
-        let gates = a.push(t_chunk * p.n * width);
+        let gates = a.push(lanes * t_chunk * p.n * width);
         let h_slots = a.push(if training {
             0
         } else {
-            n_slots * p.t * p.n * p.dic
+            lanes * n_slots * p.t * p.n * p.dic
         });
         let c = a.push(if training || !p.cell.has_c_state() {
             0
         } else {
-            p.n * p.dhc
+            lanes * p.n * p.dhc
         });
         let bias = a.push(p.l * p.d * width);
         let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
         let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
-        let rh = a.push(if gru { p.n * p.dhc } else { 0 });
-        let rec = a.push(if lbr { p.n * width } else { 0 });
+        let rh = a.push(if gru { lanes * p.n * p.dhc } else { 0 });
+        let rec = a.push(if lbr { lanes * p.n * width } else { 0 });
         let bias_rec = a.push(if lbr { p.l * p.d * width } else { 0 });
         let peephole = a.push(if p.with_peephole {
             p.l * p.d * p.dhc.div_ceil(PANEL) * 3 * PANEL
@@ -135,12 +153,12 @@ impl ScratchLayout {
         });
         let proj_width = p.dic.div_ceil(PANEL) * PANEL;
         let ht = a.push(if p.with_projection && !training {
-            p.n * p.dhc
+            lanes * p.n * p.dhc
         } else {
             0
         });
         let proj = a.push(if p.with_projection {
-            p.n * proj_width
+            lanes * p.n * proj_width
         } else {
             0
         });
@@ -149,6 +167,7 @@ impl ScratchLayout {
         let weights_projection =
             (pack_projection && p.with_projection).then(|| a.push(p.l * p.d * p.dhc * proj_width));
         Self {
+            lanes,
             gates,
             fused_layer_gemm,
             t_chunk,
@@ -166,6 +185,16 @@ impl ScratchLayout {
             weights_projection,
             bytes: a.bytes(),
         }
+    }
+
+    /// Direction `d`'s copy of a per-pass region inside the scratchpad at `base`.
+    ///
+    /// # Safety
+    /// `base` must point to a scratchpad of this layout; `region` must be one of its per-pass
+    /// regions.
+    pub unsafe fn lane(&self, region: &Region, base: *mut u8, d: usize) -> *mut f32 {
+        let per_lane = region.len / self.lanes;
+        unsafe { region.ptr(base).add(d % self.lanes * per_lane) }
     }
 
     /// In inference, the `h_slots` slot holding the output of layer `l`, direction `d`; `None`
