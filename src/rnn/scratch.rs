@@ -113,12 +113,14 @@ impl ScratchLayout {
         let weight_bytes = (p.slc + p.sic) * width * std::mem::size_of::<f32>();
         let fused_layer_gemm =
             p.n >= FUSED_LAYER_GEMM_MIN_BATCH && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
+        // Chunks of nearly equal length (T = 25 at most 8 per chunk: 7, 7, 7, 4 rather than
+        // 8, 8, 8, 1 — a 1-step chunk reads all of W for N rows).
         let t_chunk = if fused_layer_gemm {
             1
         } else {
-            GATES_BUDGET_BYTES / row_bytes
+            let most = (GATES_BUDGET_BYTES / row_bytes).clamp(1, p.t.max(1));
+            p.t.div_ceil(p.t.div_ceil(most).max(1))
         }
-        .clamp(1, p.t.max(1))
         .min(p.t);
         let n_slots = (0..p.l)
             .flat_map(|l| (0..p.d).map(move |d| (l, d)))
