@@ -427,16 +427,29 @@ fn shapes(isa: Isa) -> &'static Shapes {
 /// faults, whatever the addresses.
 pub fn prefetch_rows(ptr: *const f32, rows: usize, ld: usize, width: usize) {
     #[cfg(target_arch = "x86_64")]
+    prefetch_with::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr, rows, ld, width);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (ptr, rows, ld, width);
+}
+
+/// Like [`prefetch_rows`], for rows a coming tile will write (not read): the lines arrive owned,
+/// so the stores do not wait for them (training's workspace rows, written once per step).
+pub fn prefetch_rows_for_write(ptr: *const f32, rows: usize, ld: usize, width: usize) {
+    #[cfg(target_arch = "x86_64")]
+    prefetch_with::<{ std::arch::x86_64::_MM_HINT_ET0 }>(ptr, rows, ld, width);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (ptr, rows, ld, width);
+}
+
+#[cfg(target_arch = "x86_64")]
+fn prefetch_with<const HINT: i32>(ptr: *const f32, rows: usize, ld: usize, width: usize) {
     for r in 0..rows {
         let row = ptr.wrapping_add(r * ld);
         for c in (0..width).step_by(LANES) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             // SAFETY: a prefetch does not access memory architecturally.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(c).cast()) };
+            unsafe { std::arch::x86_64::_mm_prefetch::<HINT>(row.wrapping_add(c).cast()) };
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (ptr, rows, ld, width);
 }
 
 /// Splits `m` rows into `ceil(m / max)` tiles of nearly equal height; returns (tiles, base height,

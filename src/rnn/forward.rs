@@ -510,6 +510,17 @@ impl Forward<'_> {
         let share = team.share(items);
         team.for_each(items, reverse, |it| {
             let (rows, panel, tile) = tile_of(it);
+            // Training: own the lines of the next item's workspace rows before its stores.
+            if let Some(next) = if reverse {
+                it.checked_sub(1)
+            } else {
+                Some(it + 1)
+            }
+            .filter(|n| share.contains(n) && pass.ws_gates.is_some())
+            {
+                let (rows, panel, _) = tile_of(next);
+                self.prefetch_outputs(pass, s, rows, panel);
+            }
             if !self.scratch.fused_layer_gemm {
                 // The merged layer GEMM wrote these gates a chunk of steps ago: request the next
                 // item's tile (and the first item's own) now, rather than stall on each tile.
@@ -595,6 +606,28 @@ impl Forward<'_> {
                 self.postgemm(pass, s, rows, panel, tile, total, Phase::Second);
             }
         });
+    }
+
+    /// Prefetches for writing the rows a training step's item (`rows` × the units of `panel`)
+    /// stores into the workspace: post-activation gates, new c and h (and `dst_layer`).
+    fn prefetch_outputs(&self, pass: &Pass, s: usize, rows: std::ops::Range<usize>, panel: usize) {
+        let p = self.problem;
+        let u0 = panel * PANEL;
+        let valid = PANEL.min(p.dhc - u0);
+        let n0 = rows.start;
+        let out = |v: Option<SeqView>, s: usize, gates: usize| {
+            if let Some(v) = v {
+                let t = tile_at(&v, s, n0, u0);
+                for g in 0..gates {
+                    let ptr = t.ptr.wrapping_add(g * p.dhc);
+                    gemm::prefetch_rows_for_write(ptr, rows.len(), t.stride as usize, valid);
+                }
+            }
+        };
+        out(pass.ws_gates, s, p.g);
+        out(p.cell.has_c_state().then_some(pass.c_all), s + 1, 1);
+        out(Some(pass.ht.unwrap_or(pass.h_seq)), s, 1);
+        out(pass.h_extra, s, 1);
     }
 
     /// LSTMP, step `s`: `h = h̃·R` per (batch block × 32-channel panel of DIC) item of this
