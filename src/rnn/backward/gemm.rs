@@ -1,7 +1,10 @@
 //! The backward pass's GEMMs: `C = beta·C + A·B` on strided matrices (any row and column
 //! strides, so transposed operands and the user's weights layouts are read in place), with
-//! `matrixmultiply`, split over the library's threads when large.
+//! `matrixmultiply`, split over the library's threads when large; and the weight gradients
+//! `C_p += A_pᵀ·B` ([`gemm_tn`]), with AVX-512 through the blocked kernel
+//! [`kernels::gemm_tn`](crate::kernels::gemm_tn).
 
+use crate::kernels::Isa;
 use crate::rnn::views::SyncPtr;
 use crate::threading;
 
@@ -102,6 +105,122 @@ pub unsafe fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: M
             );
         }
     });
+}
+
+/// One product of [`gemm_tn`]: `C[m × n] += Aᵀ·B`, `A` being `[k × m]`.
+#[derive(Clone, Copy, Debug)]
+pub struct TnPart {
+    /// Columns of `A`, rows of `C`.
+    pub m: usize,
+    /// `A` `[k × m]`.
+    pub a: Mat,
+    /// `C` `[m × n]`.
+    pub c: Mat,
+}
+
+/// Floats of packing buffer [`gemm_tn`] needs for products of `k` rows, at most `m` columns of
+/// `A` and `n` of `B`: one blocked-kernel buffer per thread of the library.
+pub fn tn_pack_floats(k: usize, m: usize, n: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (a, b) = crate::kernels::gemm_tn::pack_floats(k, m, n);
+        (a + b).next_multiple_of(16) * threading::num_threads()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (k, m, n);
+        0
+    }
+}
+
+/// `C_p += A_pᵀ·B` for every part, all sharing `B[k × n]`: with AVX-512 and unit column
+/// strides, the blocked kernel on each thread's slice of columns (buffers in `pack`, `pack_len`
+/// floats, at least [`tn_pack_floats`]); else [`gemm`] per part.
+///
+/// # Safety
+/// As [`gemm`] for each part; `pack` valid for `pack_len` writes and not otherwise accessed.
+pub unsafe fn gemm_tn(
+    isa: Isa,
+    k: usize,
+    n: usize,
+    b: Mat,
+    parts: &[TnPart],
+    pack: *mut f32,
+    pack_len: usize,
+) {
+    let m = parts.iter().map(|p| p.m).max().unwrap_or(0);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::kernels::gemm_tn::{gemm_tn as kernel, TnProduct, NR};
+        let unit = |x: &Mat| x.cs == 1 && x.rs >= 0;
+        let fast = isa == Isa::Avx512
+            && unit(&b)
+            && parts.iter().all(|p| unit(&p.a) && unit(&p.c))
+            && pack_len >= tn_pack_floats(k, m, n);
+        if fast {
+            if k == 0 || n == 0 || m == 0 {
+                return;
+            }
+            let flops: usize = parts.iter().map(|p| 2 * p.m * n * k).sum();
+            let panels = n.div_ceil(NR);
+            let threads = if flops >= PARALLEL_MIN_FLOPS {
+                threading::num_threads().min(panels)
+            } else {
+                1
+            };
+            let per_thread = tn_pack_floats(k, m, n) / threading::num_threads();
+            let products: Vec<TnProduct> = parts
+                .iter()
+                .map(|p| TnProduct {
+                    a: p.a.ptr,
+                    lda: p.a.rs as usize,
+                    m: p.m,
+                    c: p.c.ptr.cast_mut(),
+                    ldc: p.c.rs as usize,
+                })
+                .collect();
+            let (bp, ldb, pack) = (SyncPtr(b.ptr.cast_mut()), b.rs as usize, SyncPtr(pack));
+            let products = SyncProducts(&products);
+            threading::for_each(threads, threads > 1, move |i| {
+                let cols = (i * panels / threads * NR)..((i + 1) * panels / threads * NR).min(n);
+                // SAFETY: each thread writes its own columns of every C and its own packing
+                // buffer; the caller's contract covers every address; `isa` is AVX-512.
+                unsafe {
+                    kernel(
+                        k,
+                        bp.get(),
+                        ldb,
+                        cols,
+                        products.get(),
+                        pack.get().add(i * per_thread),
+                    )
+                };
+            });
+            return;
+        }
+    }
+    let _ = (isa, pack, pack_len);
+    for p in parts {
+        unsafe { gemm(p.m, n, k, p.a.t(), b, 1.0, p.c) };
+    }
+}
+
+/// The kernel's products, shared by the threads (they only read the descriptions).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct SyncProducts<'a>(&'a [crate::kernels::gemm_tn::TnProduct]);
+// SAFETY: read-only descriptions; each thread writes disjoint columns through them.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Send for SyncProducts<'_> {}
+#[cfg(target_arch = "x86_64")]
+unsafe impl Sync for SyncProducts<'_> {}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> SyncProducts<'a> {
+    /// The products (a method, so closures capture the wrapper rather than the field).
+    fn get(self) -> &'a [crate::kernels::gemm_tn::TnProduct] {
+        self.0
+    }
 }
 
 #[cfg(test)]
