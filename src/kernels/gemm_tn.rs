@@ -16,14 +16,18 @@ use std::arch::x86_64::*;
 
 /// Rows of a micro-tile (broadcasts of `A` per row of `k`).
 pub const MR: usize = 12;
-/// Columns of a micro-tile: two zmm vectors.
-pub const NR: usize = 32;
+/// zmm vectors per row of a micro-tile.
+const NV: usize = 2;
+/// Columns of a micro-tile.
+pub const NR: usize = 16 * NV;
 /// Rows of `k` per block.
 pub const KC: usize = 256;
 /// Largest number of `A` columns (rows of `C`) packed at once: 21 micro-panels.
 pub const MC: usize = 21 * MR;
 /// Largest number of `B` columns packed at once.
 pub const NC: usize = 1024;
+const _: () = assert!(MC.is_multiple_of(MR) && NC.is_multiple_of(NR));
+
 /// Rows of `k` before the end of a micro-kernel at which it prefetches its tile of `C`.
 const C_PREFETCH: usize = 32;
 
@@ -61,6 +65,8 @@ pub fn pack_floats(k: usize, m: usize, n: usize) -> (usize, usize) {
 /// product's `A` has `k` rows of `m` readable floats and its `C` `m` rows with the columns
 /// `cols` writable, not overlapping any operand; `pack` has the sum of [`pack_floats`]`(k, m,
 /// cols.len())` writable floats (`m` the largest product's), not overlapping anything else.
+/// `sums`, when given, has the columns `cols` writable: they receive `+= Σ_k B[k][j]` (the
+/// column sums come free while `B` is packed).
 pub unsafe fn gemm_tn(
     k: usize,
     b: *const f32,
@@ -68,6 +74,7 @@ pub unsafe fn gemm_tn(
     cols: std::ops::Range<usize>,
     products: &[TnProduct],
     pack: *mut f32,
+    sums: Option<*mut f32>,
 ) {
     let m = products.iter().map(|p| p.m).max().unwrap_or(0);
     let (apack, bpack) = (pack, pack.wrapping_add(pack_floats(k, m, cols.len()).0));
@@ -77,7 +84,8 @@ pub unsafe fn gemm_tn(
         let mut pc = 0;
         while pc < k {
             let kc = KC.min(k - pc);
-            unsafe { pack_b(kc, b.add(pc * ldb + jc), ldb, nc, bpack) };
+            let sums = sums.map(|s| s.wrapping_add(jc));
+            unsafe { pack_b(kc, b.add(pc * ldb + jc), ldb, nc, bpack, sums) };
             for p in products {
                 let tiles = p.m.div_ceil(MR);
                 let blocks = tiles.div_ceil(MC / MR);
@@ -114,18 +122,37 @@ unsafe fn pack_a(kc: usize, a: *const f32, lda: usize, mc: usize, dst: *mut f32)
 }
 
 /// Packs `kc` rows of `nc` floats of `b` (stride `ldb`) into `NR`-column micro-panels
-/// `[kc][NR]` (zeros past `nc`).
+/// `[kc][NR]` (zeros past `nc`); adds each column's sum into `sums[j]` when given.
 ///
 /// # Safety
-/// Addresses as described; `dst` holds `ceil(nc / NR)·NR·kc` floats.
-unsafe fn pack_b(kc: usize, b: *const f32, ldb: usize, nc: usize, dst: *mut f32) {
+/// Addresses as described; `dst` holds `ceil(nc / NR)·NR·kc` floats; `sums` `nc`.
+unsafe fn pack_b(
+    kc: usize,
+    b: *const f32,
+    ldb: usize,
+    nc: usize,
+    dst: *mut f32,
+    sums: Option<*mut f32>,
+) {
     for t in 0..nc.div_ceil(NR) {
         let (j0, w) = (t * NR, NR.min(nc - t * NR));
+        let mut acc = [0f32; NR];
         for kk in 0..kc {
             let src = unsafe { std::slice::from_raw_parts(b.add(kk * ldb + j0), w) };
             let d = unsafe { std::slice::from_raw_parts_mut(dst.add((t * kc + kk) * NR), NR) };
             d[..w].copy_from_slice(src);
             d[w..].fill(0.0);
+            if sums.is_some() {
+                for (a, v) in acc.iter_mut().zip(src) {
+                    *a += v;
+                }
+            }
+        }
+        if let Some(s) = sums {
+            let s = unsafe { std::slice::from_raw_parts_mut(s.add(j0), w) };
+            for (s, a) in s.iter_mut().zip(acc) {
+                *s += a;
+            }
         }
     }
 }
@@ -189,7 +216,7 @@ unsafe fn micro(
     h: usize,
     w: usize,
 ) {
-    let mut acc = [[_mm512_setzero_ps(); 2]; MR];
+    let mut acc = [[_mm512_setzero_ps(); NV]; MR];
     let (mut ap, mut bp) = (a, b);
     // The tile of C is read after the loop: ask for it a few rows of `k` before the end, so
     // its misses overlap the last multiply-adds (earlier, the streamed A would evict it).
@@ -199,41 +226,43 @@ unsafe fn micro(
             for i in 0..h {
                 let row = c.wrapping_add(i * ldc);
                 // A prefetch does not access memory architecturally (safe whatever the address).
-                _mm_prefetch::<_MM_HINT_T0>(row.cast());
+                for v in 0..NV {
+                    _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(16 * v).cast());
+                }
                 _mm_prefetch::<_MM_HINT_T0>(row.wrapping_add(w - 1).cast());
             }
         }
         unsafe {
-            let b0 = _mm512_loadu_ps(bp);
-            let b1 = _mm512_loadu_ps(bp.add(16));
+            let bv: [__m512; NV] = std::array::from_fn(|v| _mm512_loadu_ps(bp.add(16 * v)));
             for (i, row) in acc.iter_mut().enumerate() {
                 let av = _mm512_set1_ps(*ap.add(i));
-                row[0] = _mm512_fmadd_ps(av, b0, row[0]);
-                row[1] = _mm512_fmadd_ps(av, b1, row[1]);
+                for (r, b) in row.iter_mut().zip(bv) {
+                    *r = _mm512_fmadd_ps(av, b, *r);
+                }
             }
             ap = ap.add(MR);
             bp = bp.add(NR);
         }
     }
+    // Full tiles store plainly (masked loads and stores are much slower on this path).
     if h == MR && w == NR {
         for (i, row) in acc.iter().enumerate() {
-            unsafe {
-                let cp = c.add(i * ldc);
-                _mm512_storeu_ps(cp, _mm512_add_ps(_mm512_loadu_ps(cp), row[0]));
-                let cp = cp.add(16);
-                _mm512_storeu_ps(cp, _mm512_add_ps(_mm512_loadu_ps(cp), row[1]));
+            for (v, r) in row.iter().enumerate() {
+                unsafe {
+                    let cp = c.add(i * ldc + 16 * v);
+                    _mm512_storeu_ps(cp, _mm512_add_ps(_mm512_loadu_ps(cp), *r));
+                }
             }
         }
         return;
     }
-    let (m0, m1) = (mask(w.min(16)), mask(w.saturating_sub(16)));
     for (i, row) in acc.iter().enumerate().take(h) {
-        unsafe {
-            let cp = c.add(i * ldc);
-            let v0 = _mm512_add_ps(_mm512_maskz_loadu_ps(m0, cp), row[0]);
-            _mm512_mask_storeu_ps(cp, m0, v0);
-            let v1 = _mm512_add_ps(_mm512_maskz_loadu_ps(m1, cp.add(16)), row[1]);
-            _mm512_mask_storeu_ps(cp.add(16), m1, v1);
+        for (v, r) in row.iter().enumerate() {
+            let m = mask(w.saturating_sub(16 * v).min(16));
+            unsafe {
+                let cp = c.add(i * ldc + 16 * v);
+                _mm512_mask_storeu_ps(cp, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, cp), *r));
+            }
         }
     }
 }
@@ -289,7 +318,20 @@ mod tests {
             let (pa, pb) = pack_floats(k, *ms.iter().max().unwrap(), cols.len());
             let mut pack = vec![f32::NAN; pa + pb];
             let pack = pack.as_mut_ptr();
-            unsafe { gemm_tn(k, b.as_ptr(), ldb, cols.clone(), &products, pack) };
+            let mut sums = vec![1f32; n];
+            let sp = Some(sums.as_mut_ptr());
+            unsafe { gemm_tn(k, b.as_ptr(), ldb, cols.clone(), &products, pack, sp) };
+            for (j, &got) in sums.iter().enumerate() {
+                let e = if cols.contains(&j) {
+                    1.0 + (0..k).map(|q| b[q * ldb + j] as f64).sum::<f64>()
+                } else {
+                    1.0
+                };
+                assert!(
+                    (got as f64 - e).abs() <= 1e-5 * k as f64,
+                    "sum {j}: {got} vs {e}"
+                );
+            }
             for (p, &m) in ms.iter().enumerate() {
                 for i in 0..m {
                     for j in 0..ldc {

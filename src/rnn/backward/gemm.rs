@@ -133,12 +133,14 @@ pub fn tn_pack_floats(k: usize, m: usize, n: usize) -> usize {
     }
 }
 
-/// `C_p += A_pᵀ·B` for every part, all sharing `B[k × n]`: with AVX-512 and unit column
-/// strides, the blocked kernel on each thread's slice of columns (buffers in `pack`, `pack_len`
-/// floats, at least [`tn_pack_floats`]); else [`gemm`] per part.
+/// `C_p += A_pᵀ·B` for every part, all sharing `B[k × n]`, and `sums[j] += Σ_k B[k][j]` when
+/// given: with AVX-512 and unit column strides, the blocked kernel on each thread's slice of
+/// columns (buffers in `pack`, `pack_len` floats, at least [`tn_pack_floats`]); else [`gemm`]
+/// per part.
 ///
 /// # Safety
 /// As [`gemm`] for each part; `pack` valid for `pack_len` writes and not otherwise accessed.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_tn(
     isa: Isa,
     k: usize,
@@ -147,7 +149,15 @@ pub unsafe fn gemm_tn(
     parts: &[TnPart],
     pack: *mut f32,
     pack_len: usize,
+    sums: Option<&mut [f32]>,
 ) {
+    if let Some(s) = &sums {
+        assert!(
+            s.len() >= n,
+            "gemm_tn: {} column sums for {n} columns",
+            s.len()
+        );
+    }
     let m = parts.iter().map(|p| p.m).max().unwrap_or(0);
     #[cfg(target_arch = "x86_64")]
     {
@@ -158,7 +168,7 @@ pub unsafe fn gemm_tn(
             && parts.iter().all(|p| unit(&p.a) && unit(&p.c))
             && pack_len >= tn_pack_floats(k, m, n);
         if fast {
-            if k == 0 || n == 0 || m == 0 {
+            if k == 0 || n == 0 {
                 return;
             }
             let flops: usize = parts.iter().map(|p| 2 * p.m * n * k).sum();
@@ -180,6 +190,7 @@ pub unsafe fn gemm_tn(
                 })
                 .collect();
             let (bp, ldb, pack) = (SyncPtr(b.ptr.cast_mut()), b.rs as usize, SyncPtr(pack));
+            let sums = sums.map(|s| SyncPtr(s.as_mut_ptr()));
             let products = SyncProducts(&products);
             threading::for_each(threads, threads > 1, move |i| {
                 let cols = (i * panels / threads * NR)..((i + 1) * panels / threads * NR).min(n);
@@ -193,6 +204,7 @@ pub unsafe fn gemm_tn(
                         cols,
                         products.get(),
                         pack.get().add(i * per_thread),
+                        sums.map(SyncPtr::get),
                     )
                 };
             });
@@ -202,6 +214,13 @@ pub unsafe fn gemm_tn(
     let _ = (isa, pack, pack_len);
     for p in parts {
         unsafe { gemm(p.m, n, k, p.a.t(), b, 1.0, p.c) };
+    }
+    if let Some(s) = sums {
+        for q in 0..k {
+            for (j, s) in s[..n].iter_mut().enumerate() {
+                *s += unsafe { *b.at(q, j).ptr };
+            }
+        }
     }
 }
 
@@ -249,6 +268,56 @@ mod tests {
             for j in 0..n {
                 let e: f32 = 1.0 + (0..k).map(|q| a[r * k + q] * b[j * k + q]).sum::<f32>();
                 assert_eq!(c[r * n + j], e, "({r}, {j})");
+            }
+        }
+    }
+
+    #[test]
+    fn weight_gradients_and_column_sums_match_a_naive_loop_on_every_isa() {
+        // Two products sharing B (k × n), large enough to be split over threads.
+        let (k, n, ms) = (300usize, 100usize, [70usize, 45]);
+        let ldb = n + 3;
+        let b: Vec<f32> = (0..k * ldb).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+        let a: Vec<Vec<f32>> = ms
+            .iter()
+            .map(|&m| {
+                (0..k * m)
+                    .map(|i| ((i * 7 + m) % 13) as f32 - 6.0)
+                    .collect()
+            })
+            .collect();
+        for isa in Isa::all_supported() {
+            let mut c: Vec<Vec<f32>> = ms.iter().map(|&m| vec![2f32; m * n]).collect();
+            let parts: Vec<TnPart> = ms
+                .iter()
+                .zip(&a)
+                .zip(&mut c)
+                .map(|((&m, a), c)| TnPart {
+                    m,
+                    a: Mat::rows(a.as_ptr(), m),
+                    c: Mat::rows(c.as_mut_ptr(), n),
+                })
+                .collect();
+            let len = tn_pack_floats(k, 70, n);
+            let mut pack = vec![0f32; len];
+            let mut sums = vec![1f32; n];
+            let b_mat = Mat::rows(b.as_ptr(), ldb);
+            let sums_arg = Some(&mut sums[..]);
+            unsafe { gemm_tn(isa, k, n, b_mat, &parts, pack.as_mut_ptr(), len, sums_arg) };
+            for (p, &m) in ms.iter().enumerate() {
+                for i in 0..m {
+                    for j in 0..n {
+                        let e: f32 = 2.0
+                            + (0..k)
+                                .map(|q| a[p][q * m + i] * b[q * ldb + j])
+                                .sum::<f32>();
+                        assert_eq!(c[p][i * n + j], e, "{isa:?} product {p} ({i}, {j})");
+                    }
+                }
+            }
+            for (j, &got) in sums.iter().enumerate() {
+                let e: f32 = 1.0 + (0..k).map(|q| b[q * ldb + j]).sum::<f32>();
+                assert_eq!(got, e, "{isa:?} sum {j}");
             }
         }
     }

@@ -22,11 +22,12 @@
 //! right operand: with AVX-512 (and unit column strides) they run together through the blocked
 //! kernel [`kernels::gemm_tn`](crate::kernels::gemm_tn), which packs each block of `dA` once for
 //! both and reads `x` and `h_prev` in place (10 % faster than two `matrixmultiply` products,
-//! whose AVX-512 tile is one vector wide). The per-step recurrent GEMMs use the forward pass's kernel
+//! whose AVX-512 tile is one vector wide), summing `db = Σ dA` while it packs `dA`. The per-step recurrent GEMMs use the forward pass's kernel
 //! (`kernels::gemm`) on `Uᵀ`, packed once per layer and direction into the scratchpad — for
 //! small batches 2–6× faster than repacking the plain weights at every step. With AVX-512 the
 //! input gradient `dA·Wᵀ` takes the same kernel on `Wᵀ`, packed where `Uᵀ` was once the steps
-//! are done (faster than `matrixmultiply`, whose f32 kernel is AVX2 at best).
+//! are done (faster than `matrixmultiply`, whose f32 kernel is AVX2 at best), in blocks of rows
+//! of `dA` that stay in cache across the column panels.
 //!
 //! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
 //! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
@@ -55,6 +56,8 @@ use std::ops::Range;
 const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
 /// Floats of packed `Uᵀ` from which packing runs on several threads.
 const PACK_PARALLEL_MIN: usize = 1 << 16;
+/// Rows of `src` per call of the GEMM kernel in [`Backward::packed_product`].
+const PRODUCT_ROW_BLOCK: usize = 128;
 /// Floating-point work of a per-step recurrent GEMM from which it is split over threads.
 const RECURRENT_PARALLEL_MIN_FLOPS: usize = 1 << 20;
 
@@ -409,13 +412,22 @@ impl Backward<'_> {
         } else {
             1
         };
+        let (base, s2) = (SyncPtr(w.at([l, d, 0, 0, 0])), w.strides[2]);
         // SAFETY: each part writes its own rows of `ut`; the weights are only read.
         threading::for_each(parts, parallel, |i| {
             for j in i * rows / parts..(i + 1) * rows / parts {
                 let (g, o) = (j / p.dhc, j % p.dhc);
+                let src = base
+                    .get()
+                    .wrapping_offset(g as isize * w.strides[3] + o as isize * w.strides[4]);
                 let row = unsafe { slice_mut(ut.get().add(j * ld), ld) };
-                for (c, v) in row[..k].iter_mut().enumerate() {
-                    *v = unsafe { *w.at([l, d, c, g, o]) };
+                if s2 == 1 {
+                    // Channels contiguous (e.g. ldgoi): a plain copy.
+                    row[..k].copy_from_slice(unsafe { slice(src, k) });
+                } else {
+                    for (c, v) in row[..k].iter_mut().enumerate() {
+                        *v = unsafe { *src.offset(c as isize * s2) };
+                    }
                 }
                 row[k..].fill(0.0);
             }
@@ -485,7 +497,12 @@ impl Backward<'_> {
             } else {
                 Init::Zero
             };
-            unsafe { kgemm(isa, &a, 0..m, k, &panel, out.get().add(c0), ldc, init) };
+            // Blocks of rows, so each block's rows of `src` stay in cache for all the panels.
+            for r0 in (0..m).step_by(PRODUCT_ROW_BLOCK) {
+                let rows = r0..(r0 + PRODUCT_ROW_BLOCK).min(m);
+                let c = unsafe { out.get().add(r0 * ldc + c0) };
+                unsafe { kgemm(isa, &a, rows, k, &panel, c, ldc, init) };
+            }
         });
     }
 
@@ -743,10 +760,16 @@ impl Backward<'_> {
                 });
             }
             let pack = (self.sc(sc.pack), sc.pack.len);
+            // db = Σ dA: summed while the product over all of dA packs it, if there is one.
+            let mut sums = vec![0f32; cols];
+            let mut summed = false;
             for group in jobs.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
                 let (b, ng) = (Mat::rows(group[0].0, cols), group[0].1);
                 let parts: Vec<TnPart> = group.iter().map(|j| j.2).collect();
-                gemm_tn(self.isa, rows, ng * dhc, b, &parts, pack.0, pack.1);
+                let sum = t.diff_bias.is_some() && !summed && (b.ptr, ng) == (da, p.g);
+                summed |= sum;
+                let sums = sum.then_some(&mut sums[..]);
+                gemm_tn(self.isa, rows, ng * dhc, b, &parts, pack.0, pack.1, sums);
             }
             if let Some(b) = t.diff_bias {
                 let add_row = |sums: &[f32], row: usize| {
@@ -754,7 +777,9 @@ impl Backward<'_> {
                         *b.at([l, d, row, o]) += v;
                     }
                 };
-                let sums = column_sums(da, cols, rows, cols, None);
+                if !summed {
+                    sums = column_sums(da, cols, rows, cols, None);
+                }
                 for g in 0..p.g {
                     add_row(&sums[g * dhc..][..dhc], g);
                 }
