@@ -553,6 +553,11 @@ fn larger_problems_use_the_parallel_gemms() {
         c.user_scratchpad = true;
         check(&c, &Bwd::default());
     }
+    // LSTM with projection: the step's projection GEMM on one member of the team.
+    let c = Case::new(Direction::BidirectionalConcat, 2, 4, 40, 48, 64)
+        .with_cell(CellKind::Lstm)
+        .with_projection(48);
+    check(&c, &Bwd::default());
 }
 
 #[test]

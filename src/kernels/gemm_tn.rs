@@ -113,10 +113,15 @@ pub unsafe fn gemm_tn(
 unsafe fn pack_a(kc: usize, a: *const f32, lda: usize, mc: usize, dst: *mut f32) {
     for kk in 0..kc {
         let row = unsafe { std::slice::from_raw_parts(a.add(kk * lda), mc) };
-        for (t, chunk) in row.chunks(MR).enumerate() {
-            let d = unsafe { std::slice::from_raw_parts_mut(dst.add((t * kc + kk) * MR), MR) };
-            d[..chunk.len()].copy_from_slice(chunk);
-            d[chunk.len()..].fill(0.0);
+        let (full, tail) = row.as_chunks::<MR>();
+        for (t, chunk) in full.iter().enumerate() {
+            // Fixed-size copies: a few vector moves, not a call to memcpy.
+            unsafe { *dst.add((t * kc + kk) * MR).cast::<[f32; MR]>() = *chunk };
+        }
+        if !tail.is_empty() {
+            let mut last = [0f32; MR];
+            last[..tail.len()].copy_from_slice(tail);
+            unsafe { *dst.add((full.len() * kc + kk) * MR).cast::<[f32; MR]>() = last };
         }
     }
 }
@@ -139,11 +144,12 @@ unsafe fn pack_b(
         let mut acc = [0f32; NR];
         for kk in 0..kc {
             let src = unsafe { std::slice::from_raw_parts(b.add(kk * ldb + j0), w) };
-            let d = unsafe { std::slice::from_raw_parts_mut(dst.add((t * kc + kk) * NR), NR) };
-            d[..w].copy_from_slice(src);
-            d[w..].fill(0.0);
+            let mut row = [0f32; NR];
+            row[..w].copy_from_slice(src);
+            // A fixed-size store: vector moves, not a call to memcpy.
+            unsafe { *dst.add((t * kc + kk) * NR).cast::<[f32; NR]>() = row };
             if sums.is_some() {
-                for (a, v) in acc.iter_mut().zip(src) {
+                for (a, v) in acc.iter_mut().zip(row) {
                     *a += v;
                 }
             }

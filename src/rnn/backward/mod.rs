@@ -9,7 +9,11 @@
 //!    cell's `dh̃ = dh·W_projᵀ` by a GEMM; the cell's element-wise backward ([`cells`]) turns it
 //!    into `dA`, the gradient
 //!    of the gate pre-activations, kept for every step; then the recurrent GEMM `dA·Uᵀ` gives
-//!    the previous state's gradient (GRU: in two parts around the reset gate);
+//!    the previous state's gradient (GRU: in two parts around the reset gate). The steps run
+//!    on one team of the library's threads ([`threading::team`]): each member takes its batch
+//!    rows of the element-wise part and its columns of the recurrent GEMMs, with spin barriers
+//!    between the phases — one fork/join per layer rather than two or more per step (W10:
+//!    −3 ms of 54);
 //! 2. **merged GEMMs over all `T·N` rows** (reference §c.2): `dW += xᵀ·dA`, `dU += h_prevᵀ·dA'`,
 //!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and the layer input's gradient
 //!    `dA·Wᵀ` — which feeds the
@@ -48,7 +52,7 @@ use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
 use crate::kernels::gemm::{gemm as kgemm, Init, Panel, RowsA, CHUNK};
 use crate::kernels::Isa;
-use crate::threading;
+use crate::threading::{self, Team};
 use crate::types::Direction;
 use std::ops::Range;
 
@@ -270,9 +274,18 @@ impl Backward<'_> {
                     .collect(),
                 None => vec![0.0; 3 * p.dhc],
             };
-            for s in (0..p.t).rev() {
-                self.step(l, d, s, above, &peephole);
-            }
+            // The steps run on one team: the members split each phase (rows of the
+            // element-wise part, columns of the recurrent GEMM) and meet at barriers — no
+            // fork/join per phase.
+            let cols = p.g * p.dhc;
+            let parallel = p.n * cols >= ELEMENTWISE_PARALLEL_MIN
+                || 2 * p.n * cols * self.scratch.ut_ld >= RECURRENT_PARALLEL_MIN_FLOPS;
+            let above = (SyncPtr(above.0.cast_mut()), above.1);
+            threading::team(parallel, |team| {
+                for s in (0..p.t).rev() {
+                    self.step(team, l, d, s, (above.0.get(), above.1), &peephole);
+                }
+            });
             self.store_state_grads(l, d);
             self.merged_gemms(l, d);
         }
@@ -434,11 +447,13 @@ impl Backward<'_> {
         });
     }
 
-    /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]` at `src`, into rows of
-    /// `ldc ≥ ut_ld` floats at `out` (columns `SIC..ut_ld` receive zeros): the forward pass's
-    /// GEMM kernel on the `Uᵀ` packed once per layer ([`Self::pack_transposed`]).
+    /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]`
+    /// at `src`, into rows of `ldc ≥ ut_ld` floats at `out` (columns `SIC..ut_ld` receive
+    /// zeros): the forward pass's GEMM kernel on the `Uᵀ` packed once per layer
+    /// ([`Self::pack_transposed`]), this team member's share of the columns. No barrier.
     unsafe fn recurrent(
         &self,
+        team: &Team,
         src: *const f32,
         gates: Range<usize>,
         out: *mut f32,
@@ -452,7 +467,20 @@ impl Backward<'_> {
             .wrapping_add(gates.start * dhc * ld);
         let src = src.wrapping_add(gates.start * dhc);
         let k = gates.len() * dhc;
-        unsafe { self.packed_product(src, p.n, k, (b, ld), out, ldc, accumulate) };
+        let parts = self.product_parts(p.n, k, ld).min(team.size());
+        if team.index() < parts {
+            let part = (team.index(), parts);
+            unsafe { self.packed_part(src, p.n, k, (b, ld), out, ldc, accumulate, part) };
+        }
+    }
+
+    /// Parts (of column panels) a product `[m × k]·[k × ld]` is split into.
+    fn product_parts(&self, m: usize, k: usize, ld: usize) -> usize {
+        if 2 * m * k * ld >= RECURRENT_PARALLEL_MIN_FLOPS {
+            threading::num_threads().min(ld / CHUNK).max(1)
+        } else {
+            1
+        }
     }
 
     /// `out[m × ld] (+)= src[m × k]·B` (`+=` when `accumulate`), `src` rows of `G·DHC` floats,
@@ -469,6 +497,30 @@ impl Backward<'_> {
         ldc: usize,
         accumulate: bool,
     ) {
+        let parts = self.product_parts(m, k, ld);
+        let (b, out, src) = (SyncPtr(b.cast_mut()), SyncPtr(out), SyncPtr(src.cast_mut()));
+        // SAFETY: each part writes its own columns of `out`; `src` and `B` are only read.
+        threading::for_each(parts, parts > 1, move |i| unsafe {
+            let bl = (b.get().cast_const(), ld);
+            let (src, part) = (src.get(), (i, parts));
+            self.packed_part(src, m, k, bl, out.get(), ldc, accumulate, part)
+        });
+    }
+
+    /// Part `part.0` of `part.1` (a contiguous share of the column panels) of
+    /// [`Self::packed_product`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn packed_part(
+        &self,
+        src: *const f32,
+        m: usize,
+        k: usize,
+        (b, ld): (*const f32, usize),
+        out: *mut f32,
+        ldc: usize,
+        accumulate: bool,
+        (i, parts): (usize, usize),
+    ) {
         let p = self.problem;
         let a = RowsA {
             base: src,
@@ -477,51 +529,45 @@ impl Backward<'_> {
             inner: m,
         };
         let chunks = ld / CHUNK;
-        let parts = if 2 * m * k * ld >= RECURRENT_PARALLEL_MIN_FLOPS {
-            threading::num_threads().min(chunks).max(1)
-        } else {
-            1
+        let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
+        let panel = Panel {
+            ptr: b.wrapping_add(c0),
+            ld,
+            width: c1 - c0,
         };
-        let (b, out) = (SyncPtr(b.cast_mut()), SyncPtr(out));
-        let isa = self.isa;
-        // SAFETY: each part writes its own columns of `out`; `src` and `B` are only read.
-        threading::for_each(parts, parts > 1, move |i| {
-            let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
-            let panel = Panel {
-                ptr: b.get().wrapping_add(c0),
-                ld,
-                width: c1 - c0,
-            };
-            let init = if accumulate {
-                Init::Accumulate
-            } else {
-                Init::Zero
-            };
-            // Blocks of rows, so each block's rows of `src` stay in cache for all the panels.
-            for r0 in (0..m).step_by(PRODUCT_ROW_BLOCK) {
-                let rows = r0..(r0 + PRODUCT_ROW_BLOCK).min(m);
-                let c = unsafe { out.get().add(r0 * ldc + c0) };
-                unsafe { kgemm(isa, &a, rows, k, &panel, c, ldc, init) };
-            }
-        });
+        let init = if accumulate {
+            Init::Accumulate
+        } else {
+            Init::Zero
+        };
+        // Blocks of rows, so each block's rows of `src` stay in cache for all the panels.
+        for r0 in (0..m).step_by(PRODUCT_ROW_BLOCK) {
+            let rows = r0..(r0 + PRODUCT_ROW_BLOCK).min(m);
+            let c = unsafe { out.add(r0 * ldc + c0) };
+            unsafe { kgemm(self.isa, &a, rows, k, &panel, c, ldc, init) };
+        }
     }
 
-    /// Runs `f` on blocks of batch rows: in parallel when a step has enough elements.
-    fn by_rows(&self, f: impl Fn(Range<usize>) + Sync + Send) {
-        let n = self.problem.n;
-        let parts = if n * self.problem.g * self.problem.dhc >= ELEMENTWISE_PARALLEL_MIN {
-            threading::num_threads().min(n).max(1)
+    /// The batch rows of a step's element-wise phase this team member takes: its share when
+    /// a step has enough elements to split, else all of them for member 0.
+    fn rows_share(&self, team: &Team) -> Range<usize> {
+        let p = self.problem;
+        if p.n * p.g * p.dhc >= ELEMENTWISE_PARALLEL_MIN {
+            team.share(p.n)
+        } else if team.index() == 0 {
+            0..p.n
         } else {
-            1
-        };
-        threading::for_each(parts, parts > 1, |i| f(i * n / parts..(i + 1) * n / parts));
+            0..0
+        }
     }
 
-    /// Step `s` backwards: `dA` of the step (and GRU's `r ⊙ h_prev`, LBR's `dA'`), the state
-    /// gradients for the previous step, AUGRU's attention gradient. The element-wise parts run
-    /// on blocks of batch rows, the recurrent GEMMs on all rows.
+    /// Step `s` backwards, on a team: `dA` of the step (and GRU's `r ⊙ h_prev`, LBR's `dA'`),
+    /// the state gradients for the previous step, AUGRU's attention gradient. The element-wise
+    /// parts run on the members' batch rows, the recurrent GEMMs on their columns, with a
+    /// barrier between phases and at the end.
     unsafe fn step(
         &self,
+        team: &Team,
         l: usize,
         d: usize,
         s: usize,
@@ -538,47 +584,49 @@ impl Backward<'_> {
             let da = SyncPtr(self.sc(sc.da).add(s * n * cols));
             let da_iter = SyncPtr(self.sc(sc.da_iter).wrapping_add(s * n * cols));
             if let Some(wp) = self.tensors.projection {
-                self.project_back(l, d, s, above, &wp);
+                if team.index() == 0 {
+                    self.project_back(l, d, s, above, &wp);
+                }
+                team.barrier();
             }
-            let above = (SyncPtr(above.0.cast_mut()), above.1);
-            // SAFETY (both closures): each block of rows reads and writes its own rows.
-            self.by_rows(|rows| {
-                self.elementwise(&st, s, (above.0.get(), above.1), rows, da, da_iter)
-            });
-            match p.cell {
-                CellKind::VanillaRnn | CellKind::Lstm => {
-                    self.recurrent(da.get(), 0..p.g, dh_next, hc, false)
-                }
-                CellKind::Gru | CellKind::Augru => {
-                    // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` floats).
-                    let g_ld = sc.ut_ld;
-                    let g = self.sc(sc.g);
-                    self.recurrent(da.get(), 2..3, g, g_ld, false);
-                    let (g, rh) = (SyncPtr(g), SyncPtr(self.sc(sc.rh).add(s * n * dhc)));
-                    let dh_next = SyncPtr(dh_next);
-                    self.by_rows(|rows| {
-                        let (r0, nr) = (rows.start, rows.len());
-                        cells::gru_reset(
-                            &st.rows(rows),
-                            (slice(g.get().add(r0 * g_ld), nr * g_ld), g_ld),
-                            slice_mut(da.get().add(r0 * cols), nr * cols),
-                            slice_mut(dh_next.get().add(r0 * hc), nr * hc),
-                            hc,
-                            slice_mut(rh.get().add(r0 * dhc), nr * dhc),
-                        )
-                    });
-                    self.recurrent(da.get(), 0..2, dh_next.get(), hc, true);
-                }
-                CellKind::LbrGru | CellKind::LbrAugru => {
-                    self.recurrent(da_iter.get(), 0..p.g, dh_next, hc, true)
-                }
-            }
-            if let Some(v) = self.tensors.diff_attention {
+            // Each member reads and writes its own rows (element-wise) or columns (GEMMs).
+            self.elementwise(&st, s, above, self.rows_share(team), da, da_iter);
+            team.barrier();
+            if let (Some(v), 0) = (self.tensors.diff_attention, team.index()) {
                 let d_att = slice(self.sc(sc.d_att), sc.d_att.len);
                 for (r, &a) in d_att.iter().enumerate() {
                     *v.at([self.time(d, s), r, 0]) = a;
                 }
             }
+            match p.cell {
+                CellKind::VanillaRnn | CellKind::Lstm => {
+                    self.recurrent(team, da.get(), 0..p.g, dh_next, hc, false)
+                }
+                CellKind::Gru | CellKind::Augru => {
+                    // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` floats).
+                    let g_ld = sc.ut_ld;
+                    let g = self.sc(sc.g);
+                    self.recurrent(team, da.get(), 2..3, g, g_ld, false);
+                    team.barrier();
+                    let rh = self.sc(sc.rh).add(s * n * dhc);
+                    let rows = self.rows_share(team);
+                    let (r0, nr) = (rows.start, rows.len());
+                    cells::gru_reset(
+                        &st.rows(rows),
+                        (slice(g.add(r0 * g_ld), nr * g_ld), g_ld),
+                        slice_mut(da.get().add(r0 * cols), nr * cols),
+                        slice_mut(dh_next.add(r0 * hc), nr * hc),
+                        hc,
+                        slice_mut(rh.add(r0 * dhc), nr * dhc),
+                    );
+                    team.barrier();
+                    self.recurrent(team, da.get(), 0..2, dh_next, hc, true);
+                }
+                CellKind::LbrGru | CellKind::LbrAugru => {
+                    self.recurrent(team, da_iter.get(), 0..p.g, dh_next, hc, true)
+                }
+            }
+            team.barrier();
         }
     }
 
