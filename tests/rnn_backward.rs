@@ -553,6 +553,11 @@ fn larger_problems_use_the_parallel_gemms() {
         c.user_scratchpad = true;
         check(&c, &Bwd::default());
     }
+    // SLC a multiple of 32: the input gradient written straight into diff_src_layer (first
+    // direction), the second direction added to it.
+    for direction in [Direction::Left2Right, Direction::BidirectionalSum] {
+        check(&Case::new(direction, 1, 5, 40, 64, 64), &Bwd::default());
+    }
     // LSTM with projection: the step's projection GEMM on one member of the team.
     let c = Case::new(Direction::BidirectionalConcat, 2, 4, 40, 48, 64)
         .with_cell(CellKind::Lstm)

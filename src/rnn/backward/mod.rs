@@ -19,6 +19,10 @@
 //!    `dA·Wᵀ` — which feeds the
 //!    layer below, or (layer 0) is added into `diff_src_layer` over both directions.
 //!
+//! `diff_dst_layer` and `src_layer` are read in place, and layer 0's input gradient of the first
+//! direction is written straight into `diff_src_layer`, when they are already in step order
+//! (not reversed, dense rows); else through step-ordered copies in the scratchpad.
+//!
 //! Diff weights and bias accumulate into the user's tensors; with
 //! `dnnl_rnn_flags_diff_weights_overwrite` each layer and direction's part is zeroed first.
 //! The merged GEMMs read the weights in the user's plain layout (any strides) with strided GEMMs
@@ -305,9 +309,21 @@ impl Backward<'_> {
         } else {
             0
         };
+        if let Some((ptr, ld)) = self.in_step_order(&self.tensors.diff_dst_layer, d, col) {
+            return (ptr.cast_const(), ld);
+        }
         let dst = self.sc(sc.above);
         unsafe { self.gather_steps(&self.tensors.diff_dst_layer, d, col, p.dic, dst) };
         (dst.cast_const(), p.dic)
+    }
+
+    /// A `[T][N][C]` tensor from channel `col` as rows `(s, n)` of `.1` floats in the step order
+    /// of direction `d`, when it already is (not reversed, time and batch dense, channels
+    /// contiguous): read and written in place rather than through a copy.
+    fn in_step_order(&self, v: &Strided<3>, d: usize, col: usize) -> Option<(*mut f32, usize)> {
+        let st = v.strides;
+        let dense = st[2] == 1 && st[1] >= 0 && st[0] == self.problem.n as isize * st[1];
+        (dense && !self.problem.is_reversed(d)).then(|| (v.at([0, 0, col]), st[1] as usize))
     }
 
     /// Copies `ch` channels from `col` of a `[T][N][C]` tensor into `dst` `[T][N][ch]` in the
@@ -775,9 +791,14 @@ impl Backward<'_> {
         unsafe {
             // Layer input by step: src_layer (copied in step order) or the h of the layer below.
             let x = if l == 0 {
-                let dst = self.sc(sc.x);
-                self.gather_steps(&t.src_layer, d, 0, p.slc, dst);
-                Mat::rows(dst, p.slc)
+                match self.in_step_order(&t.src_layer, d, 0) {
+                    Some((ptr, ld)) => Mat::rows(ptr, ld),
+                    None => {
+                        let dst = self.sc(sc.x);
+                        self.gather_steps(&t.src_layer, d, 0, p.slc, dst);
+                        Mat::rows(dst, p.slc)
+                    }
+                }
             } else {
                 Mat::rows(self.ws(ws.h).add(ws.h_index(l - 1, d, 1, 0)), ws.hc)
             };
@@ -862,12 +883,19 @@ impl Backward<'_> {
             }
             // Input gradient dA·Wᵀ into `below` (read by the layer below): with AVX-512, the
             // recurrent GEMMs' kernel on `Wᵀ` packed where `Uᵀ` was (the steps are done).
-            let below = self.sc(sc.below);
-            if self.isa == Isa::Avx512 {
+            // Layer 0, first direction: straight into diff_src_layer when it is in step order
+            // (the packed kernel writes whole 32-column chunks: only if SLC is made of them).
+            let avx512 = self.isa == Isa::Avx512;
+            let direct = (l == 0 && d == 0)
+                .then(|| self.in_step_order(&t.diff_src_layer, d, 0))
+                .flatten()
+                .filter(|_| !avx512 || p.slc.is_multiple_of(CHUNK));
+            let (below, below_ld) = direct.unwrap_or((self.sc(sc.below), sc.xc));
+            if avx512 {
                 let ld = k_in.next_multiple_of(CHUNK);
                 self.pack_transposed(&t.weights_layer, k_in, ld, l, d);
                 let wt = (self.sc(sc.ut).cast_const(), ld);
-                self.packed_product(da, rows, cols, wt, below, sc.xc, false);
+                self.packed_product(da, rows, cols, wt, below, below_ld, false);
             } else {
                 let mut first = true;
                 gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
@@ -880,11 +908,11 @@ impl Backward<'_> {
                         block(da, g0),
                         w.t(),
                         beta,
-                        Mat::rows(below, sc.xc),
+                        Mat::rows(below, below_ld),
                     );
                 });
             }
-            if l == 0 {
+            if l == 0 && direct.is_none() {
                 let ds = &t.diff_src_layer;
                 for s in 0..p.t {
                     for r in 0..p.n {
