@@ -529,6 +529,10 @@ fn every_instruction_set() {
             c.isa = Some(isa);
             check(&c, &Bwd::default());
         }
+        // SLC = SIC = 32: the backward weights (ldgoi) read in place as Wᵀ and Uᵀ.
+        let mut c = Case::new(Direction::Left2Right, 2, 3, 4, 32, 32);
+        c.isa = Some(isa);
+        check(&c, &Bwd::default());
         for n in [1, 5] {
             let mut c = Case::new(Direction::BidirectionalConcat, 2, 3, n, 20, 40)
                 .with_cell(CellKind::Lstm)

@@ -29,13 +29,16 @@
 //! ([`gemm`](mod@gemm)). The weight gradients `dW += xᵀ·dA` and `dU += h_prevᵀ·dA` share their
 //! right operand: with AVX-512 (and unit column strides) they run together through the blocked
 //! kernel [`kernels::gemm_tn`](crate::kernels::gemm_tn), which packs each block of `dA` once for
-//! both and reads `x` and `h_prev` in place (10 % faster than two `matrixmultiply` products,
-//! whose AVX-512 tile is one vector wide), summing `db = Σ dA` while it packs `dA`. The per-step recurrent GEMMs use the forward pass's kernel
-//! (`kernels::gemm`) on `Uᵀ`, packed once per layer and direction into the scratchpad — for
-//! small batches 2–6× faster than repacking the plain weights at every step. With AVX-512 the
-//! input gradient `dA·Wᵀ` takes the same kernel on `Wᵀ`, packed where `Uᵀ` was once the steps
-//! are done (faster than `matrixmultiply`, whose f32 kernel is AVX2 at best), in blocks of rows
-//! of `dA` that stay in cache across the column panels.
+//! both, reads `x` and `h_prev` in place and sums `db = Σ dA` while it packs (12 % faster than
+//! two `matrixmultiply` products, whose AVX-512 tile is one vector wide).
+//!
+//! The per-step recurrent GEMMs use the forward pass's kernel (`kernels::gemm`) on `Uᵀ`: read
+//! in place when the weights are dense `ldgoi` (what `any` resolves to for backward) with SIC a
+//! multiple of 32, else packed once per layer and direction into the scratchpad (for small
+//! batches 2–6× faster than repacking the plain weights at every step). With AVX-512 the input
+//! gradient `dA·Wᵀ` takes the same kernel on `Wᵀ` (in place likewise, else packed where `Uᵀ`
+//! was, the steps being done; faster than `matrixmultiply`, whose f32 kernel is AVX2 at best),
+//! in blocks of rows of `dA` that stay in cache across the column panels.
 //!
 //! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
 //! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
@@ -270,7 +273,7 @@ impl Backward<'_> {
             }
             let above = self.above(l, d);
             self.init_state_grads(l, d);
-            self.pack_transposed(&self.tensors.weights_iter, p.sic, self.scratch.ut_ld, l, d);
+            let ut = self.transposed(&self.tensors.weights_iter, p.sic, l, d);
             self.load_attention(d);
             let peephole: Vec<f32> = match self.tensors.peephole {
                 Some(w) => (0..3 * p.dhc)
@@ -285,9 +288,14 @@ impl Backward<'_> {
             let parallel = p.n * cols >= ELEMENTWISE_PARALLEL_MIN
                 || 2 * p.n * cols * self.scratch.ut_ld >= RECURRENT_PARALLEL_MIN_FLOPS;
             let above = (SyncPtr(above.0.cast_mut()), above.1);
+            let ut_ptr = SyncPtr(ut.ptr.cast_mut());
             threading::team(parallel, |team| {
+                let ut = Panel {
+                    ptr: ut_ptr.get(),
+                    ..ut
+                };
                 for s in (0..p.t).rev() {
-                    self.step(team, l, d, s, (above.0.get(), above.1), &peephole);
+                    self.step(team, &ut, l, d, s, (above.0.get(), above.1), &peephole);
                 }
             });
             self.store_state_grads(l, d);
@@ -428,9 +436,30 @@ impl Backward<'_> {
         }
     }
 
+    /// The transposed weights `w` of layer `l`, direction `d` (`k` input channels) as the GEMM
+    /// kernel's right operand, `[G·DHC]` rows of `k` floats rounded up to 32: in place when the
+    /// user's layout already is that (channels contiguous, gates and units at a uniform stride,
+    /// `k` a multiple of 32 — dense `ldgoi`, what backward weights resolve to), else packed
+    /// into the `ut` region. `Uᵀ` for the per-step recurrent GEMMs of the layer, then `Wᵀ` for
+    /// its input gradient.
+    unsafe fn transposed(&self, w: &Strided<5>, k: usize, l: usize, d: usize) -> Panel {
+        let st = w.strides;
+        let in_place = st[2] == 1
+            && st[4] >= k as isize
+            && st[3] == self.problem.dhc as isize * st[4]
+            && k.is_multiple_of(CHUNK);
+        if in_place {
+            let (ptr, ld) = (w.at([l, d, 0, 0, 0]).cast_const(), st[4] as usize);
+            return Panel { ptr, ld, width: k };
+        }
+        let ld = k.next_multiple_of(CHUNK);
+        unsafe { self.pack_transposed(w, k, ld, l, d) };
+        let ptr = self.sc(self.scratch.ut).cast_const();
+        Panel { ptr, ld, width: ld }
+    }
+
     /// Packs the transposed weights `w` of layer `l`, direction `d` — `[G·DHC][k]`, rows
-    /// padded to `ld` floats (zeros) — into the `ut` region: `Uᵀ` for the per-step recurrent
-    /// GEMMs of the layer, then `Wᵀ` for its input gradient.
+    /// padded to `ld` floats (zeros) — into the `ut` region.
     unsafe fn pack_transposed(&self, w: &Strided<5>, k: usize, ld: usize, l: usize, d: usize) {
         let p = self.problem;
         let rows = p.g * p.dhc;
@@ -464,12 +493,14 @@ impl Backward<'_> {
     }
 
     /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]`
-    /// at `src`, into rows of `ldc ≥ ut_ld` floats at `out` (columns `SIC..ut_ld` receive
-    /// zeros): the forward pass's GEMM kernel on the `Uᵀ` packed once per layer
-    /// ([`Self::pack_transposed`]), this team member's share of the columns. No barrier.
+    /// at `src`, into rows of `ldc ≥ ut.width` floats at `out` (columns `SIC..ut.width`
+    /// receive zeros): the forward pass's GEMM kernel on `Uᵀ` ([`Self::transposed`]), this
+    /// team member's share of the columns. No barrier.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn recurrent(
         &self,
         team: &Team,
+        ut: &Panel,
         src: *const f32,
         gates: Range<usize>,
         out: *mut f32,
@@ -477,49 +508,55 @@ impl Backward<'_> {
         accumulate: bool,
     ) {
         let p = self.problem;
-        let (dhc, ld) = (p.dhc, self.scratch.ut_ld);
-        let b = self
-            .sc(self.scratch.ut)
-            .wrapping_add(gates.start * dhc * ld);
+        let dhc = p.dhc;
+        let b = Panel {
+            ptr: ut.ptr.wrapping_add(gates.start * dhc * ut.ld),
+            ..*ut
+        };
         let src = src.wrapping_add(gates.start * dhc);
         let k = gates.len() * dhc;
-        let parts = self.product_parts(p.n, k, ld).min(team.size());
+        let parts = self.product_parts(p.n, k, b.width).min(team.size());
         if team.index() < parts {
             let part = (team.index(), parts);
-            unsafe { self.packed_part(src, p.n, k, (b, ld), out, ldc, accumulate, part) };
+            unsafe { self.packed_part(src, p.n, k, &b, out, ldc, accumulate, part) };
         }
     }
 
-    /// Parts (of column panels) a product `[m × k]·[k × ld]` is split into.
-    fn product_parts(&self, m: usize, k: usize, ld: usize) -> usize {
-        if 2 * m * k * ld >= RECURRENT_PARALLEL_MIN_FLOPS {
-            threading::num_threads().min(ld / CHUNK).max(1)
+    /// Parts (of column panels) a product `[m × k]·[k × width]` is split into.
+    fn product_parts(&self, m: usize, k: usize, width: usize) -> usize {
+        if 2 * m * k * width >= RECURRENT_PARALLEL_MIN_FLOPS {
+            threading::num_threads().min(width / CHUNK).max(1)
         } else {
             1
         }
     }
 
-    /// `out[m × ld] (+)= src[m × k]·B` (`+=` when `accumulate`), `src` rows of `G·DHC` floats,
-    /// `B` = `(ptr, ld)` a transposed weights block packed in the `ut` region: the forward
-    /// pass's GEMM kernel, split over column panels when large.
+    /// `out[m × B.width] (+)= src[m × k]·B` (`+=` when `accumulate`), `src` rows of `G·DHC`
+    /// floats, `B` transposed weights ([`Self::transposed`]): the forward pass's GEMM kernel,
+    /// split over column panels when large.
     #[allow(clippy::too_many_arguments)]
     unsafe fn packed_product(
         &self,
         src: *const f32,
         m: usize,
         k: usize,
-        (b, ld): (*const f32, usize),
+        b: &Panel,
         out: *mut f32,
         ldc: usize,
         accumulate: bool,
     ) {
-        let parts = self.product_parts(m, k, ld);
-        let (b, out, src) = (SyncPtr(b.cast_mut()), SyncPtr(out), SyncPtr(src.cast_mut()));
+        let parts = self.product_parts(m, k, b.width);
+        let (bp, ld, width) = (SyncPtr(b.ptr.cast_mut()), b.ld, b.width);
+        let (out, src) = (SyncPtr(out), SyncPtr(src.cast_mut()));
         // SAFETY: each part writes its own columns of `out`; `src` and `B` are only read.
         threading::for_each(parts, parts > 1, move |i| unsafe {
-            let bl = (b.get().cast_const(), ld);
+            let b = Panel {
+                ptr: bp.get(),
+                ld,
+                width,
+            };
             let (src, part) = (src.get(), (i, parts));
-            self.packed_part(src, m, k, bl, out.get(), ldc, accumulate, part)
+            self.packed_part(src, m, k, &b, out.get(), ldc, accumulate, part)
         });
     }
 
@@ -531,7 +568,7 @@ impl Backward<'_> {
         src: *const f32,
         m: usize,
         k: usize,
-        (b, ld): (*const f32, usize),
+        b: &Panel,
         out: *mut f32,
         ldc: usize,
         accumulate: bool,
@@ -544,11 +581,11 @@ impl Backward<'_> {
             inner_stride: (p.g * p.dhc) as isize,
             inner: m,
         };
-        let chunks = ld / CHUNK;
+        let chunks = b.width / CHUNK;
         let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
         let panel = Panel {
-            ptr: b.wrapping_add(c0),
-            ld,
+            ptr: b.ptr.wrapping_add(c0),
+            ld: b.ld,
             width: c1 - c0,
         };
         let init = if accumulate {
@@ -581,9 +618,11 @@ impl Backward<'_> {
     /// the state gradients for the previous step, AUGRU's attention gradient. The element-wise
     /// parts run on the members' batch rows, the recurrent GEMMs on their columns, with a
     /// barrier between phases and at the end.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn step(
         &self,
         team: &Team,
+        ut: &Panel,
         l: usize,
         d: usize,
         s: usize,
@@ -616,13 +655,14 @@ impl Backward<'_> {
             }
             match p.cell {
                 CellKind::VanillaRnn | CellKind::Lstm => {
-                    self.recurrent(team, da.get(), 0..p.g, dh_next, hc, false)
+                    self.recurrent(team, ut, da.get(), 0..p.g, dh_next, hc, false)
                 }
                 CellKind::Gru | CellKind::Augru => {
-                    // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` floats).
+                    // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` ≥ `ut.width`
+                    // floats).
                     let g_ld = sc.ut_ld;
                     let g = self.sc(sc.g);
-                    self.recurrent(team, da.get(), 2..3, g, g_ld, false);
+                    self.recurrent(team, ut, da.get(), 2..3, g, g_ld, false);
                     team.barrier();
                     let rh = self.sc(sc.rh).add(s * n * dhc);
                     let rows = self.rows_share(team);
@@ -636,10 +676,10 @@ impl Backward<'_> {
                         slice_mut(rh.add(r0 * dhc), nr * dhc),
                     );
                     team.barrier();
-                    self.recurrent(team, da.get(), 0..2, dh_next, hc, true);
+                    self.recurrent(team, ut, da.get(), 0..2, dh_next, hc, true);
                 }
                 CellKind::LbrGru | CellKind::LbrAugru => {
-                    self.recurrent(team, da_iter.get(), 0..p.g, dh_next, hc, true)
+                    self.recurrent(team, ut, da_iter.get(), 0..p.g, dh_next, hc, true)
                 }
             }
             team.barrier();
@@ -892,10 +932,8 @@ impl Backward<'_> {
                 .filter(|_| !avx512 || p.slc.is_multiple_of(CHUNK));
             let (below, below_ld) = direct.unwrap_or((self.sc(sc.below), sc.xc));
             if avx512 {
-                let ld = k_in.next_multiple_of(CHUNK);
-                self.pack_transposed(&t.weights_layer, k_in, ld, l, d);
-                let wt = (self.sc(sc.ut).cast_const(), ld);
-                self.packed_product(da, rows, cols, wt, below, below_ld, false);
+                let wt = self.transposed(&t.weights_layer, k_in, l, d);
+                self.packed_product(da, rows, cols, &wt, below, below_ld, false);
             } else {
                 let mut first = true;
                 gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
