@@ -529,6 +529,10 @@ fn every_instruction_set() {
             c.isa = Some(isa);
             check(&c, &Bwd::default());
         }
+        // SLC = SIC = 32: the backward weights (ldgoi) read in place as Wᵀ and Uᵀ.
+        let mut c = Case::new(Direction::Left2Right, 2, 3, 4, 32, 32);
+        c.isa = Some(isa);
+        check(&c, &Bwd::default());
         for n in [1, 5] {
             let mut c = Case::new(Direction::BidirectionalConcat, 2, 3, n, 20, 40)
                 .with_cell(CellKind::Lstm)
@@ -553,6 +557,20 @@ fn larger_problems_use_the_parallel_gemms() {
         c.user_scratchpad = true;
         check(&c, &Bwd::default());
     }
+    // SLC a multiple of 32: the input gradient written straight into diff_src_layer (first
+    // direction), the second direction added to it.
+    // With AVX-512, the input gradient step by step (Wᵀ in place): at L = 2, a step of layer 0
+    // reads its gradient from above in the rows it then overwrites with its own.
+    for direction in [Direction::Left2Right, Direction::BidirectionalSum] {
+        for l in [1, 2] {
+            check(&Case::new(direction, l, 5, 40, 64, 64), &Bwd::default());
+        }
+    }
+    // LSTM with projection: the step's projection GEMM on one member of the team.
+    let c = Case::new(Direction::BidirectionalConcat, 2, 4, 40, 48, 64)
+        .with_cell(CellKind::Lstm)
+        .with_projection(48);
+    check(&c, &Bwd::default());
 }
 
 #[test]

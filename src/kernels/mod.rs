@@ -3,6 +3,8 @@
 
 pub mod activations;
 pub mod gemm;
+#[cfg(target_arch = "x86_64")]
+pub mod gemm_tn;
 pub mod isa;
 
 pub use isa::Isa;

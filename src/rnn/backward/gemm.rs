@@ -1,7 +1,10 @@
 //! The backward pass's GEMMs: `C = beta·C + A·B` on strided matrices (any row and column
 //! strides, so transposed operands and the user's weights layouts are read in place), with
-//! `matrixmultiply`, split over the library's threads when large.
+//! `matrixmultiply`, split over the library's threads when large; and the weight gradients
+//! `C_p += A_pᵀ·B` ([`gemm_tn`]), with AVX-512 through the blocked kernel
+//! [`kernels::gemm_tn`](crate::kernels::gemm_tn).
 
+use crate::kernels::Isa;
 use crate::rnn::views::SyncPtr;
 use crate::threading;
 
@@ -104,6 +107,141 @@ pub unsafe fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: M
     });
 }
 
+/// One product of [`gemm_tn`]: `C[m × n] += Aᵀ·B`, `A` being `[k × m]`.
+#[derive(Clone, Copy, Debug)]
+pub struct TnPart {
+    /// Columns of `A`, rows of `C`.
+    pub m: usize,
+    /// `A` `[k × m]`.
+    pub a: Mat,
+    /// `C` `[m × n]`.
+    pub c: Mat,
+}
+
+/// Floats of packing buffer [`gemm_tn`] needs for products of `k` rows, at most `m` columns of
+/// `A` and `n` of `B`: one blocked-kernel buffer per thread of the library.
+pub fn tn_pack_floats(k: usize, m: usize, n: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (a, b) = crate::kernels::gemm_tn::pack_floats(k, m, n);
+        (a + b).next_multiple_of(16) * threading::num_threads()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (k, m, n);
+        0
+    }
+}
+
+/// `C_p += A_pᵀ·B` for every part, all sharing `B[k × n]`, and `sums[j] += Σ_k B[k][j]` when
+/// given: with AVX-512 and unit column strides, the blocked kernel on each thread's slice of
+/// columns (buffers in `pack`, `pack_len` floats, at least [`tn_pack_floats`]); else [`gemm`]
+/// per part.
+///
+/// # Safety
+/// As [`gemm`] for each part; `pack` valid for `pack_len` writes and not otherwise accessed.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_tn(
+    isa: Isa,
+    k: usize,
+    n: usize,
+    b: Mat,
+    parts: &[TnPart],
+    pack: *mut f32,
+    pack_len: usize,
+    sums: Option<&mut [f32]>,
+) {
+    if let Some(s) = &sums {
+        assert!(
+            s.len() >= n,
+            "gemm_tn: {} column sums for {n} columns",
+            s.len()
+        );
+    }
+    let m = parts.iter().map(|p| p.m).max().unwrap_or(0);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::kernels::gemm_tn::{gemm_tn as kernel, TnProduct, NR};
+        let unit = |x: &Mat| x.cs == 1 && x.rs >= 0;
+        let fast = isa == Isa::Avx512
+            && unit(&b)
+            && parts.iter().all(|p| unit(&p.a) && unit(&p.c))
+            && pack_len >= tn_pack_floats(k, m, n);
+        if fast {
+            if k == 0 || n == 0 {
+                return;
+            }
+            let flops: usize = parts.iter().map(|p| 2 * p.m * n * k).sum();
+            let panels = n.div_ceil(NR);
+            let threads = if flops >= PARALLEL_MIN_FLOPS {
+                threading::num_threads().min(panels)
+            } else {
+                1
+            };
+            let per_thread = tn_pack_floats(k, m, n) / threading::num_threads();
+            let products: Vec<TnProduct> = parts
+                .iter()
+                .map(|p| TnProduct {
+                    a: p.a.ptr,
+                    lda: p.a.rs as usize,
+                    m: p.m,
+                    c: p.c.ptr.cast_mut(),
+                    ldc: p.c.rs as usize,
+                })
+                .collect();
+            let (bp, ldb, pack) = (SyncPtr(b.ptr.cast_mut()), b.rs as usize, SyncPtr(pack));
+            let sums = sums.map(|s| SyncPtr(s.as_mut_ptr()));
+            let products = SyncProducts(&products);
+            threading::for_each(threads, threads > 1, move |i| {
+                let cols = (i * panels / threads * NR)..((i + 1) * panels / threads * NR).min(n);
+                // SAFETY: each thread writes its own columns of every C and its own packing
+                // buffer; the caller's contract covers every address; `isa` is AVX-512.
+                unsafe {
+                    kernel(
+                        k,
+                        bp.get(),
+                        ldb,
+                        cols,
+                        products.get(),
+                        pack.get().add(i * per_thread),
+                        sums.map(SyncPtr::get),
+                    )
+                };
+            });
+            return;
+        }
+    }
+    let _ = (isa, pack, pack_len);
+    for p in parts {
+        unsafe { gemm(p.m, n, k, p.a.t(), b, 1.0, p.c) };
+    }
+    if let Some(s) = sums {
+        for q in 0..k {
+            for (j, s) in s[..n].iter_mut().enumerate() {
+                *s += unsafe { *b.at(q, j).ptr };
+            }
+        }
+    }
+}
+
+/// The kernel's products, shared by the threads (they only read the descriptions).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct SyncProducts<'a>(&'a [crate::kernels::gemm_tn::TnProduct]);
+// SAFETY: read-only descriptions; each thread writes disjoint columns through them.
+#[cfg(target_arch = "x86_64")]
+unsafe impl Send for SyncProducts<'_> {}
+#[cfg(target_arch = "x86_64")]
+unsafe impl Sync for SyncProducts<'_> {}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> SyncProducts<'a> {
+    /// The products (a method, so closures capture the wrapper rather than the field).
+    fn get(self) -> &'a [crate::kernels::gemm_tn::TnProduct] {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +268,56 @@ mod tests {
             for j in 0..n {
                 let e: f32 = 1.0 + (0..k).map(|q| a[r * k + q] * b[j * k + q]).sum::<f32>();
                 assert_eq!(c[r * n + j], e, "({r}, {j})");
+            }
+        }
+    }
+
+    #[test]
+    fn weight_gradients_and_column_sums_match_a_naive_loop_on_every_isa() {
+        // Two products sharing B (k × n), large enough to be split over threads.
+        let (k, n, ms) = (300usize, 100usize, [70usize, 45]);
+        let ldb = n + 3;
+        let b: Vec<f32> = (0..k * ldb).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+        let a: Vec<Vec<f32>> = ms
+            .iter()
+            .map(|&m| {
+                (0..k * m)
+                    .map(|i| ((i * 7 + m) % 13) as f32 - 6.0)
+                    .collect()
+            })
+            .collect();
+        for isa in Isa::all_supported() {
+            let mut c: Vec<Vec<f32>> = ms.iter().map(|&m| vec![2f32; m * n]).collect();
+            let parts: Vec<TnPart> = ms
+                .iter()
+                .zip(&a)
+                .zip(&mut c)
+                .map(|((&m, a), c)| TnPart {
+                    m,
+                    a: Mat::rows(a.as_ptr(), m),
+                    c: Mat::rows(c.as_mut_ptr(), n),
+                })
+                .collect();
+            let len = tn_pack_floats(k, 70, n);
+            let mut pack = vec![0f32; len];
+            let mut sums = vec![1f32; n];
+            let b_mat = Mat::rows(b.as_ptr(), ldb);
+            let sums_arg = Some(&mut sums[..]);
+            unsafe { gemm_tn(isa, k, n, b_mat, &parts, pack.as_mut_ptr(), len, sums_arg) };
+            for (p, &m) in ms.iter().enumerate() {
+                for i in 0..m {
+                    for j in 0..n {
+                        let e: f32 = 2.0
+                            + (0..k)
+                                .map(|q| a[p][q * m + i] * b[q * ldb + j])
+                                .sum::<f32>();
+                        assert_eq!(c[p][i * n + j], e, "{isa:?} product {p} ({i}, {j})");
+                    }
+                }
+            }
+            for (j, &got) in sums.iter().enumerate() {
+                let e: f32 = 1.0 + (0..k).map(|q| b[q * ldb + j]).sum::<f32>();
+                assert_eq!(got, e, "{isa:?} sum {j}");
             }
         }
     }

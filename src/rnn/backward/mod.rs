@@ -9,20 +9,37 @@
 //!    cell's `dh̃ = dh·W_projᵀ` by a GEMM; the cell's element-wise backward ([`cells`]) turns it
 //!    into `dA`, the gradient
 //!    of the gate pre-activations, kept for every step; then the recurrent GEMM `dA·Uᵀ` gives
-//!    the previous state's gradient (GRU: in two parts around the reset gate);
+//!    the previous state's gradient (GRU: in two parts around the reset gate). The steps run
+//!    on one team of the library's threads ([`threading::team`]): each member takes its batch
+//!    rows of the element-wise part and its columns of the recurrent GEMMs, with spin barriers
+//!    between the phases — one fork/join per layer rather than two or more per step (W10:
+//!    −3 ms of 54). With AVX-512 and `Wᵀ` readable in place, each step also computes its rows
+//!    of the layer input's gradient `dA_s·Wᵀ` while `dA_s` is in cache;
 //! 2. **merged GEMMs over all `T·N` rows** (reference §c.2): `dW += xᵀ·dA`, `dU += h_prevᵀ·dA'`,
-//!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and the layer input's gradient
-//!    `dA·Wᵀ` — which feeds the
-//!    layer below, or (layer 0) is added into `diff_src_layer` over both directions.
+//!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and (when the steps did not) the
+//!    layer input's gradient `dA·Wᵀ`. That gradient feeds the layer below, or (layer 0) is
+//!    added into `diff_src_layer` over both directions.
+//!
+//! `diff_dst_layer` and `src_layer` are read in place, and layer 0's input gradient of the first
+//! direction is written straight into `diff_src_layer`, when they are already in step order
+//! (not reversed, dense rows); else through step-ordered copies in the scratchpad.
 //!
 //! Diff weights and bias accumulate into the user's tensors; with
 //! `dnnl_rnn_flags_diff_weights_overwrite` each layer and direction's part is zeroed first.
 //! The merged GEMMs read the weights in the user's plain layout (any strides) with strided GEMMs
-//! ([`gemm`](mod@gemm)); the per-step recurrent GEMMs use the forward pass's kernel
-//! (`kernels::gemm`) on `Uᵀ`, packed once per layer and direction into the scratchpad — for
-//! small batches 2–6× faster than repacking the plain weights at every step. With AVX-512 the
-//! input gradient `dA·Wᵀ` takes the same kernel on `Wᵀ`, packed where `Uᵀ` was once the steps
-//! are done (faster than `matrixmultiply`, whose f32 kernel is AVX2 at best).
+//! ([`gemm`](mod@gemm)). The weight gradients `dW += xᵀ·dA` and `dU += h_prevᵀ·dA` share their
+//! right operand: with AVX-512 (and unit column strides) they run together through the blocked
+//! kernel [`kernels::gemm_tn`](crate::kernels::gemm_tn), which packs each block of `dA` once for
+//! both, reads `x` and `h_prev` in place and sums `db = Σ dA` while it packs (12 % faster than
+//! two `matrixmultiply` products, whose AVX-512 tile is one vector wide).
+//!
+//! The per-step recurrent GEMMs use the forward pass's kernel (`kernels::gemm`) on `Uᵀ`: read
+//! in place when the weights are dense `ldgoi` (what `any` resolves to for backward) with SIC a
+//! multiple of 32, else packed once per layer and direction into the scratchpad (for small
+//! batches 2–6× faster than repacking the plain weights at every step). With AVX-512 the input
+//! gradient `dA·Wᵀ` takes the same kernel on `Wᵀ` (in place likewise, else packed where `Uᵀ`
+//! was, the steps being done; faster than `matrixmultiply`, whose f32 kernel is AVX2 at best),
+//! in blocks of rows of `dA` that stay in cache across the column panels.
 //!
 //! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
 //! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
@@ -35,7 +52,7 @@ pub mod exec;
 pub mod gemm;
 pub mod scratch;
 
-use self::gemm::{gemm, Mat};
+use self::gemm::{gemm, gemm_tn, Mat, TnPart};
 use self::scratch::BackwardScratch;
 use super::cells::{CellKind, Linear};
 use super::problem::RnnProblem;
@@ -43,7 +60,7 @@ use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
 use crate::kernels::gemm::{gemm as kgemm, Init, Panel, RowsA, CHUNK};
 use crate::kernels::Isa;
-use crate::threading;
+use crate::threading::{self, Team};
 use crate::types::Direction;
 use std::ops::Range;
 
@@ -51,6 +68,8 @@ use std::ops::Range;
 const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
 /// Floats of packed `Uᵀ` from which packing runs on several threads.
 const PACK_PARALLEL_MIN: usize = 1 << 16;
+/// Rows of `src` per call of the GEMM kernel in [`Backward::packed_product`].
+const PRODUCT_ROW_BLOCK: usize = 128;
 /// Floating-point work of a per-step recurrent GEMM from which it is split over threads.
 const RECURRENT_PARALLEL_MIN_FLOPS: usize = 1 << 20;
 
@@ -98,6 +117,20 @@ pub struct BackwardTensors {
     /// Scratchpad buffer (laid out by [`BackwardScratch`]).
     pub scratch: *mut u8,
 }
+
+/// The input gradient computed step by step ([`Backward::input_by_step`]): `Wᵀ` in place, and
+/// where step `s` writes its rows (`out + s·N·ld`, rows of `ld` floats).
+#[derive(Clone, Copy, Debug)]
+struct InputByStep {
+    wt: Panel,
+    out: *mut f32,
+    ld: usize,
+}
+
+// SAFETY: addresses only; each team member writes its own columns of a step's rows and reads
+// the weights.
+unsafe impl Sync for InputByStep {}
+unsafe impl Send for InputByStep {}
 
 /// One backward execution.
 pub struct Backward<'a> {
@@ -255,7 +288,7 @@ impl Backward<'_> {
             }
             let above = self.above(l, d);
             self.init_state_grads(l, d);
-            self.pack_transposed(&self.tensors.weights_iter, p.sic, self.scratch.ut_ld, l, d);
+            let ut = self.transposed(&self.tensors.weights_iter, p.sic, l, d);
             self.load_attention(d);
             let peephole: Vec<f32> = match self.tensors.peephole {
                 Some(w) => (0..3 * p.dhc)
@@ -263,11 +296,33 @@ impl Backward<'_> {
                     .collect(),
                 None => vec![0.0; 3 * p.dhc],
             };
-            for s in (0..p.t).rev() {
-                self.step(l, d, s, above, &peephole);
-            }
+            // The steps run on one team: the members split each phase (rows of the
+            // element-wise part, columns of the recurrent GEMM) and meet at barriers — no
+            // fork/join per phase.
+            let cols = p.g * p.dhc;
+            let parallel = p.n * cols >= ELEMENTWISE_PARALLEL_MIN
+                || 2 * p.n * cols * self.scratch.ut_ld >= RECURRENT_PARALLEL_MIN_FLOPS;
+            let above = (SyncPtr(above.0.cast_mut()), above.1);
+            let (ut_ptr, ut_ld, ut_width) = (SyncPtr(ut.ptr.cast_mut()), ut.ld, ut.width);
+            let input = self.input_by_step(l, d);
+            threading::team(parallel, |team| {
+                let ut = Panel::dense(ut_ptr.get(), ut_ld, ut_width);
+                let input = input.as_ref();
+                for s in (0..p.t).rev() {
+                    self.step(
+                        team,
+                        &ut,
+                        input,
+                        l,
+                        d,
+                        s,
+                        (above.0.get(), above.1),
+                        &peephole,
+                    );
+                }
+            });
             self.store_state_grads(l, d);
-            self.merged_gemms(l, d);
+            self.merged_gemms(l, d, input.is_some());
         }
     }
 
@@ -285,9 +340,21 @@ impl Backward<'_> {
         } else {
             0
         };
+        if let Some((ptr, ld)) = self.in_step_order(&self.tensors.diff_dst_layer, d, col) {
+            return (ptr.cast_const(), ld);
+        }
         let dst = self.sc(sc.above);
         unsafe { self.gather_steps(&self.tensors.diff_dst_layer, d, col, p.dic, dst) };
         (dst.cast_const(), p.dic)
+    }
+
+    /// A `[T][N][C]` tensor from channel `col` as rows `(s, n)` of `.1` floats in the step order
+    /// of direction `d`, when it already is (not reversed, time and batch dense, channels
+    /// contiguous): read and written in place rather than through a copy.
+    fn in_step_order(&self, v: &Strided<3>, d: usize, col: usize) -> Option<(*mut f32, usize)> {
+        let st = v.strides;
+        let dense = st[2] == 1 && st[1] >= 0 && st[0] == self.problem.n as isize * st[1];
+        (dense && !self.problem.is_reversed(d)).then(|| (v.at([0, 0, col]), st[1] as usize))
     }
 
     /// Copies `ch` channels from `col` of a `[T][N][C]` tensor into `dst` `[T][N][ch]` in the
@@ -392,9 +459,62 @@ impl Backward<'_> {
         }
     }
 
+    /// The transposed weights `w` of layer `l`, direction `d` (`k` input channels) as the GEMM
+    /// kernel's right operand, `[G·DHC]` rows of `k` floats rounded up to 32: in place when the
+    /// user's layout already is that (channels contiguous, gates and units at a uniform stride,
+    /// `k` a multiple of 32 — dense `ldgoi`, what backward weights resolve to), else packed
+    /// into the `ut` region. `Uᵀ` for the per-step recurrent GEMMs of the layer, then `Wᵀ` for
+    /// its input gradient.
+    unsafe fn transposed(&self, w: &Strided<5>, k: usize, l: usize, d: usize) -> Panel {
+        if let Some(panel) = self.transposed_in_place(w, k, l, d) {
+            return panel;
+        }
+        let ld = k.next_multiple_of(CHUNK);
+        unsafe { self.pack_transposed(w, k, ld, l, d) };
+        let ptr = self.sc(self.scratch.ut).cast_const();
+        Panel::dense(ptr, ld, ld)
+    }
+
+    /// [`Self::transposed`] when the weights already are in that layout.
+    fn transposed_in_place(&self, w: &Strided<5>, k: usize, l: usize, d: usize) -> Option<Panel> {
+        let st = w.strides;
+        let in_place = st[2] == 1
+            && st[4] >= k as isize
+            && st[3] == self.problem.dhc as isize * st[4]
+            && k.is_multiple_of(CHUNK);
+        in_place.then(|| Panel::dense(w.at([l, d, 0, 0, 0]).cast_const(), st[4] as usize, k))
+    }
+
+    /// Where the input gradient of layer `l`, direction `d` goes, rows `(s, n)` of `.1` floats,
+    /// and whether that is `diff_src_layer` itself: layer 0's first direction goes straight
+    /// there when it is in step order (with AVX-512, the packed kernel writes whole 32-column
+    /// chunks: only if SLC is made of them), everything else into `below`.
+    fn input_gradient_target(&self, l: usize, d: usize) -> ((*mut f32, usize), bool) {
+        let p = self.problem;
+        let avx512 = self.isa == Isa::Avx512;
+        let direct = (l == 0 && d == 0)
+            .then(|| self.in_step_order(&self.tensors.diff_src_layer, d, 0))
+            .flatten()
+            .filter(|_| !avx512 || p.slc.is_multiple_of(CHUNK));
+        let below = (self.sc(self.scratch.below), self.scratch.xc);
+        (direct.unwrap_or(below), direct.is_some())
+    }
+
+    /// With AVX-512 and `Wᵀ` in place ([`Self::transposed`]): the input gradient computed
+    /// step by step, each step's `dA_s·Wᵀ` right after its recurrent GEMM while `dA_s` is in
+    /// cache (W10: 0.5–0.9 ms faster than one product over all rows after the steps).
+    fn input_by_step(&self, l: usize, d: usize) -> Option<InputByStep> {
+        if self.isa != Isa::Avx512 {
+            return None;
+        }
+        let k = self.problem.layer_input_channels(l);
+        let wt = self.transposed_in_place(&self.tensors.weights_layer, k, l, d)?;
+        let ((out, ld), _) = self.input_gradient_target(l, d);
+        Some(InputByStep { wt, out, ld })
+    }
+
     /// Packs the transposed weights `w` of layer `l`, direction `d` — `[G·DHC][k]`, rows
-    /// padded to `ld` floats (zeros) — into the `ut` region: `Uᵀ` for the per-step recurrent
-    /// GEMMs of the layer, then `Wᵀ` for its input gradient.
+    /// padded to `ld` floats (zeros) — into the `ut` region.
     unsafe fn pack_transposed(&self, w: &Strided<5>, k: usize, ld: usize, l: usize, d: usize) {
         let p = self.problem;
         let rows = p.g * p.dhc;
@@ -405,24 +525,37 @@ impl Backward<'_> {
         } else {
             1
         };
+        let (base, s2) = (SyncPtr(w.at([l, d, 0, 0, 0])), w.strides[2]);
         // SAFETY: each part writes its own rows of `ut`; the weights are only read.
         threading::for_each(parts, parallel, |i| {
             for j in i * rows / parts..(i + 1) * rows / parts {
                 let (g, o) = (j / p.dhc, j % p.dhc);
+                let src = base
+                    .get()
+                    .wrapping_offset(g as isize * w.strides[3] + o as isize * w.strides[4]);
                 let row = unsafe { slice_mut(ut.get().add(j * ld), ld) };
-                for (c, v) in row[..k].iter_mut().enumerate() {
-                    *v = unsafe { *w.at([l, d, c, g, o]) };
+                if s2 == 1 {
+                    // Channels contiguous (e.g. ldgoi): a plain copy.
+                    row[..k].copy_from_slice(unsafe { slice(src, k) });
+                } else {
+                    for (c, v) in row[..k].iter_mut().enumerate() {
+                        *v = unsafe { *src.offset(c as isize * s2) };
+                    }
                 }
                 row[k..].fill(0.0);
             }
         });
     }
 
-    /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]` at `src`, into rows of
-    /// `ldc ≥ ut_ld` floats at `out` (columns `SIC..ut_ld` receive zeros): the forward pass's
-    /// GEMM kernel on the `Uᵀ` packed once per layer ([`Self::pack_transposed`]).
+    /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]`
+    /// at `src`, into rows of `ldc ≥ ut.width` floats at `out` (columns `SIC..ut.width`
+    /// receive zeros): the forward pass's GEMM kernel on `Uᵀ` ([`Self::transposed`]), this
+    /// team member's share of the columns. No barrier.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn recurrent(
         &self,
+        team: &Team,
+        ut: &Panel,
         src: *const f32,
         gates: Range<usize>,
         out: *mut f32,
@@ -430,28 +563,68 @@ impl Backward<'_> {
         accumulate: bool,
     ) {
         let p = self.problem;
-        let (dhc, ld) = (p.dhc, self.scratch.ut_ld);
-        let b = self
-            .sc(self.scratch.ut)
-            .wrapping_add(gates.start * dhc * ld);
+        let dhc = p.dhc;
+        let b = Panel::dense(
+            ut.ptr.wrapping_add(gates.start * dhc * ut.ld),
+            ut.ld,
+            ut.width,
+        );
         let src = src.wrapping_add(gates.start * dhc);
         let k = gates.len() * dhc;
-        unsafe { self.packed_product(src, p.n, k, (b, ld), out, ldc, accumulate) };
+        let parts = self.product_parts(p.n, k, b.width).min(team.size());
+        if team.index() < parts {
+            let part = (team.index(), parts);
+            unsafe { self.packed_part(src, p.n, k, &b, out, ldc, accumulate, part) };
+        }
     }
 
-    /// `out[m × ld] (+)= src[m × k]·B` (`+=` when `accumulate`), `src` rows of `G·DHC` floats,
-    /// `B` = `(ptr, ld)` a transposed weights block packed in the `ut` region: the forward
-    /// pass's GEMM kernel, split over column panels when large.
+    /// Parts (of column panels) a product `[m × k]·[k × width]` is split into.
+    fn product_parts(&self, m: usize, k: usize, width: usize) -> usize {
+        if 2 * m * k * width >= RECURRENT_PARALLEL_MIN_FLOPS {
+            threading::num_threads().min(width / CHUNK).max(1)
+        } else {
+            1
+        }
+    }
+
+    /// `out[m × B.width] (+)= src[m × k]·B` (`+=` when `accumulate`), `src` rows of `G·DHC`
+    /// floats, `B` transposed weights ([`Self::transposed`]): the forward pass's GEMM kernel,
+    /// split over column panels when large.
     #[allow(clippy::too_many_arguments)]
     unsafe fn packed_product(
         &self,
         src: *const f32,
         m: usize,
         k: usize,
-        (b, ld): (*const f32, usize),
+        b: &Panel,
         out: *mut f32,
         ldc: usize,
         accumulate: bool,
+    ) {
+        let parts = self.product_parts(m, k, b.width);
+        let (bp, ld, width) = (SyncPtr(b.ptr.cast_mut()), b.ld, b.width);
+        let (out, src) = (SyncPtr(out), SyncPtr(src.cast_mut()));
+        // SAFETY: each part writes its own columns of `out`; `src` and `B` are only read.
+        threading::for_each(parts, parts > 1, move |i| unsafe {
+            let b = Panel::dense(bp.get(), ld, width);
+            let (src, part) = (src.get(), (i, parts));
+            self.packed_part(src, m, k, &b, out.get(), ldc, accumulate, part)
+        });
+    }
+
+    /// Part `part.0` of `part.1` (a contiguous share of the column panels) of
+    /// [`Self::packed_product`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn packed_part(
+        &self,
+        src: *const f32,
+        m: usize,
+        k: usize,
+        b: &Panel,
+        out: *mut f32,
+        ldc: usize,
+        accumulate: bool,
+        (i, parts): (usize, usize),
     ) {
         let p = self.problem;
         let a = RowsA {
@@ -460,43 +633,45 @@ impl Backward<'_> {
             inner_stride: (p.g * p.dhc) as isize,
             inner: m,
         };
-        let chunks = ld / CHUNK;
-        let parts = if 2 * m * k * ld >= RECURRENT_PARALLEL_MIN_FLOPS {
-            threading::num_threads().min(chunks).max(1)
+        let chunks = b.width / CHUNK;
+        let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
+        let panel = Panel::dense(b.ptr.wrapping_add(c0), b.ld, c1 - c0);
+        let init = if accumulate {
+            Init::Accumulate
         } else {
-            1
+            Init::Zero
         };
-        let (b, out) = (SyncPtr(b.cast_mut()), SyncPtr(out));
-        let isa = self.isa;
-        // SAFETY: each part writes its own columns of `out`; `src` and `B` are only read.
-        threading::for_each(parts, parts > 1, move |i| {
-            let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
-            let panel = Panel::dense(b.get().wrapping_add(c0), ld, c1 - c0);
-            let init = if accumulate {
-                Init::Accumulate
-            } else {
-                Init::Zero
-            };
-            unsafe { kgemm(isa, &a, 0..m, k, &panel, out.get().add(c0), ldc, init) };
-        });
+        // Blocks of rows, so each block's rows of `src` stay in cache for all the panels.
+        for r0 in (0..m).step_by(PRODUCT_ROW_BLOCK) {
+            let rows = r0..(r0 + PRODUCT_ROW_BLOCK).min(m);
+            let c = unsafe { out.add(r0 * ldc + c0) };
+            unsafe { kgemm(self.isa, &a, rows, k, &panel, c, ldc, init) };
+        }
     }
 
-    /// Runs `f` on blocks of batch rows: in parallel when a step has enough elements.
-    fn by_rows(&self, f: impl Fn(Range<usize>) + Sync + Send) {
-        let n = self.problem.n;
-        let parts = if n * self.problem.g * self.problem.dhc >= ELEMENTWISE_PARALLEL_MIN {
-            threading::num_threads().min(n).max(1)
+    /// The batch rows of a step's element-wise phase this team member takes: its share when
+    /// a step has enough elements to split, else all of them for member 0.
+    fn rows_share(&self, team: &Team) -> Range<usize> {
+        let p = self.problem;
+        if p.n * p.g * p.dhc >= ELEMENTWISE_PARALLEL_MIN {
+            team.share(p.n)
+        } else if team.index() == 0 {
+            0..p.n
         } else {
-            1
-        };
-        threading::for_each(parts, parts > 1, |i| f(i * n / parts..(i + 1) * n / parts));
+            0..0
+        }
     }
 
-    /// Step `s` backwards: `dA` of the step (and GRU's `r ⊙ h_prev`, LBR's `dA'`), the state
-    /// gradients for the previous step, AUGRU's attention gradient. The element-wise parts run
-    /// on blocks of batch rows, the recurrent GEMMs on all rows.
+    /// Step `s` backwards, on a team: `dA` of the step (and GRU's `r ⊙ h_prev`, LBR's `dA'`),
+    /// the state gradients for the previous step, AUGRU's attention gradient. The element-wise
+    /// parts run on the members' batch rows, the recurrent GEMMs on their columns, with a
+    /// barrier between phases and at the end.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn step(
         &self,
+        team: &Team,
+        ut: &Panel,
+        input: Option<&InputByStep>,
         l: usize,
         d: usize,
         s: usize,
@@ -513,47 +688,60 @@ impl Backward<'_> {
             let da = SyncPtr(self.sc(sc.da).add(s * n * cols));
             let da_iter = SyncPtr(self.sc(sc.da_iter).wrapping_add(s * n * cols));
             if let Some(wp) = self.tensors.projection {
-                self.project_back(l, d, s, above, &wp);
+                if team.index() == 0 {
+                    self.project_back(l, d, s, above, &wp);
+                }
+                team.barrier();
             }
-            let above = (SyncPtr(above.0.cast_mut()), above.1);
-            // SAFETY (both closures): each block of rows reads and writes its own rows.
-            self.by_rows(|rows| {
-                self.elementwise(&st, s, (above.0.get(), above.1), rows, da, da_iter)
-            });
-            match p.cell {
-                CellKind::VanillaRnn | CellKind::Lstm => {
-                    self.recurrent(da.get(), 0..p.g, dh_next, hc, false)
-                }
-                CellKind::Gru | CellKind::Augru => {
-                    // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` floats).
-                    let g_ld = sc.ut_ld;
-                    let g = self.sc(sc.g);
-                    self.recurrent(da.get(), 2..3, g, g_ld, false);
-                    let (g, rh) = (SyncPtr(g), SyncPtr(self.sc(sc.rh).add(s * n * dhc)));
-                    let dh_next = SyncPtr(dh_next);
-                    self.by_rows(|rows| {
-                        let (r0, nr) = (rows.start, rows.len());
-                        cells::gru_reset(
-                            &st.rows(rows),
-                            (slice(g.get().add(r0 * g_ld), nr * g_ld), g_ld),
-                            slice_mut(da.get().add(r0 * cols), nr * cols),
-                            slice_mut(dh_next.get().add(r0 * hc), nr * hc),
-                            hc,
-                            slice_mut(rh.get().add(r0 * dhc), nr * dhc),
-                        )
-                    });
-                    self.recurrent(da.get(), 0..2, dh_next.get(), hc, true);
-                }
-                CellKind::LbrGru | CellKind::LbrAugru => {
-                    self.recurrent(da_iter.get(), 0..p.g, dh_next, hc, true)
-                }
-            }
-            if let Some(v) = self.tensors.diff_attention {
+            // Each member reads and writes its own rows (element-wise) or columns (GEMMs).
+            self.elementwise(&st, s, above, self.rows_share(team), da, da_iter);
+            team.barrier();
+            if let (Some(v), 0) = (self.tensors.diff_attention, team.index()) {
                 let d_att = slice(self.sc(sc.d_att), sc.d_att.len);
                 for (r, &a) in d_att.iter().enumerate() {
                     *v.at([self.time(d, s), r, 0]) = a;
                 }
             }
+            match p.cell {
+                CellKind::VanillaRnn | CellKind::Lstm => {
+                    self.recurrent(team, ut, da.get(), 0..p.g, dh_next, hc, false)
+                }
+                CellKind::Gru | CellKind::Augru => {
+                    // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` ≥ `ut.width`
+                    // floats).
+                    let g_ld = sc.ut_ld;
+                    let g = self.sc(sc.g);
+                    self.recurrent(team, ut, da.get(), 2..3, g, g_ld, false);
+                    team.barrier();
+                    let rh = self.sc(sc.rh).add(s * n * dhc);
+                    let rows = self.rows_share(team);
+                    let (r0, nr) = (rows.start, rows.len());
+                    cells::gru_reset(
+                        &st.rows(rows),
+                        (slice(g.add(r0 * g_ld), nr * g_ld), g_ld),
+                        slice_mut(da.get().add(r0 * cols), nr * cols),
+                        slice_mut(dh_next.add(r0 * hc), nr * hc),
+                        hc,
+                        slice_mut(rh.add(r0 * dhc), nr * dhc),
+                    );
+                    team.barrier();
+                    self.recurrent(team, ut, da.get(), 0..2, dh_next, hc, true);
+                }
+                CellKind::LbrGru | CellKind::LbrAugru => {
+                    self.recurrent(team, ut, da_iter.get(), 0..p.g, dh_next, hc, true)
+                }
+            }
+            if let Some(input) = input {
+                // This step's rows of the input gradient (its rows of `above` are consumed).
+                let wt = &input.wt;
+                let parts = self.product_parts(n, cols, wt.width).min(team.size());
+                if team.index() < parts {
+                    let part = (team.index(), parts);
+                    let out = input.out.add(s * n * input.ld);
+                    self.packed_part(da.get(), n, cols, wt, out, input.ld, false, part);
+                }
+            }
+            team.barrier();
         }
     }
 
@@ -688,9 +876,10 @@ impl Backward<'_> {
 
     /// The GEMMs and reductions over the `T·N` rows of every step: `dW += xᵀ·dA`,
     /// `dU += h_prevᵀ·dA'` (GRU: `(r ⊙ h_prev)ᵀ·dA_o` for `o`), `db += Σ dA` (LBR: the `u'` row
-    /// from `dA'`), the peephole sums, and the input gradient `dA·Wᵀ` into `below` (layer 0:
-    /// added into `diff_src_layer` over the directions).
-    unsafe fn merged_gemms(&self, l: usize, d: usize) {
+    /// from `dA'`), the peephole sums, and — unless the steps did it (`input_done`) — the
+    /// input gradient `dA·Wᵀ` into `below` (layer 0: into `diff_src_layer`, summed over the
+    /// directions).
+    unsafe fn merged_gemms(&self, l: usize, d: usize, input_done: bool) {
         let p = self.problem;
         let t = &self.tensors;
         let sc = self.scratch;
@@ -702,9 +891,14 @@ impl Backward<'_> {
         unsafe {
             // Layer input by step: src_layer (copied in step order) or the h of the layer below.
             let x = if l == 0 {
-                let dst = self.sc(sc.x);
-                self.gather_steps(&t.src_layer, d, 0, p.slc, dst);
-                Mat::rows(dst, p.slc)
+                match self.in_step_order(&t.src_layer, d, 0) {
+                    Some((ptr, ld)) => Mat::rows(ptr, ld),
+                    None => {
+                        let dst = self.sc(sc.x);
+                        self.gather_steps(&t.src_layer, d, 0, p.slc, dst);
+                        Mat::rows(dst, p.slc)
+                    }
+                }
             } else {
                 Mat::rows(self.ws(ws.h).add(ws.h_index(l - 1, d, 1, 0)), ws.hc)
             };
@@ -715,27 +909,36 @@ impl Backward<'_> {
                 da
             };
             let block = |src: *const f32, g0: usize| Mat::rows(src, cols).at(0, g0 * dhc);
+            // (B block, gates, product) of every weight gradient; products sharing a B block
+            // run together, so B is packed once for both dW and dU.
+            let mut jobs: Vec<(*const f32, usize, TnPart)> = Vec::new();
             gate_blocks(&t.diff_weights_layer, l, d, 0..p.g, dhc, |g0, ng, dw| {
-                gemm(k_in, ng * dhc, rows, x.t(), block(da, g0), 1.0, dw);
+                let (m, a, c) = (k_in, x, dw);
+                jobs.push((block(da, g0).ptr, ng, TnPart { m, a, c }));
             });
             let h_prev = Mat::rows(self.ws(ws.h).add(ws.h_index(l, d, 0, 0)), ws.hc);
             let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
             let split = if gru { 2 } else { p.g };
-            for (gates, operand) in [
+            for (gates, a) in [
                 (0..split, h_prev),
                 (split..p.g, Mat::rows(self.sc(sc.rh), dhc)),
             ] {
-                gate_blocks(&t.diff_weights_iter, l, d, gates, dhc, |g0, ng, du| {
-                    gemm(
-                        p.sic,
-                        ng * dhc,
-                        rows,
-                        operand.t(),
-                        block(da_iter, g0),
-                        1.0,
-                        du,
-                    );
+                gate_blocks(&t.diff_weights_iter, l, d, gates, dhc, |g0, ng, c| {
+                    let m = p.sic;
+                    jobs.push((block(da_iter, g0).ptr, ng, TnPart { m, a, c }));
                 });
+            }
+            let pack = (self.sc(sc.pack), sc.pack.len);
+            // db = Σ dA: summed while the product over all of dA packs it, if there is one.
+            let mut sums = vec![0f32; cols];
+            let mut summed = false;
+            for group in jobs.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+                let (b, ng) = (Mat::rows(group[0].0, cols), group[0].1);
+                let parts: Vec<TnPart> = group.iter().map(|j| j.2).collect();
+                let sum = t.diff_bias.is_some() && !summed && (b.ptr, ng) == (da, p.g);
+                summed |= sum;
+                let sums = sum.then_some(&mut sums[..]);
+                gemm_tn(self.isa, rows, ng * dhc, b, &parts, pack.0, pack.1, sums);
             }
             if let Some(b) = t.diff_bias {
                 let add_row = |sums: &[f32], row: usize| {
@@ -743,7 +946,9 @@ impl Backward<'_> {
                         *b.at([l, d, row, o]) += v;
                     }
                 };
-                let sums = column_sums(da, cols, rows, cols, None);
+                if !summed {
+                    sums = column_sums(da, cols, rows, cols, None);
+                }
                 for g in 0..p.g {
                     add_row(&sums[g * dhc..][..dhc], g);
                 }
@@ -776,15 +981,15 @@ impl Backward<'_> {
                     }
                 }
             }
-            // Input gradient dA·Wᵀ into `below` (read by the layer below): with AVX-512, the
-            // recurrent GEMMs' kernel on `Wᵀ` packed where `Uᵀ` was (the steps are done).
-            let below = self.sc(sc.below);
-            if self.isa == Isa::Avx512 {
-                let ld = k_in.next_multiple_of(CHUNK);
-                self.pack_transposed(&t.weights_layer, k_in, ld, l, d);
-                let wt = (self.sc(sc.ut).cast_const(), ld);
-                self.packed_product(da, rows, cols, wt, below, sc.xc, false);
-            } else {
+            // Input gradient dA·Wᵀ, unless the steps did it, into `below` (read by the layer
+            // below) or diff_src_layer: with AVX-512, the recurrent GEMMs' kernel on `Wᵀ` (in
+            // place, or packed where `Uᵀ` was: the steps are done).
+            let ((below, below_ld), direct) = self.input_gradient_target(l, d);
+            let avx512 = self.isa == Isa::Avx512;
+            if !input_done && avx512 {
+                let wt = self.transposed(&t.weights_layer, k_in, l, d);
+                self.packed_product(da, rows, cols, &wt, below, below_ld, false);
+            } else if !input_done {
                 let mut first = true;
                 gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
                     let beta = if first { 0.0 } else { 1.0 };
@@ -796,11 +1001,11 @@ impl Backward<'_> {
                         block(da, g0),
                         w.t(),
                         beta,
-                        Mat::rows(below, sc.xc),
+                        Mat::rows(below, below_ld),
                     );
                 });
             }
-            if l == 0 {
+            if l == 0 && !direct {
                 let ds = &t.diff_src_layer;
                 for s in 0..p.t {
                     for r in 0..p.n {

@@ -19,7 +19,9 @@
 //! | `x`       | `[T][N][SLC]`      | `src_layer` in step order (layer-0 input of the merged GEMMs) |
 //! | `att`     | `[T][N]`           | AUGRU: attention in step order |
 //! | `d_att`   | `[N]`              | AUGRU: attention gradient of one step |
+//! | `pack`    | per thread         | packed blocks of the weight-gradient GEMMs ([`gemm_tn`](super::gemm::gemm_tn)) |
 
+use super::gemm::tn_pack_floats;
 use crate::kernels::gemm::CHUNK;
 use crate::rnn::arena::{Arena, Region};
 use crate::rnn::cells::CellKind;
@@ -62,6 +64,8 @@ pub struct BackwardScratch {
     pub att: Region,
     /// See the module table.
     pub d_att: Region,
+    /// See the module table.
+    pub pack: Region,
     /// Total size in bytes.
     pub bytes: usize,
 }
@@ -93,6 +97,7 @@ impl BackwardScratch {
         let x = a.push(rows * p.slc);
         let att = a.push(if p.cell.has_attention() { rows } else { 0 });
         let d_att = a.push(if p.cell.has_attention() { n } else { 0 });
+        let pack = a.push(tn_pack_floats(rows, p.slc.max(p.sic).max(p.dic), cols));
         Self {
             da,
             da_iter,
@@ -111,6 +116,7 @@ impl BackwardScratch {
             x,
             att,
             d_att,
+            pack,
             bytes: a.bytes(),
         }
     }
