@@ -18,7 +18,8 @@
 //! keep 175–200 — a tile reads 384 bytes of a row at once rather than 128, which the prefetchers
 //! serve far better (LSTM T25 N32 C1024 on 2 threads: 17 % faster). Every tile reads whole rows
 //! of its block, one sequential stream: with the two-block LSTM panel rather than 96 of every 128
-//! floats, M = 4–104 rows gain 4–6 % (M = 4: 24 %). For 1–2 rows (batch 1–2, memory-bound) a tile
+//! floats (16 panels streamed per step, quiet machine), M = 16–104 rows gain 1–2 % and M = 4
+//! gains 17 %; M = 1–2 is level. For 1–2 rows (batch 1–2, memory-bound) a tile
 //! spans a whole panel row — both blocks of an LSTM panel, as two sequential streams; at that
 //! width the vectors are AVX-512 registers, which the compiler keeps in registers where it would
 //! spill an array accumulator.
