@@ -11,9 +11,9 @@
 //! 96-float-wide block of gates i, f, c̃ and a 32-float-wide block of gate o. The GEMM's widest
 //! register tiles are 96 floats wide, so each tile reads whole rows of its block — one sequential
 //! stream, which the prefetchers serve better than 96 of every 128 floats (measured on Zen 5, one
-//! thread, `kernels::gemm`: +1–2 % GFLOP/s at 16–104 rows, +17 % at 4). The layout does not depend on batch
-//! or sequence length, so one packed tensor serves every primitive with the same weights dims.
-//! Reported to users as `dnnl_format_kind_opaque`.
+//! thread, `kernels::gemm`: +1–2 % GFLOP/s at 16–104 rows, +17 % at 4). The layout does not
+//! depend on batch or sequence length, so one packed tensor serves every primitive with the same
+//! weights dims. Reported to users as `dnnl_format_kind_opaque`.
 
 /// Hidden units per panel: two 16-lane AVX-512 vectors of f32.
 pub const PANEL: usize = 32;
