@@ -37,9 +37,10 @@
 //! in place when the weights are dense `ldgoi` (what `any` resolves to for backward) with SIC a
 //! multiple of 32, else packed once per layer and direction into the scratchpad (for small
 //! batches 2–6× faster than repacking the plain weights at every step). With AVX-512 the input
-//! gradient `dA·Wᵀ` takes the same kernel on `Wᵀ` (in place likewise, else packed where `Uᵀ`
-//! was, the steps being done; faster than `matrixmultiply`, whose f32 kernel is AVX2 at best),
-//! in blocks of rows of `dA` that stay in cache across the column panels.
+//! gradient `dA·Wᵀ` takes the same kernel on `Wᵀ` (faster than `matrixmultiply`'s one-vector
+//! tiles): step by step as above when `Wᵀ` is read in place, else once the steps are done, on
+//! `Wᵀ` packed where `Uᵀ` was, in blocks of rows of `dA` that stay in cache across the column
+//! panels.
 //!
 //! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
 //! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
