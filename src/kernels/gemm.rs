@@ -9,20 +9,17 @@
 //! The work is cut into register tiles of `MR` rows × `NR` 16-float vectors, each computed by a
 //! micro-kernel that keeps the whole tile in registers for a block of `K`: per `k`, `NR` vector
 //! loads of `B`, `MR` broadcasts of `A`, `MR·NR` multiply-adds. The micro-kernel is written once
-//! over a small vector trait and compiled per instruction set (AVX-512: 4 × 6 vectors, with 13 × 2
-//! for 32-column blocks or remainders, i.e. 24 or 26 zmm accumulators; AVX2: 2 × 2; portable:
-//! 2 × 2), with fixed-size arrays the compiler vectorizes as vectors. Measured on the development
-//! machine (Zen 5, one thread), `B` in cache: 13 × 2 and 4 × 6 tiles both reach 230–245 GFLOP/s at
-//! K = 512 (~95 % of peak), the same as hand-written intrinsics. `B` streamed from L3 or memory
-//! (weights of 16–32 MiB, read once per step): 13 × 2 tiles fall to 125–160 GFLOP/s, 4 × 6 tiles
-//! keep 175–200 — a tile reads 384 bytes of a row at once rather than 128, which the prefetchers
-//! serve far better (LSTM T25 N32 C1024 on 2 threads: 17 % faster). Every tile reads whole rows
-//! of its block, one sequential stream: with the two-block LSTM panel rather than 96 of every 128
-//! floats (16 panels streamed per step, quiet machine), M = 16–104 rows gain 1–2 % and M = 4
-//! gains 17 %; M = 1–2 is level. For 1–2 rows (batch 1–2, memory-bound) a tile
-//! spans a whole panel row — both blocks of an LSTM panel, as two sequential streams; at that
-//! width the vectors are AVX-512 registers, which the compiler keeps in registers where it would
-//! spill an array accumulator.
+//! over a small vector trait and compiled per instruction set (AVX-512: 6 × 4 vectors on 64-wide
+//! blocks, 13 × 2 on 32-wide blocks or remainders, i.e. 24 or 26 zmm accumulators; AVX2: 2 × 2;
+//! portable: 2 × 2), with fixed-size arrays the compiler vectorizes as vectors. Every tile reads
+//! whole rows of its block of `B`, one sequential stream (see `memory::packed`). Measured on the
+//! development machine (Zen 5, one thread), 16 panels streamed per step: 16 rows reach 232–234
+//! GFLOP/s (4 × 6 tiles on 96 of every 128 floats: 207–221; on whole 96-wide blocks: 220–226),
+//! 32–104 rows 232–244. `B` read from L2 is what limits a tile: 6 × 4 loads 256 bytes of `B` per
+//! 24 multiply-adds where 4 × 6 loads 384. For 1–2 rows (batch 1–2, memory-bound) a tile spans a
+//! whole panel row — both blocks of an LSTM panel, as two sequential streams; at that width the
+//! vectors are AVX-512 registers, which the compiler keeps in registers where it would spill an
+//! array accumulator.
 //! Summation order along `K` is fixed, so results do not depend on threading.
 
 use super::isa::Isa;
@@ -92,10 +89,19 @@ impl Panel {
         }
     }
 
-    /// Columns `cols` of the first block, as a panel of its own.
-    pub fn first_block_columns(&self, cols: std::ops::Range<usize>) -> Self {
-        debug_assert!(cols.end <= self.split);
-        Self::dense(self.ptr.wrapping_add(cols.start), self.ld, cols.len())
+    /// Columns `cols`, inside one block, as a panel of its own.
+    pub fn columns(&self, cols: std::ops::Range<usize>) -> Self {
+        if cols.start >= self.split {
+            let ld = self.width - self.split;
+            Self::dense(
+                self.tail.wrapping_add(cols.start - self.split),
+                ld,
+                cols.len(),
+            )
+        } else {
+            debug_assert!(cols.end <= self.split);
+            Self::dense(self.ptr.wrapping_add(cols.start), self.ld, cols.len())
+        }
     }
 
     /// The blocks: (row 0, row stride, columns).
@@ -360,9 +366,9 @@ macro_rules! micro_table {
 #[cfg(target_arch = "x86_64")]
 static AVX512: Shapes = Shapes {
     wide: Some(Kernels {
-        vectors: 6,
-        split: 6,
-        table: micro_table!(micro_avx512_wide, 6, [1, 2, 3, 4]),
+        vectors: 4,
+        split: 4,
+        table: micro_table!(micro_avx512_wide, 4, [1, 2, 3, 4, 5, 6]),
     }),
     tall: Kernels {
         vectors: 2,
@@ -377,8 +383,8 @@ static AVX512: Shapes = Shapes {
         },
         Kernels {
             vectors: 8,
-            split: 6,
-            table: micro_table!(micro_avx512_wide, 8, 6, [1, 2]),
+            split: 4,
+            table: micro_table!(micro_avx512_wide, 8, 4, [1, 2]),
         },
         Kernels {
             vectors: 6,
@@ -658,6 +664,8 @@ mod tests {
                     (33, 128, 96),
                     (600, 128, 96),
                     (5, 64, 32),
+                    (33, 128, 64),
+                    (600, 96, 64),
                 ] {
                     for init in ["zero", "row", "acc"] {
                         check(isa, m, k, w, split, init);

@@ -6,19 +6,21 @@
 //! tile of hidden units sees all gates of those units side by side and the post-GEMM of a cell
 //! can run on the tile the GEMM has just produced. Within a panel the gates are grouped in
 //! **blocks** of up to [`BLOCK_GATES`] gates, each block stored row after row on its own:
-//! `[L][D][O/PANEL][block][I][gates of the block][PANEL]`, the last panel zero-padded. With at
-//! most three gates (GRU, vanilla RNN, projection) a panel is one block; an LSTM panel is a
-//! 96-float-wide block of gates i, f, c̃ and a 32-float-wide block of gate o. The GEMM's widest
-//! register tiles are 96 floats wide, so each tile reads whole rows of its block — one sequential
-//! stream, which the prefetchers serve better than 96 of every 128 floats (measured on Zen 5, one
-//! thread, `kernels::gemm`: +1–2 % GFLOP/s at 16–104 rows, +17 % at 4). The layout does not
+//! `[L][D][O/PANEL][block][I][gates of the block][PANEL]`, the last panel zero-padded. An LSTM
+//! panel is two 64-float-wide blocks (gates i, f, then c̃, o), a GRU panel a 64-float-wide block
+//! (u, r: the GRU's first recurrent GEMM) and a 32-float one (o), a vanilla RNN or projection
+//! panel one 32-float block. The GEMM's wide register tiles are 64 floats wide (6 rows × 4
+//! vectors), so every tile reads whole rows of its block — one sequential stream, which the
+//! prefetchers serve better than part of every row (measured on Zen 5, one thread,
+//! `kernels::gemm`, 16 rows: 6 × 4 tiles on 64-wide blocks 232–234 GFLOP/s, 4 × 6 tiles on 96-wide
+//! ones 220–226, 4 × 6 tiles on 96 of every 128 floats 207–221). The layout does not
 //! depend on batch or sequence length, so one packed tensor serves every primitive with the same
 //! weights dims. Reported to users as `dnnl_format_kind_opaque`.
 
 /// Hidden units per panel: two 16-lane AVX-512 vectors of f32.
 pub const PANEL: usize = 32;
 /// Gates per block of a panel (see the module docs).
-pub const BLOCK_GATES: usize = 3;
+pub const BLOCK_GATES: usize = 2;
 
 /// Geometry of a packed weights tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,18 +127,22 @@ mod tests {
     }
 
     #[test]
-    fn lstm_panels_hold_gates_i_f_c_then_o_as_two_blocks() {
+    fn lstm_and_gru_panels_hold_their_gates_as_two_blocks() {
         let p = PackedLayout::from_dims(&[1, 1, 5, 4, 40]).unwrap();
-        // Panel 0: rows of 96 floats (gates 0..3), then rows of 32 floats (gate 3).
+        // Panel 0: rows of 64 floats (gates 0, 1), then rows of 64 floats (gates 2, 3).
         assert_eq!(p.offset(0, 0, 0, 0, 0), 0);
-        assert_eq!(p.offset(0, 0, 2, 1, 7), 2 * 96 + 32 + 7);
-        assert_eq!(p.offset(0, 0, 0, 3, 0), 5 * 96);
-        assert_eq!(p.offset(0, 0, 4, 3, 31), 5 * 96 + 4 * 32 + 31);
+        assert_eq!(p.offset(0, 0, 2, 1, 7), 2 * 64 + 32 + 7);
+        assert_eq!(p.offset(0, 0, 0, 2, 0), 5 * 64);
+        assert_eq!(p.offset(0, 0, 4, 3, 31), 5 * 64 + 4 * 64 + 32 + 31);
         // Panel 1 starts after 5 rows of 128 floats.
         assert_eq!(p.offset(0, 0, 0, 0, 32), 5 * 128);
-        // Three gates or fewer: one block, rows of G·32 floats.
+        // GRU: rows of 64 floats (u, r), then rows of 32 (o).
         let g = PackedLayout::from_dims(&[1, 1, 5, 3, 40]).unwrap();
-        assert_eq!(g.offset(0, 0, 2, 1, 7), 2 * 96 + 32 + 7);
-        assert_eq!(g.block(2), (0, 96, 0));
+        assert_eq!(g.offset(0, 0, 2, 1, 7), 2 * 64 + 32 + 7);
+        assert_eq!(g.offset(0, 0, 2, 2, 7), 5 * 64 + 2 * 32 + 7);
+        assert_eq!(g.block(2), (5 * 64, 32, 2));
+        // One gate: one block.
+        let v = PackedLayout::from_dims(&[1, 1, 5, 1, 40]).unwrap();
+        assert_eq!(v.block(0), (0, 32, 0));
     }
 }

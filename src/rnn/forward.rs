@@ -565,7 +565,7 @@ impl Forward<'_> {
                     (tile, Init::Accumulate)
                 };
                 if gru {
-                    u = u.first_block_columns(0..2 * PANEL);
+                    u = u.columns(0..2 * PANEL);
                 }
                 match h_prev {
                     Some(h) => {
@@ -598,7 +598,7 @@ impl Forward<'_> {
                 let o = tile.add(2 * PANEL);
                 if h_prev.is_some() {
                     let u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
-                    let u = u.first_block_columns(2 * PANEL..3 * PANEL);
+                    let u = u.columns(2 * PANEL..3 * PANEL);
                     let a = SeqView::dense(rh, p.n, p.dhc).gemm_rows(0, p.n);
                     let init = Init::Accumulate;
                     gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, total, init);
