@@ -36,14 +36,14 @@ fn gemm_shapes(c: &mut Criterion) {
         g.bench_function(format!("m{m}_{}", isa.name()), |bch| {
             bch.iter(|| {
                 for p in 0..panels {
-                    // An LSTM panel as packed: rows of gates i, f, c̃, then rows of gate o.
+                    // An LSTM panel as packed: rows of gates i, f, then rows of gates c̃, o.
                     let base = &b[p * k * width..];
                     let panel = Panel {
                         ptr: base.as_ptr(),
-                        ld: 96,
+                        ld: 64,
                         width,
-                        split: 96,
-                        tail: base[k * 96..].as_ptr(),
+                        split: 64,
+                        tail: base[k * 64..].as_ptr(),
                     };
                     // SAFETY: a, b and out hold the addressed rows and columns.
                     unsafe {

@@ -2,7 +2,7 @@
 //!
 //! `B` is one column panel of packed weights (see `memory::packed`): `K` rows of `w` floats
 //! (`w` a multiple of [`CHUNK`]), stored as one block of rows (row stride `ld`) or as two blocks
-//! (an LSTM panel: rows of 96 floats, then rows of 32). `A` is a set of rows with unit stride
+//! (an LSTM panel: two blocks of rows of 64 floats). `A` is a set of rows with unit stride
 //! along `K`, addressed through a two-level grid ([`RowsA`]) so that time-major, batch-major,
 //! reversed or padded activations are all read in place. `C` is row-major with stride `ldc`.
 //!
