@@ -409,6 +409,27 @@ fn cells() -> Vec<(CellKind, Activation, bool)> {
     ]
 }
 
+/// A case of one entry of [`cells`]: its cell, activation and peephole setting.
+fn cell_case(
+    (cell, activation, peephole): (CellKind, Activation, bool),
+    direction: Direction,
+    (l, t, n, slc, dhc): (usize, usize, usize, usize, usize),
+) -> Case {
+    let mut c = Case::new(direction, l, t, n, slc, dhc).with_cell(cell);
+    c.activation = activation;
+    c.peephole = peephole;
+    c
+}
+
+/// `direction`, or left2right for the cells that accept no other (AUGRU).
+fn direction_for(cell: CellKind, direction: Direction) -> Direction {
+    if cell.has_attention() {
+        Direction::Left2Right
+    } else {
+        direction
+    }
+}
+
 fn accepted(cell: CellKind, direction: Direction, l: usize) -> bool {
     !cell.has_attention() || (l == 1 && direction == Direction::Left2Right)
 }
@@ -416,18 +437,16 @@ fn accepted(cell: CellKind, direction: Direction, l: usize) -> bool {
 #[test]
 fn every_cell_direction_layers_steps_and_batches() {
     let mut k = 0usize;
-    for (cell, activation, peephole) in cells() {
+    for entry in cells() {
         for direction in DIRECTIONS {
             for l in 1..=2 {
-                if !accepted(cell, direction, l) {
+                if !accepted(entry.0, direction, l) {
                     continue;
                 }
                 for (t, n) in [(1, 1), (4, 3), (3, 17)] {
                     let dhc = [5, 8, 33][k % 3];
                     let slc = if l == 1 { [7, 3, 40][(k / 3) % 3] } else { dhc };
-                    let mut c = Case::new(direction, l, t, n, slc, dhc).with_cell(cell);
-                    c.activation = activation;
-                    c.peephole = peephole;
+                    let mut c = cell_case(entry, direction, (l, t, n, slc, dhc));
                     c.src_iter = k % 4 != 1;
                     c.bias = k % 5 != 2;
                     c.dst_iter = !k.is_multiple_of(3);
@@ -457,15 +476,17 @@ fn test_mode_every_cell_and_direction() {
         cscale: 0.8125,
     };
     let mut k = 0usize;
-    for (cell, activation, peephole) in cells() {
+    for entry in cells() {
         for direction in DIRECTIONS {
-            if !accepted(cell, direction, 1) {
+            if !accepted(entry.0, direction, 1) {
                 continue;
             }
-            let l = if cell.has_attention() { 1 } else { 1 + k % 2 };
-            let mut c = Case::new(direction, l, 4, 3, 6, 6).with_cell(cell);
-            c.activation = activation;
-            c.peephole = peephole;
+            let l = if entry.0.has_attention() {
+                1
+            } else {
+                1 + k % 2
+            };
+            let mut c = cell_case(entry, direction, (l, 4, 3, 6, 6));
             c.linear = Some(lin);
             c.seed = k as u64 + 101;
             check(&c, &Bwd::default());
@@ -521,11 +542,9 @@ fn lstm_projection_every_direction() {
 #[test]
 fn every_instruction_set() {
     for isa in oxidnn::kernels::Isa::all_supported() {
-        for (k, (cell, activation, peephole)) in cells().into_iter().enumerate() {
+        for (k, entry) in cells().into_iter().enumerate() {
             let n = [1, 3, 17][k % 3];
-            let mut c = Case::new(Direction::Left2Right, 1, 3, n, 7, 40).with_cell(cell);
-            c.activation = activation;
-            c.peephole = peephole;
+            let mut c = cell_case(entry, Direction::Left2Right, (1, 3, n, 7, 40));
             c.isa = Some(isa);
             check(&c, &Bwd::default());
         }
@@ -545,15 +564,9 @@ fn every_instruction_set() {
 
 #[test]
 fn larger_problems_use_the_parallel_gemms() {
-    for (cell, activation, peephole) in cells() {
-        let direction = if cell.has_attention() {
-            Direction::Left2Right
-        } else {
-            Direction::BidirectionalSum
-        };
-        let mut c = Case::new(direction, 1, 5, 40, 70, 64).with_cell(cell);
-        c.activation = activation;
-        c.peephole = peephole;
+    for entry in cells() {
+        let direction = direction_for(entry.0, Direction::BidirectionalSum);
+        let mut c = cell_case(entry, direction, (1, 5, 40, 70, 64));
         c.user_scratchpad = true;
         check(&c, &Bwd::default());
     }
@@ -575,14 +588,9 @@ fn larger_problems_use_the_parallel_gemms() {
 
 #[test]
 fn padded_views() {
-    for (cell, activation, _) in cells() {
-        let direction = if cell.has_attention() {
-            Direction::Left2Right
-        } else {
-            Direction::BidirectionalConcat
-        };
-        let mut c = Case::new(direction, 1, 3, 2, 6, 6).with_cell(cell);
-        c.activation = activation;
+    for entry in cells() {
+        let direction = direction_for(entry.0, Direction::BidirectionalConcat);
+        let mut c = cell_case(entry, direction, (1, 3, 2, 6, 6));
         c.padded = true;
         check(&c, &Bwd::default());
     }
@@ -866,15 +874,10 @@ fn no_step_and_no_batch() {
             overwrite,
             ..Bwd::default()
         };
-        for (cell, _, peephole) in cells() {
-            let direction = if cell.has_attention() {
-                Direction::Left2Right
-            } else {
-                Direction::BidirectionalSum
-            };
+        for entry in cells() {
+            let direction = direction_for(entry.0, Direction::BidirectionalSum);
             for (t, n) in [(0, 3), (3, 0)] {
-                let mut c = Case::new(direction, 1, t, n, 4, 4).with_cell(cell);
-                c.peephole = peephole;
+                let c = cell_case(entry, direction, (1, t, n, 4, 4));
                 let x = inputs(&c);
                 let dy = DiffIn::random(&c);
                 let got = engine_grads(&c, &b, &x, &dy);
