@@ -30,6 +30,7 @@
 //! sum then adds the second direction into `dst_layer` once both are done. Nothing is
 //! allocated, packed or copied per step.
 
+use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::problem::RnnProblem;
 use super::scratch::{gates_width, ScratchLayout};
@@ -226,8 +227,8 @@ impl Forward<'_> {
     }
 
     /// This pass's copy of a per-pass scratchpad region.
-    unsafe fn lane(&self, region: &super::arena::Region, pass: &Pass) -> *mut f32 {
-        unsafe { self.scratch.lane(region, self.tensors.scratch, pass.d) }
+    unsafe fn lane(&self, region: &Region, d: usize) -> *mut f32 {
+        unsafe { self.scratch.lane(region, self.tensors.scratch, d) }
     }
 
     fn width(&self) -> usize {
@@ -281,8 +282,7 @@ impl Forward<'_> {
                 None => match ScratchLayout::inference_h_slot(p, l, d) {
                     Some(slot) => {
                         let base = self
-                            .scratch
-                            .lane(&self.scratch.h_slots, self.tensors.scratch, d)
+                            .lane(&self.scratch.h_slots, d)
                             .add(slot * p.t * p.n * p.dic);
                         SeqView::dense(base, p.n, p.dic)
                     }
@@ -326,7 +326,7 @@ impl Forward<'_> {
                     )
                 }
                 None => {
-                    let c = self.scratch.lane(&self.scratch.c, t.scratch, d);
+                    let c = self.lane(&self.scratch.c, d);
                     (
                         SeqView {
                             base: c,
@@ -365,7 +365,7 @@ impl Forward<'_> {
                         p.dhc,
                     ),
                     None => SeqView {
-                        base: self.scratch.lane(&self.scratch.ht, t.scratch, d),
+                        base: self.lane(&self.scratch.ht, d),
                         s_stride: 0,
                         n_stride: p.dhc as isize,
                     },
@@ -423,7 +423,7 @@ impl Forward<'_> {
         let (width, total) = (self.width(), gates_width(p));
         let block = LAYER_ROW_BLOCK.min(rows);
         let row_blocks = rows.div_ceil(block);
-        let gates = unsafe { self.lane(&self.scratch.gates, pass) };
+        let gates = unsafe { self.lane(&self.scratch.gates, pass.d) };
         let bias = self
             .tensors
             .bias
@@ -484,14 +484,14 @@ impl Forward<'_> {
         };
         let (block, blocks) = self.batch_blocks(team);
         let gates = unsafe {
-            self.lane(&self.scratch.gates, pass)
+            self.lane(&self.scratch.gates, pass.d)
                 .add((s - s0) * p.n * total)
         };
         let ld = pass.l * p.d + pass.d;
         let bias = self.tensors.bias.wrapping_add(ld * total);
         let bias_rec = self.tensors.bias_rec.wrapping_add(ld * total);
-        let rec = unsafe { self.lane(&self.scratch.rec, pass) };
-        let rh = unsafe { self.lane(&self.scratch.rh, pass) };
+        let rec = unsafe { self.lane(&self.scratch.rec, pass.d) };
+        let rh = unsafe { self.lane(&self.scratch.rh, pass.d) };
         let (gru, lbr) = (
             matches!(p.cell, CellKind::Gru | CellKind::Augru),
             matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru),
@@ -637,7 +637,7 @@ impl Forward<'_> {
         let panels = p.dic.div_ceil(PANEL);
         let ld = panels * PANEL;
         let (block, blocks) = self.batch_blocks(team);
-        let out = unsafe { self.lane(&self.scratch.proj, pass) };
+        let out = unsafe { self.lane(&self.scratch.proj, pass.d) };
         let a = ht.gemm_rows(s, p.n);
         team.for_each(blocks * panels, s % 2 == 1, |it| {
             let (panel, b) = (it / blocks, it % blocks);
@@ -747,7 +747,7 @@ impl Forward<'_> {
                 let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
                 let aux = if lbr {
                     TileRows {
-                        ptr: unsafe { self.lane(&self.scratch.rec, pass) }
+                        ptr: unsafe { self.lane(&self.scratch.rec, pass.d) }
                             .wrapping_add(n0 * ld + panel * self.width()),
                         stride: ld as isize,
                     }
@@ -755,7 +755,7 @@ impl Forward<'_> {
                     TileRows::NONE
                 } else {
                     let rh =
-                        SeqView::dense(unsafe { self.lane(&self.scratch.rh, pass) }, p.n, p.dhc);
+                        SeqView::dense(unsafe { self.lane(&self.scratch.rh, pass.d) }, p.n, p.dhc);
                     at(&rh, 0)
                 };
                 let t = gru::GruTile {
