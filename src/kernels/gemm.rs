@@ -508,7 +508,9 @@ pub unsafe fn gemm(
             Init::Row(r) => Init::Row(r.wrapping_add(j0)),
             other => other,
         };
-        let b1 = b.tail.wrapping_add(k0 * (b.width - b.split));
+        // The second block's rows `k0..` (read only by tiles spanning both blocks).
+        let ldb1 = b.width - b.split;
+        let b1 = b.tail.wrapping_add(k0 * ldb1);
         let mut i0 = 0;
         for t in 0..tiles {
             let h = base_h + usize::from(t < taller);
@@ -516,7 +518,6 @@ pub unsafe fn gemm(
                 *p = a.row(rows.start + i0 + i).wrapping_add(k0);
             }
             let cp = unsafe { c.add(i0 * ldc + j0) };
-            let ldb1 = b.width - b.split;
             unsafe { ks.table[h - 1](kb, ptrs.as_ptr(), bp, ldb, b1, ldb1, cp, ldc, init) };
             i0 += h;
         }

@@ -510,30 +510,22 @@ impl Forward<'_> {
         let share = team.share(items);
         team.for_each(items, reverse, |it| {
             let (rows, panel, tile) = tile_of(it);
-            // Training: own the lines of the next item's workspace rows before its stores.
-            if let Some(next) = if reverse {
+            // The item this member takes next in this phase, if any.
+            let next = if reverse {
                 it.checked_sub(1)
             } else {
                 Some(it + 1)
             }
-            .filter(|n| share.contains(n) && pass.ws_gates.is_some())
-            {
-                let (rows, panel, _) = tile_of(next);
+            .filter(|n| share.contains(n));
+            // Training: own the lines of the next item's workspace rows before its stores.
+            if let Some((rows, panel, _)) = next.filter(|_| pass.ws_gates.is_some()).map(tile_of) {
                 self.prefetch_outputs(pass, s, rows, panel);
             }
             if !self.scratch.fused_layer_gemm {
                 // The merged layer GEMM wrote these gates a chunk of steps ago: request the next
                 // item's tile (and the first item's own) now, rather than stall on each tile.
-                let next = if reverse {
-                    it.checked_sub(1)
-                } else {
-                    Some(it + 1)
-                };
                 let first = if reverse { share.end - 1 } else { share.start };
-                for i in [
-                    (it == first).then_some(it),
-                    next.filter(|n| share.contains(n)),
-                ] {
+                for i in [(it == first).then_some(it), next] {
                     if let Some((rows, _, tile)) = i.map(tile_of) {
                         gemm::prefetch_rows(tile, rows.len(), total, width);
                     }
