@@ -8,6 +8,8 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use oxidnn::kernels::activations::{apply, Activation};
 use oxidnn::kernels::gemm::{gemm, Init, Panel, RowsA};
 use oxidnn::kernels::Isa;
+use oxidnn::rnn::cells::lstm::{self, LstmTile};
+use oxidnn::rnn::cells::{HDest, TileRows};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -87,6 +89,55 @@ fn activations(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+}
+
+/// The LSTM post-GEMM alone (inference, no peephole): one thread's share of a step with
+/// N = 16, DHC = 1024 (16 rows × 16 panels of 32 units), everything in cache.
+fn lstm_postgemm(c: &mut Criterion) {
+    let (rows, panels, dhc) = (16usize, 16usize, 1024usize);
+    let width = lstm::GATES * 32;
+    let mut g = c.benchmark_group("lstm_postgemm_n16");
+    g.sample_size(50)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_secs(1));
+    g.throughput(Throughput::Elements((rows * panels * 32) as u64));
+    let isa = Isa::detected();
+    let gates: Vec<f32> = (0..rows * panels * width)
+        .map(|i| (i as f32 * 0.37).sin() * 3.0)
+        .collect();
+    let mut c_state: Vec<f32> = (0..rows * dhc).map(|i| (i as f32 * 0.11).cos()).collect();
+    let mut h = vec![0f32; rows * dhc];
+    let rows_of = |ptr: *mut f32, stride: usize| TileRows {
+        ptr,
+        stride: stride as isize,
+    };
+    g.bench_function(format!("16x512_{}", isa.name()), |b| {
+        b.iter(|| {
+            for p in 0..panels {
+                let c = rows_of(c_state[p * 32..].as_mut_ptr(), dhc);
+                let tile = LstmTile {
+                    rows,
+                    valid: 32,
+                    gates: rows_of(gates[p * width..].as_ptr().cast_mut(), panels * width),
+                    peephole: std::ptr::null(),
+                    c_prev: c,
+                    c_out: c,
+                    h: HDest {
+                        h_out: rows_of(h[p * 32..].as_mut_ptr(), dhc),
+                        h_extra: TileRows::NONE,
+                        extra_add: false,
+                    },
+                    ws_gates: TileRows::NONE,
+                    ws_gate_stride: dhc,
+                    linear: None,
+                };
+                // SAFETY: every row pointer stays inside its vector (16 rows of the strides).
+                unsafe { lstm::postgemm_tile(isa, &tile) };
+            }
+            black_box(&mut h);
+        })
+    });
     g.finish();
 }
 
@@ -176,7 +227,13 @@ fn weight_gradients(c: &mut Criterion) {
 }
 
 #[cfg(target_arch = "x86_64")]
-criterion_group!(benches, gemm_shapes, activations, weight_gradients);
+criterion_group!(
+    benches,
+    gemm_shapes,
+    activations,
+    lstm_postgemm,
+    weight_gradients
+);
 #[cfg(not(target_arch = "x86_64"))]
-criterion_group!(benches, gemm_shapes, activations);
+criterion_group!(benches, gemm_shapes, activations, lstm_postgemm);
 criterion_main!(benches);
