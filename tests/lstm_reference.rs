@@ -272,13 +272,17 @@ fn projection() {
 }
 
 /// Projection on large problems (parallel steps, several DIC panels, fused layer GEMM) and with
-/// every instruction set.
+/// every instruction set. Batches above 64 split the steps into batch blocks (N = 70 with three
+/// panels: members' shares end inside a panel's blocks; N = 100 with one panel).
 #[test]
 fn projection_big_and_every_instruction_set() {
     for (direction, l, t, n, slc, dhc, dic, k) in [
         (Direction::Left2Right, 1, 3, 64, 96, 128, 70, 40),
         (Direction::BidirectionalSum, 2, 3, 40, 100, 64, 100, 63),
         (Direction::BidirectionalConcat, 1, 2, 13, 300, 256, 64, 9),
+        (Direction::Left2Right, 2, 4, 70, 40, 70, 40, 37),
+        (Direction::Right2Left, 1, 3, 100, 300, 20, 24, 22),
+        (Direction::BidirectionalConcat, 2, 3, 70, 40, 70, 40, 5),
     ] {
         run_and_check(&with_options(
             Case::new(direction, l, t, n, slc, dhc).with_projection(dic),
