@@ -22,7 +22,7 @@ fn gemm_shapes(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_secs(1));
     let isa = Isa::detected();
-    for m in [1usize, 13, 64, 104] {
+    for m in [1usize, 13, 16, 32, 64, 104] {
         let a: Vec<f32> = (0..m * k).map(|i| (i % 13) as f32 * 0.01).collect();
         let b: Vec<f32> = (0..panels * k * width)
             .map(|i| (i % 7) as f32 * 0.01)

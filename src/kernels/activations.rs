@@ -33,7 +33,9 @@ pub fn mul_add<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
 }
 
 /// e^x for x ≤ 0 split as `2^n · (1 + q)`: returns `(2^n, q)` with `q = e^r − 1`, `r = x − n·ln2`
-/// in [−ln2/2, ln2/2] (x < −87 is treated as −87). Cephes' polynomial for `e^r`.
+/// in [−ln2/2, ln2/2] (x < −87 is treated as −87), `q = r + r²·p(r)` with `p` of degree 4,
+/// fitted (weighted minimax) to the relative error of `e^r`: at most 0.05·2⁻²⁴ before rounding,
+/// one multiply-add fewer than Cephes' degree 5.
 #[inline(always)]
 fn exp_parts<const FMA: bool>(x: f32) -> (f32, f32) {
     let x = if x < EXP_MIN { EXP_MIN } else { x };
@@ -41,12 +43,11 @@ fn exp_parts<const FMA: bool>(x: f32) -> (f32, f32) {
     let n = v - ROUND_MAGIC;
     let n_int = v.to_bits().wrapping_sub(ROUND_MAGIC.to_bits()) as i32;
     let r = mul_add::<FMA>(-n, LN2_LO, mul_add::<FMA>(-n, LN2_HI, x));
-    let mut p = 1.987_569_2e-4_f32;
-    p = mul_add::<FMA>(p, r, 1.398_199_9e-3);
-    p = mul_add::<FMA>(p, r, 8.333_452e-3);
-    p = mul_add::<FMA>(p, r, 4.166_579_6e-2);
-    p = mul_add::<FMA>(p, r, 1.666_666_5e-1);
-    p = mul_add::<FMA>(p, r, 5e-1);
+    let mut p = 1.381_461_3e-3_f32;
+    p = mul_add::<FMA>(p, r, 8.368_710_1e-3);
+    p = mul_add::<FMA>(p, r, 4.166_838_9e-2);
+    p = mul_add::<FMA>(p, r, 1.666_652_1e-1);
+    p = mul_add::<FMA>(p, r, 4.999_999_4e-1);
     let q = mul_add::<FMA>(p, r * r, r);
     let scale = f32::from_bits((n_int.wrapping_add(127) as u32) << 23);
     (scale, q)
