@@ -57,7 +57,7 @@ fn exp_parts<const FMA: bool>(x: f32) -> (f32, f32) {
 #[inline(always)]
 pub fn exp_nonpositive<const FMA: bool>(x: f32) -> f32 {
     let (scale, q) = exp_parts::<FMA>(x);
-    (q + 1.0) * scale
+    mul_add::<FMA>(q, scale, scale)
 }
 
 /// e^x − 1 for x ≤ 0, without cancellation near 0: `2^n·q + (2^n − 1)`.
