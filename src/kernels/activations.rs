@@ -44,8 +44,8 @@ fn exp_parts<const FMA: bool>(x: f32) -> (f32, f32) {
     let n_int = v.to_bits().wrapping_sub(ROUND_MAGIC.to_bits()) as i32;
     let r = mul_add::<FMA>(-n, LN2_LO, mul_add::<FMA>(-n, LN2_HI, x));
     let mut p = 1.381_461_3e-3_f32;
-    p = mul_add::<FMA>(p, r, 8.368_710_1e-3);
-    p = mul_add::<FMA>(p, r, 4.166_838_9e-2);
+    p = mul_add::<FMA>(p, r, 8.368_71e-3);
+    p = mul_add::<FMA>(p, r, 4.166_839e-2);
     p = mul_add::<FMA>(p, r, 1.666_652_1e-1);
     p = mul_add::<FMA>(p, r, 4.999_999_4e-1);
     let q = mul_add::<FMA>(p, r * r, r);
