@@ -297,3 +297,36 @@ fn gru_family_needs_sic_equal_to_dhc_and_lbr_four_bias_rows() {
         }
     }
 }
+
+/// Batch 1 over long sequences (the memory-bound one-row step GEMMs): every cell (LSTM too),
+/// direction kind, L 1–2, inference and training, with and without `src_iter`.
+#[test]
+fn batch_one_long_sequences() {
+    let mut k = 0usize;
+    let mut all = cells();
+    all.push((CellKind::Lstm, Activation::Tanh));
+    for (cell, activation) in all {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                if !accepted(cell, direction, l) {
+                    continue;
+                }
+                let t = [24, 37, 48][k % 3];
+                let dhc = [40, 32, 70][(k / 3) % 3];
+                let slc = if l == 1 { [20, 64, 33][k % 3] } else { dhc };
+                let mut c = Case::new(direction, l, t, 1, slc, dhc).with_cell(cell);
+                c.activation = activation;
+                c.prop = if k % 2 == 0 {
+                    PropKind::ForwardInference
+                } else {
+                    PropKind::ForwardTraining
+                };
+                c.src_iter = k % 4 < 2;
+                c.weights_any = k % 3 == 1;
+                c.seed = k as u64 + 101;
+                run_and_check(&c);
+                k += 1;
+            }
+        }
+    }
+}
