@@ -420,7 +420,7 @@ impl Forward<'_> {
     unsafe fn layer_gemm(&self, team: &Team, pass: &Pass, s0: usize, s1: usize) {
         let p = self.problem;
         let rows = (s1 - s0) * p.n;
-        let (width, total) = (self.width(), gates_width(p));
+        let (width, total, gld) = (self.width(), gates_width(p), self.scratch.gates_ld);
         let block = LAYER_ROW_BLOCK.min(rows);
         let row_blocks = rows.div_ceil(block);
         let gates = unsafe { self.lane(&self.scratch.gates, pass.d) };
@@ -436,7 +436,7 @@ impl Forward<'_> {
             // SAFETY: each item writes its own rows × panel of the gates scratch.
             unsafe {
                 let b = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
-                let c = gates.add(r0 * total + panel * width);
+                let c = gates.add(r0 * gld + panel * width);
                 gemm::gemm(
                     self.isa,
                     &a,
@@ -444,7 +444,7 @@ impl Forward<'_> {
                     pass.k_layer,
                     &b,
                     c,
-                    total,
+                    gld,
                     Init::Row(bias.add(panel * width)),
                 );
             }
@@ -477,6 +477,8 @@ impl Forward<'_> {
     unsafe fn step(&self, team: &Team, pass: &Pass, s: usize, s0: usize) {
         let p = self.problem;
         let (width, total, panels) = (self.width(), gates_width(p), self.panels());
+        // Row stride of the gates and `rec` scratch (`total` is the bias rows' length).
+        let gld = self.scratch.gates_ld;
         let h_prev = if s == 0 {
             pass.h_init
         } else {
@@ -485,7 +487,7 @@ impl Forward<'_> {
         let (block, blocks) = self.batch_blocks(team);
         let gates = unsafe {
             self.lane(&self.scratch.gates, pass.d)
-                .add((s - s0) * p.n * total)
+                .add((s - s0) * p.n * gld)
         };
         let ld = pass.l * p.d + pass.d;
         let bias = self.tensors.bias.wrapping_add(ld * total);
@@ -503,7 +505,7 @@ impl Forward<'_> {
             (
                 n0..p.n.min(n0 + block),
                 panel,
-                gates.wrapping_add(n0 * total + panel * width),
+                gates.wrapping_add(n0 * gld + panel * width),
             )
         };
         let (items, reverse) = (blocks * panels, s % 2 == 1);
@@ -527,7 +529,7 @@ impl Forward<'_> {
                 let first = if reverse { share.end - 1 } else { share.start };
                 for i in [(it == first).then_some(it), next] {
                     if let Some((rows, _, tile)) = i.map(tile_of) {
-                        gemm::prefetch_rows(tile, rows.len(), total, width);
+                        gemm::prefetch_rows(tile, rows.len(), gld, width);
                     }
                 }
             }
@@ -545,13 +547,13 @@ impl Forward<'_> {
                         pass.k_layer,
                         &w,
                         tile,
-                        total,
+                        gld,
                         init,
                     );
                 }
                 let mut u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
                 let (c, init) = if lbr {
-                    let c = rec.add(rows.start * total + panel * width);
+                    let c = rec.add(rows.start * gld + panel * width);
                     (c, Init::Row(bias_rec.add(panel * width)))
                 } else {
                     (tile, Init::Accumulate)
@@ -562,17 +564,17 @@ impl Forward<'_> {
                 match h_prev {
                     Some(h) => {
                         let a = h.gemm_rows(0, p.n);
-                        gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, c, total, init);
+                        gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, c, gld, init);
                     }
                     None if lbr => {
                         for r in 0..rows.len() {
                             let row = bias_rec.add(panel * width);
-                            std::ptr::copy_nonoverlapping(row, c.add(r * total), width);
+                            std::ptr::copy_nonoverlapping(row, c.add(r * gld), width);
                         }
                     }
                     None => {}
                 }
-                self.postgemm(pass, s, rows, panel, tile, total, Phase::First);
+                self.postgemm(pass, s, rows, panel, tile, gld, Phase::First);
             }
         });
         if let (Some(w), Some(ht)) = (&self.tensors.weights_projection, pass.ht) {
@@ -593,9 +595,9 @@ impl Forward<'_> {
                     let u = u.columns(2 * PANEL..3 * PANEL);
                     let a = SeqView::dense(rh, p.n, p.dhc).gemm_rows(0, p.n);
                     let init = Init::Accumulate;
-                    gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, total, init);
+                    gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, gld, init);
                 }
-                self.postgemm(pass, s, rows, panel, tile, total, Phase::Second);
+                self.postgemm(pass, s, rows, panel, tile, gld, Phase::Second);
             }
         });
     }

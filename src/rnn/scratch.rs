@@ -29,6 +29,9 @@ use crate::memory::packed::PANEL;
 use crate::threading;
 use crate::types::Direction;
 
+/// Floats added to the rows of scratch matrices read and written by tiles (see
+/// [`ScratchLayout::gates_ld`]): one cache line.
+const ROW_PAD: usize = 16;
 /// Bytes of gate pre-activations kept at once; the merged layer GEMM runs over that many steps.
 const GATES_BUDGET_BYTES: usize = 4 << 20;
 /// The same when `W` + `U` do not stay in the last-level cache
@@ -65,8 +68,12 @@ pub fn concurrent_directions(p: &RnnProblem) -> usize {
 pub struct ScratchLayout {
     /// Directions running at the same time (1 or 2): per-pass regions have one copy each.
     pub lanes: usize,
-    /// Gate pre-activations `[t_chunk][N][P·G·32]`.
+    /// Gate pre-activations `[t_chunk][N][gates_ld]` (the first `P·G·32` floats of a row used).
     pub gates: Region,
+    /// Row stride of `gates` and `rec`: `P·G·32` + 16 floats, so that consecutive rows fall in
+    /// different L1 sets (a stride of a multiple of 4 KiB puts every row of a tile in the same
+    /// set: 16 rows overflow its 12 ways).
+    pub gates_ld: usize,
     /// Layer GEMM fused into the steps (then `t_chunk` is 1).
     pub fused_layer_gemm: bool,
     /// Steps per layer-GEMM chunk (≥ 1 unless T = 0).
@@ -115,7 +122,7 @@ impl ScratchLayout {
     /// tensor is plain.
     pub fn new(p: &RnnProblem, pack_layer: bool, pack_iter: bool, pack_projection: bool) -> Self {
         let width = gates_width(p);
-        let row_bytes = (p.n * width * 4).max(1);
+        let row_bytes = (p.n * (width + ROW_PAD) * 4).max(1);
         let weight_bytes = (p.slc + p.sic) * width * std::mem::size_of::<f32>();
         let fused_layer_gemm =
             p.n >= FUSED_LAYER_GEMM_MIN_BATCH && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
@@ -142,7 +149,8 @@ impl ScratchLayout {
         let training = p.is_training();
         let lanes = concurrent_directions(p);
         let mut a = Arena::new();
-        let gates = a.push(lanes * t_chunk * p.n * width);
+        let gates_ld = width + ROW_PAD;
+        let gates = a.push(lanes * t_chunk * p.n * gates_ld);
         let h_slots = a.push(if training {
             0
         } else {
@@ -157,7 +165,7 @@ impl ScratchLayout {
         let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
         let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
         let rh = a.push(if gru { lanes * p.n * p.dhc } else { 0 });
-        let rec = a.push(if lbr { lanes * p.n * width } else { 0 });
+        let rec = a.push(if lbr { lanes * p.n * gates_ld } else { 0 });
         let bias_rec = a.push(if lbr { p.l * p.d * width } else { 0 });
         let peephole = a.push(if p.with_peephole {
             p.l * p.d * p.dhc.div_ceil(PANEL) * 3 * PANEL
@@ -182,6 +190,7 @@ impl ScratchLayout {
         Self {
             lanes,
             gates,
+            gates_ld,
             fused_layer_gemm,
             t_chunk,
             h_slots,
