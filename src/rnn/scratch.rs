@@ -4,7 +4,7 @@
 //!
 //! | region          | dims                    | use |
 //! |-----------------|-------------------------|-----|
-//! | `gates`         | `[Tc][N][P·G·32]`       | gate pre-activations of `Tc` consecutive steps (1 when the layer GEMM is fused into the steps), in packed panel order (`P` = ⌈DHC/32⌉) |
+//! | `gates`         | `[Tc][N][P·G·32 + 16]`  | gate pre-activations of `Tc` consecutive steps (1 when the layer GEMM is fused into the steps), in packed panel order (`P` = ⌈DHC/32⌉) |
 //! | `h_slots`       | `[S][T][N][DIC]`        | inference only: hidden states of layers whose output is not `dst_layer` (S ≤ 2, alternating) |
 //! | `c`             | `[N][DHC]`              | inference only: cell state, updated in place step by step |
 //! | `ht`            | `[N][DHC]`              | LSTMP inference: h̃ = o ⊙ tanh(c) of one step, before projection (training keeps it in the workspace) |
@@ -13,6 +13,9 @@
 //! | `weights_layer` | packed, as `memory::packed` | only when the user's weights are plain: packed at each execution |
 //! | `weights_iter`  | packed                  | same for the recurrent weights |
 //! | `weights_projection` | packed             | same for the projection weights (LSTMP) |
+//!
+//! Rows of `gates` (and of LBR's `rec`) carry 16 floats of padding: with a row length of a
+//! multiple of 4 KiB (e.g. 4·1024 gates) every row of a tile would fall in the same L1 set.
 //!
 //! With two directions and at least two threads, the directions run at the same time
 //! (`lanes` = 2): every region a pass writes (`gates` to `proj` above) is then allocated twice,
