@@ -316,7 +316,7 @@ fn batch_one_long_sequences() {
                 let slc = if l == 1 { [20, 64, 33][k % 3] } else { dhc };
                 let mut c = Case::new(direction, l, t, 1, slc, dhc).with_cell(cell);
                 c.activation = activation;
-                c.prop = if k % 2 == 0 {
+                c.prop = if k.is_multiple_of(2) {
                     PropKind::ForwardInference
                 } else {
                     PropKind::ForwardTraining
