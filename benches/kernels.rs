@@ -1,6 +1,6 @@
 //! Criterion benchmarks of the compute kernels alone, one thread: the GEMM on the shapes the
-//! LSTM driver gives it, the post-GEMM activations, and the backward pass's weight-gradient
-//! GEMM. Throughput in FLOP or elements per second.
+//! LSTM driver gives it, the post-GEMM activations, the LSTM post-GEMM tile, and the backward
+//! pass's weight-gradient GEMM. Throughput in FLOP or elements per second.
 //!
 //! `cargo bench --bench kernels`; instruction set capped with `OXIDNN_ISA=avx2|portable`.
 
