@@ -92,10 +92,9 @@ impl Panel {
     /// Columns `cols`, inside one block, as a panel of its own.
     pub fn columns(&self, cols: std::ops::Range<usize>) -> Self {
         if cols.start >= self.split {
-            let ld = self.width - self.split;
             Self::dense(
                 self.tail.wrapping_add(cols.start - self.split),
-                ld,
+                self.tail_ld(),
                 cols.len(),
             )
         } else {
@@ -104,11 +103,16 @@ impl Panel {
         }
     }
 
+    /// Row stride of the second block (its rows hold the columns `split..width`).
+    fn tail_ld(&self) -> usize {
+        self.width - self.split
+    }
+
     /// The blocks: (row 0, row stride, columns).
     fn blocks(&self) -> [(*const f32, usize, std::ops::Range<usize>); 2] {
         [
             (self.ptr, self.ld, 0..self.split),
-            (self.tail, self.width - self.split, self.split..self.width),
+            (self.tail, self.tail_ld(), self.split..self.width),
         ]
     }
 }
@@ -509,7 +513,7 @@ pub unsafe fn gemm(
             other => other,
         };
         // The second block's rows `k0..` (read only by tiles spanning both blocks).
-        let ldb1 = b.width - b.split;
+        let ldb1 = b.tail_ld();
         let b1 = b.tail.wrapping_add(k0 * ldb1);
         let mut i0 = 0;
         for t in 0..tiles {

@@ -492,8 +492,6 @@ impl Forward<'_> {
         let ld = pass.l * p.d + pass.d;
         let bias = self.tensors.bias.wrapping_add(ld * total);
         let bias_rec = self.tensors.bias_rec.wrapping_add(ld * total);
-        let rec = unsafe { self.lane(&self.scratch.rec, pass.d) };
-        let rh = unsafe { self.lane(&self.scratch.rh, pass.d) };
         let (gru, lbr) = (
             matches!(p.cell, CellKind::Gru | CellKind::Augru),
             matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru),
@@ -553,7 +551,7 @@ impl Forward<'_> {
                 }
                 let mut u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
                 let (c, init) = if lbr {
-                    let c = rec.add(rows.start * gld + panel * width);
+                    let c = self.rec_tile(pass.d, rows.start, panel).ptr;
                     (c, Init::Row(bias_rec.add(panel * width)))
                 } else {
                     (tile, Init::Accumulate)
@@ -593,13 +591,30 @@ impl Forward<'_> {
                 if h_prev.is_some() {
                     let u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
                     let u = u.columns(2 * PANEL..3 * PANEL);
-                    let a = SeqView::dense(rh, p.n, p.dhc).gemm_rows(0, p.n);
+                    let a = self.rh_view(pass.d).gemm_rows(0, p.n);
                     let init = Init::Accumulate;
                     gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, gld, init);
                 }
                 self.postgemm(pass, s, rows, panel, tile, gld, Phase::Second);
             }
         });
+    }
+
+    /// Linear-before-reset cells: rows `n0..` of the recurrent product `h_prev·U + b_u'`
+    /// (`rec`, rows of `gates_ld` like the gates), from panel `panel`'s first column.
+    unsafe fn rec_tile(&self, d: usize, n0: usize, panel: usize) -> TileRows {
+        let ld = self.scratch.gates_ld;
+        TileRows {
+            ptr: unsafe { self.lane(&self.scratch.rec, d) }
+                .wrapping_add(n0 * ld + panel * self.width()),
+            stride: ld as isize,
+        }
+    }
+
+    /// GRU / AUGRU: `r ⊙ h_prev` of the current step, `[N][DHC]`.
+    unsafe fn rh_view(&self, d: usize) -> SeqView {
+        let p = self.problem;
+        SeqView::dense(unsafe { self.lane(&self.scratch.rh, d) }, p.n, p.dhc)
     }
 
     /// Prefetches for writing the rows a training step's item (`rows` × the units of `panel`)
@@ -740,17 +755,11 @@ impl Forward<'_> {
             CellKind::Gru | CellKind::Augru | CellKind::LbrGru | CellKind::LbrAugru => {
                 let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
                 let aux = if lbr {
-                    TileRows {
-                        ptr: unsafe { self.lane(&self.scratch.rec, pass.d) }
-                            .wrapping_add(n0 * ld + panel * self.width()),
-                        stride: ld as isize,
-                    }
+                    unsafe { self.rec_tile(pass.d, n0, panel) }
                 } else if h_prev.is_none() {
                     TileRows::NONE
                 } else {
-                    let rh =
-                        SeqView::dense(unsafe { self.lane(&self.scratch.rh, pass.d) }, p.n, p.dhc);
-                    at(&rh, 0)
+                    at(&unsafe { self.rh_view(pass.d) }, 0)
                 };
                 let t = gru::GruTile {
                     rows: rows.len(),
