@@ -173,6 +173,8 @@ trait Vector: Copy {
     fn splat(x: f32) -> Self;
     /// `a·b + c`, lane by lane.
     fn mul_add(a: Self, b: Self, c: Self) -> Self;
+    /// `a + b`, lane by lane.
+    fn add(a: Self, b: Self) -> Self;
     /// Loads 16 floats.
     ///
     /// # Safety
@@ -209,6 +211,10 @@ impl<const FMA: bool> Vector for Lanes<FMA> {
         }))
     }
     #[inline(always)]
+    fn add(a: Self, b: Self) -> Self {
+        Self(std::array::from_fn(|l| a.0[l] + b.0[l]))
+    }
+    #[inline(always)]
     unsafe fn load(p: *const f32) -> Self {
         Self(unsafe { *(p as *const [f32; LANES]) })
     }
@@ -234,6 +240,10 @@ impl Vector for std::arch::x86_64::__m512 {
     #[inline(always)]
     fn mul_add(a: Self, b: Self, c: Self) -> Self {
         unsafe { std::arch::x86_64::_mm512_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    fn add(a: Self, b: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm512_add_ps(a, b) }
     }
     #[inline(always)]
     unsafe fn load(p: *const f32) -> Self {
@@ -272,7 +282,6 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
         let a = &*(a as *const [*const f32; MR]);
         let mut acc = [[V::zero(); NR]; MR];
         match init {
-            Init::Zero => {}
             Init::Row(r) => {
                 for row in acc.iter_mut() {
                     for (j, v) in row.iter_mut().enumerate() {
@@ -280,13 +289,9 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
                     }
                 }
             }
-            Init::Accumulate => {
-                for (i, row) in acc.iter_mut().enumerate() {
-                    for (j, v) in row.iter_mut().enumerate() {
-                        *v = V::load(c.add(i * ldc + j * LANES));
-                    }
-                }
-            }
+            // Added at the end: the multiply-add chains do not wait for `C` (often far from
+            // the core: gates the layer GEMM wrote several steps before).
+            Init::Zero | Init::Accumulate => {}
         }
         let (mut bp, mut bp1) = (b, b1);
         for kk in 0..k {
@@ -310,8 +315,13 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
             }
         }
         for (i, row) in acc.iter().enumerate() {
-            for (j, v) in row.iter().enumerate() {
-                v.store(c.add(i * ldc + j * LANES));
+            for (j, &v) in row.iter().enumerate() {
+                let p = c.add(i * ldc + j * LANES);
+                match init {
+                    Init::Accumulate => V::add(V::load(p), v),
+                    _ => v,
+                }
+                .store(p);
             }
         }
     }
