@@ -1,27 +1,40 @@
-//! The library-owned thread pool.
+//! The library-owned threads.
 //!
-//! Every parallel loop of the library runs on one rayon pool owned by oxidnn (never rayon's
-//! global pool, which belongs to the application). Its size is `OXIDNN_NUM_THREADS` when set to a
-//! positive integer, else the machine's available parallelism. The pool is created on first use.
+//! Every parallel loop of the library runs on threads owned by oxidnn (never rayon's global
+//! pool, which belongs to the application): a rayon pool, and a *crew* for teams. Their number
+//! is `OXIDNN_NUM_THREADS` when set to a positive integer, else the machine's available
+//! parallelism; both are created on first use.
 //!
 //! Two ways to run work:
 //! * [`for_each`]: independent items, in parallel when asked to and when it can help, or in order
 //!   on the calling thread (tiny loops, where fork/join costs more than the work);
-//! * [`team`]: every pool thread enters one closure together and works through phases separated
-//!   by [`Team::barrier`] — one fork/join per primitive execution instead of one per step (the
-//!   OpenMP "parallel region" model). Members split each phase's items statically
-//!   ([`Team::for_each`]), so a thread keeps working on the same data (e.g. the same weight
-//!   panels) phase after phase.
+//! * [`team`]: the calling thread and the library's *crew* threads enter one closure together
+//!   and work through phases separated by [`Team::barrier`] — one fork/join per primitive
+//!   execution instead of one per step (the OpenMP "parallel region" model). Members split each
+//!   phase's items statically ([`Team::for_each`]), so a thread keeps working on the same data
+//!   (e.g. the same weight panels) phase after phase.
+//!
+//! The crew is not the rayon pool: rayon's idle workers sleep within microseconds, and a
+//! sleeping thread takes 25–30 µs to run again on a virtual machine (measured: the median start
+//! of a rayon-broadcast team), 3 % of a batch-1 LSTM pass. Crew workers keep spinning for
+//! [`CREW_SPIN_TIME`] after a team, so back-to-back executions start at once, then sleep. A team
+//! also starts without a worker that has not checked in after a wait proportional to the work
+//! ([`team`]): a worker whose CPU is taken by another process can be away for milliseconds.
 
 use rayon::prelude::*;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicPtr, AtomicU64};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Environment variable that sets the number of worker threads.
 pub const NUM_THREADS_ENV: &str = "OXIDNN_NUM_THREADS";
 
 /// Spins before a barrier waiter starts yielding its CPU.
 const BARRIER_SPINS: u32 = 1 << 14;
+/// How long an idle crew worker spins for the next team before it sleeps.
+pub const CREW_SPIN_TIME: Duration = Duration::from_millis(2);
 
 fn threads_from_env() -> usize {
     std::env::var(NUM_THREADS_ENV)
@@ -53,7 +66,16 @@ pub fn num_threads() -> usize {
 /// Runs `f` inside the library's pool, so the parallel loops it starts use the pool's threads.
 /// Cheap when already on one of them.
 pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    rest_crew();
     pool().install(f)
+}
+
+/// Sends idle crew workers to sleep now rather than after their spin (they would compete with
+/// the pool's threads for the CPUs); the next team wakes them.
+fn rest_crew() {
+    if let Some(crew) = CREW.get() {
+        crew.rest.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Runs `f(0) … f(items − 1)`: in parallel on the library's pool when `parallel` is true and
@@ -69,7 +91,7 @@ pub fn for_each(items: usize, parallel: bool, f: impl Fn(usize) + Sync + Send) {
 /// A reusable barrier for the members of a team: spins (phases are short), then yields. If a
 /// member panics, the others stop waiting and panic too, so the team never hangs.
 struct SpinBarrier {
-    size: usize,
+    size: AtomicUsize,
     arrived: AtomicUsize,
     generation: AtomicUsize,
     poisoned: AtomicBool,
@@ -78,16 +100,23 @@ struct SpinBarrier {
 impl SpinBarrier {
     fn new(size: usize) -> Self {
         Self {
-            size,
+            size: AtomicUsize::new(size),
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
             poisoned: AtomicBool::new(false),
         }
     }
 
+    /// Prepares the barrier for a new team of `size` members (none of which is waiting).
+    fn reset(&self, size: usize) {
+        self.size.store(size, Ordering::Relaxed);
+        self.arrived.store(0, Ordering::Relaxed);
+        self.poisoned.store(false, Ordering::Relaxed);
+    }
+
     fn wait(&self) {
         let generation = self.generation.load(Ordering::Acquire);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.size {
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.size.load(Ordering::Relaxed) {
             self.arrived.store(0, Ordering::Relaxed);
             self.generation.fetch_add(1, Ordering::Release);
             return;
@@ -199,48 +228,250 @@ impl Team<'_> {
     }
 }
 
-/// Runs `f` on every thread of the pool at once (a team), or only on the calling thread when
-/// `parallel` is false, the pool has one thread, or the caller is itself a pool thread (a team
-/// started from inside the pool could wait for threads busy waiting for it). Teams run one at a
-/// time: a team needs every pool thread, and two interleaved teams would wait for each other
-/// forever.
-pub fn team(parallel: bool, f: impl Fn(&Team) + Sync) {
-    let inside_pool = pool().current_thread_index().is_some();
-    let size = if parallel && !inside_pool {
-        num_threads()
-    } else {
-        1
-    };
-    if size <= 1 {
-        f(&Team {
+/// The threads that run teams with their callers: `num_threads() − 1` workers, started on first
+/// use. One team at a time (the caller holds `busy`): the caller posts it (`job`, then `state`),
+/// workers check in until the caller seals it, the caller sets its size and barriers and starts
+/// it (`started`), and waits for the checked-in workers to finish before it returns.
+struct Crew {
+    /// Worker threads running (set once they are started).
+    workers: AtomicUsize,
+    /// Held by the caller of the running team: teams run one after the other.
+    busy: Mutex<()>,
+    /// `team number << 32 | SEALED | members checked in` of the latest team.
+    state: AtomicU64,
+    /// The team number whose size and barriers are set: checked-in members start then.
+    started: AtomicU64,
+    /// The latest team's closure (a `&Job` on its caller's stack), valid for members that
+    /// checked in before it was sealed until the caller has seen them all finish.
+    job: AtomicPtr<Job<'static>>,
+    /// Size of the started team.
+    size: AtomicUsize,
+    barrier: SpinBarrier,
+    halves: [SpinBarrier; 2],
+    /// Workers of the started team that have finished (normally or not).
+    finished: AtomicUsize,
+    /// A worker of the started team panicked.
+    panicked: AtomicBool,
+    /// Set while the library runs rayon loops: idle workers sleep at once rather than spin.
+    rest: AtomicBool,
+    /// Idle workers asleep; `lock` and `wake` put them to sleep and wake them.
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+/// A team's closure.
+type Job<'a> = &'a (dyn Fn(&Team) + Sync);
+
+/// The crew, once started.
+static CREW: OnceLock<&'static Crew> = OnceLock::new();
+
+/// The `state` bit that closes a team to members checking in late.
+const SEALED: u64 = 1 << 31;
+/// The `state` bits counting checked-in members.
+const COUNT: u64 = SEALED - 1;
+
+thread_local! {
+    /// Whether this thread is a crew worker (a team started there runs on it alone).
+    static IN_CREW: Cell<bool> = const { Cell::new(false) };
+}
+
+impl Crew {
+    /// The crew, its workers started on first use (`num_threads() − 1` of them; fewer if the
+    /// system refuses threads).
+    fn get() -> &'static Crew {
+        CREW.get_or_init(|| {
+            let crew: &'static Crew = Box::leak(Box::new(Crew {
+                workers: AtomicUsize::new(0),
+                busy: Mutex::new(()),
+                state: AtomicU64::new(0),
+                started: AtomicU64::new(0),
+                job: AtomicPtr::new(std::ptr::null_mut()),
+                size: AtomicUsize::new(1),
+                barrier: SpinBarrier::new(1),
+                halves: [SpinBarrier::new(1), SpinBarrier::new(1)],
+                finished: AtomicUsize::new(0),
+                panicked: AtomicBool::new(false),
+                rest: AtomicBool::new(false),
+                sleepers: AtomicUsize::new(0),
+                lock: Mutex::new(()),
+                wake: Condvar::new(),
+            }));
+            let spawned = (1..num_threads())
+                .take_while(|i| {
+                    std::thread::Builder::new()
+                        .name(format!("oxidnn-team-{i}"))
+                        .spawn(move || crew.work())
+                        .is_ok()
+                })
+                .count();
+            crew.workers.store(spawned, Ordering::Relaxed);
+            crew
+        })
+    }
+
+    /// A worker's life: wait for a team, check in unless it has started, run, repeat.
+    fn work(&self) {
+        IN_CREW.with(|c| c.set(true));
+        let mut seen = 0u64;
+        loop {
+            seen = self.next_team(seen);
+            let Some(index) = self.check_in(seen) else {
+                continue;
+            };
+            while self.started.load(Ordering::Acquire) != seen {
+                std::hint::spin_loop();
+            }
+            // SAFETY: this worker checked in before the team was sealed, so the caller keeps
+            // the closure alive until it has seen this worker finish.
+            let job = unsafe { *self.job.load(Ordering::Acquire) };
+            let size = self.size.load(Ordering::Relaxed);
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let _poison = [&self.barrier, &self.halves[0], &self.halves[1]].map(PoisonOnPanic);
+                job(&self.member(index, size));
+            }));
+            if run.is_err() {
+                self.panicked.store(true, Ordering::Relaxed);
+            }
+            self.finished.fetch_add(1, Ordering::Release);
+        }
+    }
+
+    /// Member `index` of the started team of `size`.
+    fn member(&self, index: usize, size: usize) -> Team<'_> {
+        Team {
+            index,
+            size,
+            barrier: Some(&self.barrier),
+            halves: Some(&self.halves),
+        }
+    }
+
+    /// Waits for a team numbered other than `seen` (spinning, then asleep); returns its number.
+    fn next_team(&self, seen: u64) -> u64 {
+        let start = Instant::now();
+        let mut spins = 0u32;
+        loop {
+            let team = self.state.load(Ordering::Acquire) >> 32;
+            if team != seen {
+                return team;
+            }
+            spins = spins.wrapping_add(1);
+            let rest = self.rest.load(Ordering::Relaxed);
+            if rest || (spins.is_multiple_of(64) && start.elapsed() > CREW_SPIN_TIME) {
+                let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+                // SeqCst with the caller's post: it sees this sleeper, or this sees its team.
+                self.sleepers.fetch_add(1, Ordering::SeqCst);
+                while self.state.load(Ordering::SeqCst) >> 32 == seen {
+                    guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+                }
+                self.sleepers.fetch_sub(1, Ordering::SeqCst);
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+
+    /// Checks in to team `team` unless it has started (or been replaced): the member index.
+    fn check_in(&self, team: u64) -> Option<usize> {
+        let mut s = self.state.load(Ordering::Acquire);
+        loop {
+            if s >> 32 != team || s & SEALED != 0 {
+                return None;
+            }
+            match self
+                .state
+                .compare_exchange_weak(s, s + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Some((s & COUNT) as usize),
+                Err(now) => s = now,
+            }
+        }
+    }
+
+    /// Runs `f` as member 0 of a new team with the workers that check in within `join_wait`.
+    fn run(&self, join_wait: Duration, f: Job) {
+        let _one_team = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+        self.rest.store(false, Ordering::Relaxed);
+        let team = ((self.state.load(Ordering::Relaxed) >> 32) + 1) & 0xffff_ffff;
+        let workers = self.workers.load(Ordering::Relaxed);
+        self.finished.store(0, Ordering::Relaxed);
+        self.panicked.store(false, Ordering::Relaxed);
+        let job: *const Job = &f;
+        self.job.store(job.cast_mut().cast(), Ordering::Release);
+        // Post the team with the caller checked in as member 0, and wake sleeping workers.
+        self.state.store(team << 32 | 1, Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.wake.notify_all();
+        }
+        let start = Instant::now();
+        while (self.state.load(Ordering::Acquire) & COUNT) as usize <= workers
+            && start.elapsed() < join_wait
+        {
+            std::hint::spin_loop();
+        }
+        let size = (self.state.fetch_or(SEALED, Ordering::AcqRel) & COUNT) as usize;
+        self.size.store(size, Ordering::Relaxed);
+        self.barrier.reset(size);
+        self.halves[0].reset(size / 2);
+        self.halves[1].reset(size - size / 2);
+        self.started.store(team, Ordering::Release);
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _poison = [&self.barrier, &self.halves[0], &self.halves[1]].map(PoisonOnPanic);
+            f(&self.member(0, size));
+        }));
+        // The members that checked in use `f` until they finish.
+        let mut spins = 0u32;
+        while self.finished.load(Ordering::Acquire) + 1 < size {
+            spins = spins.wrapping_add(1);
+            if spins < BARRIER_SPINS {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        self.job.store(std::ptr::null_mut(), Ordering::Relaxed);
+        if let Err(e) = run {
+            std::panic::resume_unwind(e);
+        }
+        if self.panicked.load(Ordering::Relaxed) {
+            panic!("a member of the thread team panicked");
+        }
+    }
+}
+
+/// Runs `f` on a team: the calling thread (member 0) and the crew's workers that check in
+/// within `join_wait` (the team starts with those: a late worker would hold every barrier), or
+/// the calling thread alone when `join_wait` is `None`, the library has one thread, or the
+/// caller is itself a crew or pool thread (a team started from inside could wait for threads
+/// busy waiting for it). Teams run one at a time. A panic of any member reaches the caller
+/// once every member has stopped.
+pub fn team(join_wait: Option<Duration>, f: impl Fn(&Team) + Sync) {
+    let nested = IN_CREW.with(|c| c.get()) || pool().current_thread_index().is_some();
+    match join_wait {
+        Some(wait) if !nested && num_threads() > 1 => Crew::get().run(wait, &f),
+        _ => f(&Team {
             index: 0,
             size: 1,
             barrier: None,
             halves: None,
-        });
-        return;
+        }),
     }
-    static ONE_TEAM_AT_A_TIME: Mutex<()> = Mutex::new(());
-    let _guard = ONE_TEAM_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let barrier = SpinBarrier::new(size);
-    let halves = [
-        SpinBarrier::new(size / 2),
-        SpinBarrier::new(size - size / 2),
-    ];
-    pool().broadcast(|ctx| {
-        let _poison = [&barrier, &halves[0], &halves[1]].map(PoisonOnPanic);
-        f(&Team {
-            index: ctx.index(),
-            size,
-            barrier: Some(&barrier),
-            halves: Some(&halves),
-        });
-    });
+}
+
+/// How long a team of work `flops` waits for its workers to check in: a tenth of the time one
+/// thread would take (at 200 GFLOP/s), so waiting never costs more than a tenth of the work.
+pub fn join_wait(flops: usize) -> Duration {
+    Duration::from_nanos((flops / 2_000) as u64)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A join wait every worker meets (the tests count members).
+    const ALL_JOIN: Duration = Duration::from_secs(5);
 
     #[test]
     fn every_item_runs_once() {
@@ -259,7 +490,7 @@ mod tests {
         for parallel in [false, true] {
             let hits: Vec<AtomicUsize> = (0..37).map(|_| AtomicUsize::new(0)).collect();
             let complete = AtomicUsize::new(0);
-            team(parallel, |t| {
+            team(parallel.then_some(ALL_JOIN), |t| {
                 for round in 1..=3 {
                     t.for_each(37, round % 2 == 0, |i| {
                         hits[i].fetch_add(1, Ordering::Relaxed);
@@ -282,7 +513,7 @@ mod tests {
         for parallel in [false, true] {
             let hits: Vec<AtomicUsize> = (0..2 * 41).map(|_| AtomicUsize::new(0)).collect();
             let members = [AtomicUsize::new(0), AtomicUsize::new(0)];
-            team(parallel, |t| {
+            team(parallel.then_some(ALL_JOIN), |t| {
                 t.halves(|half, sub| {
                     members[half].fetch_add(1, Ordering::Relaxed);
                     for round in 1..=3 {
@@ -313,7 +544,7 @@ mod tests {
     fn a_team_started_inside_the_pool_runs_on_that_thread() {
         let members = AtomicUsize::new(0);
         run(|| {
-            team(true, |t| {
+            team(Some(ALL_JOIN), |t| {
                 assert_eq!(t.size(), 1);
                 members.fetch_add(1, Ordering::Relaxed);
             })
@@ -327,13 +558,43 @@ mod tests {
             return;
         }
         let r = std::panic::catch_unwind(|| {
-            team(true, |t| {
-                if t.index() == 0 {
-                    panic!("member 0 fails");
+            team(Some(ALL_JOIN), |t| {
+                if t.index() == 1 {
+                    panic!("member 1 fails");
                 }
                 t.barrier();
             })
         });
         assert!(r.is_err());
+        // The crew still works after a panic.
+        let members = AtomicUsize::new(0);
+        team(Some(ALL_JOIN), |t| {
+            t.barrier();
+            members.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(members.load(Ordering::Relaxed), num_threads());
+    }
+
+    #[test]
+    fn teams_that_start_without_late_workers_still_run_every_item_once() {
+        // No wait: the team starts with the workers already checked in (any number), teams
+        // follow each other at once, and workers arrive at any point of that sequence.
+        let hits: Vec<AtomicUsize> = (0..23).map(|_| AtomicUsize::new(0)).collect();
+        let sizes = AtomicUsize::new(0);
+        for _ in 0..2000 {
+            team(Some(Duration::ZERO), |t| {
+                if t.index() == 0 {
+                    sizes.fetch_add(t.size(), Ordering::Relaxed);
+                }
+                for round in 0..2 {
+                    t.for_each(23, round == 1, |i| {
+                        hits[i].fetch_add(1, Ordering::Relaxed);
+                    });
+                    t.barrier();
+                }
+            });
+        }
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 4000));
+        assert!(sizes.load(Ordering::Relaxed) >= 2000);
     }
 }

@@ -185,7 +185,9 @@ impl Forward<'_> {
         // One team for the whole pass; a single thread when steps are tiny.
         let proj = if p.with_projection { p.dhc * p.dic } else { 0 };
         let step_flops = 2 * p.n * ((p.sic + p.slc) * gates_width(p) + proj);
-        threading::team(step_flops >= PARALLEL_MIN_FLOPS, |team| {
+        let join_wait = (step_flops >= PARALLEL_MIN_FLOPS)
+            .then(|| threading::join_wait(step_flops * p.t * p.l * p.d));
+        threading::team(join_wait, |team| {
             let stack = |team: &Team, d: usize| {
                 for l in 0..p.l {
                     unsafe { self.layer(team, l, d) };

@@ -306,7 +306,8 @@ impl Backward<'_> {
             let above = (SyncPtr(above.0.cast_mut()), above.1);
             let (ut_ptr, ut_ld, ut_width) = (SyncPtr(ut.ptr.cast_mut()), ut.ld, ut.width);
             let input = self.input_by_step(l, d);
-            threading::team(parallel, |team| {
+            let work = 2 * p.n * cols * self.scratch.ut_ld * p.t;
+            threading::team(parallel.then(|| threading::join_wait(work)), |team| {
                 let ut = Panel::dense(ut_ptr.get(), ut_ld, ut_width);
                 let input = input.as_ref();
                 for s in (0..p.t).rev() {
