@@ -3,6 +3,7 @@
 use super::desc::{Layout, MemoryDesc};
 use super::memory::Memory;
 use crate::error::Result;
+use crate::rnn::weights;
 use crate::types::DataType;
 use crate::{ensure_args, unimplemented_err};
 
@@ -79,9 +80,25 @@ impl Reorder {
         );
         let (src, dst) = (from.data_ptr().cast_const(), to.data_ptr());
         let (sdt, ddt) = (self.src.data_type(), self.dst.data_type());
-        if let Layout::Packed(_) = self.dst.layout() {
+        if let Layout::Packed(lay) = self.dst.layout() {
             // SAFETY: a packed buffer holds size_bytes() bytes.
             unsafe { std::ptr::write_bytes(dst, 0, self.dst.size_bytes()) };
+            if let (Layout::Strided { .. }, DataType::F32, DataType::F32) =
+                (self.src.layout(), sdt, ddt)
+            {
+                // Plain f32 weights: the RNN primitive's own packer (whole panel rows at once,
+                // in parallel), not element by element.
+                // SAFETY: `src` addresses every element of its (validated) descriptor, whose
+                // dims are the layout's; `dst` holds the packed layout; they do not overlap.
+                unsafe {
+                    weights::pack(
+                        weights::ldigo_view(src.cast_mut(), &self.src),
+                        dst.cast(),
+                        lay,
+                    )
+                };
+                return Ok(());
+            }
         }
         let dims = self.src.dims();
         let mut idx = vec![0i64; dims.len()];
@@ -117,13 +134,13 @@ unsafe fn load(dt: DataType, p: *const u8, off: usize) -> f32 {
 /// # Safety
 /// `p` must be valid for writing element `off` of type `dt`.
 unsafe fn store(dt: DataType, p: *mut u8, off: usize, v: f32) {
-    let r = v.round_ties_even();
+    let r = || v.round_ties_even();
     match dt {
         DataType::S32 => {
-            *p.cast::<i32>().add(off) = r.clamp(i32::MIN as f32, i32::MAX as f32) as i32
+            *p.cast::<i32>().add(off) = r().clamp(i32::MIN as f32, i32::MAX as f32) as i32
         }
-        DataType::S8 => *p.cast::<i8>().add(off) = r.clamp(-128.0, 127.0) as i8,
-        DataType::U8 => *p.add(off) = r.clamp(0.0, 255.0) as u8,
+        DataType::S8 => *p.cast::<i8>().add(off) = r().clamp(-128.0, 127.0) as i8,
+        DataType::U8 => *p.add(off) = r().clamp(0.0, 255.0) as u8,
         _ => *p.cast::<f32>().add(off) = v,
     }
 }
@@ -165,41 +182,56 @@ mod tests {
         unsafe { back.as_f32_slice().to_vec() }
     }
 
-    /// 4-D projection weights: ldio → packed (one gate, DIC in 32-channel panels) → ldoi gives
-    /// back every value, and the packed padding is zero.
-    #[test]
-    fn projection_weights_round_trip_through_the_packed_layout() {
-        let dims = [2i64, 1, 5, 37];
-        let ldio = MemoryDesc::with_tag(&dims, DataType::F32, 5).unwrap();
-        let ldoi = MemoryDesc::with_tag(&dims, DataType::F32, 20).unwrap();
-        let packed = MemoryDesc::packed(&dims, DataType::F32).unwrap();
-        let n = ldio.nelems();
-        let from = Memory::allocate(&ldio).unwrap();
+    /// `dims` from plain `tag` → packed → plain `back_tag` gives back every value, and the
+    /// packed buffer (`packed_len` floats) holds zeros besides them.
+    fn round_trip_through_the_packed_layout(
+        dims: &[i64],
+        tag: i32,
+        back_tag: i32,
+        packed_len: usize,
+    ) {
+        let plain = MemoryDesc::with_tag(dims, DataType::F32, tag).unwrap();
+        let back_md = MemoryDesc::with_tag(dims, DataType::F32, back_tag).unwrap();
+        let packed = MemoryDesc::packed(dims, DataType::F32).unwrap();
+        let n = plain.nelems();
+        let from = Memory::allocate(&plain).unwrap();
         let values: Vec<f32> = (0..n).map(|i| i as f32 + 0.5).collect();
         // SAFETY: `from` owns n f32 values.
         unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), from.data_ptr().cast(), n) };
         let mid = Memory::allocate(&packed).unwrap();
-        let back = Memory::allocate(&ldoi).unwrap();
-        Reorder::new(&ldio, &packed)
+        let back = Memory::allocate(&back_md).unwrap();
+        Reorder::new(&plain, &packed)
             .unwrap()
             .execute(&from, &mid)
             .unwrap();
-        Reorder::new(&packed, &ldoi)
+        Reorder::new(&packed, &back_md)
             .unwrap()
             .execute(&mid, &back)
             .unwrap();
         // SAFETY: both buffers hold their descriptors' sizes.
         let (mid, back) = unsafe { (mid.as_f32_slice().to_vec(), back.as_f32_slice().to_vec()) };
-        assert_eq!(mid.len(), 2 * 5 * 2 * 32);
+        assert_eq!(mid.len(), packed_len);
         assert_eq!(mid.iter().filter(|&&v| v != 0.0).count(), n);
-        let mut idx = vec![0i64; 4];
+        let mut idx = vec![0i64; dims.len()];
         loop {
-            let v = values[ldio.element_offset(&idx)];
-            assert_eq!(back[ldoi.element_offset(&idx)], v, "{idx:?}");
-            if !next_index(&mut idx, &dims) {
+            let v = values[plain.element_offset(&idx)];
+            assert_eq!(back[back_md.element_offset(&idx)], v, "{idx:?}");
+            if !next_index(&mut idx, dims) {
                 break;
             }
         }
+    }
+
+    /// 4-D projection weights: ldio → packed (one gate, DIC in 32-channel panels) → ldoi.
+    #[test]
+    fn projection_weights_round_trip_through_the_packed_layout() {
+        round_trip_through_the_packed_layout(&[2, 1, 5, 37], 5, 20, 2 * 5 * 2 * 32);
+    }
+
+    /// 5-D weights with gates: ldgoi (`O` not innermost) → packed → ldigo.
+    #[test]
+    fn gate_weights_round_trip_through_the_packed_layout() {
+        round_trip_through_the_packed_layout(&[2, 2, 7, 4, 37], 31, 6, 2 * 2 * 7 * 4 * 2 * 32);
     }
 
     #[test]
