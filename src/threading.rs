@@ -121,17 +121,25 @@ impl SpinBarrier {
             self.generation.fetch_add(1, Ordering::Release);
             return;
         }
-        let mut spins = 0u32;
-        while self.generation.load(Ordering::Acquire) == generation {
+        spin_until(|| {
             if self.poisoned.load(Ordering::Relaxed) {
                 panic!("another member of the thread team panicked");
             }
-            if spins < BARRIER_SPINS {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
+            self.generation.load(Ordering::Acquire) != generation
+        });
+    }
+}
+
+/// Spins until `done()` (waits between team members are short), yielding the CPU after
+/// `BARRIER_SPINS` spins.
+fn spin_until(mut done: impl FnMut() -> bool) {
+    let mut spins = 0u32;
+    while !done() {
+        if spins < BARRIER_SPINS {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
         }
     }
 }
@@ -230,8 +238,9 @@ impl Team<'_> {
 
 /// The threads that run teams with their callers: `num_threads() − 1` workers, started on first
 /// use. One team at a time (the caller holds `busy`): the caller posts it (`job`, then `state`),
-/// workers check in until the caller seals it, the caller sets its size and barriers and starts
-/// it (`started`), and waits for the checked-in workers to finish before it returns.
+/// workers check in until the caller seals it (the count then is the team's size), the caller
+/// sets its barriers and starts it (`started`), and waits for the checked-in workers to finish
+/// before it returns.
 struct Crew {
     /// Worker threads running (set once they are started).
     workers: AtomicUsize,
@@ -239,13 +248,11 @@ struct Crew {
     busy: Mutex<()>,
     /// `team number << 32 | SEALED | members checked in` of the latest team.
     state: AtomicU64,
-    /// The team number whose size and barriers are set: checked-in members start then.
+    /// The team number whose barriers are set: checked-in members start then.
     started: AtomicU64,
     /// The latest team's closure (a `&Job` on its caller's stack), valid for members that
     /// checked in before it was sealed until the caller has seen them all finish.
     job: AtomicPtr<Job<'static>>,
-    /// Size of the started team.
-    size: AtomicUsize,
     barrier: SpinBarrier,
     halves: [SpinBarrier; 2],
     /// Workers of the started team that have finished (normally or not).
@@ -287,7 +294,6 @@ impl Crew {
                 state: AtomicU64::new(0),
                 started: AtomicU64::new(0),
                 job: AtomicPtr::new(std::ptr::null_mut()),
-                size: AtomicUsize::new(1),
                 barrier: SpinBarrier::new(1),
                 halves: [SpinBarrier::new(1), SpinBarrier::new(1)],
                 finished: AtomicUsize::new(0),
@@ -319,13 +325,12 @@ impl Crew {
             let Some(index) = self.check_in(seen) else {
                 continue;
             };
-            while self.started.load(Ordering::Acquire) != seen {
-                std::hint::spin_loop();
-            }
+            spin_until(|| self.started.load(Ordering::Acquire) == seen);
             // SAFETY: this worker checked in before the team was sealed, so the caller keeps
             // the closure alive until it has seen this worker finish.
             let job = unsafe { *self.job.load(Ordering::Acquire) };
-            let size = self.size.load(Ordering::Relaxed);
+            // The sealed count: `state` stays this team's until its caller has seen us finish.
+            let size = (self.state.load(Ordering::Acquire) & COUNT) as usize;
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let _poison = [&self.barrier, &self.halves[0], &self.halves[1]].map(PoisonOnPanic);
                 job(&self.member(index, size));
@@ -412,7 +417,6 @@ impl Crew {
             std::hint::spin_loop();
         }
         let size = (self.state.fetch_or(SEALED, Ordering::AcqRel) & COUNT) as usize;
-        self.size.store(size, Ordering::Relaxed);
         self.barrier.reset(size);
         self.halves[0].reset(size / 2);
         self.halves[1].reset(size - size / 2);
@@ -422,15 +426,7 @@ impl Crew {
             f(&self.member(0, size));
         }));
         // The members that checked in use `f` until they finish.
-        let mut spins = 0u32;
-        while self.finished.load(Ordering::Acquire) + 1 < size {
-            spins = spins.wrapping_add(1);
-            if spins < BARRIER_SPINS {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
+        spin_until(|| self.finished.load(Ordering::Acquire) + 1 >= size);
         self.job.store(std::ptr::null_mut(), Ordering::Relaxed);
         if let Err(e) = run {
             std::panic::resume_unwind(e);
