@@ -81,13 +81,11 @@ impl Reorder {
         let (src, dst) = (from.data_ptr().cast_const(), to.data_ptr());
         let (sdt, ddt) = (self.src.data_type(), self.dst.data_type());
         if let Layout::Packed(lay) = self.dst.layout() {
-            // SAFETY: a packed buffer holds size_bytes() bytes.
-            unsafe { std::ptr::write_bytes(dst, 0, self.dst.size_bytes()) };
             if let (Layout::Strided { .. }, DataType::F32, DataType::F32) =
                 (self.src.layout(), sdt, ddt)
             {
                 // Plain f32 weights: the RNN primitive's own packer (whole panel rows at once,
-                // in parallel), not element by element.
+                // padding included, in parallel), not element by element.
                 // SAFETY: `src` addresses every element of its (validated) descriptor, whose
                 // dims are the layout's; `dst` holds the packed layout; they do not overlap.
                 unsafe {
@@ -99,6 +97,8 @@ impl Reorder {
                 };
                 return Ok(());
             }
+            // SAFETY: a packed buffer holds size_bytes() bytes.
+            unsafe { std::ptr::write_bytes(dst, 0, self.dst.size_bytes()) };
         }
         let dims = self.src.dims();
         let mut idx = vec![0i64; dims.len()];
@@ -199,6 +199,9 @@ mod tests {
         // SAFETY: `from` owns n f32 values.
         unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), from.data_ptr().cast(), n) };
         let mid = Memory::allocate(&packed).unwrap();
+        // SAFETY: `mid` owns `packed.size_bytes()` bytes; all-ones floats are NaN, so padding
+        // the reorder leaves unwritten fails the count below.
+        unsafe { std::ptr::write_bytes(mid.data_ptr(), 0xff, packed.size_bytes()) };
         let back = Memory::allocate(&back_md).unwrap();
         Reorder::new(&plain, &packed)
             .unwrap()
