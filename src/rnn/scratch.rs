@@ -125,7 +125,8 @@ impl ScratchLayout {
     /// tensor is plain.
     pub fn new(p: &RnnProblem, pack_layer: bool, pack_iter: bool, pack_projection: bool) -> Self {
         let width = gates_width(p);
-        let row_bytes = (p.n * (width + ROW_PAD) * 4).max(1);
+        let gates_ld = width + ROW_PAD;
+        let row_bytes = (p.n * gates_ld * std::mem::size_of::<f32>()).max(1);
         let weight_bytes = (p.slc + p.sic) * width * std::mem::size_of::<f32>();
         let fused_layer_gemm =
             p.n >= FUSED_LAYER_GEMM_MIN_BATCH && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
@@ -152,7 +153,6 @@ impl ScratchLayout {
         let training = p.is_training();
         let lanes = concurrent_directions(p);
         let mut a = Arena::new();
-        let gates_ld = width + ROW_PAD;
         let gates = a.push(lanes * t_chunk * p.n * gates_ld);
         let h_slots = a.push(if training {
             0
