@@ -421,3 +421,28 @@ fn zero_sized_time_and_bias_free_cases() {
     c.bias = false;
     run_and_check(&c);
 }
+
+/// Batch 16 fuses the layer GEMM into the steps only when a thread's share of `U` (more than
+/// 1 MiB) would be streamed at every step anyway; the fused and merged paths both match the
+/// reference there (LSTMP DHC = 1024, DIC = 256: `U` is 4 MiB).
+#[test]
+fn batch_sixteen_fuses_the_layer_gemm_when_u_is_streamed() {
+    let threads = oxidnn::threading::num_threads();
+    for direction in [Direction::Left2Right, Direction::BidirectionalConcat] {
+        // Threads per direction: the two directions run at the same time from 2 threads.
+        let lanes = if direction == Direction::Left2Right {
+            1
+        } else {
+            2
+        };
+        let per_direction = (threads / lanes.min(threads)).max(1);
+        for (n, dhc, dic) in [(16, 1024, 256), (13, 1024, 256), (16, 64, 64)] {
+            let u_bytes = dic * 4 * dhc * 4;
+            let fused = n >= 16 && u_bytes / per_direction > 1 << 20;
+            let c = Case::new(direction, 1, 3, n, 40, dhc).with_projection(dic);
+            let pd = make_pd(&c).unwrap();
+            assert_eq!(pd.scratch_layout().fused_layer_gemm, fused, "{c:?}");
+            run_and_check(&c);
+        }
+    }
+}

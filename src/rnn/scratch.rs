@@ -45,6 +45,14 @@ const GATES_BUDGET_BYTES: usize = 4 << 20;
 const GATES_BUDGET_LARGE_WEIGHTS_BYTES: usize = 16 << 20;
 /// Batch from which the layer GEMM may be fused into each step's tiles (see [`ScratchLayout`]).
 const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
+/// The same when a thread's share of `U` is larger than [`L2_BYTES`]: merged, the steps would
+/// stream `U` from the last-level cache anyway, so streaming `W` beside it costs little, and the
+/// gates no longer go through memory (measured, 2 threads: LSTMP N=16 DHC=1024, 2 MiB of `U`
+/// per thread, 9.33 → 9.04 ms, 1–3 % in three series; LSTM N=16 C=256 with one thread per
+/// direction, 1 MiB of `U`, stays merged: fused was 2 % slower there).
+const FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U: usize = 16;
+/// Bytes of the per-core cache that keeps a thread's share of `U` between steps (L2 of Zen 4/5).
+const L2_BYTES: usize = 1 << 20;
 /// Largest `W` + `U` of one layer and direction for a fused layer GEMM: both are read at every
 /// step then, so they must stay in the last-level cache (measured: LSTM N=64 C=512, 8 MiB,
 /// 3 % faster fused; N=32 C=1024, 32 MiB, 30 % slower fused; N=16 C=256 merged 2 % faster).
@@ -65,8 +73,9 @@ pub fn concurrent_directions(p: &RnnProblem) -> usize {
 /// The layer GEMM `x·W` either runs **merged**, once for `t_chunk` steps at a time (rows
 /// `t_chunk·N`: each weight panel is read once for many rows — what small batches and weights
 /// larger than the cache need), or **fused** into each step's tiles just before `h·U` (large
-/// batches with cache-resident weights: a tile's gates never leave the core's caches, and a step
-/// has no separate layer phase).
+/// batches with cache-resident weights, or moderate ones whose `U` is streamed at each step
+/// anyway: a tile's gates never leave the core's caches, and a step has no separate layer
+/// phase).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScratchLayout {
     /// Directions running at the same time (1 or 2): per-pass regions have one copy each.
@@ -128,8 +137,16 @@ impl ScratchLayout {
         let gates_ld = width + ROW_PAD;
         let row_bytes = (p.n * gates_ld * std::mem::size_of::<f32>()).max(1);
         let weight_bytes = (p.slc + p.sic) * width * std::mem::size_of::<f32>();
+        let lanes = concurrent_directions(p);
+        let u_bytes_per_thread =
+            p.sic * width * std::mem::size_of::<f32>() / (threading::num_threads() / lanes).max(1);
+        let min_batch = if u_bytes_per_thread > L2_BYTES {
+            FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U
+        } else {
+            FUSED_LAYER_GEMM_MIN_BATCH
+        };
         let fused_layer_gemm =
-            p.n >= FUSED_LAYER_GEMM_MIN_BATCH && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
+            p.n >= min_batch && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
         // Chunks of nearly equal length (T = 25 at most 8 per chunk: 7, 7, 7, 4 rather than
         // 8, 8, 8, 1 — a 1-step chunk reads all of W for N rows).
         let t_chunk = if fused_layer_gemm {
@@ -151,7 +168,6 @@ impl ScratchLayout {
             .max()
             .unwrap_or(0);
         let training = p.is_training();
-        let lanes = concurrent_directions(p);
         let mut a = Arena::new();
         let gates = a.push(lanes * t_chunk * p.n * gates_ld);
         let h_slots = a.push(if training {
