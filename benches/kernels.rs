@@ -35,18 +35,22 @@ fn gemm_shapes(c: &mut Criterion) {
             inner: usize::MAX,
         };
         g.throughput(Throughput::Elements((2 * m * k * width * panels) as u64));
+        // An LSTM panel as packed: rows of gates i, f, then rows of gates c̃, o.
+        let panel_at = |p: usize| {
+            let base = &b[p * k * width..];
+            Panel {
+                ptr: base.as_ptr(),
+                ld: 64,
+                width,
+                split: 64,
+                tail: base[k * 64..].as_ptr(),
+            }
+        };
         g.bench_function(format!("m{m}_{}", isa.name()), |bch| {
             bch.iter(|| {
                 for p in 0..panels {
-                    // An LSTM panel as packed: rows of gates i, f, then rows of gates c̃, o.
-                    let base = &b[p * k * width..];
-                    let panel = Panel {
-                        ptr: base.as_ptr(),
-                        ld: 64,
-                        width,
-                        split: 64,
-                        tail: base[k * 64..].as_ptr(),
-                    };
+                    // The next panel is fetched while this one's tiles run, as in the steps.
+                    let next = (p + 1 < panels).then(|| (panel_at(p + 1), k));
                     // SAFETY: a, b and out hold the addressed rows and columns.
                     unsafe {
                         gemm(
@@ -54,10 +58,11 @@ fn gemm_shapes(c: &mut Criterion) {
                             &rows,
                             0..m,
                             k,
-                            &panel,
+                            &panel_at(p),
                             out[p * width..].as_mut_ptr(),
                             width * panels,
                             Init::Accumulate,
+                            next,
                         )
                     };
                 }

@@ -431,23 +431,31 @@ impl Forward<'_> {
             .bias
             .wrapping_add((pass.l * p.d + pass.d) * total);
         let a = pass.x.gemm_rows(s0, p.n);
-        team.for_each(row_blocks * self.panels(), false, |it| {
+        let items = row_blocks * self.panels();
+        let share = team.share(items);
+        let weights = |panel| self.tensors.weights_layer.panel(pass.l, pass.d, panel);
+        team.for_each(items, false, |it| {
             let (panel, rb) = (it / row_blocks, it % row_blocks);
             let r0 = rb * block;
             let r1 = rows.min(r0 + block);
+            // The next item's panel when it is another one (else it is in cache).
+            let next = next_item(&share, it, false)
+                .map(|n| n / row_blocks)
+                .filter(|&n| n != panel)
+                .map(weights);
             // SAFETY: each item writes its own rows × panel of the gates scratch.
             unsafe {
-                let b = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
                 let c = gates.add(r0 * gld + panel * width);
                 gemm::gemm(
                     self.isa,
                     &a,
                     r0..r1,
                     pass.k_layer,
-                    &b,
+                    &weights(panel),
                     c,
                     gld,
                     Init::Row(bias.add(panel * width)),
+                    next.map(|w| (w, pass.k_layer)),
                 );
             }
         });
@@ -510,15 +518,19 @@ impl Forward<'_> {
         };
         let (items, reverse) = (blocks * panels, s % 2 == 1);
         let share = team.share(items);
+        // The recurrent weights of a panel (GRU: the `u, r` columns, multiplied here).
+        let weights_iter = |panel| {
+            let u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
+            if gru {
+                u.columns(0..2 * PANEL)
+            } else {
+                u
+            }
+        };
         team.for_each(items, reverse, |it| {
             let (rows, panel, tile) = tile_of(it);
             // The item this member takes next in this phase, if any.
-            let next = if reverse {
-                it.checked_sub(1)
-            } else {
-                Some(it + 1)
-            }
-            .filter(|n| share.contains(n));
+            let next = next_item(&share, it, reverse);
             // Training: own the lines of the next item's workspace rows before its stores.
             if let Some((rows, panel, _)) = next.filter(|_| pass.ws_gates.is_some()).map(tile_of) {
                 self.prefetch_outputs(pass, s, rows, panel);
@@ -533,6 +545,22 @@ impl Forward<'_> {
                     }
                 }
             }
+            let u = weights_iter(panel);
+            // What the next GEMM multiplies (when the layer GEMM is fused, first `W`).
+            let first_of = |panel| {
+                if self.scratch.fused_layer_gemm {
+                    let w = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
+                    (w, pass.k_layer)
+                } else {
+                    (weights_iter(panel), p.sic)
+                }
+            };
+            let then = next.map(|n| first_of(tile_of(n).1));
+            let then_w = if h_prev.is_some() {
+                Some((u, p.sic))
+            } else {
+                then
+            };
             // SAFETY: the tile (rows, units of `panel`) is written by this item only; h_prev is
             // the previous step's output, complete (barrier) and read-only now.
             unsafe {
@@ -540,31 +568,19 @@ impl Forward<'_> {
                     let w = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
                     let x = pass.x.gemm_rows(s, p.n);
                     let init = Init::Row(bias.add(panel * width));
-                    gemm::gemm(
-                        self.isa,
-                        &x,
-                        rows.clone(),
-                        pass.k_layer,
-                        &w,
-                        tile,
-                        gld,
-                        init,
-                    );
+                    let k = pass.k_layer;
+                    gemm::gemm(self.isa, &x, rows.clone(), k, &w, tile, gld, init, then_w);
                 }
-                let mut u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
                 let (c, init) = if lbr {
                     let c = self.rec_tile(pass.d, rows.start, panel).ptr;
                     (c, Init::Row(bias_rec.add(panel * width)))
                 } else {
                     (tile, Init::Accumulate)
                 };
-                if gru {
-                    u = u.columns(0..2 * PANEL);
-                }
                 match h_prev {
                     Some(h) => {
                         let a = h.gemm_rows(0, p.n);
-                        gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, c, gld, init);
+                        gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, c, gld, init, then);
                     }
                     None if lbr => {
                         for r in 0..rows.len() {
@@ -595,7 +611,7 @@ impl Forward<'_> {
                     let u = u.columns(2 * PANEL..3 * PANEL);
                     let a = self.rh_view(pass.d).gemm_rows(0, p.n);
                     let init = Init::Accumulate;
-                    gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, gld, init);
+                    gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, gld, init, None);
                 }
                 self.postgemm(pass, s, rows, panel, tile, gld, Phase::Second);
             }
@@ -650,8 +666,14 @@ impl Forward<'_> {
         let (block, blocks) = self.batch_blocks(team);
         let out = unsafe { self.lane(&self.scratch.proj, pass.d) };
         let a = ht.gemm_rows(s, p.n);
-        team.for_each(blocks * panels, s % 2 == 1, |it| {
+        let (items, reverse) = (blocks * panels, s % 2 == 1);
+        let share = team.share(items);
+        team.for_each(items, reverse, |it| {
             let (panel, b) = (it / blocks, it % blocks);
+            let next = next_item(&share, it, reverse)
+                .map(|n| n / blocks)
+                .filter(|&n| n != panel)
+                .map(|n| w.panel(pass.l, pass.d, n));
             let n0 = b * block;
             let rows = n0..p.n.min(n0 + block);
             let u0 = panel * PANEL;
@@ -660,7 +682,18 @@ impl Forward<'_> {
             unsafe {
                 let c = out.add(n0 * ld + u0);
                 let r = w.panel(pass.l, pass.d, panel);
-                gemm::gemm(self.isa, &a, rows.clone(), p.dhc, &r, c, ld, Init::Zero);
+                let then = next.map(|r| (r, p.dhc));
+                gemm::gemm(
+                    self.isa,
+                    &a,
+                    rows.clone(),
+                    p.dhc,
+                    &r,
+                    c,
+                    ld,
+                    Init::Zero,
+                    then,
+                );
                 let h = HDest {
                     h_out: tile_at(&pass.h_seq, s, n0, u0),
                     h_extra: pass
@@ -819,4 +852,15 @@ impl Forward<'_> {
             }
         }
     }
+}
+
+/// The item a team member takes after `it` in a phase over its `share` (walked backwards when
+/// `reverse`), if any.
+fn next_item(share: &std::ops::Range<usize>, it: usize, reverse: bool) -> Option<usize> {
+    if reverse {
+        it.checked_sub(1)
+    } else {
+        Some(it + 1)
+    }
+    .filter(|n| share.contains(n))
 }

@@ -647,7 +647,7 @@ impl Backward<'_> {
         for r0 in (0..m).step_by(PRODUCT_ROW_BLOCK) {
             let rows = r0..(r0 + PRODUCT_ROW_BLOCK).min(m);
             let c = unsafe { out.add(r0 * ldc + c0) };
-            unsafe { kgemm(self.isa, &a, rows, k, &panel, c, ldc, init) };
+            unsafe { kgemm(self.isa, &a, rows, k, &panel, c, ldc, init, None) };
         }
     }
 
