@@ -546,7 +546,8 @@ impl Forward<'_> {
                 }
             }
             let u = weights_iter(panel);
-            // What the next GEMM multiplies (when the layer GEMM is fused, first `W`).
+            // The weights the next item multiplies first (`W` when the layer GEMM is fused),
+            // fetched while this item's last tiles run; the same panel is in cache already.
             let first_of = |panel| {
                 if self.scratch.fused_layer_gemm {
                     let w = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
@@ -555,7 +556,10 @@ impl Forward<'_> {
                     (weights_iter(panel), p.sic)
                 }
             };
-            let then = next.map(|n| first_of(tile_of(n).1));
+            let then = next
+                .map(|n| tile_of(n).1)
+                .filter(|&n| n != panel)
+                .map(first_of);
             let then_w = if h_prev.is_some() {
                 Some((u, p.sic))
             } else {
