@@ -549,10 +549,10 @@ fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
     (tiles, m / tiles, m % tiles)
 }
 
-/// Row tiles from which a column's later tiles fetch the next column's `B` (one line per `k`
-/// step): its first tile streams `B` from far caches at a rate only a short stream of requests
-/// sustains, while the later tiles re-read it from L2. With fewer tiles the extra requests cost
-/// more than they give (measured, M = 16: 3 % slower).
+/// Row tiles a column needs before its later tiles fetch the next column's `B` (one line per `k`
+/// step). The first tile streams its `B` from L3; the later ones re-read it from L2, which
+/// leaves room for the requests. With 3 tiles (M = 16) the requests cost more than they gave
+/// (A/B up to 5 % slower).
 const PREFETCH_MIN_TILES: usize = 4;
 
 /// One column of register tiles: shapes `ks` over the columns of block `(bp, ldb)` from `j0`,
@@ -570,8 +570,8 @@ struct Column {
 
 impl Column {
     /// The lines of `B` the column reads, when they are consecutive (the column spans whole
-    /// rows of its block, as in LSTM panels); else none: fetching a narrower column's lines
-    /// would cost a request per row.
+    /// rows of its block, as in LSTM panels); else none (a narrower column reads a piece of
+    /// each row: fetching whole rows made GRU steps 2–4 % slower).
     fn lines(&self) -> Lines {
         if self.ks.vectors * LANES == self.ldb {
             Lines::rows(self.bp, self.kb, self.ldb)
