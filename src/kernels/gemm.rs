@@ -657,18 +657,17 @@ pub unsafe fn gemm(
     loop {
         let kb = KC.min(k - k0);
         let init = if k0 == 0 { init } else { Init::Accumulate };
+        let column = |ks, bp, ldb, j0| Column {
+            ks,
+            bp,
+            ldb,
+            j0,
+            k0,
+            kb,
+            init,
+        };
         if let Some(ks) = spanning {
-            let bp = b.ptr.wrapping_add(k0 * b.ld);
-            let (ldb, j0) = (b.ld, 0);
-            visit(Column {
-                ks,
-                bp,
-                ldb,
-                j0,
-                k0,
-                kb,
-                init,
-            });
+            visit(column(ks, b.ptr.wrapping_add(k0 * b.ld), b.ld, 0));
         } else {
             for (ptr, ldb, cols) in b.blocks() {
                 let mut j0 = cols.start;
@@ -688,15 +687,7 @@ pub unsafe fn gemm(
                     }
                     .unwrap_or(&shapes.tall);
                     let bp = ptr.wrapping_add(k0 * ldb + j0 - cols.start);
-                    visit(Column {
-                        ks,
-                        bp,
-                        ldb,
-                        j0,
-                        k0,
-                        kb,
-                        init,
-                    });
+                    visit(column(ks, bp, ldb, j0));
                     j0 += ks.vectors * LANES;
                 }
             }
