@@ -438,11 +438,8 @@ impl Forward<'_> {
             let (panel, rb) = (it / row_blocks, it % row_blocks);
             let r0 = rb * block;
             let r1 = rows.min(r0 + block);
-            // The next item's panel when it is another one (else it is in cache).
-            let next = next_item(&share, it, false)
-                .map(|n| n / row_blocks)
-                .filter(|&n| n != panel)
-                .map(weights);
+            // The next panel's weights, fetched while this item runs.
+            let next = next_panel(&share, it, false, row_blocks).map(weights);
             // SAFETY: each item writes its own rows × panel of the gates scratch.
             unsafe {
                 let c = gates.add(r0 * gld + panel * width);
@@ -547,7 +544,7 @@ impl Forward<'_> {
             }
             let u = weights_iter(panel);
             // The weights the next item multiplies first (`W` when the layer GEMM is fused),
-            // fetched while this item's last tiles run; the same panel is in cache already.
+            // fetched while this item's last tiles run.
             let first_of = |panel| {
                 if self.scratch.fused_layer_gemm {
                     let w = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
@@ -556,10 +553,7 @@ impl Forward<'_> {
                     (weights_iter(panel), p.sic)
                 }
             };
-            let then = next
-                .map(|n| tile_of(n).1)
-                .filter(|&n| n != panel)
-                .map(first_of);
+            let then = next_panel(&share, it, reverse, blocks).map(first_of);
             let then_w = if h_prev.is_some() {
                 Some((u, p.sic))
             } else {
@@ -674,10 +668,7 @@ impl Forward<'_> {
         let share = team.share(items);
         team.for_each(items, reverse, |it| {
             let (panel, b) = (it / blocks, it % blocks);
-            let next = next_item(&share, it, reverse)
-                .map(|n| n / blocks)
-                .filter(|&n| n != panel)
-                .map(|n| w.panel(pass.l, pass.d, n));
+            let next = next_panel(&share, it, reverse, blocks).map(|n| w.panel(pass.l, pass.d, n));
             let n0 = b * block;
             let rows = n0..p.n.min(n0 + block);
             let u0 = panel * PANEL;
@@ -867,4 +858,17 @@ fn next_item(share: &std::ops::Range<usize>, it: usize, reverse: bool) -> Option
         Some(it + 1)
     }
     .filter(|n| share.contains(n))
+}
+
+/// For items numbered panel by panel (`per_panel` items each): the panel of the item a member
+/// takes after `it`, when it is another one (the weights of the same panel are in cache).
+fn next_panel(
+    share: &std::ops::Range<usize>,
+    it: usize,
+    reverse: bool,
+    per_panel: usize,
+) -> Option<usize> {
+    next_item(share, it, reverse)
+        .map(|n| n / per_panel)
+        .filter(|&n| n != it / per_panel)
 }
