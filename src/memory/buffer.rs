@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use std::alloc::{alloc, dealloc, Layout};
 use std::ptr::NonNull;
 
-/// Alignment of every library allocation (one cache line, one zmm register).
+/// Least alignment of every library allocation (one cache line, one zmm register).
 pub const ALIGN: usize = 64;
 /// Size (and alignment) of a huge page; buffers at least this large are aligned to it.
 const HUGE_PAGE: usize = 2 << 20;
