@@ -515,6 +515,7 @@ impl Forward<'_> {
         };
         let (items, reverse) = (blocks * panels, s % 2 == 1);
         let share = team.share(items);
+        let weights_layer = |panel| self.tensors.weights_layer.panel(pass.l, pass.d, panel);
         // The recurrent weights of a panel (GRU: the `u, r` columns, multiplied here).
         let weights_iter = |panel| {
             let u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
@@ -522,6 +523,15 @@ impl Forward<'_> {
                 u.columns(0..2 * PANEL)
             } else {
                 u
+            }
+        };
+        // The weights an item of `panel` multiplies first (`W` when the layer GEMM is fused),
+        // with their `K`: what the item before it fetches while its last tiles run.
+        let first_of = |panel| {
+            if self.scratch.fused_layer_gemm {
+                (weights_layer(panel), pass.k_layer)
+            } else {
+                (weights_iter(panel), p.sic)
             }
         };
         team.for_each(items, reverse, |it| {
@@ -543,16 +553,6 @@ impl Forward<'_> {
                 }
             }
             let u = weights_iter(panel);
-            // The weights the next item multiplies first (`W` when the layer GEMM is fused),
-            // fetched while this item's last tiles run.
-            let first_of = |panel| {
-                if self.scratch.fused_layer_gemm {
-                    let w = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
-                    (w, pass.k_layer)
-                } else {
-                    (weights_iter(panel), p.sic)
-                }
-            };
             let then = next_panel(&share, it, reverse, blocks).map(first_of);
             let then_w = if h_prev.is_some() {
                 Some((u, p.sic))
@@ -563,7 +563,7 @@ impl Forward<'_> {
             // the previous step's output, complete (barrier) and read-only now.
             unsafe {
                 if self.scratch.fused_layer_gemm {
-                    let w = self.tensors.weights_layer.panel(pass.l, pass.d, panel);
+                    let w = weights_layer(panel);
                     let x = pass.x.gemm_rows(s, p.n);
                     let init = Init::Row(bias.add(panel * width));
                     let k = pass.k_layer;
@@ -668,7 +668,8 @@ impl Forward<'_> {
         let share = team.share(items);
         team.for_each(items, reverse, |it| {
             let (panel, b) = (it / blocks, it % blocks);
-            let next = next_panel(&share, it, reverse, blocks).map(|n| w.panel(pass.l, pass.d, n));
+            let then = next_panel(&share, it, reverse, blocks)
+                .map(|n| (w.panel(pass.l, pass.d, n), p.dhc));
             let n0 = b * block;
             let rows = n0..p.n.min(n0 + block);
             let u0 = panel * PANEL;
@@ -677,7 +678,6 @@ impl Forward<'_> {
             unsafe {
                 let c = out.add(n0 * ld + u0);
                 let r = w.panel(pass.l, pass.d, panel);
-                let then = next.map(|r| (r, p.dhc));
                 gemm::gemm(
                     self.isa,
                     &a,
