@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use oxidnn::kernels::activations::{apply, Activation};
-use oxidnn::kernels::gemm::{gemm, Init, Panel, RowsA};
+use oxidnn::kernels::gemm::{gemm, gemm_sum, Init, Panel, RowsA, Term};
 use oxidnn::kernels::Isa;
 use oxidnn::rnn::cells::lstm::{self, LstmTile};
 use oxidnn::rnn::cells::{HDest, TileRows};
@@ -69,6 +69,80 @@ fn gemm_shapes(c: &mut Criterion) {
                 black_box(&mut out);
             })
         });
+    }
+    g.finish();
+}
+
+/// An LSTM step with the layer GEMM fused, one thread's share: `C[m × 128] = b + x·W + h·U` over
+/// 16 panels, `K` = 256 for each product (LSTMP N = 16, SLC = DIC = 256), as one sum of two
+/// terms and as two GEMMs (the second adding onto the first's tiles).
+fn gemm_two_terms(c: &mut Criterion) {
+    let (k, width, panels) = (256usize, 128usize, 16usize);
+    let mut g = c.benchmark_group("gemm_two_terms_k256");
+    g.sample_size(30)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
+    let isa = Isa::detected();
+    let bias = vec![0.5f32; width * panels];
+    for m in [16usize, 32] {
+        let a: Vec<Vec<f32>> = (0..2)
+            .map(|t| (0..m * k).map(|i| ((i + t) % 13) as f32 * 0.01).collect())
+            .collect();
+        let b: Vec<Vec<f32>> = (0..2)
+            .map(|t| {
+                (0..panels * k * width)
+                    .map(|i| ((i + t) % 7) as f32 * 0.01)
+                    .collect()
+            })
+            .collect();
+        let mut out = vec![0f32; m * width * panels];
+        g.throughput(Throughput::Elements(
+            (2 * 2 * m * k * width * panels) as u64,
+        ));
+        // Term `t` for panel `p`: an LSTM panel as packed (two blocks of 64 floats per row).
+        let term = |t: usize, p: usize| {
+            let base = &b[t][p * k * width..];
+            Term {
+                a: RowsA {
+                    base: a[t].as_ptr(),
+                    outer_stride: 0,
+                    inner_stride: k as isize,
+                    inner: usize::MAX,
+                },
+                k,
+                b: Panel {
+                    ptr: base.as_ptr(),
+                    ld: 64,
+                    width,
+                    split: 64,
+                    tail: base[k * 64..].as_ptr(),
+                },
+            }
+        };
+        for summed in [true, false] {
+            let name = if summed { "summed" } else { "separate" };
+            g.bench_function(format!("m{m}_{name}_{}", isa.name()), |bch| {
+                bch.iter(|| {
+                    for p in 0..panels {
+                        let c = out[p * width..].as_mut_ptr();
+                        let ldc = width * panels;
+                        let init = Init::Row(bias[p * width..].as_ptr());
+                        let (x, h) = (term(0, p), term(1, p));
+                        let next = (p + 1 < panels).then(|| (term(0, p + 1).b, k));
+                        // SAFETY: a, b and out hold the addressed rows and columns.
+                        unsafe {
+                            if summed {
+                                gemm_sum(isa, &[x, h], 0..m, c, ldc, init, next);
+                            } else {
+                                gemm_sum(isa, &[x], 0..m, c, ldc, init, Some((h.b, k)));
+                                gemm_sum(isa, &[h], 0..m, c, ldc, Init::Accumulate, next);
+                            }
+                        }
+                    }
+                    black_box(&mut out);
+                })
+            });
+        }
     }
     g.finish();
 }
@@ -235,10 +309,17 @@ fn weight_gradients(c: &mut Criterion) {
 criterion_group!(
     benches,
     gemm_shapes,
+    gemm_two_terms,
     activations,
     lstm_postgemm,
     weight_gradients
 );
 #[cfg(not(target_arch = "x86_64"))]
-criterion_group!(benches, gemm_shapes, activations, lstm_postgemm);
+criterion_group!(
+    benches,
+    gemm_shapes,
+    gemm_two_terms,
+    activations,
+    lstm_postgemm
+);
 criterion_main!(benches);

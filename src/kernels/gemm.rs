@@ -25,6 +25,8 @@
 //! the first rows of the panel the caller multiplies next: the first tile of each column then
 //! finds its `B` near, where it would stream it from L3 on its own (LSTM T=25 N=32 C=1024: steps
 //! 2–10 % faster in 13 A/B pairs).
+//! [`gemm_sum`] adds several products into the same tiles — an RNN step's `x·W + h·U` with the
+//! layer GEMM fused — each tile kept in registers across the terms and stored once.
 //! Summation order along `K` is fixed, so results do not depend on threading.
 
 use super::isa::Isa;
@@ -62,7 +64,12 @@ impl RowsA {
     /// Address of row `r` (wrapping arithmetic: computing it is always safe).
     #[inline]
     pub fn row(&self, r: usize) -> *const f32 {
-        let (o, i) = (r / self.inner, r % self.inner);
+        // (No division for the rows of the first group: most GEMMs have one.)
+        let (o, i) = if r < self.inner {
+            (0, r)
+        } else {
+            (r / self.inner, r % self.inner)
+        };
         self.base
             .wrapping_offset(o as isize * self.outer_stride + i as isize * self.inner_stride)
     }
@@ -160,20 +167,21 @@ struct Shapes {
     small: &'static [Kernels],
 }
 
-/// `(k, A row pointers, B, B row stride, second B stream, its row stride, C, C row stride, init,
-/// lines to prefetch)`.
-type MicroFn = unsafe fn(
-    usize,
-    *const *const f32,
-    *const f32,
-    usize,
-    *const f32,
-    usize,
-    *mut f32,
-    usize,
-    Init,
-    Lines,
-);
+/// `(segments of K, B row stride, second B stream's row stride, C, C row stride, init)`.
+type MicroFn = unsafe fn(&[Segment], usize, usize, *mut f32, usize, Init);
+
+/// A run of `K` a micro-kernel call multiplies: `k` columns of `A` (the tile's row pointers,
+/// at the run's first column) by `k` rows of `B` (from `b` and, for tiles spanning two blocks,
+/// `b1`), fetching one line of `pf` per `k` step (the first `pf.count` steps). A call sums
+/// several runs into one register tile: the `K` blocks of the terms of [`gemm_sum`].
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    k: usize,
+    a: *const *const f32,
+    b: *const f32,
+    b1: *const f32,
+    pf: Lines,
+}
 
 /// A run of consecutive cache lines (16 floats each) of `B` that a coming tile will read.
 #[derive(Clone, Copy, Debug)]
@@ -300,33 +308,27 @@ impl Vector for std::arch::x86_64::__m512 {
     }
 }
 
-/// The micro-kernel: `C[MR × 16·NR] (init)= A[MR × k] · B[k × 16·NR]`, over vectors `V`. The
-/// first `S` vectors of each row of `B` come from `b` (row stride `ldb`), the others from `b1`
-/// (row stride `ldb1`): a tile can span both blocks of a two-block panel, reading each as one
-/// sequential stream. Iteration `kk` also asks the caches for line `kk` of `pf` (the first
-/// `pf.count` iterations; see [`gemm`]).
+/// The micro-kernel: `C[MR × 16·NR] (init)= Σ A[MR × k] · B[k × 16·NR]` over the segments,
+/// over vectors `V`. The first `S` vectors of each row of `B` come from a segment's `b` (row
+/// stride `ldb`), the others from its `b1` (row stride `ldb1`): a tile can span both blocks of a
+/// two-block panel, reading each as one sequential stream. Iteration `kk` of a segment also asks
+/// the caches for line `kk` of its `pf` (the first `pf.count` iterations; see [`gemm_sum`]).
 ///
 /// # Safety
-/// `a` points to `MR` row pointers with `k` readable floats each; `b` to `k` rows (stride `ldb`)
-/// of `16·S` floats and, when `S < NR`, `b1` to `k` rows (stride `ldb1`) of `16·(NR − S)`; `c`
-/// to `MR` rows (stride `ldc`) of `16·NR` writable floats; an `Init::Row` pointer to `16·NR`
-/// floats. For `__m512`, the caller is compiled with avx512f.
-#[allow(clippy::too_many_arguments)]
+/// For each segment: `a` points to `MR` row pointers with `k` readable floats each; `b` to `k`
+/// rows (stride `ldb`) of `16·S` floats and, when `S < NR`, `b1` to `k` rows (stride `ldb1`) of
+/// `16·(NR − S)`. `c` points to `MR` rows (stride `ldc`) of `16·NR` writable floats; an
+/// `Init::Row` pointer to `16·NR` floats. For `__m512`, the caller is compiled with avx512f.
 #[inline(always)]
 unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize>(
-    k: usize,
-    a: *const *const f32,
-    b: *const f32,
+    segments: &[Segment],
     ldb: usize,
-    b1: *const f32,
     ldb1: usize,
     c: *mut f32,
     ldc: usize,
     init: Init,
-    pf: Lines,
 ) {
     unsafe {
-        let a = &*(a as *const [*const f32; MR]);
         let mut acc = [[V::zero(); NR]; MR];
         match init {
             Init::Row(r) => {
@@ -340,39 +342,42 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
             // the core: gates the layer GEMM wrote several steps before).
             Init::Zero | Init::Accumulate => {}
         }
-        let (mut bp, mut bp1) = (b, b1);
-        // One `k` step: a row of `B` times column `kk` of `A`, into the accumulators (a macro:
-        // used by two loops, and a closure would keep the accumulators in memory).
-        macro_rules! step {
-            ($kk:expr) => {
-                let mut bv = [V::zero(); NR];
-                for (j, v) in bv.iter_mut().enumerate() {
-                    *v = if j < S {
-                        V::load(bp.add(j * LANES))
-                    } else {
-                        V::load(bp1.add((j - S) * LANES))
-                    };
-                }
-                for i in 0..MR {
-                    let av = V::splat(*a[i].add($kk));
-                    for j in 0..NR {
-                        acc[i][j] = V::mul_add(av, bv[j], acc[i][j]);
+        for seg in segments {
+            let a = &*(seg.a as *const [*const f32; MR]);
+            let (mut bp, mut bp1) = (seg.b, seg.b1);
+            // One `k` step: a row of `B` times column `kk` of `A`, into the accumulators (a macro:
+            // used by two loops, and a closure would keep the accumulators in memory).
+            macro_rules! step {
+                ($kk:expr) => {
+                    let mut bv = [V::zero(); NR];
+                    for (j, v) in bv.iter_mut().enumerate() {
+                        *v = if j < S {
+                            V::load(bp.add(j * LANES))
+                        } else {
+                            V::load(bp1.add((j - S) * LANES))
+                        };
                     }
-                }
-                bp = bp.add(ldb);
-                if S < NR {
-                    bp1 = bp1.add(ldb1);
-                }
-            };
-        }
-        // Two loops, so that the steps without a prefetch test nothing.
-        let fetched = pf.count.min(k);
-        for kk in 0..fetched {
-            prefetch_line(pf.ptr.wrapping_add(kk * LANES));
-            step!(kk);
-        }
-        for kk in fetched..k {
-            step!(kk);
+                    for i in 0..MR {
+                        let av = V::splat(*a[i].add($kk));
+                        for j in 0..NR {
+                            acc[i][j] = V::mul_add(av, bv[j], acc[i][j]);
+                        }
+                    }
+                    bp = bp.add(ldb);
+                    if S < NR {
+                        bp1 = bp1.add(ldb1);
+                    }
+                };
+            }
+            // Two loops, so that the steps without a prefetch test nothing.
+            let fetched = seg.pf.count.min(seg.k);
+            for kk in 0..fetched {
+                prefetch_line(seg.pf.ptr.wrapping_add(kk * LANES));
+                step!(kk);
+            }
+            for kk in fetched..seg.k {
+                step!(kk);
+            }
         }
         for (i, row) in acc.iter().enumerate() {
             for (j, &v) in row.iter().enumerate() {
@@ -391,20 +396,15 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
 macro_rules! micro_fn {
     ($(#[$attr:meta])* $name:ident, $vector:ty) => {
         $(#[$attr])*
-        #[allow(clippy::too_many_arguments)]
         unsafe fn $name<const MR: usize, const NR: usize, const S: usize>(
-            k: usize,
-            a: *const *const f32,
-            b: *const f32,
+            segments: &[Segment],
             ldb: usize,
-            b1: *const f32,
             ldb1: usize,
             c: *mut f32,
             ldc: usize,
             init: Init,
-            pf: Lines,
         ) {
-            unsafe { micro_body::<$vector, MR, NR, S>(k, a, b, ldb, b1, ldb1, c, ldc, init, pf) }
+            unsafe { micro_body::<$vector, MR, NR, S>(segments, ldb, ldb1, c, ldc, init) }
         }
     };
 }
@@ -559,42 +559,104 @@ fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
 /// (A/B up to 5 % slower).
 const PREFETCH_MIN_TILES: usize = 4;
 
-/// One column of register tiles: shapes `ks` over the columns of block `(bp, ldb)` from `j0`,
-/// `K` rows `k0..k0 + kb`.
+/// Most pieces of terms one micro-kernel call sums in a `K` block.
+const MAX_PIECES: usize = 2;
+
+/// One product of a sum ([`gemm_sum`]): `A[rows × k] · B[k × width]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Term {
+    /// The rows of `A`, `k` readable floats each.
+    pub a: RowsA,
+    /// `K` of this product.
+    pub k: usize,
+    /// `B`: `k` rows.
+    pub b: Panel,
+}
+
+/// Rows `k0..k0 + kb` of `K` of term `term`: a part of a `K` block.
+#[derive(Clone, Copy, Debug, Default)]
+struct Piece {
+    term: usize,
+    k0: usize,
+    kb: usize,
+}
+
+/// Calls `f` with each `K` block of the terms, in order: at most [`KC`] rows of `K` in at most
+/// [`MAX_PIECES`] pieces (consecutive terms short enough share a block). When every term is
+/// empty, one empty block, so that `C` is still initialized.
+fn for_each_k_block(terms: &[Term], mut f: impl FnMut(&[Piece])) {
+    let mut block = [Piece::default(); MAX_PIECES];
+    let (mut n, mut room, mut any) = (0, KC, false);
+    for (term, t) in terms.iter().enumerate() {
+        let mut k0 = 0;
+        while k0 < t.k {
+            let kb = room.min(t.k - k0);
+            block[n] = Piece { term, k0, kb };
+            (n, room, k0) = (n + 1, room - kb, k0 + kb);
+            if room == 0 || n == MAX_PIECES {
+                f(&block[..n]);
+                (n, room, any) = (0, KC, true);
+            }
+        }
+    }
+    if n > 0 || !any {
+        f(&block[..n.max(1)]);
+    }
+}
+
+/// One column of register tiles: shapes `ks` over the columns `j0..` of one `K` block
+/// (`pieces[..n]`), read from block `block` of each term's panel from its column `off`, or from
+/// both blocks (tiles spanning them) when `block` is `None`.
 #[derive(Clone, Copy)]
 struct Column {
     ks: &'static Kernels,
-    bp: *const f32,
+    block: Option<usize>,
+    off: usize,
     ldb: usize,
     j0: usize,
-    k0: usize,
-    kb: usize,
+    pieces: [Piece; MAX_PIECES],
+    n: usize,
     init: Init,
 }
 
 impl Column {
-    /// The lines of `B` the column reads, when they are consecutive (the column spans whole
-    /// rows of its block, as in LSTM panels); else none (a narrower column reads a piece of
-    /// each row: fetching whole rows made GRU steps 2–4 % slower).
-    fn lines(&self) -> Lines {
+    fn pieces(&self) -> &[Piece] {
+        &self.pieces[..self.n]
+    }
+
+    /// Where the column reads piece `p`'s rows of `B`: the stream of its block (the first block
+    /// for spanning tiles) and the second block's.
+    fn b(&self, terms: &[Term], p: &Piece) -> (*const f32, *const f32) {
+        let b = &terms[p.term].b;
+        let first = match self.block {
+            None => b.ptr.wrapping_add(p.k0 * b.ld),
+            Some(i) => {
+                let (ptr, ld, _) = b.blocks()[i];
+                ptr.wrapping_add(p.k0 * ld + self.off)
+            }
+        };
+        (first, b.tail.wrapping_add(p.k0 * b.tail_ld()))
+    }
+
+    /// The lines of `B` each piece of the column reads, when they are consecutive (the column
+    /// spans whole rows of its block, as in LSTM panels); else none (a narrower column reads a
+    /// piece of each row: fetching whole rows made GRU steps 2–4 % slower).
+    fn lines(&self, terms: &[Term]) -> [Lines; MAX_PIECES] {
+        let mut lines = [Lines::NONE; MAX_PIECES];
         if self.ks.vectors * LANES == self.ldb {
-            Lines::rows(self.bp, self.kb, self.ldb)
-        } else {
-            Lines::NONE
+            for (l, p) in lines.iter_mut().zip(self.pieces()) {
+                *l = Lines::rows(self.b(terms, p).0, p.kb, self.ldb);
+            }
         }
+        lines
     }
 }
 
-/// `C[rows × width] (init)= A[rows × k] · B[k × width]` for rows `rows` of `a`; row `r` of the
-/// range goes to `c + (r − rows.start)·ldc`. `next` is the panel (and its `K`) the caller
-/// multiplies next, if known: while each column of tiles re-reads its `B`, the next column's
-/// (in the end, `next`'s first) is fetched into cache.
+/// `C[rows × width] (init)= A[rows × k] · B[k × width]` for rows `rows` of `a`: [`gemm_sum`] of
+/// one term.
 ///
 /// # Safety
-/// Every addressed row of `a` has `k` readable floats; `b` has `k` rows of `b.width` readable
-/// floats at stride `b.ld`; `c` has `rows.len()` rows of `b.width` writable floats at stride
-/// `ldc`, not overlapping `a` or `b`; an `Init::Row` pointer has `b.width` floats. `isa` must be
-/// supported by the CPU. (`next` is only prefetched: any address is safe.)
+/// As [`gemm_sum`].
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm(
     isa: Isa,
@@ -607,7 +669,38 @@ pub unsafe fn gemm(
     init: Init,
     next: Option<(Panel, usize)>,
 ) {
+    let term = Term { a: *a, k, b: *b };
+    unsafe { gemm_sum(isa, &[term], rows, c, ldc, init, next) }
+}
+
+/// `C[rows × width] (init)= Σ A·B` over the terms (at least one), for rows `rows` of each
+/// term's `A`; row `r` of the range goes to `c + (r − rows.start)·ldc`. The terms' panels have
+/// the same layout (`width`, `split`, `ld`). Terms whose `K` together fit one block ([`KC`])
+/// accumulate in the same register tiles, each tile stored once (an LSTMP step's `x·W + h·U`,
+/// `K` = 256 each, 16 rows: 216–220 against 213–214 GFLOP/s as two GEMMs, one thread, four
+/// rounds of criterion's `gemm_two_terms_k256`; 32 rows: within 1 %). `next` is the panel (and
+/// its `K`) the caller multiplies next, if known: while each column of tiles re-reads its `B`,
+/// the next column's (in the end, `next`'s first) is fetched into cache.
+///
+/// # Safety
+/// For every term: each addressed row of `a` has `k` readable floats; `b` has `k` rows of
+/// `b.width` readable floats at stride `b.ld`. `c` has `rows.len()` rows of `width` writable
+/// floats at stride `ldc`, not overlapping any `a` or `b`; an `Init::Row` pointer has `width`
+/// floats. `isa` must be supported by the CPU. (`next` is only prefetched: any address is safe.)
+pub unsafe fn gemm_sum(
+    isa: Isa,
+    terms: &[Term],
+    rows: std::ops::Range<usize>,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+    next: Option<(Panel, usize)>,
+) {
+    let b = terms[0].b;
     debug_assert!(b.width.is_multiple_of(CHUNK));
+    debug_assert!(terms
+        .iter()
+        .all(|t| (t.b.width, t.b.split, t.b.ld) == (b.width, b.split, b.ld)));
     let m = rows.len();
     if m == 0 || b.width == 0 {
         return;
@@ -621,32 +714,44 @@ pub unsafe fn gemm(
     let spanning = shapes.small.iter().filter(fits).find(|ks| {
         b.split < b.width && ks.split * LANES == b.split && ks.vectors * LANES == b.width
     });
-    let mut ptrs = [std::ptr::null::<f32>(); 16];
-    // Runs one column; its later tiles fetch `then`.
-    let mut run = |col: Column, then: Lines| {
+    let mut ptrs = [[std::ptr::null::<f32>(); 16]; MAX_PIECES];
+    // Runs one column; its later tiles fetch `then` (piece by piece).
+    let mut run = |col: Column, then: [Lines; MAX_PIECES]| {
         let mr_max = if small { m } else { col.ks.table.len() };
         let (tiles, base_h, taller) = row_tiles(m, mr_max);
         let init = match col.init {
             Init::Row(r) => Init::Row(r.wrapping_add(col.j0)),
             other => other,
         };
-        // The second block's rows `k0..` (read only by tiles spanning both blocks).
-        let ldb1 = b.tail_ld();
-        let b1 = b.tail.wrapping_add(col.k0 * ldb1);
+        let mut segments = [Segment {
+            k: 0,
+            a: std::ptr::null(),
+            b: std::ptr::null(),
+            b1: std::ptr::null(),
+            pf: Lines::NONE,
+        }; MAX_PIECES];
+        for (seg, p) in segments.iter_mut().zip(col.pieces()) {
+            (seg.b, seg.b1) = col.b(terms, p);
+            seg.k = p.kb;
+        }
         let mut i0 = 0;
         for t in 0..tiles {
             let h = base_h + usize::from(t < taller);
-            for (i, p) in ptrs[..h].iter_mut().enumerate() {
-                *p = a.row(rows.start + i0 + i).wrapping_add(col.k0);
+            let parts = col.pieces().iter().zip(ptrs.iter_mut().zip(&then));
+            for ((p, (ptrs, then)), seg) in parts.zip(segments.iter_mut()) {
+                for (i, q) in ptrs[..h].iter_mut().enumerate() {
+                    *q = terms[p.term].a.row(rows.start + i0 + i).wrapping_add(p.k0);
+                }
+                seg.a = ptrs.as_ptr();
+                seg.pf = if tiles >= PREFETCH_MIN_TILES && t > 0 {
+                    then.part(t - 1, tiles - 1, p.kb)
+                } else {
+                    Lines::NONE
+                };
             }
-            let pf = if tiles >= PREFETCH_MIN_TILES && t > 0 {
-                then.part(t - 1, tiles - 1, col.kb)
-            } else {
-                Lines::NONE
-            };
             let cp = unsafe { c.add(i0 * ldc + col.j0) };
-            let (kb, bp, ldb) = (col.kb, col.bp, col.ldb);
-            unsafe { col.ks.table[h - 1](kb, ptrs.as_ptr(), bp, ldb, b1, ldb1, cp, ldc, init, pf) };
+            let (segs, ldb1) = (&segments[..col.n], b.tail_ld());
+            unsafe { col.ks.table[h - 1](segs, col.ldb, ldb1, cp, ldc, init) };
             i0 += h;
         }
     };
@@ -654,56 +759,61 @@ pub unsafe fn gemm(
     let mut pending: Option<Column> = None;
     let mut visit = |col: Column| {
         if let Some(prev) = pending.replace(col) {
-            run(prev, col.lines());
+            run(prev, col.lines(terms));
         }
     };
-    let mut k0 = 0;
-    loop {
-        let kb = KC.min(k - k0);
-        let init = if k0 == 0 { init } else { Init::Accumulate };
-        let column = |ks, bp, ldb, j0| Column {
-            ks,
-            bp,
-            ldb,
-            j0,
-            k0,
-            kb,
-            init,
+    let mut first_block = true;
+    for_each_k_block(terms, |pieces| {
+        let mut col = Column {
+            ks: &shapes.tall,
+            block: None,
+            off: 0,
+            ldb: b.ld,
+            j0: 0,
+            pieces: [Piece::default(); MAX_PIECES],
+            n: pieces.len(),
+            init: if first_block { init } else { Init::Accumulate },
         };
+        col.pieces[..pieces.len()].copy_from_slice(pieces);
+        first_block = false;
         if let Some(ks) = spanning {
-            visit(column(ks, b.ptr.wrapping_add(k0 * b.ld), b.ld, 0));
-        } else {
-            for (ptr, ldb, cols) in b.blocks() {
-                let mut j0 = cols.start;
-                while j0 < cols.end {
-                    let left = cols.end - j0;
-                    let fits_left = |ks: &&Kernels| ks.vectors * LANES <= left;
-                    let one_block = |ks: &&Kernels| ks.split == ks.vectors;
-                    let ks = if small {
-                        shapes
-                            .small
-                            .iter()
-                            .filter(fits)
-                            .filter(one_block)
-                            .find(fits_left)
-                    } else {
-                        shapes.wide.iter().find(fits_left)
-                    }
-                    .unwrap_or(&shapes.tall);
-                    let bp = ptr.wrapping_add(k0 * ldb + j0 - cols.start);
-                    visit(column(ks, bp, ldb, j0));
-                    j0 += ks.vectors * LANES;
+            visit(Column { ks, ..col });
+            return;
+        }
+        for (i, (_, ldb, cols)) in b.blocks().into_iter().enumerate() {
+            let mut j0 = cols.start;
+            while j0 < cols.end {
+                let left = cols.end - j0;
+                let fits_left = |ks: &&Kernels| ks.vectors * LANES <= left;
+                let one_block = |ks: &&Kernels| ks.split == ks.vectors;
+                let ks = if small {
+                    shapes
+                        .small
+                        .iter()
+                        .filter(fits)
+                        .filter(one_block)
+                        .find(fits_left)
+                } else {
+                    shapes.wide.iter().find(fits_left)
                 }
+                .unwrap_or(&shapes.tall);
+                let (block, off) = (Some(i), j0 - cols.start);
+                visit(Column {
+                    ks,
+                    block,
+                    off,
+                    ldb,
+                    j0,
+                    ..col
+                });
+                j0 += ks.vectors * LANES;
             }
         }
-        k0 += kb;
-        if k0 >= k {
-            break;
-        }
-    }
+    });
     if let Some(last) = pending {
         // `next`'s first column: the first rows of its first block, when they are consecutive.
-        let then = next
+        let mut then = [Lines::NONE; MAX_PIECES];
+        then[0] = next
             .filter(|(p, _)| p.ld == p.split)
             .map_or(Lines::NONE, |(p, k)| Lines::rows(p.ptr, KC.min(k), p.ld));
         run(last, then);
@@ -797,10 +907,35 @@ mod tests {
             c
         };
         let c = run(None);
+        // The same product as a sum of terms, each over a part of `K`: two terms fill the same
+        // `K` blocks as one term (bit-identical results); three terms cut other blocks (checked
+        // against the naive product below).
+        let term = |k0: usize, k: usize| Term {
+            a: RowsA {
+                base: rows.base.wrapping_add(k0),
+                ..rows
+            },
+            k,
+            b: Panel {
+                ptr: panel.ptr.wrapping_add(k0 * panel.ld),
+                tail: panel.tail.wrapping_add(k0 * panel.tail_ld()),
+                ..panel
+            },
+        };
+        let sum = |terms: &[Term]| {
+            let mut c = c0.clone();
+            let next = Some((panel, k));
+            unsafe { gemm_sum(isa, terms, 0..m, c.as_mut_ptr(), ldc, init_v, next) };
+            c
+        };
+        let (k1, k2) = (k / 3, k / 4);
+        let shape = format!("{isa:?} m{m} k{k} w{width} split{split} {init}");
+        assert_eq!(sum(&[term(0, k1), term(k1, k - k1)]), c, "{shape}");
+        assert_eq!(sum(&[term(0, k), term(k, 0)]), c, "{shape}");
+        let three = sum(&[term(0, k2), term(k2, k2), term(2 * k2, k - 2 * k2)]);
         // A prefetch hint, whatever it points at, changes nothing (with 19 rows or more and
         // 64-wide blocks the later row tiles prefetch).
         let far = Panel::dense(usize::MAX as *const f32, 64, 64);
-        let shape = format!("{isa:?} m{m} k{k} w{width} split{split} {init}");
         assert_eq!(run(Some((panel, k))), c, "{shape}");
         assert_eq!(run(Some((far, 1 << 20))), c, "{shape}");
         let exp = naive(&a, lda, &b, ldb, m, k, width);
@@ -812,15 +947,18 @@ mod tests {
                     _ => c0[i * ldc + j] as f64,
                 };
                 let e = exp[i * width + j] + base;
-                let g = c[i * ldc + j] as f64;
-                assert!(
-                    (g - e).abs() <= 1e-5 * (1.0 + e.abs()) * (k as f64).sqrt(),
-                    "{shape} ({i},{j}): {g} vs {e}"
-                );
+                for got in [&c, &three] {
+                    let g = got[i * ldc + j] as f64;
+                    assert!(
+                        (g - e).abs() <= 1e-5 * (1.0 + e.abs()) * (k as f64).sqrt(),
+                        "{shape} ({i},{j}): {g} vs {e}"
+                    );
+                }
             }
             // Columns beyond the panel are untouched.
             for j in width..ldc {
                 assert_eq!(c[i * ldc + j], c0[i * ldc + j]);
+                assert_eq!(three[i * ldc + j], c0[i * ldc + j]);
             }
         }
     }

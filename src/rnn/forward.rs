@@ -11,8 +11,8 @@
 //!    gates scratch in packed panel order — or, for large batches with cache-resident weights,
 //!    fused into step 2's tiles (see [`ScratchLayout`]);
 //! 2. per step, work items of (batch block × 32-unit panel): the **iteration GEMM** `h_prev·U`
-//!    accumulated onto that tile, then the cell's fused **post-GEMM** on the same tile while it
-//!    is in cache; h goes straight to where it is read next (the next step and next layer, or
+//!    accumulated onto that tile (with the layer GEMM fused, `x·W + h_prev·U` as one GEMM of
+//!    two terms), then the cell's fused **post-GEMM** on the same tile while it is in cache; h goes straight to where it is read next (the next step and next layer, or
 //!    the user's `dst_layer`), c is updated in place (inference) or into the workspace;
 //! 3. the final states go to `dst_iter` / `dst_iter_c`.
 //!
@@ -37,7 +37,7 @@ use super::scratch::{gates_width, ScratchLayout};
 use super::views::{SeqView, Strided};
 use super::weights::PackedWeights;
 use super::workspace::WorkspaceLayout;
-use crate::kernels::gemm::{self, Init};
+use crate::kernels::gemm::{self, Init, Term};
 use crate::kernels::Isa;
 use crate::memory::packed::PANEL;
 use crate::threading::{self, Team};
@@ -474,9 +474,9 @@ impl Forward<'_> {
     }
 
     /// One step: per (batch block × panel) tile of this member's share, `gates += h_prev·U`
-    /// (first `gates = x·W + b` when the layer GEMM is fused), then the post-GEMM. Members keep
-    /// the same panels of the weights every step and walk them in alternate directions, reusing
-    /// the part of their share still in cache.
+    /// (`gates = b + x·W + h_prev·U` in one GEMM when the layer GEMM is fused), then the
+    /// post-GEMM. Members keep the same panels of the weights every step and walk them in
+    /// alternate directions, reusing the part of their share still in cache.
     ///
     /// By cell: the linear-before-reset cells put `h_prev·U + b_u'` in a buffer of its own; the
     /// GRU cells multiply only the `u, r` columns here, then (after a barrier: every unit of r
@@ -514,6 +514,9 @@ impl Forward<'_> {
             )
         };
         let (items, reverse) = (blocks * panels, s % 2 == 1);
+        // With the layer GEMM fused, both products go to the gates tile (but for the
+        // linear-before-reset cells), summed in one GEMM whose tiles are stored once.
+        let summed = self.scratch.fused_layer_gemm && !lbr;
         let share = team.share(items);
         let weights_layer = |panel| self.tensors.weights_layer.panel(pass.l, pass.d, panel);
         // The recurrent weights of a panel (GRU: the `u, r` columns, multiplied here).
@@ -554,20 +557,42 @@ impl Forward<'_> {
             }
             let u = weights_iter(panel);
             let then = next_panel(&share, it, reverse, blocks).map(first_of);
-            let then_w = if h_prev.is_some() {
-                Some((u, p.sic))
-            } else {
-                then
-            };
+            let rec = h_prev.map(|h| Term {
+                a: h.gemm_rows(0, p.n),
+                k: p.sic,
+                b: u,
+            });
             // SAFETY: the tile (rows, units of `panel`) is written by this item only; h_prev is
             // the previous step's output, complete (barrier) and read-only now.
             unsafe {
                 if self.scratch.fused_layer_gemm {
-                    let w = weights_layer(panel);
-                    let x = pass.x.gemm_rows(s, p.n);
-                    let init = Init::Row(bias.add(panel * width));
-                    let k = pass.k_layer;
-                    gemm::gemm(self.isa, &x, rows.clone(), k, &w, tile, gld, init, then_w);
+                    let x = Term {
+                        a: pass.x.gemm_rows(s, p.n),
+                        k: pass.k_layer,
+                        b: weights_layer(panel),
+                    };
+                    // Columns `j0..` of the tile (and bias) from the terms.
+                    let run = |terms: &[Term], j0: usize, next| {
+                        let (c, init) = (tile.add(j0), Init::Row(bias.add(panel * width + j0)));
+                        gemm::gemm_sum(self.isa, terms, rows.clone(), c, gld, init, next)
+                    };
+                    match rec {
+                        // `x·W + h_prev·U` in one pass over the columns of `U` (GRU: u, r),
+                        // then `x·W` alone over the others.
+                        Some(r) if summed && r.b.width < x.b.width => {
+                            let (rw, xw) = (r.b.width, x.b.width);
+                            let rest = x.b.columns(rw..xw);
+                            let x_rec = Term {
+                                b: x.b.columns(0..rw),
+                                ..x
+                            };
+                            run(&[x_rec, r], 0, Some((rest, x.k)));
+                            run(&[Term { b: rest, ..x }], rw, then);
+                        }
+                        Some(r) if summed => run(&[x, r], 0, then),
+                        Some(r) => run(&[x], 0, Some((r.b, r.k))),
+                        None => run(&[x], 0, then),
+                    }
                 }
                 let (c, init) = if lbr {
                     let c = self.rec_tile(pass.d, rows.start, panel).ptr;
@@ -575,11 +600,9 @@ impl Forward<'_> {
                 } else {
                     (tile, Init::Accumulate)
                 };
-                match h_prev {
-                    Some(h) => {
-                        let a = h.gemm_rows(0, p.n);
-                        gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, c, gld, init, then);
-                    }
+                match rec {
+                    Some(_) if summed => {}
+                    Some(r) => gemm::gemm_sum(self.isa, &[r], rows.clone(), c, gld, init, then),
                     None if lbr => {
                         for r in 0..rows.len() {
                             let row = bias_rec.add(panel * width);
