@@ -604,48 +604,38 @@ fn for_each_k_block(terms: &[Term], mut f: impl FnMut(&[Piece])) {
     }
 }
 
+/// What one column of tiles reads of one piece: rows `k0..k0 + kb` of term `term`, from `b` in
+/// its block of `B` (and `b1` in the second block, for tiles spanning both).
+#[derive(Clone, Copy)]
+struct ColumnPiece {
+    term: usize,
+    k0: usize,
+    kb: usize,
+    b: *const f32,
+    b1: *const f32,
+}
+
 /// One column of register tiles: shapes `ks` over the columns `j0..` of one `K` block
-/// (`pieces[..n]`), read from block `block` of each term's panel from its column `off`, or from
-/// both blocks (tiles spanning them) when `block` is `None`.
+/// (`pieces[..n]`), whose `B` rows have stride `ldb`.
 #[derive(Clone, Copy)]
 struct Column {
     ks: &'static Kernels,
-    block: Option<usize>,
-    off: usize,
     ldb: usize,
     j0: usize,
-    pieces: [Piece; MAX_PIECES],
+    pieces: [ColumnPiece; MAX_PIECES],
     n: usize,
     init: Init,
 }
 
 impl Column {
-    fn pieces(&self) -> &[Piece] {
-        &self.pieces[..self.n]
-    }
-
-    /// Where the column reads piece `p`'s rows of `B`: the stream of its block (the first block
-    /// for spanning tiles) and the second block's.
-    fn b(&self, terms: &[Term], p: &Piece) -> (*const f32, *const f32) {
-        let b = &terms[p.term].b;
-        let first = match self.block {
-            None => b.ptr.wrapping_add(p.k0 * b.ld),
-            Some(i) => {
-                let (ptr, ld, _) = b.blocks()[i];
-                ptr.wrapping_add(p.k0 * ld + self.off)
-            }
-        };
-        (first, b.tail.wrapping_add(p.k0 * b.tail_ld()))
-    }
-
     /// The lines of `B` each piece of the column reads, when they are consecutive (the column
     /// spans whole rows of its block, as in LSTM panels); else none (a narrower column reads a
     /// piece of each row: fetching whole rows made GRU steps 2–4 % slower).
-    fn lines(&self, terms: &[Term]) -> [Lines; MAX_PIECES] {
+    fn lines(&self) -> [Lines; MAX_PIECES] {
         let mut lines = [Lines::NONE; MAX_PIECES];
         if self.ks.vectors * LANES == self.ldb {
-            for (l, p) in lines.iter_mut().zip(self.pieces()) {
-                *l = Lines::rows(self.b(terms, p).0, p.kb, self.ldb);
+            for (l, p) in lines.iter_mut().zip(&self.pieces[..self.n]) {
+                *l = Lines::rows(p.b, p.kb, self.ldb);
             }
         }
         lines
@@ -715,6 +705,7 @@ pub unsafe fn gemm_sum(
         b.split < b.width && ks.split * LANES == b.split && ks.vectors * LANES == b.width
     });
     let mut ptrs = [[std::ptr::null::<f32>(); 16]; MAX_PIECES];
+    let ldb1 = b.tail_ld();
     // Runs one column; its later tiles fetch `then` (piece by piece).
     let mut run = |col: Column, then: [Lines; MAX_PIECES]| {
         let mr_max = if small { m } else { col.ks.table.len() };
@@ -723,6 +714,7 @@ pub unsafe fn gemm_sum(
             Init::Row(r) => Init::Row(r.wrapping_add(col.j0)),
             other => other,
         };
+        let n = col.n;
         let mut segments = [Segment {
             k: 0,
             a: std::ptr::null(),
@@ -730,28 +722,26 @@ pub unsafe fn gemm_sum(
             b1: std::ptr::null(),
             pf: Lines::NONE,
         }; MAX_PIECES];
-        for (seg, p) in segments.iter_mut().zip(col.pieces()) {
-            (seg.b, seg.b1) = col.b(terms, p);
-            seg.k = p.kb;
+        for (seg, p) in segments.iter_mut().zip(&col.pieces[..n]) {
+            (seg.k, seg.b, seg.b1) = (p.kb, p.b, p.b1);
         }
+        let prefetch = tiles >= PREFETCH_MIN_TILES;
         let mut i0 = 0;
         for t in 0..tiles {
             let h = base_h + usize::from(t < taller);
-            let parts = col.pieces().iter().zip(ptrs.iter_mut().zip(&then));
-            for ((p, (ptrs, then)), seg) in parts.zip(segments.iter_mut()) {
-                for (i, q) in ptrs[..h].iter_mut().enumerate() {
-                    *q = terms[p.term].a.row(rows.start + i0 + i).wrapping_add(p.k0);
+            for i in 0..n {
+                let p = &col.pieces[i];
+                let a = &terms[p.term].a;
+                for (r, q) in ptrs[i][..h].iter_mut().enumerate() {
+                    *q = a.row(rows.start + i0 + r).wrapping_add(p.k0);
                 }
-                seg.a = ptrs.as_ptr();
-                seg.pf = if tiles >= PREFETCH_MIN_TILES && t > 0 {
-                    then.part(t - 1, tiles - 1, p.kb)
-                } else {
-                    Lines::NONE
-                };
+                segments[i].a = ptrs[i].as_ptr();
+                if prefetch && t > 0 {
+                    segments[i].pf = then[i].part(t - 1, tiles - 1, p.kb);
+                }
             }
             let cp = unsafe { c.add(i0 * ldc + col.j0) };
-            let (segs, ldb1) = (&segments[..col.n], b.tail_ld());
-            unsafe { col.ks.table[h - 1](segs, col.ldb, ldb1, cp, ldc, init) };
+            unsafe { col.ks.table[h - 1](&segments[..n], col.ldb, ldb1, cp, ldc, init) };
             i0 += h;
         }
     };
@@ -759,25 +749,49 @@ pub unsafe fn gemm_sum(
     let mut pending: Option<Column> = None;
     let mut visit = |col: Column| {
         if let Some(prev) = pending.replace(col) {
-            run(prev, col.lines(terms));
+            run(prev, col.lines());
         }
     };
     let mut first_block = true;
     for_each_k_block(terms, |pieces| {
-        let mut col = Column {
-            ks: &shapes.tall,
-            block: None,
-            off: 0,
-            ldb: b.ld,
-            j0: 0,
-            pieces: [Piece::default(); MAX_PIECES],
-            n: pieces.len(),
-            init: if first_block { init } else { Init::Accumulate },
-        };
-        col.pieces[..pieces.len()].copy_from_slice(pieces);
+        let init = if first_block { init } else { Init::Accumulate };
         first_block = false;
+        // The column of shapes `ks` at `j0`, `off` columns into block `block` of every panel.
+        let column = |ks, block: usize, off: usize, ldb, j0| {
+            let empty = ColumnPiece {
+                term: 0,
+                k0: 0,
+                kb: 0,
+                b: std::ptr::null(),
+                b1: std::ptr::null(),
+            };
+            let mut col = Column {
+                ks,
+                ldb,
+                j0,
+                pieces: [empty; MAX_PIECES],
+                n: pieces.len(),
+                init,
+            };
+            for (to, p) in col.pieces.iter_mut().zip(pieces) {
+                let t = &terms[p.term].b;
+                let tail = t.tail.wrapping_add(p.k0 * ldb1);
+                let b = match block {
+                    0 => t.ptr.wrapping_add(p.k0 * t.ld),
+                    _ => tail,
+                };
+                *to = ColumnPiece {
+                    term: p.term,
+                    k0: p.k0,
+                    kb: p.kb,
+                    b: b.wrapping_add(off),
+                    b1: tail,
+                };
+            }
+            col
+        };
         if let Some(ks) = spanning {
-            visit(Column { ks, ..col });
+            visit(column(ks, 0, 0, b.ld, 0));
             return;
         }
         for (i, (_, ldb, cols)) in b.blocks().into_iter().enumerate() {
@@ -797,15 +811,7 @@ pub unsafe fn gemm_sum(
                     shapes.wide.iter().find(fits_left)
                 }
                 .unwrap_or(&shapes.tall);
-                let (block, off) = (Some(i), j0 - cols.start);
-                visit(Column {
-                    ks,
-                    block,
-                    off,
-                    ldb,
-                    j0,
-                    ..col
-                });
+                visit(column(ks, i, j0 - cols.start, ldb, j0));
                 j0 += ks.vectors * LANES;
             }
         }
