@@ -12,8 +12,9 @@
 //!    fused into step 2's tiles (see [`ScratchLayout`]);
 //! 2. per step, work items of (batch block × 32-unit panel): the **iteration GEMM** `h_prev·U`
 //!    accumulated onto that tile (with the layer GEMM fused, `x·W + h_prev·U` as one GEMM of
-//!    two terms), then the cell's fused **post-GEMM** on the same tile while it is in cache; h goes straight to where it is read next (the next step and next layer, or
-//!    the user's `dst_layer`), c is updated in place (inference) or into the workspace;
+//!    two terms), then the cell's fused **post-GEMM** on the same tile while it is in cache;
+//!    h goes straight to where it is read next (the next step and next layer, or the user's
+//!    `dst_layer`), c is updated in place (inference) or into the workspace;
 //! 3. the final states go to `dst_iter` / `dst_iter_c`.
 //!
 //! LSTM with projection: the post-GEMM writes h̃ (DHC wide) to a buffer of its own (scratch, or
