@@ -13,6 +13,30 @@ use oxidnn::rnn::cells::{HDest, TileRows};
 use std::hint::black_box;
 use std::time::Duration;
 
+/// Rows of `k` floats, one after another.
+fn dense_rows(a: &[f32], k: usize) -> RowsA {
+    RowsA {
+        base: a.as_ptr(),
+        outer_stride: 0,
+        inner_stride: k as isize,
+        inner: usize::MAX,
+    }
+}
+
+/// Panel `p` of `b` as an LSTM panel is packed: `k` rows of gates i, f (64 floats), then `k`
+/// rows of gates c̃, o.
+fn lstm_panel(b: &[f32], p: usize, k: usize) -> Panel {
+    let width = 128;
+    let base = &b[p * k * width..];
+    Panel {
+        ptr: base.as_ptr(),
+        ld: 64,
+        width,
+        split: 64,
+        tail: base[k * 64..].as_ptr(),
+    }
+}
+
 /// `C[m × 128] (+)= A[m × 512] · B[512 × 128]` over 16 panels (an LSTM step with DHC = 512), one
 /// thread.
 fn gemm_shapes(c: &mut Criterion) {
@@ -28,24 +52,9 @@ fn gemm_shapes(c: &mut Criterion) {
             .map(|i| (i % 7) as f32 * 0.01)
             .collect();
         let mut out = vec![0f32; m * width * panels];
-        let rows = RowsA {
-            base: a.as_ptr(),
-            outer_stride: 0,
-            inner_stride: k as isize,
-            inner: usize::MAX,
-        };
+        let rows = dense_rows(&a, k);
         g.throughput(Throughput::Elements((2 * m * k * width * panels) as u64));
-        // An LSTM panel as packed: rows of gates i, f, then rows of gates c̃, o.
-        let panel_at = |p: usize| {
-            let base = &b[p * k * width..];
-            Panel {
-                ptr: base.as_ptr(),
-                ld: 64,
-                width,
-                split: 64,
-                tail: base[k * 64..].as_ptr(),
-            }
-        };
+        let panel_at = |p: usize| lstm_panel(&b, p, k);
         g.bench_function(format!("m{m}_{}", isa.name()), |bch| {
             bch.iter(|| {
                 for p in 0..panels {
@@ -99,25 +108,11 @@ fn gemm_two_terms(c: &mut Criterion) {
         g.throughput(Throughput::Elements(
             (2 * 2 * m * k * width * panels) as u64,
         ));
-        // Term `t` for panel `p`: an LSTM panel as packed (two blocks of 64 floats per row).
-        let term = |t: usize, p: usize| {
-            let base = &b[t][p * k * width..];
-            Term {
-                a: RowsA {
-                    base: a[t].as_ptr(),
-                    outer_stride: 0,
-                    inner_stride: k as isize,
-                    inner: usize::MAX,
-                },
-                k,
-                b: Panel {
-                    ptr: base.as_ptr(),
-                    ld: 64,
-                    width,
-                    split: 64,
-                    tail: base[k * 64..].as_ptr(),
-                },
-            }
+        // Term `t` for panel `p`.
+        let term = |t: usize, p: usize| Term {
+            a: dense_rows(&a[t], k),
+            k,
+            b: lstm_panel(&b[t], p, k),
         };
         for summed in [true, false] {
             let name = if summed { "summed" } else { "separate" };
