@@ -5,9 +5,9 @@
  * Written only against oneDNN's C API, so the same file builds against oxidnn
  * and against the real oneDNN:
  *   cc -std=c99 -O2 -Wall -Wextra -Werror -Iinclude benchmarks/rnn_bench.c \
- *      -Ltarget/release -loxidnn -o rnn_bench-oxidnn
+ *      -Ltarget/release -loxidnn -lm -ldl -o rnn_bench-oxidnn
  *   cc -std=c99 -O2 -Wall -Wextra -Werror -I<onednn>/include benchmarks/rnn_bench.c \
- *      -L<onednn>/lib -ldnnl -o rnn_bench-onednn
+ *      -L<onednn>/lib -ldnnl -lm -ldl -o rnn_bench-onednn
  * (benchmarks/run.sh does both and runs them side by side.)
  *
  * Usage: rnn_bench [options] [all | W1 W2 ...]        (default: all)
@@ -16,6 +16,7 @@
  *   --max-time S   stop after S seconds once 3 samples exist      (default 5)
  *   --warmup N     untimed executions before timing               (default 3)
  *   --list         print the workloads and exit
+ *   --variants L   paired A/B of code variants in one oxidnn build (below)
  *
  * Per workload the program creates the primitive descriptor (weights as
  * `any`), reorders the user's ldigo/ldio weights into the layout the primitive
@@ -43,12 +44,22 @@
  * after the last execution: the inputs are identical for every library, so
  * the checksums of two libraries agree to a few significant digits.
  *
+ * --variants "0 1 ..." (oxidnn scratch builds only): instead of RESULT, time
+ * the variants in turn, ABBA order, --iters rounds (after --warmup), calling
+ * oxidnn_experiment_set_variant(v) before each execution -- a function a
+ * scratch build of oxidnn exports and its code under test branches on
+ * (benchmarks/README.md). Each execution is paired with the first variant's in
+ * the same round, so the host's drift cancels. One line per variant:
+ *
+ *   PAIRED <name> <variant> <median_ms> <median ratio to the first> <faster>/<rounds>
+ *
  * Lines starting with '#' are comments (library version, implementation
  * name). Errors go to stderr; the exit status is 1 if any workload failed
  * (SKIPPED is not a failure).
  */
 #define _POSIX_C_SOURCE 200112L
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,9 +431,13 @@ static dnnl_status_t create_bwd_pd(dnnl_primitive_desc_t *pd, const workload_t *
 /* ------------------------------------------------------------------------ */
 /* Timing                                                                    */
 
+#define MAX_VARIANTS 8
+
 typedef struct {
     int iters, warmup;
     double min_time, max_time;
+    int n_variants; /* --variants: paired timing of these (0: plain timing) */
+    int variants[MAX_VARIANTS];
 } opts_t;
 
 #define MAX_SAMPLES 100000
@@ -480,6 +495,58 @@ static dnnl_status_t time_plan(const plan_t *pl, dnnl_stream_t strm, const opts_
     *count = n;
 done:
     free(samples);
+    return st;
+}
+
+/* oxidnn_experiment_set_variant of the running program (a scratch oxidnn build), or NULL. */
+typedef dnnl_status_t (*set_variant_fn)(int);
+static set_variant_fn find_set_variant(void) {
+    void *self = dlopen(NULL, RTLD_NOW);
+    void *sym = self ? dlsym(self, "oxidnn_experiment_set_variant") : NULL;
+    set_variant_fn f = NULL;
+    memcpy(&f, &sym, sizeof f); /* object pointer to function pointer, as POSIX allows */
+    return f;
+}
+
+static double median_of(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* --variants: o->iters rounds over the variants (ABBA order); prints PAIRED lines. */
+static dnnl_status_t time_paired(
+        const plan_t *pl, dnnl_stream_t strm, const opts_t *o, const char *name) {
+    dnnl_status_t st = dnnl_success;
+    const int nv = o->n_variants, rounds = o->iters;
+    double *t = malloc((size_t)(nv * rounds) * sizeof *t);
+    double *col = malloc((size_t)rounds * sizeof *col);
+    const set_variant_fn set_variant = find_set_variant(); /* found: checked in main */
+    if (!t || !col) FAIL("out of memory");
+    for (int r = -o->warmup; r < rounds; r++) {
+        for (int j = 0; j < nv; j++) {
+            const int v = (r & 1) ? nv - 1 - j : j;
+            TRY(set_variant(o->variants[v]));
+            const double t0 = now_s();
+            TRY(run_plan(pl, strm));
+            if (r >= 0) t[v * rounds + r] = now_s() - t0;
+        }
+    }
+    for (int v = 0; v < nv; v++) {
+        int faster = 0;
+        for (int r = 0; r < rounds; r++) {
+            col[r] = t[v * rounds + r] / t[r];
+            faster += t[v * rounds + r] < t[r];
+        }
+        const double ratio = median_of(col, rounds);
+        for (int r = 0; r < rounds; r++) col[r] = t[v * rounds + r];
+        printf("PAIRED %s %d %.4f %.4f %d/%d\n", name, o->variants[v], 1e3 * median_of(col, rounds),
+                ratio, faster, rounds);
+    }
+    fflush(stdout);
+    TRY(set_variant(0));
+done:
+    free(t);
+    free(col);
     return st;
 }
 
@@ -676,6 +743,10 @@ static int run_workload(const workload_t *w, dnnl_engine_t eng, dnnl_stream_t st
             pl.nargs[1] = nb;
             pl.n = 2;
         }
+        if (o->n_variants) {
+            TRY(time_paired(&pl, strm, o, w->name));
+            goto done;
+        }
         TRY(time_plan(&pl, strm, o, &med, &mn, &count));
         printf("RESULT %s %.4f %.4f %.2f %d %.6e\n", w->name, 1e3 * med, 1e3 * mn,
                 workload_flops(w) / med * 1e-9, count, checksum(out_for_checksum));
@@ -707,11 +778,11 @@ static const char *runtime_name(unsigned r) {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: rnn_bench [--iters N] [--min-time S] [--max-time S] [--warmup N] "
-            "[--list] [all | W1 W2 ...]\n");
+            "[--list] [--variants \"0 1 ...\"] [all | W1 W2 ...]\n");
 }
 
 int main(int argc, char **argv) {
-    opts_t o = {10, 3, 0.5, 5.0};
+    opts_t o = {10, 3, 0.5, 5.0, 0, {0}};
     int selected[N_WORKLOADS] = {0}, any = 0, failed = 0;
     dnnl_engine_t eng = NULL;
     dnnl_stream_t strm = NULL;
@@ -724,7 +795,23 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--warmup") && has_val) o.warmup = atoi(argv[++i]);
         else if (!strcmp(a, "--min-time") && has_val) o.min_time = atof(argv[++i]);
         else if (!strcmp(a, "--max-time") && has_val) o.max_time = atof(argv[++i]);
-        else if (!strcmp(a, "--list")) {
+        else if (!strcmp(a, "--variants") && has_val) {
+            const char *p = argv[++i];
+            char *end;
+            o.n_variants = 0;
+            for (long x = strtol(p, &end, 10); end != p; x = strtol(p, &end, 10)) {
+                if (o.n_variants == MAX_VARIANTS) {
+                    fprintf(stderr, "rnn_bench: at most %d variants\n", MAX_VARIANTS);
+                    return 2;
+                }
+                o.variants[o.n_variants++] = (int)x;
+                p = end + (*end == ',');
+            }
+            if (!o.n_variants) {
+                fprintf(stderr, "rnn_bench: --variants wants numbers, e.g. \"0 1\"\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--list")) {
             for (int k = 0; k < N_WORKLOADS; k++)
                 printf("%s\t%s\t%.6g GFLOP\n", workloads[k].name, workloads[k].what,
                         workload_flops(&workloads[k]) * 1e-9);
@@ -745,6 +832,11 @@ int main(int argc, char **argv) {
                 return 2;
             }
         }
+    }
+    if (o.n_variants && !find_set_variant()) {
+        fprintf(stderr, "rnn_bench: --variants needs an oxidnn build that exports "
+                        "oxidnn_experiment_set_variant (benchmarks/README.md)\n");
+        return 2;
     }
     if (o.iters < 1) o.iters = 1;
     if (o.warmup < 0) o.warmup = 0;

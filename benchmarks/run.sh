@@ -130,10 +130,10 @@ done
 
 log "building rnn_bench (oxidnn, oneDNN 3.2, oneDNN 3.13) and peak"
 "$CC" "${CFLAGS[@]}" -I"$ROOT/include" "$HERE/rnn_bench.c" -o "$OUT/rnn_bench-oxidnn" \
-    -L"$OUT/oxidnn" -Wl,-rpath,"$OUT/oxidnn" -loxidnn -lm
+    -L"$OUT/oxidnn" -Wl,-rpath,"$OUT/oxidnn" -loxidnn -lm -ldl
 for v in 3.2 3.13; do
     "$CC" "${CFLAGS[@]}" -I"${INC[$v]}" "$HERE/rnn_bench.c" -o "$OUT/rnn_bench-$v" \
-        -L"${LIB[$v]}" -Wl,-rpath-link,"${LIB[$v]}" -Wl,-rpath,"${LIB[$v]}" -ldnnl -lm
+        -L"${LIB[$v]}" -Wl,-rpath-link,"${LIB[$v]}" -Wl,-rpath,"${LIB[$v]}" -ldnnl -lm -ldl
 done
 "$CC" "${CFLAGS[@]}" -pthread "$HERE/peak.c" -o "$OUT/peak"
 "$CC" "${CFLAGS[@]}" -pthread -DPEAK_WITH_SGEMM -I"${INC[3.2]}" "$HERE/peak.c" \
