@@ -12,7 +12,10 @@
 //!   and work through phases separated by [`Team::barrier`] — one fork/join per primitive
 //!   execution instead of one per step (the OpenMP "parallel region" model). Members split each
 //!   phase's items statically ([`Team::for_each`]), so a thread keeps working on the same data
-//!   (e.g. the same weight panels) phase after phase.
+//!   (e.g. the same weight panels) phase after phase; in a *balanced* phase
+//!   ([`Team::for_each_balanced`]) a member that finishes its share early then takes, from the
+//!   other end, items of others' shares they have not started, so a member whose CPU another
+//!   process takes for a while does not hold up the phase.
 //!
 //! The crew is not the rayon pool: rayon's idle workers sleep within microseconds, and a
 //! sleeping thread takes 25–30 µs to run again on a virtual machine (measured: the median start
@@ -163,6 +166,72 @@ pub struct Team<'a> {
     barrier: Option<&'a SpinBarrier>,
     /// The barriers of the two halves ([`Team::halves`]); `None` in a half itself.
     halves: Option<&'a [SpinBarrier; 2]>,
+    /// The members' claim words, by member index (empty for a team of one).
+    claims: &'a [Claim],
+}
+
+/// The items of one member's share in a balanced phase ([`Team::for_each_balanced`]) that
+/// nobody has taken yet: `phase << 48 | front << 24 | back`, positions `front..back` in the
+/// order the member takes its share. The member takes from the front, others from the back.
+/// On a cache line of its own: its member updates it at every item.
+#[derive(Default)]
+#[repr(align(64))]
+struct Claim(AtomicU64);
+
+/// Items members took from others' shares in balanced phases since the process started.
+static TAKEN: AtomicUsize = AtomicUsize::new(0);
+
+/// How many items members of teams took from others' shares in balanced phases
+/// ([`Team::for_each_balanced`]) since the process started: how often balancing stepped in.
+pub fn items_taken_from_others() -> usize {
+    TAKEN.load(Ordering::Relaxed)
+}
+
+/// Test seam (0 outside tests): member 0 of a team of several sleeps this many microseconds at
+/// the start of each balanced phase, so that the others take its items; and teams wait (up to
+/// a second) for every worker to check in.
+#[doc(hidden)]
+pub static HOLD_MEMBER_ZERO_US: AtomicU64 = AtomicU64::new(0);
+
+/// Bits of each position field of a [`Claim`].
+const POSITION_BITS: u32 = 24;
+/// Mask of a position field.
+const POSITION: u64 = (1 << POSITION_BITS) - 1;
+/// Shift of a [`Claim`]'s phase number (16 bits, counting its member's balanced phases).
+const PHASE_SHIFT: u32 = 2 * POSITION_BITS;
+
+impl Claim {
+    /// Opens its member's next balanced phase, with `len` items; returns the phase number.
+    fn open(&self, len: usize) -> u64 {
+        let phase = ((self.0.load(Ordering::Relaxed) >> PHASE_SHIFT) + 1) & 0xffff;
+        self.0
+            .store(phase << PHASE_SHIFT | len as u64, Ordering::Release);
+        phase
+    }
+
+    /// Takes the first position nobody has taken (`None`: for its member), or the last one
+    /// (`Some(phase)`: for another member, in balanced phase `phase` only — the word may still
+    /// be in the member's previous phase).
+    fn take(&self, other: Option<u64>) -> Option<usize> {
+        let mut w = self.0.load(Ordering::Acquire);
+        loop {
+            let (front, back) = ((w >> POSITION_BITS) & POSITION, w & POSITION);
+            if front >= back || other.is_some_and(|phase| w >> PHASE_SHIFT != phase) {
+                return None;
+            }
+            let (next, taken) = match other {
+                None => (w + (1 << POSITION_BITS), front),
+                Some(_) => (w - 1, back - 1),
+            };
+            match self
+                .0
+                .compare_exchange_weak(w, next, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Some(taken as usize),
+                Err(now) => w = now,
+            }
+        }
+    }
 }
 
 impl Team<'_> {
@@ -206,6 +275,11 @@ impl Team<'_> {
         } else {
             (1, self.index - first, self.size - first)
         };
+        let claims = if half == 0 {
+            &self.claims[..first]
+        } else {
+            &self.claims[first..]
+        };
         f(
             half,
             &Team {
@@ -213,6 +287,7 @@ impl Team<'_> {
                 size,
                 barrier: Some(&barriers[half]),
                 halves: None,
+                claims,
             },
         );
         self.barrier();
@@ -220,7 +295,7 @@ impl Team<'_> {
 
     /// This member's contiguous share of `items`.
     pub fn share(&self, items: usize) -> std::ops::Range<usize> {
-        self.index * items / self.size..(self.index + 1) * items / self.size
+        share_of(self.index, self.size, items)
     }
 
     /// Runs `f` on this member's share of `items` — increasing, or decreasing when `reverse`
@@ -228,11 +303,54 @@ impl Team<'_> {
     /// No barrier is implied.
     pub fn for_each(&self, items: usize, reverse: bool, mut f: impl FnMut(usize)) {
         let share = self.share(items);
-        if reverse {
-            share.rev().for_each(&mut f);
-        } else {
-            share.for_each(&mut f);
+        (0..share.len()).for_each(|i| f(in_order(&share, i, reverse)));
+    }
+
+    /// Like [`Team::for_each`], then runs `f` on items of other members' shares that they
+    /// have not started, taken from the other end of their order: each item still runs once,
+    /// but a member held up (by another process on its CPU) no longer holds up the phase. For
+    /// items worth more than a cold start elsewhere (an item's data is in its owner's cache).
+    /// Every member of the team must make the same sequence of these calls, each phase ending
+    /// at a barrier (that is what keeps a late member's claims out of the next phase).
+    pub fn for_each_balanced(&self, items: usize, reverse: bool, mut f: impl FnMut(usize)) {
+        let Some(mine) = self
+            .claims
+            .get(self.index)
+            .filter(|_| items as u64 <= POSITION)
+        else {
+            return self.for_each(items, reverse, f);
+        };
+        let share = self.share(items);
+        let phase = mine.open(share.len());
+        let hold = HOLD_MEMBER_ZERO_US.load(Ordering::Relaxed);
+        if hold > 0 && self.index == 0 {
+            std::thread::sleep(Duration::from_micros(hold));
         }
+        while let Some(i) = mine.take(None) {
+            f(in_order(&share, i, reverse));
+        }
+        for k in 1..self.size {
+            let other = (self.index + k) % self.size;
+            let theirs = share_of(other, self.size, items);
+            while let Some(i) = self.claims[other].take(Some(phase)) {
+                TAKEN.fetch_add(1, Ordering::Relaxed);
+                f(in_order(&theirs, i, reverse));
+            }
+        }
+    }
+}
+
+/// Member `index`'s contiguous share of `items` in a team of `size`.
+fn share_of(index: usize, size: usize, items: usize) -> std::ops::Range<usize> {
+    index * items / size..(index + 1) * items / size
+}
+
+/// The item at position `i` of `share` in the order its member takes it.
+fn in_order(share: &std::ops::Range<usize>, i: usize, reverse: bool) -> usize {
+    if reverse {
+        share.end - 1 - i
+    } else {
+        share.start + i
     }
 }
 
@@ -255,6 +373,8 @@ struct Crew {
     job: AtomicPtr<Job<'static>>,
     barrier: SpinBarrier,
     halves: [SpinBarrier; 2],
+    /// One claim word per member of the started team ([`Team::for_each_balanced`]).
+    claims: Box<[Claim]>,
     /// Workers of the started team that have finished (normally or not).
     finished: AtomicUsize,
     /// A worker of the started team panicked.
@@ -296,6 +416,7 @@ impl Crew {
                 job: AtomicPtr::new(std::ptr::null_mut()),
                 barrier: SpinBarrier::new(1),
                 halves: [SpinBarrier::new(1), SpinBarrier::new(1)],
+                claims: (0..num_threads()).map(|_| Claim::default()).collect(),
                 finished: AtomicUsize::new(0),
                 panicked: AtomicBool::new(false),
                 rest: AtomicBool::new(false),
@@ -349,6 +470,7 @@ impl Crew {
             size,
             barrier: Some(&self.barrier),
             halves: Some(&self.halves),
+            claims: &self.claims[..size],
         }
     }
 
@@ -420,6 +542,9 @@ impl Crew {
         self.barrier.reset(size);
         self.halves[0].reset(size / 2);
         self.halves[1].reset(size - size / 2);
+        for c in self.claims.iter() {
+            c.0.store(0, Ordering::Relaxed);
+        }
         self.started.store(team, Ordering::Release);
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let _poison = [&self.barrier, &self.halves[0], &self.halves[1]].map(PoisonOnPanic);
@@ -446,12 +571,17 @@ impl Crew {
 pub fn team(join_wait: Option<Duration>, f: impl Fn(&Team) + Sync) {
     let nested = IN_CREW.with(|c| c.get()) || pool().current_thread_index().is_some();
     match join_wait {
-        Some(wait) if !nested && num_threads() > 1 => Crew::get().run(wait, &f),
+        Some(wait) if !nested && num_threads() > 1 => {
+            let held = HOLD_MEMBER_ZERO_US.load(Ordering::Relaxed) > 0;
+            let wait = if held { Duration::from_secs(1) } else { wait };
+            Crew::get().run(wait, &f)
+        }
         _ => f(&Team {
             index: 0,
             size: 1,
             barrier: None,
             halves: None,
+            claims: &[],
         }),
     }
 }
@@ -505,6 +635,49 @@ mod tests {
     }
 
     #[test]
+    fn balanced_phases_run_every_item_once_and_others_take_a_late_members_items() {
+        let items = 29;
+        // Per round, the member that ran each item (+1; 0: not run).
+        let ran: Vec<AtomicUsize> = (0..items).map(|_| AtomicUsize::new(0)).collect();
+        let stolen = AtomicUsize::new(0);
+        let size = AtomicUsize::new(0);
+        team(Some(ALL_JOIN), |t| {
+            size.store(t.size(), Ordering::Relaxed);
+            for round in 0..6 {
+                let reverse = round % 2 == 1;
+                // Member 0 is held up in its first item: the others run the rest of its share.
+                let mut first = true;
+                t.for_each_balanced(items, reverse, |i| {
+                    if t.index() == 0 && std::mem::take(&mut first) && t.size() > 1 {
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    let before = ran[i].swap(t.index() + 1, Ordering::Relaxed);
+                    assert_eq!(before, 0, "item {i} ran twice in round {round}");
+                });
+                // A static phase between the balanced ones does not disturb their claims.
+                t.for_each(items, reverse, |_| {});
+                t.barrier();
+                if t.index() == 0 {
+                    assert!(ran.iter().all(|r| r.load(Ordering::Relaxed) > 0));
+                    let mine = t.share(items);
+                    let by_others = mine
+                        .filter(|&i| ran[i].load(Ordering::Relaxed) != 1)
+                        .count();
+                    stolen.fetch_add(by_others, Ordering::Relaxed);
+                    ran.iter().for_each(|r| r.store(0, Ordering::Relaxed));
+                }
+                t.barrier();
+            }
+        });
+        if size.load(Ordering::Relaxed) > 1 {
+            // 50 ms is far longer than the rest of the share takes.
+            assert!(stolen.load(Ordering::Relaxed) >= 6, "{stolen:?}");
+        } else {
+            assert_eq!(stolen.load(Ordering::Relaxed), 0);
+        }
+    }
+
+    #[test]
     fn halves_run_side_by_side_with_barriers_of_their_own() {
         for parallel in [false, true] {
             let hits: Vec<AtomicUsize> = (0..2 * 41).map(|_| AtomicUsize::new(0)).collect();
@@ -513,9 +686,15 @@ mod tests {
                 t.halves(|half, sub| {
                     members[half].fetch_add(1, Ordering::Relaxed);
                     for round in 1..=3 {
-                        sub.for_each(41, false, |i| {
+                        let hit = |i: usize| {
                             hits[half * 41 + i].fetch_add(1, Ordering::Relaxed);
-                        });
+                        };
+                        // Balanced phases take items within the half only.
+                        if round == 2 {
+                            sub.for_each_balanced(41, false, hit);
+                        } else {
+                            sub.for_each(41, false, hit);
+                        }
                         sub.barrier();
                         // The half's barrier waits for the half's members only, and all of them.
                         let mine = &hits[half * 41..(half + 1) * 41];
@@ -582,15 +761,20 @@ mod tests {
                 if t.index() == 0 {
                     sizes.fetch_add(t.size(), Ordering::Relaxed);
                 }
-                for round in 0..2 {
-                    t.for_each(23, round == 1, |i| {
+                for round in 0..3 {
+                    let hit = |i: usize| {
                         hits[i].fetch_add(1, Ordering::Relaxed);
-                    });
+                    };
+                    if round == 2 {
+                        t.for_each_balanced(23, true, hit);
+                    } else {
+                        t.for_each(23, round == 1, hit);
+                    }
                     t.barrier();
                 }
             });
         }
-        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 4000));
+        assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 6000));
         assert!(sizes.load(Ordering::Relaxed) >= 2000);
     }
 }

@@ -25,8 +25,10 @@
 //!
 //! The whole pass runs as one team of the library's pool threads (one fork/join per execution;
 //! phases separated by spin barriers; items split statically, so a thread keeps the same weight
-//! panels step after step), or on the calling thread alone when steps are tiny. With two
-//! directions and at least two threads, the directions run at the same time on a half of the
+//! panels step after step; when that locality is lost anyway, a member that finishes early
+//! takes items others have not started, see `Forward::balanced`), or on the calling thread
+//! alone when steps are tiny. With two directions and at least two threads, the directions run
+//! at the same time on a half of the
 //! team each (their scratch regions are separate, see `ScratchLayout::lane`); a bidirectional
 //! sum then adds the second direction into `dst_layer` once both are done. Nothing is
 //! allocated, packed or copied per step.
@@ -34,7 +36,7 @@
 use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::problem::RnnProblem;
-use super::scratch::{gates_width, ScratchLayout};
+use super::scratch::{gates_width, ScratchLayout, L2_BYTES};
 use super::views::{SeqView, Strided};
 use super::weights::PackedWeights;
 use super::workspace::WorkspaceLayout;
@@ -48,6 +50,8 @@ use crate::types::Direction;
 const PARALLEL_MIN_FLOPS: usize = 1 << 18;
 /// Rows of one layer-GEMM work item (8 register tiles of 13 rows).
 const LAYER_ROW_BLOCK: usize = 104;
+/// Smallest GEMM work (flops) of one work item of a balanced phase ([`Forward::balanced`]).
+const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
 /// Largest batch block of one step work item.
 const STEP_MAX_BATCH_BLOCK: usize = 64;
 /// Smallest batch block when batch rows are split to feed more threads.
@@ -435,7 +439,8 @@ impl Forward<'_> {
         let items = row_blocks * self.panels();
         let share = team.share(items);
         let weights = |panel| self.tensors.weights_layer.panel(pass.l, pass.d, panel);
-        team.for_each(items, false, |it| {
+        let balanced = self.balanced(team, pass, 2 * block * pass.k_layer * width);
+        for_items(team, items, false, balanced, |it| {
             let (panel, rb) = (it / row_blocks, it % row_blocks);
             let r0 = rb * block;
             let r1 = rows.min(r0 + block);
@@ -538,7 +543,8 @@ impl Forward<'_> {
                 (weights_iter(panel), p.sic)
             }
         };
-        team.for_each(items, reverse, |it| {
+        let balanced = self.balanced(team, pass, 2 * block * width * self.step_k(pass));
+        for_items(team, items, reverse, balanced, |it| {
             let (rows, panel, tile) = tile_of(it);
             // The item this member takes next in this phase, if any.
             let next = next_item(&share, it, reverse);
@@ -623,7 +629,8 @@ impl Forward<'_> {
             return;
         }
         team.barrier();
-        team.for_each(items, reverse, |it| {
+        let balanced = self.balanced(team, pass, 2 * block * PANEL * p.sic);
+        for_items(team, items, reverse, balanced, |it| {
             let (rows, panel, tile) = tile_of(it);
             // SAFETY: as above; `rh` is complete (barrier) and read-only now.
             unsafe {
@@ -638,6 +645,36 @@ impl Forward<'_> {
                 self.postgemm(pass, s, rows, panel, tile, gld, Phase::Second);
             }
         });
+    }
+
+    /// `K` of a step's GEMMs: `SIC`, plus the layer input channels when the layer GEMM is fused.
+    fn step_k(&self, pass: &Pass) -> usize {
+        let fused = if self.scratch.fused_layer_gemm {
+            pass.k_layer
+        } else {
+            0
+        };
+        self.problem.sic + fused
+    }
+
+    /// Whether a phase of work items of `item_flops` GEMM work each is balanced
+    /// (`Team::for_each_balanced`: members that finish early take items others have not
+    /// started, so one held up by another process on its CPU does not hold up the step): when
+    /// the items are large and a member's share of the weights a step reads is larger than its
+    /// L2 — it then reads them from L3 at every step anyway, and an item another member takes
+    /// costs that one no more than its own.
+    ///
+    /// Measured (`rnn_bench --variants`, 2 threads, balanced against static): on a quiet
+    /// machine every workload level (ratios 0.994–1.004, 40–60 rounds); with another process
+    /// taking about 10 % of one CPU, 30–40 rounds per series: LSTMP N=16 DHC=1024 0.84, 1.00,
+    /// 1.00; GRU N=32 C=512 1.01, 0.91; LSTM N=64 C=512 0.985, 0.981; LSTM T=25 N=32 C=1024
+    /// 0.98. Balanced while their weights stay in L2, AUGRU N=32 C=256 was 1.003 and 1.012,
+    /// and batch-1 LSTM (0.13 Mflop items) 1.013: those stay static.
+    fn balanced(&self, team: &Team, pass: &Pass, item_flops: usize) -> bool {
+        let p = self.problem;
+        let projection = if p.with_projection { p.dhc * p.dic } else { 0 };
+        let floats = self.step_k(pass) * self.panels() * self.width() + projection;
+        item_flops >= BALANCED_MIN_ITEM_FLOPS && 4 * floats / team.size() > L2_BYTES
     }
 
     /// Linear-before-reset cells: rows `n0..` of the recurrent product `h_prev·U + b_u'`
@@ -690,7 +727,8 @@ impl Forward<'_> {
         let a = ht.gemm_rows(s, p.n);
         let (items, reverse) = (blocks * panels, s % 2 == 1);
         let share = team.share(items);
-        team.for_each(items, reverse, |it| {
+        let balanced = self.balanced(team, pass, 2 * block * p.dhc * PANEL);
+        for_items(team, items, reverse, balanced, |it| {
             let (panel, b) = (it / blocks, it % blocks);
             let then = next_panel(&share, it, reverse, blocks)
                 .map(|n| (w.panel(pass.l, pass.d, n), p.dhc));
@@ -876,12 +914,27 @@ impl Forward<'_> {
 /// The item a team member takes after `it` in a phase over its `share` (walked backwards when
 /// `reverse`), if any.
 fn next_item(share: &std::ops::Range<usize>, it: usize, reverse: bool) -> Option<usize> {
+    if !share.contains(&it) {
+        // Taken from another member's share: what comes next is not known.
+        return None;
+    }
     if reverse {
         it.checked_sub(1)
     } else {
         Some(it + 1)
     }
     .filter(|n| share.contains(n))
+}
+
+/// Runs a phase's items on the team (`Team::for_each`, or `Team::for_each_balanced` when
+/// `balanced`). Items a member takes from another's share have no `next_item` in its own:
+/// they run without fetching ahead.
+fn for_items(team: &Team, items: usize, reverse: bool, balanced: bool, f: impl FnMut(usize)) {
+    if balanced {
+        team.for_each_balanced(items, reverse, f);
+    } else {
+        team.for_each(items, reverse, f);
+    }
 }
 
 /// For items numbered panel by panel (`per_panel` items each): the panel of the item a member

@@ -52,7 +52,7 @@ const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
 /// direction, 1 MiB of `U`, stays merged: fused was 2 % slower there).
 const FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U: usize = 16;
 /// Bytes of the per-core cache that keeps a thread's share of `U` between steps (L2 of Zen 4/5).
-const L2_BYTES: usize = 1 << 20;
+pub const L2_BYTES: usize = 1 << 20;
 /// Largest `W` + `U` of one layer and direction for a fused layer GEMM: both are read at every
 /// step then, so they must stay in the last-level cache (measured: LSTM N=64 C=512, 8 MiB,
 /// 3 % faster fused; N=32 C=1024, 32 MiB, 30 % slower fused; N=16 C=256 merged 2 % faster).
