@@ -4,7 +4,8 @@
 //!
 //! `cargo bench --bench kernels`; instruction set capped with `OXIDNN_ISA=avx2|portable`.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use oxidnn::kernels::activations::{apply, Activation};
 use oxidnn::kernels::gemm::{gemm, gemm_sum, Init, Panel, RowsA, Term};
 use oxidnn::kernels::Isa;
@@ -37,14 +38,20 @@ fn lstm_panel(b: &[f32], p: usize, k: usize) -> Panel {
     }
 }
 
+/// A GEMM benchmark group: 30 samples of 3 s after 1 s of warm-up.
+fn gemm_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(30)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
+    g
+}
+
 /// `C[m × 128] (+)= A[m × 512] · B[512 × 128]` over 16 panels (an LSTM step with DHC = 512), one
 /// thread.
 fn gemm_shapes(c: &mut Criterion) {
     let (k, width, panels) = (512usize, 128usize, 16usize);
-    let mut g = c.benchmark_group("gemm_lstm_panels_k512");
-    g.sample_size(30)
-        .measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_secs(1));
+    let mut g = gemm_group(c, "gemm_lstm_panels_k512");
     let isa = Isa::detected();
     for m in [1usize, 13, 16, 32, 64, 104] {
         let a: Vec<f32> = (0..m * k).map(|i| (i % 13) as f32 * 0.01).collect();
@@ -87,10 +94,7 @@ fn gemm_shapes(c: &mut Criterion) {
 /// terms and as two GEMMs (the second adding onto the first's tiles).
 fn gemm_two_terms(c: &mut Criterion) {
     let (k, width, panels) = (256usize, 128usize, 16usize);
-    let mut g = c.benchmark_group("gemm_two_terms_k256");
-    g.sample_size(30)
-        .measurement_time(Duration::from_secs(3))
-        .warm_up_time(Duration::from_secs(1));
+    let mut g = gemm_group(c, "gemm_two_terms_k256");
     let isa = Isa::detected();
     let bias = vec![0.5f32; width * panels];
     for m in [16usize, 32] {

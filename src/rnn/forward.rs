@@ -438,8 +438,8 @@ impl Forward<'_> {
         let items = row_blocks * self.panels();
         let share = team.share(items);
         let weights = |panel| self.tensors.weights_layer.panel(pass.l, pass.d, panel);
-        let balanced = self.balanced(team, pass, 2 * block * pass.k_layer * width);
-        for_items(team, items, false, balanced, |it| {
+        let flops = 2 * block * pass.k_layer * width;
+        self.for_items(team, pass, items, false, flops, |it| {
             let (panel, rb) = (it / row_blocks, it % row_blocks);
             let r0 = rb * block;
             let r1 = rows.min(r0 + block);
@@ -542,8 +542,8 @@ impl Forward<'_> {
                 (weights_iter(panel), p.sic)
             }
         };
-        let balanced = self.balanced(team, pass, 2 * block * width * self.step_k(pass));
-        for_items(team, items, reverse, balanced, |it| {
+        let flops = 2 * block * width * self.step_k(pass);
+        self.for_items(team, pass, items, reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
             // The item this member takes next in this phase, if any.
             let next = next_item(&share, it, reverse);
@@ -628,8 +628,8 @@ impl Forward<'_> {
             return;
         }
         team.barrier();
-        let balanced = self.balanced(team, pass, 2 * block * PANEL * p.sic);
-        for_items(team, items, reverse, balanced, |it| {
+        let flops = 2 * block * PANEL * p.sic;
+        self.for_items(team, pass, items, reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
             // SAFETY: as above; `rh` is complete (barrier) and read-only now.
             unsafe {
@@ -674,6 +674,25 @@ impl Forward<'_> {
         let projection = if p.with_projection { p.dhc * p.dic } else { 0 };
         let floats = self.step_k(pass) * self.panels() * self.width() + projection;
         item_flops >= BALANCED_MIN_ITEM_FLOPS && 4 * floats / team.size() > L2_BYTES
+    }
+
+    /// Runs a phase's work items of `item_flops` GEMM work each on the team: `Team::for_each`,
+    /// or `Team::for_each_balanced` when [`Forward::balanced`]. Items a member takes from
+    /// another's share have no `next_item` in its own: they run without fetching ahead.
+    fn for_items(
+        &self,
+        team: &Team,
+        pass: &Pass,
+        items: usize,
+        reverse: bool,
+        item_flops: usize,
+        f: impl FnMut(usize),
+    ) {
+        if self.balanced(team, pass, item_flops) {
+            team.for_each_balanced(items, reverse, f);
+        } else {
+            team.for_each(items, reverse, f);
+        }
     }
 
     /// Linear-before-reset cells: rows `n0..` of the recurrent product `h_prev·U + b_u'`
@@ -726,8 +745,8 @@ impl Forward<'_> {
         let a = ht.gemm_rows(s, p.n);
         let (items, reverse) = (blocks * panels, s % 2 == 1);
         let share = team.share(items);
-        let balanced = self.balanced(team, pass, 2 * block * p.dhc * PANEL);
-        for_items(team, items, reverse, balanced, |it| {
+        let flops = 2 * block * p.dhc * PANEL;
+        self.for_items(team, pass, items, reverse, flops, |it| {
             let (panel, b) = (it / blocks, it % blocks);
             let then = next_panel(&share, it, reverse, blocks)
                 .map(|n| (w.panel(pass.l, pass.d, n), p.dhc));
@@ -923,17 +942,6 @@ fn next_item(share: &std::ops::Range<usize>, it: usize, reverse: bool) -> Option
         Some(it + 1)
     }
     .filter(|n| share.contains(n))
-}
-
-/// Runs a phase's items on the team (`Team::for_each`, or `Team::for_each_balanced` when
-/// `balanced`). Items a member takes from another's share have no `next_item` in its own:
-/// they run without fetching ahead.
-fn for_items(team: &Team, items: usize, reverse: bool, balanced: bool, f: impl FnMut(usize)) {
-    if balanced {
-        team.for_each_balanced(items, reverse, f);
-    } else {
-        team.for_each(items, reverse, f);
-    }
 }
 
 /// For items numbered panel by panel (`per_panel` items each): the panel of the item a member
