@@ -193,6 +193,11 @@ pub fn items_taken_from_others() -> usize {
 #[doc(hidden)]
 pub static HOLD_MEMBER_ZERO_US: AtomicU64 = AtomicU64::new(0);
 
+/// Test seam (false outside tests): teams wait (up to a second) for every worker to check in,
+/// so tests of small problems run the multi-member paths whatever the host's wake-up latency.
+#[doc(hidden)]
+pub static FULL_TEAMS: AtomicBool = AtomicBool::new(false);
+
 /// Bits of each position field of a [`Claim`].
 const POSITION_BITS: u32 = 24;
 /// Mask of a position field.
@@ -572,8 +577,9 @@ pub fn team(join_wait: Option<Duration>, f: impl Fn(&Team) + Sync) {
     let nested = IN_CREW.with(|c| c.get()) || pool().current_thread_index().is_some();
     match join_wait {
         Some(wait) if !nested && num_threads() > 1 => {
-            let held = HOLD_MEMBER_ZERO_US.load(Ordering::Relaxed) > 0;
-            let wait = if held { Duration::from_secs(1) } else { wait };
+            let full = HOLD_MEMBER_ZERO_US.load(Ordering::Relaxed) > 0
+                || FULL_TEAMS.load(Ordering::Relaxed);
+            let wait = if full { Duration::from_secs(1) } else { wait };
             Crew::get().run(wait, &f)
         }
         _ => f(&Team {

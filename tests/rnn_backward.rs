@@ -22,8 +22,10 @@ use oxidnn::rnn::cells::Linear;
 use oxidnn::rnn::reference;
 use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::{CellKind, RnnPd};
+use oxidnn::threading::FULL_TEAMS;
 use oxidnn::types::{Direction, PropKind};
 use oxidnn::Error;
+use std::sync::atomic::Ordering;
 
 const DIRECTIONS: [Direction; 4] = [
     Direction::Left2Right,
@@ -386,6 +388,9 @@ fn compare_grads(got: &RefGrads, exp: &RefGrads, c: &Case) -> Vec<String> {
 }
 
 fn check(c: &Case, b: &Bwd) {
+    // Teams wait for every worker: the multi-member paths run whatever the host's wake-up
+    // latency (global to this binary; results do not depend on the team size).
+    FULL_TEAMS.store(true, Ordering::Relaxed);
     let x = inputs(c);
     let dy = DiffIn::random(c);
     let got = engine_grads(c, b, &x, &dy);
@@ -579,11 +584,37 @@ fn larger_problems_use_the_parallel_gemms() {
             check(&Case::new(direction, l, 5, 40, 64, 64), &Bwd::default());
         }
     }
-    // LSTM with projection: the step's projection GEMM on one member of the team.
+    // LSTM with projection, DHC a multiple of 32: the step's `dh·W_projᵀ` through the GEMM
+    // kernel (on one member: 2·N·DIC·DHC is under the split threshold).
     let c = Case::new(Direction::BidirectionalConcat, 2, 4, 40, 48, 64)
         .with_cell(CellKind::Lstm)
         .with_projection(48);
     check(&c, &Bwd::default());
+}
+
+/// LSTM with projection and DHC a multiple of 32: each step's `dh̃ = dh·W_projᵀ` runs through
+/// the GEMM kernel on `W_projᵀ` read in place (`any` → ldoi, or plain ldoi) or packed (plain
+/// ldio), on every instruction set; at N = 16, DIC = 64, DHC = 512 the team members split its
+/// columns. The projection's weight gradient goes through the blocked `h̃ᵀ·dh` kernel.
+#[test]
+fn lstm_projection_through_the_kernel() {
+    let mut k = 0u64;
+    for isa in oxidnn::kernels::Isa::all_supported() {
+        for (n, dhc, dic) in [(3, 64, 20), (16, 512, 64)] {
+            for (any, tag) in [(true, LDIO), (false, LDOI), (false, LDIO)] {
+                let mut c = Case::new(Direction::Left2Right, 1, 3, n, 32, dhc)
+                    .with_cell(CellKind::Lstm)
+                    .with_projection(dic);
+                c.isa = Some(isa);
+                c.weights_any = any;
+                c.projection_tag = tag;
+                c.peephole = k.is_multiple_of(2);
+                c.seed = 900 + k;
+                check(&c, &Bwd::default());
+                k += 1;
+            }
+        }
+    }
 }
 
 #[test]

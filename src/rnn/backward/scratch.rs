@@ -12,6 +12,7 @@
 //! | `g`       | `[N][SICP]`        | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
 //! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step (with projection: h̃) |
 //! | `dhp`     | `[T][N][DIC]`      | LSTM with projection: gradient reaching the (projected) h of every step |
+//! | `wpt`     | `[DIC][DHC]`       | LSTM with projection, `DHC` a multiple of 32: `W_projᵀ` packed for the GEMM kernel when the user's layout is not already that |
 //! | `dh_next` | `[N][HC]`          | gradient reaching the previous state (`HC = max(SIC, DIC)` rounded up to 32) |
 //! | `dc`      | `[N][DHC]`         | LSTM: gradient of the cell state, updated step by step |
 //! | `above`   | `[T][N][DIC]`      | gradient reaching each step's h from above (`diff_dst_layer` or the layer above) |
@@ -46,6 +47,8 @@ pub struct BackwardScratch {
     pub dh: Region,
     /// See the module table.
     pub dhp: Region,
+    /// See the module table.
+    pub wpt: Region,
     /// See the module table.
     pub dh_next: Region,
     /// Floats of a `dh_next` row: `max(SIC, DIC)` rounded up to 32 (≥ `ut_ld`).
@@ -90,6 +93,11 @@ impl BackwardScratch {
         let g = a.push(if gru { n * ut_ld } else { 0 });
         let dh = a.push(n * dhc);
         let dhp = a.push(if p.with_projection { rows * p.dic } else { 0 });
+        let wpt = a.push(if p.with_projection && dhc.is_multiple_of(CHUNK) {
+            p.dic * dhc
+        } else {
+            0
+        });
         let dh_next = a.push(n * hc);
         let dc = a.push(if lstm { n * dhc } else { 0 });
         let above = a.push(rows * p.dic);
@@ -97,7 +105,10 @@ impl BackwardScratch {
         let x = a.push(rows * p.slc);
         let att = a.push(if p.cell.has_attention() { rows } else { 0 });
         let d_att = a.push(if p.cell.has_attention() { n } else { 0 });
-        let pack = a.push(tn_pack_floats(rows, p.slc.max(p.sic).max(p.dic), cols));
+        // Widest A: the input channels, or DHC for the projection's gradient `h̃ᵀ·dh`.
+        let proj_m = if p.with_projection { dhc } else { 0 };
+        let m = p.slc.max(p.sic).max(p.dic).max(proj_m);
+        let pack = a.push(tn_pack_floats(rows, m, cols));
         Self {
             da,
             da_iter,
@@ -107,6 +118,7 @@ impl BackwardScratch {
             g,
             dh,
             dhp,
+            wpt,
             dh_next,
             hc,
             dc,
