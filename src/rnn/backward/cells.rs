@@ -70,18 +70,66 @@ impl<'a> StepState<'a> {
 /// the activation is `scale_0·x`) `scale_0·h` — as oneDNN 3.13, which applies the linear
 /// activation to the output where the derivative would be (not the derivative `scale_0`).
 pub fn vanilla(
+    isa: Isa,
     act: Activation,
     linear: Option<&Linear>,
     st: &StepState,
     dh: &[f32],
     da: &mut [f32],
 ) {
-    for ((d, &h), &g) in da.iter_mut().zip(st.gates).zip(dh) {
-        let deriv = match linear {
-            Some(lin) => lin.gate(0, h),
-            None => act.derivative_from_output(h),
-        };
-        *d = g * deriv;
+    // SAFETY: `isa` is supported by the CPU.
+    unsafe {
+        vanilla_raw(
+            checked(isa),
+            act,
+            linear.map(|lin| lin.gate(0, 1.0)),
+            st,
+            dh,
+            da,
+        )
+    }
+}
+
+/// [`vanilla`] with the derivative chosen once per call (`scale`: test mode's `scale_0`).
+#[inline(always)]
+unsafe fn vanilla_body<const FMA: bool>(
+    act: Activation,
+    scale: Option<f32>,
+    st: &StepState,
+    dh: &[f32],
+    da: &mut [f32],
+) {
+    let (gates, dh) = (st.gates, dh);
+    match (scale, act) {
+        (Some(s), _) => times_derivative(da, gates, dh, |h| s * h),
+        (None, Activation::Relu(alpha)) => {
+            times_derivative(da, gates, dh, |h| if h > 0.0 { 1.0 } else { alpha })
+        }
+        (None, Activation::Tanh) => times_derivative(da, gates, dh, |h| 1.0 - h * h),
+        (None, Activation::Logistic) => times_derivative(da, gates, dh, |h| h * (1.0 - h)),
+    }
+}
+
+/// `da = dh ⊙ f(h)` element-wise.
+#[inline(always)]
+fn times_derivative(da: &mut [f32], h: &[f32], dh: &[f32], f: impl Fn(f32) -> f32) {
+    for ((d, &h), &g) in da.iter_mut().zip(h).zip(dh) {
+        *d = g * f(h);
+    }
+}
+
+isa_dispatch!(
+    /// [`vanilla_body`] as SIMD code of `isa`.
+    unsafe fn vanilla_raw => vanilla_body,
+    (act: Activation, scale: Option<f32>, st: &StepState, dh: &[f32], da: &mut [f32])
+);
+
+/// `isa` when this CPU runs it, else the portable code.
+fn checked(isa: Isa) -> Isa {
+    if Isa::all_supported().contains(&isa) {
+        isa
+    } else {
+        Isa::Portable
     }
 }
 
@@ -103,14 +151,9 @@ pub fn lstm(
     dc: &mut [f32],
     da: &mut [f32],
 ) {
-    let isa = if Isa::all_supported().contains(&isa) {
-        isa
-    } else {
-        Isa::Portable
-    };
     let cscale = linear.map(|lin| lin.cscale);
     // SAFETY: `isa` is supported by the CPU.
-    unsafe { lstm_raw(isa, cscale, st, dh, dc, da) }
+    unsafe { lstm_raw(checked(isa), cscale, st, dh, dc, da) }
 }
 
 /// [`lstm`] compiled for one instruction set (`FMA`), `tanh(c)` chosen once.
@@ -191,6 +234,26 @@ fn lstm_rows(
 /// `dA_r` is left for [`gru_reset`] / [`lbr_reset`]. `d_att` is written for AUGRU (`att`
 /// non-empty) only.
 pub fn gru_update(
+    isa: Isa,
+    st: &StepState,
+    dh: &[f32],
+    da: &mut [f32],
+    dh_prev: &mut [f32],
+    dh_ld: usize,
+    d_att: &mut [f32],
+) {
+    // SAFETY: `isa` is supported by the CPU.
+    unsafe { gru_update_raw(checked(isa), st, dh, da, dh_prev, dh_ld, d_att) }
+}
+
+/// Lanes of the attention gradient's partial sums in [`gru_update`]: the sum runs in this
+/// fixed order (lane `j` takes units `j, j + 16, …`, then the lanes in order) on every
+/// instruction set, and the loop becomes SIMD code.
+const ATT_LANES: usize = 16;
+
+/// [`gru_update`] compiled for one instruction set; every slice cut to its row.
+#[inline(always)]
+unsafe fn gru_update_body<const FMA: bool>(
     st: &StepState,
     dh: &[f32],
     da: &mut [f32],
@@ -202,29 +265,63 @@ pub fn gru_update(
     for r in 0..st.n {
         let keep = st.att.get(r).map_or(1.0, |a| 1.0 - a);
         let gates = &st.gates[r * 3 * dhc..][..3 * dhc];
-        let da = &mut da[r * 3 * dhc..][..3 * dhc];
+        let (gu, go) = (&gates[..dhc], &gates[2 * dhc..]);
+        let (da_u, rest) = da[r * 3 * dhc..][..3 * dhc].split_at_mut(dhc);
+        let da_o = &mut rest[dhc..];
         let h_prev = &st.h_prev[r * st.h_ld..][..dhc];
+        let dh = &dh[r * dhc..][..dhc];
         let dh_prev = &mut dh_prev[r * dh_ld..][..dhc];
-        let mut att_sum = 0f32;
-        for o in 0..dhc {
-            let dhv = dh[r * dhc + o];
-            let (u, og) = (gates[o], gates[2 * dhc + o]);
+        // Unit `o`: its outputs, and its term `t·u` of the attention gradient.
+        let mut unit = |o: usize| {
+            let (dhv, u, og) = (dh[o], gu[o], go[o]);
             let t = dhv * (h_prev[o] - og) * u * (1.0 - u);
-            da[o] = t * keep;
-            da[2 * dhc + o] = dhv * (1.0 - u) * (1.0 - og * og);
+            da_u[o] = t * keep;
+            da_o[o] = dhv * (1.0 - u) * (1.0 - og * og);
             dh_prev[o] = dhv * u;
-            att_sum -= t * u;
+            t * u
+        };
+        let mut att = [0f32; ATT_LANES];
+        let full = dhc - dhc % ATT_LANES;
+        for base in (0..full).step_by(ATT_LANES) {
+            for (j, a) in att.iter_mut().enumerate() {
+                *a -= unit(base + j);
+            }
+        }
+        for (a, o) in att.iter_mut().zip(full..dhc) {
+            *a -= unit(o);
         }
         if let Some(v) = d_att.get_mut(r) {
-            *v = att_sum;
+            *v = att.iter().sum();
         }
     }
 }
+
+isa_dispatch!(
+    /// [`gru_update_body`] as SIMD code of `isa`.
+    unsafe fn gru_update_raw => gru_update_body,
+    (st: &StepState, dh: &[f32], da: &mut [f32], dh_prev: &mut [f32], dh_ld: usize,
+     d_att: &mut [f32])
+);
 
 /// GRU / AUGRU, after the driver computed `g = dA_o·U_oᵀ` (rows of `g.1` floats):
 /// `dA_r = g·h_prev·r(1 − r)`, `dh_prev += g·r`, and `r ⊙ h_prev` (the operand of `dU_o`) into
 /// `rh`.
 pub fn gru_reset(
+    isa: Isa,
+    st: &StepState,
+    g: (&[f32], usize),
+    da: &mut [f32],
+    dh_prev: &mut [f32],
+    dh_ld: usize,
+    rh: &mut [f32],
+) {
+    // SAFETY: `isa` is supported by the CPU.
+    unsafe { gru_reset_raw(checked(isa), st, g, da, dh_prev, dh_ld, rh) }
+}
+
+/// [`gru_reset`] compiled for one instruction set; every slice cut to its row.
+#[inline(always)]
+unsafe fn gru_reset_body<const FMA: bool>(
     st: &StepState,
     (g, g_ld): (&[f32], usize),
     da: &mut [f32],
@@ -235,31 +332,56 @@ pub fn gru_reset(
     let dhc = st.dhc;
     for r in 0..st.n {
         let h_prev = &st.h_prev[r * st.h_ld..][..dhc];
+        let rg = &st.gates[r * 3 * dhc + dhc..][..dhc];
+        let g = &g[r * g_ld..][..dhc];
+        let da_r = &mut da[r * 3 * dhc + dhc..][..dhc];
+        let dh_prev = &mut dh_prev[r * dh_ld..][..dhc];
+        let rh = &mut rh[r * dhc..][..dhc];
         for o in 0..dhc {
-            let j = r * dhc + o;
-            let rg = st.gates[r * 3 * dhc + dhc + o];
-            let gv = g[r * g_ld + o];
-            da[r * 3 * dhc + dhc + o] = gv * h_prev[o] * rg * (1.0 - rg);
-            dh_prev[r * dh_ld + o] += gv * rg;
-            rh[j] = rg * h_prev[o];
+            da_r[o] = g[o] * h_prev[o] * rg[o] * (1.0 - rg[o]);
+            dh_prev[o] += g[o] * rg[o];
+            rh[o] = rg[o] * h_prev[o];
         }
     }
 }
 
+isa_dispatch!(
+    /// [`gru_reset_body`] as SIMD code of `isa`.
+    unsafe fn gru_reset_raw => gru_reset_body,
+    (st: &StepState, g: (&[f32], usize), da: &mut [f32], dh_prev: &mut [f32], dh_ld: usize,
+     rh: &mut [f32])
+);
+
 /// Linear-before-reset GRU / AUGRU: `dA_r = R_o·dA_o·r(1 − r)` (`R_o = h_prev·U_o + b_u'` from
 /// the workspace), and what the recurrent product receives, `[dA_u, dA_r, dA_o·r]`, into
 /// `da_iter`.
-pub fn lbr_reset(st: &StepState, da: &mut [f32], da_iter: &mut [f32]) {
+pub fn lbr_reset(isa: Isa, st: &StepState, da: &mut [f32], da_iter: &mut [f32]) {
+    // SAFETY: `isa` is supported by the CPU.
+    unsafe { lbr_reset_raw(checked(isa), st, da, da_iter) }
+}
+
+/// [`lbr_reset`] compiled for one instruction set; every slice cut to its row.
+#[inline(always)]
+unsafe fn lbr_reset_body<const FMA: bool>(st: &StepState, da: &mut [f32], da_iter: &mut [f32]) {
     let dhc = st.dhc;
     for r in 0..st.n {
-        let row = r * 3 * dhc;
+        let rg = &st.gates[r * 3 * dhc + dhc..][..dhc];
+        let lbr = &st.lbr[r * dhc..][..dhc];
+        let (da_u, rest) = da[r * 3 * dhc..][..3 * dhc].split_at_mut(dhc);
+        let (da_r, da_o) = rest.split_at_mut(dhc);
+        let (it_u, rest) = da_iter[r * 3 * dhc..][..3 * dhc].split_at_mut(dhc);
+        let (it_r, it_o) = rest.split_at_mut(dhc);
         for o in 0..dhc {
-            let rg = st.gates[row + dhc + o];
-            let da_o = da[row + 2 * dhc + o];
-            da[row + dhc + o] = st.lbr[r * dhc + o] * da_o * rg * (1.0 - rg);
-            da_iter[row + o] = da[row + o];
-            da_iter[row + dhc + o] = da[row + dhc + o];
-            da_iter[row + 2 * dhc + o] = da_o * rg;
+            da_r[o] = lbr[o] * da_o[o] * rg[o] * (1.0 - rg[o]);
+            it_u[o] = da_u[o];
+            it_r[o] = da_r[o];
+            it_o[o] = da_o[o] * rg[o];
         }
     }
 }
+
+isa_dispatch!(
+    /// [`lbr_reset_body`] as SIMD code of `isa`.
+    unsafe fn lbr_reset_raw => lbr_reset_body,
+    (st: &StepState, da: &mut [f32], da_iter: &mut [f32])
+);

@@ -724,6 +724,7 @@ impl Backward<'_> {
                     let rows = self.rows_share(team);
                     let (r0, nr) = (rows.start, rows.len());
                     cells::gru_reset(
+                        self.isa,
                         &st.rows(rows),
                         (slice(g.add(r0 * g_ld), nr * g_ld), g_ld),
                         slice_mut(da.get().add(r0 * cols), nr * cols),
@@ -889,19 +890,19 @@ impl Backward<'_> {
             match p.cell {
                 CellKind::VanillaRnn => {
                     let act = p.activation.expect("vanilla RNN has an activation");
-                    cells::vanilla(act, self.linear.as_ref(), &st, dh, da);
+                    cells::vanilla(self.isa, act, self.linear.as_ref(), &st, dh, da);
                 }
                 CellKind::Lstm => {
                     let dc = slice_mut(self.sc(sc.dc).add(r0 * dhc), nr * dhc);
                     cells::lstm(self.isa, self.linear.as_ref(), &st, dh, dc, da);
                 }
                 CellKind::Gru | CellKind::Augru => {
-                    cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
+                    cells::gru_update(self.isa, &st, dh, da, dh_prev, hc, d_att);
                 }
                 CellKind::LbrGru | CellKind::LbrAugru => {
-                    cells::gru_update(&st, dh, da, dh_prev, hc, d_att);
+                    cells::gru_update(self.isa, &st, dh, da, dh_prev, hc, d_att);
                     let da_iter = slice_mut(da_iter.get().add(r0 * cols), nr * cols);
-                    cells::lbr_reset(&st, da, da_iter);
+                    cells::lbr_reset(self.isa, &st, da, da_iter);
                 }
             }
         }
