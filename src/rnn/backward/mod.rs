@@ -272,10 +272,32 @@ impl Backward<'_> {
             }
             return;
         }
-        for d in 0..p.d {
+        let stack = |d: usize| {
+            let lane = self.lane(d);
             for l in (0..p.l).rev() {
-                unsafe { self.layer(l, d) };
+                unsafe { lane.layer(l, d) };
             }
+        };
+        if self.scratch.lanes == 2 {
+            // The directions at the same time, one thread each: every step on one thread, no
+            // barriers (LSTM bidirectional concat L2 T50 N16 C256 training: −5 %). Direction 1
+            // adds its input gradient into diff_src_layer once direction 0 has written it.
+            threading::for_each(2, true, stack);
+            unsafe { self.lane(1).add_input_gradient(1) };
+        } else {
+            (0..p.d).for_each(stack);
+        }
+    }
+
+    /// This execution with direction `d`'s lane of the scratchpad.
+    fn lane(&self, d: usize) -> Self {
+        let offset = d % self.scratch.lanes * self.scratch.lane_bytes;
+        Backward {
+            tensors: BackwardTensors {
+                scratch: self.tensors.scratch.wrapping_add(offset),
+                ..self.tensors
+            },
+            ..*self
         }
     }
 
@@ -1069,16 +1091,27 @@ impl Backward<'_> {
                     );
                 });
             }
-            if l == 0 && !direct {
-                let ds = &t.diff_src_layer;
-                for s in 0..p.t {
-                    for r in 0..p.n {
-                        let dst = ds.at([self.time(d, s), r, 0]);
-                        let src = below.add((s * p.n + r) * sc.xc);
-                        for c in 0..p.slc {
-                            let v = dst.offset(c as isize * ds.strides[2]);
-                            *v = if d == 0 { 0.0 } else { *v } + *src.add(c);
-                        }
+            let deferred = d == 1 && sc.lanes == 2;
+            if l == 0 && !direct && !deferred {
+                self.add_input_gradient(d);
+            }
+        }
+    }
+
+    /// Layer 0's input gradient of direction `d`, left in `below`, into `diff_src_layer`:
+    /// stored by direction 0, added by direction 1.
+    unsafe fn add_input_gradient(&self, d: usize) {
+        let p = self.problem;
+        let ds = &self.tensors.diff_src_layer;
+        let ((below, ld), _) = self.input_gradient_target(0, d);
+        for s in 0..p.t {
+            for r in 0..p.n {
+                unsafe {
+                    let dst = ds.at([self.time(d, s), r, 0]);
+                    let src = below.add((s * p.n + r) * ld);
+                    for c in 0..p.slc {
+                        let v = dst.offset(c as isize * ds.strides[2]);
+                        *v = if d == 0 { 0.0 } else { *v } + *src.add(c);
                     }
                 }
             }

@@ -1,7 +1,9 @@
 //! The scratchpad of a backward execution, sized when the pd is created.
 //!
-//! Regions (f32, 64-byte aligned); one layer and direction is processed at a time, so every
-//! region is reused by the next:
+//! Regions (f32, 64-byte aligned); a lane processes one layer and direction at a time, so every
+//! region is reused by the next. With two directions and at least two threads the directions
+//! run at the same time, each in a lane of its own (`lanes` = 2: the whole layout twice,
+//! `lane_bytes` apart); else there is one lane.
 //!
 //! | region    | dims               | use |
 //! |-----------|--------------------|-----|
@@ -27,6 +29,7 @@ use crate::kernels::gemm::CHUNK;
 use crate::rnn::arena::{Arena, Region};
 use crate::rnn::cells::CellKind;
 use crate::rnn::problem::RnnProblem;
+use crate::rnn::scratch::concurrent_directions;
 
 /// Offsets of the backward scratchpad regions for one problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,6 +72,10 @@ pub struct BackwardScratch {
     pub d_att: Region,
     /// See the module table.
     pub pack: Region,
+    /// Lanes: 2 when the directions run at the same time, else 1.
+    pub lanes: usize,
+    /// Bytes of one lane.
+    pub lane_bytes: usize,
     /// Total size in bytes.
     pub bytes: usize,
 }
@@ -85,6 +92,7 @@ impl BackwardScratch {
         let ut_ld = p.sic.next_multiple_of(CHUNK);
         let hc = p.sic.max(p.dic).next_multiple_of(CHUNK);
         let xc = p.slc.max(p.dic).next_multiple_of(CHUNK);
+        let lanes = concurrent_directions(p);
         let mut a = Arena::new();
         let da = a.push(rows * cols);
         let da_iter = a.push(if lbr { rows * cols } else { 0 });
@@ -129,7 +137,9 @@ impl BackwardScratch {
             att,
             d_att,
             pack,
-            bytes: a.bytes(),
+            lanes,
+            lane_bytes: a.bytes(),
+            bytes: lanes * a.bytes(),
         }
     }
 }
