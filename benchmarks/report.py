@@ -393,11 +393,14 @@ def main():
 - ms = median over rounds of each run's median execution time. GFLOP/s = FLOPs / that time.
 - FLOPs, summed over layers and directions: `2·T·N·G·DHC·(SLC_l + SIC)` (+ `2·T·N·DHC·DIC`
   for the LSTM projection), G = 4 LSTM, 3 GRU / LBR-GRU / AUGRU, 1 vanilla RNN, SIC = DIC,
-  SLC_l = SLC for layer 0 and DIC above; element-wise work not counted. W10 (forward
-  training + backward, timed together) counts 3× the forward FLOPs.
+  SLC_l = SLC for layer 0 and DIC above; element-wise work not counted. Training rows (W10,
+  X1–X6: forward training + backward, timed together) count 3× the forward FLOPs.
+- W1–W10 are issue 5's workloads; X1–X8 go beyond its list (training of every cell,
+  bidirectional and projection training, batch-1 GRU, a large batch), with the same target
+  (≤ 1.0).
 - % FMA peak uses the FMA peak for the row's thread count; % sgemm peak likewise uses the
   1024³ `dnnl_sgemm` of oneDNN 3.2.
-- "same output": the checksum of dst_layer (diff_src_layer for W10) after the last execution
+- "same output": the checksum of dst_layer (diff_src_layer for training) after the last execution
   agrees with oneDNN's to 1e-3 relative — a sanity check that both computed the same thing,
   not the conformance test.
 - A workload whose primitive descriptor creation returns `dnnl_unimplemented` is reported

@@ -1,6 +1,8 @@
 /*
  * rnn_bench.c - time oneDNN v3 RNN primitives on the oxidnn benchmark
- * workloads (W1..W10, see BENCHMARKS.md and benchmarks/README.md).
+ * workloads (W1..W10 of issue 5, and X1..X8 beyond its list: training of every
+ * cell, bidirectional and projection training, batch-1 GRU, a large batch; see
+ * BENCHMARKS.md and benchmarks/README.md).
  *
  * Written only against oneDNN's C API, so the same file builds against oxidnn
  * and against the real oneDNN:
@@ -102,6 +104,19 @@ static const workload_t workloads[] = {
         {"W9", "AUGRU T50 N32 C256", CELL_AUGRU, L2R, 1, 50, 32, 256, 256, 256, 0, 0},
         {"W10", "LSTM training fwd+bwd T50 N32 C512", CELL_LSTM, L2R, 1, 50, 32, 512, 512, 512, 0,
                 1},
+        /* Beyond issue 5's list. */
+        {"X1", "GRU training T50 N32 C512", CELL_GRU, L2R, 1, 50, 32, 512, 512, 512, 0, 1},
+        {"X2", "LBR-GRU training T50 N32 C512", CELL_LBR_GRU, L2R, 1, 50, 32, 512, 512, 512, 0,
+                1},
+        {"X3", "vanilla tanh training T50 N32 C512", CELL_RNN_TANH, L2R, 1, 50, 32, 512, 512, 512,
+                0, 1},
+        {"X4", "AUGRU training T50 N32 C256", CELL_AUGRU, L2R, 1, 50, 32, 256, 256, 256, 0, 1},
+        {"X5", "LSTM bidir_concat L2 training T50 N16 C256", CELL_LSTM, BICAT, 2, 50, 16, 256, 256,
+                256, 0, 1},
+        {"X6", "LSTMP training T50 N16 DHC1024 DIC256", CELL_LSTM, L2R, 1, 50, 16, 256, 1024, 256,
+                1, 1},
+        {"X7", "GRU l2r T50 N1 C512", CELL_GRU, L2R, 1, 50, 1, 512, 512, 512, 0, 0},
+        {"X8", "LSTM T50 N128 C256", CELL_LSTM, L2R, 1, 50, 128, 256, 256, 256, 0, 0},
 };
 #define N_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
 
