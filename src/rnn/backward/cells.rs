@@ -231,27 +231,8 @@ fn lstm_rows(
 /// ```text
 /// dA_o = dh·(1 − u)·(1 − o²)      dh_prev = dh·u   (rows of `dh_ld` floats)
 /// ```
-/// `dA_r` is left for [`gru_reset`] / [`lbr_reset`]. `d_att` is written for AUGRU (`att`
-/// non-empty) only.
-pub fn gru_update(
-    isa: Isa,
-    st: &StepState,
-    dh: &[f32],
-    da: &mut [f32],
-    dh_prev: &mut [f32],
-    dh_ld: usize,
-    d_att: &mut [f32],
-) {
-    // SAFETY: `isa` is supported by the CPU.
-    unsafe { gru_update_raw(checked(isa), st, dh, da, dh_prev, dh_ld, d_att) }
-}
-
-/// Lanes of the attention gradient's partial sums in [`gru_update`]: the sum runs in this
-/// fixed order (lane `j` takes units `j, j + 16, …`, then the lanes in order) on every
-/// instruction set, and the loop becomes SIMD code.
-const ATT_LANES: usize = 16;
-
-/// [`gru_update`] compiled for one instruction set; every slice cut to its row.
+/// `dA_r` is left for [`gru_reset_body`] / [`lbr_reset_body`]. `d_att` is written for AUGRU
+/// (`att` non-empty) only. Every slice is cut to its row, so the loops have no bounds checks.
 #[inline(always)]
 unsafe fn gru_update_body<const FMA: bool>(
     st: &StepState,
@@ -298,28 +279,19 @@ unsafe fn gru_update_body<const FMA: bool>(
 
 isa_dispatch!(
     /// [`gru_update_body`] as SIMD code of `isa`.
-    unsafe fn gru_update_raw => gru_update_body,
+    pub unsafe fn gru_update => gru_update_body,
     (st: &StepState, dh: &[f32], da: &mut [f32], dh_prev: &mut [f32], dh_ld: usize,
      d_att: &mut [f32])
 );
 
+/// Lanes of the attention gradient's partial sums in [`gru_update_body`]: the sum runs in this
+/// fixed order (lane `j` takes units `j, j + 16, …`, then the lanes in order) on every
+/// instruction set, and the loop becomes SIMD code.
+const ATT_LANES: usize = 16;
+
 /// GRU / AUGRU, after the driver computed `g = dA_o·U_oᵀ` (rows of `g.1` floats):
 /// `dA_r = g·h_prev·r(1 − r)`, `dh_prev += g·r`, and `r ⊙ h_prev` (the operand of `dU_o`) into
-/// `rh`.
-pub fn gru_reset(
-    isa: Isa,
-    st: &StepState,
-    g: (&[f32], usize),
-    da: &mut [f32],
-    dh_prev: &mut [f32],
-    dh_ld: usize,
-    rh: &mut [f32],
-) {
-    // SAFETY: `isa` is supported by the CPU.
-    unsafe { gru_reset_raw(checked(isa), st, g, da, dh_prev, dh_ld, rh) }
-}
-
-/// [`gru_reset`] compiled for one instruction set; every slice cut to its row.
+/// `rh`. Every slice is cut to its row.
 #[inline(always)]
 unsafe fn gru_reset_body<const FMA: bool>(
     st: &StepState,
@@ -347,20 +319,14 @@ unsafe fn gru_reset_body<const FMA: bool>(
 
 isa_dispatch!(
     /// [`gru_reset_body`] as SIMD code of `isa`.
-    unsafe fn gru_reset_raw => gru_reset_body,
+    pub unsafe fn gru_reset => gru_reset_body,
     (st: &StepState, g: (&[f32], usize), da: &mut [f32], dh_prev: &mut [f32], dh_ld: usize,
      rh: &mut [f32])
 );
 
 /// Linear-before-reset GRU / AUGRU: `dA_r = R_o·dA_o·r(1 − r)` (`R_o = h_prev·U_o + b_u'` from
 /// the workspace), and what the recurrent product receives, `[dA_u, dA_r, dA_o·r]`, into
-/// `da_iter`.
-pub fn lbr_reset(isa: Isa, st: &StepState, da: &mut [f32], da_iter: &mut [f32]) {
-    // SAFETY: `isa` is supported by the CPU.
-    unsafe { lbr_reset_raw(checked(isa), st, da, da_iter) }
-}
-
-/// [`lbr_reset`] compiled for one instruction set; every slice cut to its row.
+/// `da_iter`. Every slice is cut to its row.
 #[inline(always)]
 unsafe fn lbr_reset_body<const FMA: bool>(st: &StepState, da: &mut [f32], da_iter: &mut [f32]) {
     let dhc = st.dhc;
@@ -382,6 +348,6 @@ unsafe fn lbr_reset_body<const FMA: bool>(st: &StepState, da: &mut [f32], da_ite
 
 isa_dispatch!(
     /// [`lbr_reset_body`] as SIMD code of `isa`.
-    unsafe fn lbr_reset_raw => lbr_reset_body,
+    pub unsafe fn lbr_reset => lbr_reset_body,
     (st: &StepState, da: &mut [f32], da_iter: &mut [f32])
 );

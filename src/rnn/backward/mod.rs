@@ -161,7 +161,8 @@ pub struct Backward<'a> {
     pub workspace: &'a WorkspaceLayout,
     /// The tensors.
     pub tensors: BackwardTensors,
-    /// Instruction set of the recurrent GEMM kernel.
+    /// Instruction set of the GEMM kernel and the element-wise parts (the pd checked that
+    /// this CPU runs it).
     pub isa: Isa,
     /// Test mode (the `rnn_tparams` attribute): the linear activations of the forward pass.
     pub linear: Option<Linear>,
