@@ -659,21 +659,24 @@ impl Forward<'_> {
     /// Whether a phase of work items of `item_flops` GEMM work each is balanced
     /// (`Team::for_each_balanced`: members that finish early take items others have not
     /// started, so one held up by another process on its CPU does not hold up the step): when
-    /// the items are large and a member's share of the weights a step reads is larger than its
-    /// L2 — it then reads them from L3 at every step anyway, and an item another member takes
-    /// costs that one no more than its own.
+    /// the items are large and a member's share of the weights a step reads fills its L2 or
+    /// more — it then reads them from L3 at every step anyway (the L2 also holds the step's
+    /// activations and gates), and an item another member takes costs that one no more than
+    /// its own.
     ///
     /// Measured (`rnn_bench --variants`, 2 threads, balanced against static): on a quiet
     /// machine every workload level (ratios 0.994–1.004, 40–60 rounds); with another process
     /// taking about 10 % of one CPU, 30–40 rounds per series: LSTMP N=16 DHC=1024 0.84, 1.00,
     /// 1.00; GRU N=32 C=512 1.01, 0.91; LSTM N=64 C=512 0.985, 0.981; LSTM T=25 N=32 C=1024
     /// 0.98. Balanced while their weights stay in L2, AUGRU N=32 C=256 was 1.003 and 1.012,
-    /// and batch-1 LSTM (0.13 Mflop items) 1.013: those stay static.
+    /// and batch-1 LSTM (0.13 Mflop items) 1.013: those stay static. A share of exactly the L2
+    /// (LSTM N=128 C=256, fused: 1 MiB per member) is balanced: 0.986 and 0.988 (28/40 rounds
+    /// each, on a host busy with other tenants; A/A 1.0025).
     fn balanced(&self, team: &Team, pass: &Pass, item_flops: usize) -> bool {
         let p = self.problem;
         let projection = if p.with_projection { p.dhc * p.dic } else { 0 };
         let floats = self.step_k(pass) * self.panels() * self.width() + projection;
-        item_flops >= BALANCED_MIN_ITEM_FLOPS && 4 * floats / team.size() > L2_BYTES
+        item_flops >= BALANCED_MIN_ITEM_FLOPS && 4 * floats / team.size() >= L2_BYTES
     }
 
     /// Runs a phase's work items of `item_flops` GEMM work each on the team: `Team::for_each`,
