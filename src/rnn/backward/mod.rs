@@ -33,18 +33,23 @@
 //! both, reads `x` and `h_prev` in place and sums `db = Σ dA` while it packs (12 % faster than
 //! two `matrixmultiply` products, whose AVX-512 tile is one vector wide).
 //!
-//! The per-step recurrent GEMMs use the forward pass's kernel (`kernels::gemm`) on `Uᵀ` — and
-//! with projection, each step's `dh̃ = dh·W_projᵀ` on `W_projᵀ`, its columns split over the
-//! team (`ldoi`, what backward projection weights resolve to, is read in place; other layouts
-//! are packed once per layer and direction; LSTMP T=50 N=16 DHC=1024 DIC=256 training: 33.0 →
-//! 30.3 ms against one thread's strided GEMM, and `dW_proj += h̃ᵀ·dh` through the blocked
-//! kernel rather than `matrixmultiply`). `Uᵀ` is read in place when the weights are dense `ldgoi` (what `any` resolves to for backward) with SIC a
+//! The per-step recurrent GEMMs use the forward pass's kernel (`kernels::gemm`) on `Uᵀ`: read
+//! in place when the weights are dense `ldgoi` (what `any` resolves to for backward) with SIC a
 //! multiple of 32, else packed once per layer and direction into the scratchpad (for small
 //! batches 2–6× faster than repacking the plain weights at every step). With AVX-512 the input
 //! gradient `dA·Wᵀ` takes the same kernel on `Wᵀ` (faster than `matrixmultiply`'s one-vector
 //! tiles): step by step as above when `Wᵀ` is read in place, else once the steps are done, on
 //! `Wᵀ` packed where `Uᵀ` was, in blocks of rows of `dA` that stay in cache across the column
-//! panels.
+//! panels. With projection, each step's `dh̃ = dh·W_projᵀ` takes the kernel too, on `W_projᵀ`,
+//! its columns split over the team (`ldoi`, what backward projection weights resolve to, read
+//! in place; other layouts packed once per layer and direction), and `dW_proj += h̃ᵀ·dh` the
+//! blocked weight-gradient kernel (LSTMP T=50 N=16 DHC=1024 DIC=256 training: 33.0 → 30.3 ms
+//! against one thread's strided `matrixmultiply` product per step).
+//!
+//! With two directions and at least two threads, the directions run at the same time, one
+//! thread each, in scratchpad lanes of their own (`BackwardScratch::lanes`): every step on one
+//! thread, no barriers; direction 1 adds its layer-0 input gradient into `diff_src_layer`
+//! once both are done.
 //!
 //! Known difference from oneDNN 3.13: without `src_iter`, oneDNN's `diff_weights_iter` is not
 //! the gradient of its own forward pass (which starts from zeros): at T = 1 it equals
