@@ -252,30 +252,68 @@ unsafe fn gru_update_body<const FMA: bool>(
         let h_prev = &st.h_prev[r * st.h_ld..][..dhc];
         let dh = &dh[r * dhc..][..dhc];
         let dh_prev = &mut dh_prev[r * dh_ld..][..dhc];
-        // Unit `o`: its outputs, and its term `t·u` of the attention gradient.
-        let mut unit = |o: usize| {
-            let (dhv, u, og) = (dh[o], gu[o], go[o]);
-            let t = dhv * (h_prev[o] - og) * u * (1.0 - u);
-            da_u[o] = t * keep;
-            da_o[o] = dhv * (1.0 - u) * (1.0 - og * og);
-            dh_prev[o] = dhv * u;
-            t * u
-        };
         let mut att = [0f32; ATT_LANES];
-        let full = dhc - dhc % ATT_LANES;
-        for base in (0..full).step_by(ATT_LANES) {
-            for (j, a) in att.iter_mut().enumerate() {
-                *a -= unit(base + j);
-            }
+        let (dh_c, dh_t) = dh.as_chunks::<ATT_LANES>();
+        let (gu_c, gu_t) = gu.as_chunks::<ATT_LANES>();
+        let (go_c, go_t) = go.as_chunks::<ATT_LANES>();
+        let (hp_c, hp_t) = h_prev.as_chunks::<ATT_LANES>();
+        let (du_c, du_t) = da_u.as_chunks_mut::<ATT_LANES>();
+        let (do_c, do_t) = da_o.as_chunks_mut::<ATT_LANES>();
+        let (dp_c, dp_t) = dh_prev.as_chunks_mut::<ATT_LANES>();
+        for c in 0..dh_c.len() {
+            let inputs = (&dh_c[c], &gu_c[c], &go_c[c], &hp_c[c]);
+            gru_update_units(
+                keep,
+                inputs,
+                (&mut du_c[c], &mut do_c[c], &mut dp_c[c]),
+                &mut att,
+            );
         }
-        for (a, o) in att.iter_mut().zip(full..dhc) {
-            *a -= unit(o);
+        if !dh_t.is_empty() {
+            // The last units, through zero-padded lanes (zeros add nothing to `att`).
+            let pad = |v: &[f32]| {
+                let mut a = [0f32; ATT_LANES];
+                a[..v.len()].copy_from_slice(v);
+                a
+            };
+            let inputs = (&pad(dh_t), &pad(gu_t), &pad(go_t), &pad(hp_t));
+            let mut out = [[0f32; ATT_LANES]; 3];
+            let [du, dout, dp] = &mut out;
+            gru_update_units(keep, inputs, (du, dout, dp), &mut att);
+            let n = dh_t.len();
+            du_t.copy_from_slice(&out[0][..n]);
+            do_t.copy_from_slice(&out[1][..n]);
+            dp_t.copy_from_slice(&out[2][..n]);
         }
         if let Some(v) = d_att.get_mut(r) {
             *v = att.iter().sum();
         }
     }
 }
+
+/// 16 units of one row of [`gru_update_body`]: from `(dh, u, o, h_prev)` to
+/// `(dA_u, dA_o, dh_prev)`, unit `j` adding its `−t·u` into `att[j]` — one SIMD vector.
+#[inline(always)]
+fn gru_update_units(
+    keep: f32,
+    (dh, gu, go, h_prev): Lanes4,
+    (da_u, da_o, dh_prev): (&mut Lane, &mut Lane, &mut Lane),
+    att: &mut Lane,
+) {
+    for j in 0..ATT_LANES {
+        let (dhv, u, og) = (dh[j], gu[j], go[j]);
+        let t = dhv * (h_prev[j] - og) * u * (1.0 - u);
+        da_u[j] = t * keep;
+        da_o[j] = dhv * (1.0 - u) * (1.0 - og * og);
+        dh_prev[j] = dhv * u;
+        att[j] -= t * u;
+    }
+}
+
+/// 16 units of one quantity.
+type Lane = [f32; ATT_LANES];
+/// The inputs of [`gru_update_units`].
+type Lanes4<'a> = (&'a Lane, &'a Lane, &'a Lane, &'a Lane);
 
 isa_dispatch!(
     /// [`gru_update_body`] as SIMD code of `isa`.
