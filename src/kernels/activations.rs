@@ -111,11 +111,7 @@ isa_dispatch!(
 /// Applies `f` to every element of `xs`, compiled for `isa` (the portable code when the CPU
 /// lacks `isa`): the post-GEMM's activations on their own, for tests and benchmarks.
 pub fn apply(isa: Isa, f: Activation, xs: &mut [f32]) {
-    let isa = if Isa::all_supported().contains(&isa) {
-        isa
-    } else {
-        Isa::Portable
-    };
+    let isa = isa.or_portable();
     // SAFETY: the slice is valid for its length; `isa` is supported.
     unsafe { apply_raw(isa, f, xs.as_mut_ptr(), xs.len()) }
 }

@@ -53,6 +53,15 @@ impl Isa {
         v
     }
 
+    /// `self` when this CPU runs it, else the portable code.
+    pub fn or_portable(self) -> Isa {
+        if Self::all_supported().contains(&self) {
+            self
+        } else {
+            Isa::Portable
+        }
+    }
+
     /// Short name, as used in implementation names (`avx512`, `avx2`, `portable`).
     pub fn name(self) -> &'static str {
         match self {

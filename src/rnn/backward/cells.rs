@@ -80,9 +80,9 @@ pub fn vanilla(
     // SAFETY: `isa` is supported by the CPU.
     unsafe {
         vanilla_raw(
-            checked(isa),
+            isa.or_portable(),
             act,
-            linear.map(|lin| lin.gate(0, 1.0)),
+            linear.map(|lin| lin.scales[0]),
             st,
             dh,
             da,
@@ -99,7 +99,7 @@ unsafe fn vanilla_body<const FMA: bool>(
     dh: &[f32],
     da: &mut [f32],
 ) {
-    let (gates, dh) = (st.gates, dh);
+    let gates = st.gates;
     match (scale, act) {
         (Some(s), _) => times_derivative(da, gates, dh, |h| s * h),
         (None, Activation::Relu(alpha)) => {
@@ -124,15 +124,6 @@ isa_dispatch!(
     (act: Activation, scale: Option<f32>, st: &StepState, dh: &[f32], da: &mut [f32])
 );
 
-/// `isa` when this CPU runs it, else the portable code.
-fn checked(isa: Isa) -> Isa {
-    if Isa::all_supported().contains(&isa) {
-        isa
-    } else {
-        Isa::Portable
-    }
-}
-
 /// LSTM (gates i, f, c̃, o; peephole `P`, zeros without peephole). `dc` holds the gradient of
 /// the new cell state on entry and of the previous one on return. In test mode (`linear`)
 /// `tanh(c)` is `cscale·c` — also in `1 − tanh²(c)`, as oneDNN computes it; the gate
@@ -153,7 +144,7 @@ pub fn lstm(
 ) {
     let cscale = linear.map(|lin| lin.cscale);
     // SAFETY: `isa` is supported by the CPU.
-    unsafe { lstm_raw(checked(isa), cscale, st, dh, dc, da) }
+    unsafe { lstm_raw(isa.or_portable(), cscale, st, dh, dc, da) }
 }
 
 /// [`lstm`] compiled for one instruction set (`FMA`), `tanh(c)` chosen once.
