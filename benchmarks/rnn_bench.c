@@ -17,8 +17,11 @@
  *   --min-time S   ... and keep timing until S seconds are spent  (default 0.5)
  *   --max-time S   stop after S seconds once 3 samples exist      (default 5)
  *   --warmup N     untimed executions before timing               (default 3)
- *   --list         print the workloads and exit
+ *   --list         print the workloads (and the --shape ones before it) and exit
  *   --variants L   paired A/B of code variants in one oxidnn build (below)
+ *   --shape SPEC   a workload of one's own, "[name=]cell,dir,prop,dims" with
+ *                  benchdnn's dims syntax (repeatable; --help lists the words),
+ *                  e.g. --shape ds2=rnn,l2r,inf,t50mb1sic1760
  *
  * Per workload the program creates the primitive descriptor (weights as
  * `any`), reorders the user's ldigo/ldio weights into the layout the primitive
@@ -128,7 +131,9 @@ static int n_gates(cell_t c) {
     }
 }
 
-static int n_dirs(const workload_t *w) { return w->dir == L2R ? 1 : 2; }
+static int n_dirs(const workload_t *w) {
+    return w->dir == BICAT || w->dir == dnnl_bidirectional_sum ? 2 : 1;
+}
 
 static int is_lstm(const workload_t *w) { return w->cell == CELL_LSTM; }
 
@@ -148,6 +153,75 @@ static double workload_flops(const workload_t *w) {
         total += per_dir * n_dirs(w);
     }
     return w->training ? 3.0 * total : total;
+}
+
+/* --shape: a workload given on the command line (see the usage text). */
+#define MAX_SHAPES 64
+static workload_t shapes[MAX_SHAPES];
+static char shape_text[MAX_SHAPES][2][128];
+
+static int parse_word(const char *w, const char *const *names, int n) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(w, names[i])) return i;
+    return -1;
+}
+
+/* Parses "[name=]cell,dir,prop,dims" into shapes[k]; returns 0 on success. */
+static int parse_shape(const char *spec, int k) {
+    static const char *const cells[] = {"rnn", "lstm", "gru", "lbr_gru", "augru"};
+    static const cell_t cell_of[] = {CELL_RNN_TANH, CELL_LSTM, CELL_GRU, CELL_LBR_GRU, CELL_AUGRU};
+    static const char *const dirs[] = {"l2r", "r2l", "concat", "sum"};
+    static const dnnl_rnn_direction_t dir_of[] = {L2R, dnnl_unidirectional_right2left, BICAT,
+            dnnl_bidirectional_sum};
+    static const char *const props[] = {"inf", "train"};
+    char buf[128], *name = shape_text[k][0], *f[4];
+    workload_t *w = &shapes[k];
+    if (strlen(spec) >= sizeof buf) return 1;
+    strcpy(buf, spec);
+    char *body = strchr(buf, '=');
+    if (body) {
+        *body++ = '\0';
+        snprintf(name, 128, "%s", buf);
+    } else {
+        body = buf;
+        snprintf(name, 128, "S%d", k + 1);
+    }
+    snprintf(shape_text[k][1], 128, "%s", body);
+    for (int i = 0; i < 4; i++) {
+        f[i] = body;
+        body = strchr(body, ',');
+        if (!body != (i == 3)) return 1;
+        if (body) *body++ = '\0';
+    }
+    const int c = parse_word(f[0], cells, 5), d = parse_word(f[1], dirs, 4),
+              pr = parse_word(f[2], props, 2);
+    if (c < 0 || d < 0 || pr < 0) return 1;
+    long l = 1, t = 0, mb = 0, sic = 0, slc = 0, dhc = 0, dic = 0;
+    for (const char *q = f[3]; *q;) {
+        if (*q == '_') {
+            q++;
+            continue;
+        }
+        static const char *const keys[] = {"mb", "sic", "slc", "dhc", "dic", "l", "t"};
+        long *vals[] = {&mb, &sic, &slc, &dhc, &dic, &l, &t};
+        int key = -1;
+        for (int i = 0; i < 7 && key < 0; i++)
+            if (!strncmp(q, keys[i], strlen(keys[i]))) key = i;
+        if (key < 0) return 1;
+        char *end;
+        *vals[key] = strtol(q + strlen(keys[key]), &end, 10);
+        if (end == q + strlen(keys[key])) return 1;
+        q = end;
+    }
+    /* benchdnn's defaults: slc = sic, dhc = sic, dic = dhc. */
+    if (!slc) slc = sic;
+    if (!dhc) dhc = sic;
+    if (!dic) dic = dhc;
+    if (l < 1 || t < 1 || mb < 1 || sic < 1 || sic != dic) return 1;
+    if (dic != dhc && cell_of[c] != CELL_LSTM) return 1;
+    *w = (workload_t){name, shape_text[k][1], cell_of[c], dir_of[d], (int)l, (int)t, (int)mb,
+            (int)slc, (int)dhc, (int)dic, dic != dhc, pr == 1};
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -793,12 +867,17 @@ static const char *runtime_name(unsigned r) {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: rnn_bench [--iters N] [--min-time S] [--max-time S] [--warmup N] "
-            "[--list] [--variants \"0 1 ...\"] [all | W1 W2 ...]\n");
+            "[--list] [--variants \"0 1 ...\"] [--shape SPEC ...] [all | W1 W2 ...]\n"
+            "  --shape [name=]cell,dir,prop,dims  a workload of one's own (repeatable):\n"
+            "      cell rnn (tanh) | lstm | gru | lbr_gru | augru; dir l2r | r2l | concat | sum;\n"
+            "      prop inf | train; dims as benchdnn's, e.g. l1t50mb1sic1760 or\n"
+            "      t50mb16sic256dhc1024dic256 (LSTM projection: dic != dhc; sic = dic); only the\n"
+            "      shapes given run unless workloads are named too\n");
 }
 
 int main(int argc, char **argv) {
     opts_t o = {10, 3, 0.5, 5.0, 0, {0}};
-    int selected[N_WORKLOADS] = {0}, any = 0, failed = 0;
+    int selected[N_WORKLOADS] = {0}, any = 0, failed = 0, n_shapes = 0;
     dnnl_engine_t eng = NULL;
     dnnl_stream_t strm = NULL;
     dnnl_status_t st;
@@ -826,10 +905,21 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "rnn_bench: --variants wants numbers, e.g. \"0 1\"\n");
                 return 2;
             }
+        } else if (!strcmp(a, "--shape") && has_val) {
+            if (n_shapes == MAX_SHAPES || parse_shape(argv[++i], n_shapes)) {
+                fprintf(stderr, "rnn_bench: bad --shape '%s' (or more than %d)\n", argv[i],
+                        MAX_SHAPES);
+                usage(stderr);
+                return 2;
+            }
+            n_shapes++;
         } else if (!strcmp(a, "--list")) {
             for (int k = 0; k < N_WORKLOADS; k++)
                 printf("%s\t%s\t%.6g GFLOP\n", workloads[k].name, workloads[k].what,
                         workload_flops(&workloads[k]) * 1e-9);
+            for (int k = 0; k < n_shapes; k++) /* the --shape ones given before --list */
+                printf("%s\t%s\t%.6g GFLOP\n", shapes[k].name, shapes[k].what,
+                        workload_flops(&shapes[k]) * 1e-9);
             return 0;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
@@ -855,7 +945,7 @@ int main(int argc, char **argv) {
     }
     if (o.iters < 1) o.iters = 1;
     if (o.warmup < 0) o.warmup = 0;
-    if (!any)
+    if (!any && !n_shapes)
         for (int k = 0; k < N_WORKLOADS; k++) selected[k] = 1;
 
     const dnnl_version_t *v = dnnl_version();
@@ -876,6 +966,8 @@ int main(int argc, char **argv) {
     }
     for (int k = 0; k < N_WORKLOADS; k++)
         if (selected[k] && run_workload(&workloads[k], eng, strm, &o) == 1) failed = 1;
+    for (int k = 0; k < n_shapes; k++)
+        if (run_workload(&shapes[k], eng, strm, &o) == 1) failed = 1;
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);
     return failed;

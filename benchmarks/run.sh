@@ -4,6 +4,7 @@
 #
 # Usage: benchmarks/run.sh [--quick] [--rounds N] [--workloads "W1 W2 ..."] [--no-build]
 #                          [--no-report] [--iters N] [--min-time S] [--max-time S]
+#                          [--shapes FILE]
 #
 #   --quick        1 round, fewer iterations (a smoke test: ~1 minute)
 #   --rounds N     rounds of the alternation (default 3)
@@ -11,6 +12,10 @@
 #   --no-build     don't run `cargo build --release`; use target/release/liboxidnn.so as it is
 #   --no-report    print the table only; leave BENCHMARKS.md and benchmarks/ratios.svg alone
 #   --iters/--min-time/--max-time   passed to rnn_bench (defaults 10 / 0.5 / 5)
+#   --shapes FILE  instead of the workloads, the shapes in FILE: one rnn_bench --shape spec
+#                  per line ("name=cell,dir,prop,dims", # comments), e.g.
+#                  benchmarks/shapes_onednn_perf.txt (oneDNN's own f32 perf shapes); the
+#                  report goes to benchmarks/SWEEP.md instead of BENCHMARKS.md
 #   --quiet-max S  before the peak and before each workload, wait up to S seconds (default 300)
 #                  for the machine to be quiet (other processes using < 0.3 CPU over 1 s);
 #                  a shared 2-core machine otherwise measures its neighbours' compile jobs
@@ -42,6 +47,7 @@ BUILD=1
 REPORT=1
 ITERS=10 MIN_TIME=0.5 MAX_TIME=5 WARMUP=3
 QUICK=0
+SHAPES_FILE=""
 QUIET_MAX=300 QUIET_LIMIT=0.3
 CMDLINE="benchmarks/run.sh${*:+ $*}"
 
@@ -56,10 +62,28 @@ while [ $# -gt 0 ]; do
         --min-time) MIN_TIME=${2:?}; shift 2 ;;
         --max-time) MAX_TIME=${2:?}; shift 2 ;;
         --quiet-max) QUIET_MAX=${2:?}; shift 2 ;;
-        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+        --shapes) SHAPES_FILE=${2:?}; shift 2 ;;
+        -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
+
+# --shapes: SPEC[name] = the --shape spec; the names replace the workloads.
+declare -A SPEC
+SHAPE_ARGS=()
+if [ -n "$SHAPES_FILE" ]; then
+    [ -f "$SHAPES_FILE" ] || { echo "run.sh: no such file: $SHAPES_FILE" >&2; exit 2; }
+    WORKLOADS=""
+    while read -r spec; do
+        spec=${spec%%#*}
+        spec=${spec//[[:space:]]/}
+        [ -z "$spec" ] && continue
+        case "$spec" in *=*) ;; *) echo "run.sh: shape '$spec' has no name=" >&2; exit 2 ;; esac
+        SPEC[${spec%%=*}]=$spec
+        SHAPE_ARGS+=(--shape "$spec")
+        WORKLOADS="$WORKLOADS ${spec%%=*}"
+    done <"$SHAPES_FILE"
+fi
 
 START_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 log() { printf '[run.sh] %s\n' "$*" >&2; }
@@ -171,7 +195,7 @@ BENCH_ARGS=(--iters "$ITERS" --min-time "$MIN_TIME" --max-time "$MAX_TIME" --war
 LIBS=(oxidnn 3.2 3.13)
 RAW=$OUT/results.txt
 : >"$RAW"
-"$OUT/rnn_bench-oxidnn" --list >"$OUT/workloads.txt"
+"$OUT/rnn_bench-oxidnn" "${SHAPE_ARGS[@]}" --list >"$OUT/workloads.txt"
 
 # one WORKLOAD THREADS ROUND: the three libraries in turn (order rotated per round)
 one() {
@@ -179,7 +203,10 @@ one() {
     for k in 0 1 2; do
         lib=${LIBS[$(( (k + round) % 3 ))]}
         rc=0
-        out=$(run_lib "$lib" "$threads" "${BENCH_ARGS[@]}" "$w" 2>"$OUT/stderr.txt") || rc=$?
+        local what=("$w")
+        [ -n "${SPEC[$w]:-}" ] && what=(--shape "${SPEC[$w]}")
+        out=$(run_lib "$lib" "$threads" "${BENCH_ARGS[@]}" "${what[@]}" 2>"$OUT/stderr.txt") \
+            || rc=$?
         if [ $rc != 0 ] && ! grep -q "^\(RESULT\|SKIPPED\|FAILED\) " <<<"$out"; then
             out="$out"$'\n'"FAILED $w exit_$rc"
         fi
@@ -214,5 +241,9 @@ done
 
 REPORT_ARGS=(--raw "$RAW" --peaks "$OUT/peaks.txt" --meta "$OUT/meta.txt"
              --workloads "$OUT/workloads.txt")
-[ "$REPORT" = 1 ] && REPORT_ARGS+=(--md "$ROOT/BENCHMARKS.md" --svg "$HERE/ratios.svg")
+if [ "$REPORT" = 1 ] && [ -n "$SHAPES_FILE" ]; then
+    REPORT_ARGS+=(--md "$HERE/SWEEP.md" --shapes "$SHAPES_FILE")
+elif [ "$REPORT" = 1 ]; then
+    REPORT_ARGS+=(--md "$ROOT/BENCHMARKS.md" --svg "$HERE/ratios.svg")
+fi
 python3 "$HERE/report.py" "${REPORT_ARGS[@]}"
