@@ -199,12 +199,12 @@ RAW=$OUT/results.txt
 
 # one WORKLOAD THREADS ROUND: the three libraries in turn (order rotated per round)
 one() {
-    local w=$1 threads=$2 round=$3 k lib out rc
+    local w=$1 threads=$2 round=$3 k lib out rc what=("$1")
+    # A --shapes name runs as its spec.
+    [ -n "${SPEC[$w]:-}" ] && what=(--shape "${SPEC[$w]}")
     for k in 0 1 2; do
         lib=${LIBS[$(( (k + round) % 3 ))]}
         rc=0
-        local what=("$w")
-        [ -n "${SPEC[$w]:-}" ] && what=(--shape "${SPEC[$w]}")
         out=$(run_lib "$lib" "$threads" "${BENCH_ARGS[@]}" "${what[@]}" 2>"$OUT/stderr.txt") \
             || rc=$?
         if [ $rc != 0 ] && ! grep -q "^\(RESULT\|SKIPPED\|FAILED\) " <<<"$out"; then
