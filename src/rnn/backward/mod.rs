@@ -60,15 +60,17 @@
 pub mod cells;
 pub mod exec;
 pub mod gemm;
+mod product;
 pub mod scratch;
 
 use self::gemm::{gemm, gemm_tn, Mat, TnPart};
+use self::product::Product;
 use self::scratch::BackwardScratch;
 use super::cells::{CellKind, Linear};
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
-use crate::kernels::gemm::{gemm as kgemm, Init, Panel, RowsA, CHUNK};
+use crate::kernels::gemm::{Panel, CHUNK};
 use crate::kernels::Isa;
 use crate::threading::{self, Team};
 use crate::types::Direction;
@@ -78,9 +80,7 @@ use std::ops::Range;
 const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
 /// Floats of packed `Uᵀ` from which packing runs on several threads.
 const PACK_PARALLEL_MIN: usize = 1 << 16;
-/// Rows of `src` per call of the GEMM kernel in [`Backward::packed_product`].
-const PRODUCT_ROW_BLOCK: usize = 128;
-/// Floating-point work of a per-step recurrent GEMM from which it is split over threads.
+/// Floating-point work of a per-step recurrent GEMM from which the steps run on a team.
 const RECURRENT_PARALLEL_MIN_FLOPS: usize = 1 << 20;
 
 /// Every tensor one backward execution touches, as raw views.
@@ -598,104 +598,49 @@ impl Backward<'_> {
 
     /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]`
     /// at `src`, into rows of `ldc ≥ ut.width` floats at `out` (columns `SIC..ut.width`
-    /// receive zeros): the forward pass's GEMM kernel on `Uᵀ` ([`Self::transposed`]), this
-    /// team member's share of the columns. No barrier.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn recurrent(
+    /// receive zeros), on `Uᵀ` ([`Self::transposed`]).
+    fn recurrent(
         &self,
-        team: &Team,
         ut: &Panel,
         src: *const f32,
         gates: Range<usize>,
-        out: *mut f32,
-        ldc: usize,
+        (out, ldc): (*mut f32, usize),
         accumulate: bool,
-    ) {
+    ) -> Product {
         let p = self.problem;
         let dhc = p.dhc;
-        let b = Panel::dense(
-            ut.ptr.wrapping_add(gates.start * dhc * ut.ld),
-            ut.ld,
-            ut.width,
-        );
-        let src = src.wrapping_add(gates.start * dhc);
-        let k = gates.len() * dhc;
-        let parts = self.product_parts(p.n, k, b.width).min(team.size());
+        Product {
+            src: src.wrapping_add(gates.start * dhc),
+            lda: p.g * dhc,
+            m: p.n,
+            k: gates.len() * dhc,
+            b: Panel::dense(
+                ut.ptr.wrapping_add(gates.start * dhc * ut.ld),
+                ut.ld,
+                ut.width,
+            ),
+            out,
+            ldc,
+            accumulate,
+        }
+    }
+
+    /// This team member's share of `products` side by side ([`product::run_part`]). No
+    /// barrier.
+    unsafe fn products_share(&self, team: &Team, products: &[Product]) {
+        let parts = product::parts(products, team.size());
         if team.index() < parts {
-            let part = (team.index(), parts);
-            let src = (src, p.g * dhc);
-            unsafe { self.packed_part(src, p.n, k, &b, out, ldc, accumulate, part) };
+            unsafe { product::run_part(self.isa, products, (team.index(), parts)) };
         }
     }
 
-    /// Parts (of column panels) a product `[m × k]·[k × width]` is split into.
-    fn product_parts(&self, m: usize, k: usize, width: usize) -> usize {
-        if 2 * m * k * width >= RECURRENT_PARALLEL_MIN_FLOPS {
-            threading::num_threads().min(width / CHUNK).max(1)
-        } else {
-            1
-        }
-    }
-
-    /// `out[m × B.width] (+)= src[m × k]·B` (`+=` when `accumulate`), `src` dense rows of `k`
-    /// floats, `B` transposed weights ([`Self::transposed`]): the forward pass's GEMM kernel,
-    /// split over column panels when large.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn packed_product(
-        &self,
-        src: *const f32,
-        m: usize,
-        k: usize,
-        b: &Panel,
-        out: *mut f32,
-        ldc: usize,
-        accumulate: bool,
-    ) {
-        let parts = self.product_parts(m, k, b.width);
-        let (bp, ld, width) = (SyncPtr(b.ptr.cast_mut()), b.ld, b.width);
-        let (out, src) = (SyncPtr(out), SyncPtr(src.cast_mut()));
-        // SAFETY: each part writes its own columns of `out`; `src` and `B` are only read.
-        threading::for_each(parts, parts > 1, move |i| unsafe {
-            let b = Panel::dense(bp.get(), ld, width);
-            let (src, part) = ((src.get().cast_const(), k), (i, parts));
-            self.packed_part(src, m, k, &b, out.get(), ldc, accumulate, part)
+    /// `product` on the library's threads (a fork/join).
+    unsafe fn product(&self, product: Product) {
+        let parts = product::parts(&[product], threading::num_threads());
+        // SAFETY: the parts write disjoint columns of `out`.
+        threading::for_each(parts, parts > 1, |i| unsafe {
+            product::run_part(self.isa, &[product], (i, parts))
         });
-    }
-
-    /// Part `part.0` of `part.1` (a contiguous share of the column panels) of
-    /// [`Self::packed_product`], for rows of `src` `lda` floats apart.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn packed_part(
-        &self,
-        (src, lda): (*const f32, usize),
-        m: usize,
-        k: usize,
-        b: &Panel,
-        out: *mut f32,
-        ldc: usize,
-        accumulate: bool,
-        (i, parts): (usize, usize),
-    ) {
-        let a = RowsA {
-            base: src,
-            outer_stride: 0,
-            inner_stride: lda as isize,
-            inner: m,
-        };
-        let chunks = b.width / CHUNK;
-        let (c0, c1) = (i * chunks / parts * CHUNK, (i + 1) * chunks / parts * CHUNK);
-        let panel = Panel::dense(b.ptr.wrapping_add(c0), b.ld, c1 - c0);
-        let init = if accumulate {
-            Init::Accumulate
-        } else {
-            Init::Zero
-        };
-        // Blocks of rows, so each block's rows of `src` stay in cache for all the panels.
-        for r0 in (0..m).step_by(PRODUCT_ROW_BLOCK) {
-            let rows = r0..(r0 + PRODUCT_ROW_BLOCK).min(m);
-            let c = unsafe { out.add(r0 * ldc + c0) };
-            unsafe { kgemm(self.isa, &a, rows, k, &panel, c, ldc, init, None) };
-        }
     }
 
     /// The batch rows of a step's element-wise phase this team member takes: its share when
@@ -738,16 +683,29 @@ impl Backward<'_> {
                     *v.at([self.time(d, s), r, 0]) = a;
                 }
             }
-            match p.cell {
+            // This step's rows of the input gradient (its rows of `above` are consumed),
+            // shared with the last recurrent product.
+            let input = input.map(|i| Product {
+                src: da.get(),
+                lda: cols,
+                m: n,
+                k: cols,
+                b: i.wt,
+                out: i.out.add(s * n * i.ld),
+                ldc: i.ld,
+                accumulate: false,
+            });
+            let last = match p.cell {
                 CellKind::VanillaRnn | CellKind::Lstm => {
-                    self.recurrent(team, ut, da.get(), 0..p.g, dh_next, hc, false)
+                    self.recurrent(ut, da.get(), 0..p.g, (dh_next, hc), false)
                 }
                 CellKind::Gru | CellKind::Augru => {
                     // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` ≥ `ut.width`
                     // floats).
                     let g_ld = sc.ut_ld;
                     let g = self.sc(sc.g);
-                    self.recurrent(team, ut, da.get(), 2..3, g, g_ld, false);
+                    let o = self.recurrent(ut, da.get(), 2..3, (g, g_ld), false);
+                    self.products_share(team, &[o]);
                     team.barrier();
                     let rh = self.sc(sc.rh).add(s * n * dhc);
                     let rows = self.rows_share(team);
@@ -762,22 +720,15 @@ impl Backward<'_> {
                         slice_mut(rh.add(r0 * dhc), nr * dhc),
                     );
                     team.barrier();
-                    self.recurrent(team, ut, da.get(), 0..2, dh_next, hc, true);
+                    self.recurrent(ut, da.get(), 0..2, (dh_next, hc), true)
                 }
                 CellKind::LbrGru | CellKind::LbrAugru => {
-                    self.recurrent(team, ut, da_iter.get(), 0..p.g, dh_next, hc, true)
+                    self.recurrent(ut, da_iter.get(), 0..p.g, (dh_next, hc), true)
                 }
-            }
-            if let Some(input) = input {
-                // This step's rows of the input gradient (its rows of `above` are consumed).
-                let wt = &input.wt;
-                let parts = self.product_parts(n, cols, wt.width).min(team.size());
-                if team.index() < parts {
-                    let part = (team.index(), parts);
-                    let out = input.out.add(s * n * input.ld);
-                    let da = (da.get().cast_const(), cols);
-                    self.packed_part(da, n, cols, wt, out, input.ld, false, part);
-                }
+            };
+            match input {
+                Some(i) => self.products_share(team, &[last, i]),
+                None => self.products_share(team, &[last]),
             }
             team.barrier();
         }
@@ -837,12 +788,17 @@ impl Backward<'_> {
             match wpt {
                 Some(b) => {
                     team.barrier();
-                    let parts = self.product_parts(p.n, p.dic, b.width).min(team.size());
-                    if team.index() < parts {
-                        let part = (team.index(), parts);
-                        let src = (dhp.cast_const(), p.dic);
-                        self.packed_part(src, p.n, p.dic, b, dh, p.dhc, false, part);
-                    }
+                    let product = Product {
+                        src: dhp,
+                        lda: p.dic,
+                        m: p.n,
+                        k: p.dic,
+                        b: *b,
+                        out: dh,
+                        ldc: p.dhc,
+                        accumulate: false,
+                    };
+                    self.products_share(team, &[product]);
                 }
                 None if team.index() == 0 => {
                     let w = Mat {
@@ -1081,7 +1037,16 @@ impl Backward<'_> {
             let avx512 = self.isa == Isa::Avx512;
             if !input_done && avx512 {
                 let wt = self.transposed(&t.weights_layer, k_in, l, d);
-                self.packed_product(da, rows, cols, &wt, below, below_ld, false);
+                self.product(Product {
+                    src: da,
+                    lda: cols,
+                    m: rows,
+                    k: cols,
+                    b: wt,
+                    out: below,
+                    ldc: below_ld,
+                    accumulate: false,
+                });
             } else if !input_done {
                 let mut first = true;
                 gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
