@@ -598,7 +598,7 @@ impl Backward<'_> {
 
     /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]`
     /// at `src`, into rows of `ldc ≥ ut.width` floats at `out` (columns `SIC..ut.width`
-    /// receive zeros), on `Uᵀ` ([`Self::transposed`]).
+    /// receive zeros), on `Uᵀ` ([`Self::transposed`]): the product, for the team to share.
     fn recurrent(
         &self,
         ut: &Panel,
@@ -672,7 +672,7 @@ impl Backward<'_> {
             let da = SyncPtr(self.sc(sc.da).add(s * n * cols));
             let da_iter = SyncPtr(self.sc(sc.da_iter).wrapping_add(s * n * cols));
             if let Some(wp) = self.tensors.projection {
-                self.project_back(team, l, d, s, above, &wp, op.projection);
+                self.project_back(team, l, d, s, &wp, op);
             }
             // Each member reads and writes its own rows (element-wise) or columns (GEMMs).
             self.elementwise(&st, s, above, self.rows_share(team), da, da_iter);
@@ -765,20 +765,19 @@ impl Backward<'_> {
     /// `dh̃ = dh·W_projᵀ`, into `dh`, where the cell's element-wise backward reads it. With
     /// `W_projᵀ` as a kernel operand ([`Self::projection_transposed`]) each member computes its
     /// columns of `dh̃`; else member 0 computes all of it with a strided GEMM. Ends with a
-    /// barrier.
-    #[allow(clippy::too_many_arguments)]
+    /// barrier. `wp` is the projection weights, `op` gives the gradient from above and `W_projᵀ`.
     unsafe fn project_back(
         &self,
         team: &Team,
         l: usize,
         d: usize,
         s: usize,
-        above: (*const f32, usize),
         wp: &Strided<4>,
-        wpt: Option<&Panel>,
+        op: &StepOperands,
     ) {
         let p = self.problem;
         let sc = self.scratch;
+        let (above, wpt) = (op.above, op.projection);
         unsafe {
             let dhp = self.sc(sc.dhp).add(s * p.n * p.dic);
             let dh = self.sc(sc.dh);
