@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — every test of the project, in the order CI runs them:
-#   cargo fmt --check; cargo clippy --all-targets -D warnings; cargo test --release;
+#   cargo fmt --check; cargo clippy --all-targets -D warnings; cargo doc (warnings are errors);
+#   cargo test --release;
 #   CMake configure + build (C examples, C API tests); ctest (capi, example, valgrind, package,
 #   and vs_onednn when a oneDNN oracle is found); an ASan/UBSan build of the C programs.
 #
@@ -41,6 +42,7 @@ ctest_args=(--output-on-failure -j "$jobs")
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy" cargo clippy --all-targets -- -D warnings
+step "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 step "cargo test --release" cargo test --release
 step "cmake configure" cmake -S . -B "$build" "${cmake_args[@]}"
 step "cmake build" cmake --build "$build" -j "$jobs"

@@ -665,7 +665,7 @@ pub unsafe fn gemm(
 
 /// `C[rows × width] (init)= Σ A·B` over the terms (at least one), for rows `rows` of each
 /// term's `A`; row `r` of the range goes to `c + (r − rows.start)·ldc`. The terms' panels have
-/// the same layout (`width`, `split`, `ld`). Terms whose `K` together fit one block ([`KC`])
+/// the same layout (`width`, `split`, `ld`). Terms whose `K` together fit one block (`KC`)
 /// accumulate in the same register tiles, each tile stored once (an LSTMP step's `x·W + h·U`,
 /// `K` = 256 each, 16 rows: 216–220 against 213–214 GFLOP/s as two GEMMs, one thread, four
 /// rounds of criterion's `gemm_two_terms_k256`; 32 rows: within 1 %). `next` is the panel (and

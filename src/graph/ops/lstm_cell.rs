@@ -6,10 +6,10 @@
 //! o = σ(X·Woᵀ + H·Roᵀ + Bo + Po⊙C')     H' = o⊙h(C')
 //! ```
 //! σ, g, h are `activations` (default sigmoid, tanh, tanh); `clip` clamps the gate
-//! pre-activations (not C'). Inputs: X [N, I], H [N, H], C [N, H], W [4H, I], R [4H, H], B [4H],
-//! and for LSTMCell-1 an optional peephole P [3H] in order f, i, o (as OpenVINO's reference
-//! implementation; its CPU plugin ignores P). The legacy 5-input form (X, H, C, W [4H, I+H], B)
-//! with W and R concatenated is accepted too. Outputs: H', C'.
+//! pre-activations (not C'). Inputs: `X [N, I]`, `H [N, H]`, `C [N, H]`, `W [4H, I]`,
+//! `R [4H, H]`, `B [4H]`, and for LSTMCell-1 an optional peephole `P [3H]` in order f, i, o (as
+//! OpenVINO's reference implementation; its CPU plugin ignores P). The legacy 5-input form
+//! (X, H, C, `W [4H, I+H]`, B) with W and R concatenated is accepted too. Outputs: H', C'.
 
 use std::any::Any;
 

@@ -1,5 +1,6 @@
 //! RNNCell-1: one vanilla RNN step, `H' = f(X·Wᵀ + H·Rᵀ + B)` (f default tanh, `clip` clamps
-//! the pre-activation). Inputs: X [N, I], H [N, H], W [H, I], R [H, H], B [H]. Output: H'.
+//! the pre-activation). Inputs: `X [N, I]`, `H [N, H]`, `W [H, I]`, `R [H, H]`, `B [H]`.
+//! Output: H'.
 
 use std::any::Any;
 

@@ -307,7 +307,7 @@ type Lane = [f32; ATT_LANES];
 type Lanes4<'a> = (&'a Lane, &'a Lane, &'a Lane, &'a Lane);
 
 isa_dispatch!(
-    /// [`gru_update_body`] as SIMD code of `isa`.
+    /// `gru_update_body` as SIMD code of `isa`.
     pub unsafe fn gru_update => gru_update_body,
     (st: &StepState, dh: &[f32], da: &mut [f32], dh_prev: &mut [f32], dh_ld: usize,
      d_att: &mut [f32])
@@ -347,7 +347,7 @@ unsafe fn gru_reset_body<const FMA: bool>(
 }
 
 isa_dispatch!(
-    /// [`gru_reset_body`] as SIMD code of `isa`.
+    /// `gru_reset_body` as SIMD code of `isa`.
     pub unsafe fn gru_reset => gru_reset_body,
     (st: &StepState, g: (&[f32], usize), da: &mut [f32], dh_prev: &mut [f32], dh_ld: usize,
      rh: &mut [f32])
@@ -376,7 +376,7 @@ unsafe fn lbr_reset_body<const FMA: bool>(st: &StepState, da: &mut [f32], da_ite
 }
 
 isa_dispatch!(
-    /// [`lbr_reset_body`] as SIMD code of `isa`.
+    /// `lbr_reset_body` as SIMD code of `isa`.
     pub unsafe fn lbr_reset => lbr_reset_body,
     (st: &StepState, da: &mut [f32], da_iter: &mut [f32])
 );

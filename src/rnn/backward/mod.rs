@@ -551,7 +551,10 @@ impl Backward<'_> {
 
     /// With AVX-512 and `Wᵀ` in place ([`Self::transposed`]): the input gradient computed
     /// step by step, each step's `dA_s·Wᵀ` right after its recurrent GEMM while `dA_s` is in
-    /// cache (W10: 0.5–0.9 ms faster than one product over all rows after the steps).
+    /// cache (W10: 0.5–0.9 ms faster than one product over all rows after the steps). Every
+    /// 8th step taking the last 8 steps' rows at once (`Wᵀ` read an eighth as often, 64-column
+    /// blocks outside the row blocks) was not better: DeepSpeech2 vanilla training 0.97–0.99,
+    /// its LBR-GRU 1.01–1.04, W10 1.00 (paired runs).
     fn input_by_step(&self, l: usize, d: usize) -> Option<InputByStep> {
         if self.isa != Isa::Avx512 {
             return None;

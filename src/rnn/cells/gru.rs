@@ -8,7 +8,7 @@
 //!          h = ũ ⊙ h_prev + (1 − ũ) ⊙ o
 //! ```
 //! In test mode (`Linear`) σ and tanh of gate g become `scale_g·x`.
-//! [`finish`] (the last two lines) is shared with the linear-before-reset cells.
+//! `finish` (the last two lines) is shared with the linear-before-reset cells.
 
 use super::{activate, copy_units, load_units, store_gates, HDest, Linear, TileRows};
 use crate::kernels::activations::{sigmoid, tanh};

@@ -11,6 +11,10 @@
 //! Written as scalar loops over 32
 //! lanes that the compiler turns into two 16-lane vectors per operation under AVX-512; one call
 //! processes a whole tile (all batch rows of a work item), so constants are set up once.
+//! Measured alternatives (criterion `lstm_postgemm`, 1.1 ns per unit): two batch rows per loop
+//! iteration, for more independent chains, was not faster (9.6 against 9.2 µs per 8 Ki units);
+//! the activations written as lockstep array steps (`[f32; 64]` per operation) spill the
+//! arrays to the stack (memcpy calls), 10× slower.
 
 use super::{activate, copy_units, load_units, store_gates, HDest, Linear, TileRows};
 use crate::kernels::activations::{mul_add, sigmoid, tanh};
