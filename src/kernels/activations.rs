@@ -1,16 +1,20 @@
 //! Activations for the post-GEMM: logistic sigmoid and tanh, accurate to a few ulp.
 //!
-//! Each function is branch-free scalar code (selects, bit manipulation, no libm call) so that a
-//! loop over an array of them, compiled inside a `#[target_feature]` function, becomes SIMD code
-//! for that instruction set. `FMA` selects fused multiply-adds for the polynomial steps (true on
-//! the AVX2/AVX-512 paths; the portable path, which may lack the instruction, uses separate
-//! multiplies and adds).
+//! Written once over the kernels' [`Vector`] type, on arrays of `N` vectors in lockstep
+//! ([`exp_parts`], [`sigmoid_n`], [`tanh_n`]): branch-free (selects, bit manipulation, no libm
+//! call). The scalar forms ([`sigmoid`], [`tanh`]: one [`Scalar`]) in a loop over an array,
+//! compiled inside a `#[target_feature]` function, become SIMD code for that instruction set;
+//! the LSTM post-GEMM runs them on `__m512` registers. Every instance computes the same IEEE
+//! operations, so they agree bit for bit (tested below). `FMA` selects fused multiply-adds for
+//! the polynomial steps (true on the AVX2/AVX-512 paths; the portable path, which may lack the
+//! instruction, uses separate multiplies and adds).
 //!
 //! Accuracy, measured against f64 by the tests below (both `FMA` settings): `exp`, `expm1`
 //! ≤ 2 ulp, `sigmoid`, `tanh` ≤ 3 ulp, well inside benchdnn's f32 tolerance (16 ulp at
 //! T = L = 1). NaN propagates.
 
 use super::isa::isa_dispatch;
+use super::vector::{Scalar, Vector};
 use super::Isa;
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
@@ -25,62 +29,113 @@ const EXP_MIN: f32 = -87.0;
 /// `a·b + c`, fused when `FMA`.
 #[inline(always)]
 pub fn mul_add<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
-    if FMA {
-        a.mul_add(b, c)
-    } else {
-        a * b + c
-    }
+    Scalar::<FMA>::mul_add(Scalar(a), Scalar(b), Scalar(c)).0
 }
 
-/// e^x for x ≤ 0 split as `2^n · (1 + q)`: returns `(2^n, q)` with `q = e^r − 1`, `r = x − n·ln2`
-/// in [−ln2/2, ln2/2] (x < −87 is treated as −87), `q = r + r²·p(r)` with `p` of degree 4,
-/// fitted (weighted minimax) to the relative error of `e^r`: at most 0.05·2⁻²⁴ before rounding,
-/// one multiply-add fewer than Cephes' degree 5.
+/// `[e(0), …, e(N−1)]` for `lanes!(V, N, |k| e(k))`, built by a loop rather than a closure, so
+/// that intrinsics in `e` inline into the calling function.
+macro_rules! lanes {
+    ($v:ty, $n:expr, |$k:ident| $e:expr) => {{
+        let mut out = [<$v>::zero(); $n];
+        for $k in 0..$n {
+            out[$k] = $e;
+        }
+        out
+    }};
+}
+pub(crate) use lanes;
+
+/// What [`Vector::shl23_add`] adds to `v`'s bits shifted by 23 to make `2^n` from
+/// `v = n + ROUND_MAGIC`: `(127 − bits(ROUND_MAGIC)) << 23` (wrapping).
+const POW2_BIAS: u32 = 127u32.wrapping_sub(ROUND_MAGIC.to_bits()).wrapping_shl(23);
+
+/// e^x for x ≤ 0 split as `2^n · (1 + q)`, on `N` vectors in lockstep (each step on all of them
+/// before the next, so the chains overlap): returns `(2^n, q)` with `q = e^r − 1`,
+/// `r = x − n·ln2` in [−ln2/2, ln2/2] (x < −87 is treated as −87), `q = r + r²·p(r)` with `p`
+/// of degree 4, fitted (weighted minimax) to the relative error of `e^r`: at most 0.05·2⁻²⁴
+/// before rounding, one multiply-add fewer than Cephes' degree 5.
 #[inline(always)]
-fn exp_parts<const FMA: bool>(x: f32) -> (f32, f32) {
-    let x = if x < EXP_MIN { EXP_MIN } else { x };
-    let v = mul_add::<FMA>(x, LOG2E, ROUND_MAGIC);
-    let n = v - ROUND_MAGIC;
-    let n_int = v.to_bits().wrapping_sub(ROUND_MAGIC.to_bits()) as i32;
-    let r = mul_add::<FMA>(-n, LN2_LO, mul_add::<FMA>(-n, LN2_HI, x));
-    let mut p = 1.381_461_3e-3_f32;
-    p = mul_add::<FMA>(p, r, 8.368_71e-3);
-    p = mul_add::<FMA>(p, r, 4.166_839e-2);
-    p = mul_add::<FMA>(p, r, 1.666_652_1e-1);
-    p = mul_add::<FMA>(p, r, 4.999_999_4e-1);
-    let q = mul_add::<FMA>(p, r * r, r);
-    let scale = f32::from_bits((n_int.wrapping_add(127) as u32) << 23);
+pub fn exp_parts<V: Vector, const N: usize>(x: [V; N]) -> ([V; N], [V; N]) {
+    let s = V::splat;
+    let x = lanes!(V, N, |k| V::at_least(x[k], s(EXP_MIN)));
+    let v = lanes!(V, N, |k| V::mul_add(x[k], s(LOG2E), s(ROUND_MAGIC)));
+    let n = lanes!(V, N, |k| V::sub(v[k], s(ROUND_MAGIC)));
+    let r = lanes!(V, N, |k| V::mul_add(n[k], s(-LN2_HI), x[k]));
+    let r = lanes!(V, N, |k| V::mul_add(n[k], s(-LN2_LO), r[k]));
+    let mut p = [s(1.381_461_3e-3); N];
+    for c in [8.368_71e-3, 4.166_839e-2, 1.666_652_1e-1, 4.999_999_4e-1] {
+        p = lanes!(V, N, |k| V::mul_add(p[k], r[k], s(c)));
+    }
+    let r2 = lanes!(V, N, |k| V::mul(r[k], r[k]));
+    let q = lanes!(V, N, |k| V::mul_add(p[k], r2[k], r[k]));
+    let scale = lanes!(V, N, |k| V::shl23_add(v[k], POW2_BIAS));
     (scale, q)
+}
+
+/// Logistic sigmoid 1 / (1 + e^−x) of `N` vectors in lockstep, without overflow for either
+/// sign.
+#[inline(always)]
+pub fn sigmoid_n<V: Vector, const N: usize>(x: [V; N]) -> [V; N] {
+    let (scale, q) = exp_parts(lanes!(V, N, |k| V::neg_abs(x[k])));
+    lanes!(V, N, |k| sigmoid_finish(x[k], scale[k], q[k]))
+}
+
+/// Sigmoid of `x` from the [`exp_parts`] of `−|x|`.
+#[inline(always)]
+pub fn sigmoid_finish<V: Vector>(x: V, scale: V, q: V) -> V {
+    let e = V::mul_add(q, scale, scale);
+    let num = V::select_nonneg(x, V::splat(1.0), e);
+    V::div(num, V::add(V::splat(1.0), e))
+}
+
+/// Hyperbolic tangent of `N` vectors in lockstep: `−m / (2 + m)` with `m = e^−2|x| − 1` and
+/// the sign of x — one formula for every x (no cancellation near 0, no overflow for large
+/// |x|).
+#[inline(always)]
+pub fn tanh_n<V: Vector, const N: usize>(x: [V; N]) -> [V; N] {
+    let (scale, q) = exp_parts(lanes!(V, N, |k| tanh_arg(x[k])));
+    lanes!(V, N, |k| tanh_finish(x[k], scale[k], q[k]))
+}
+
+/// What tanh takes the [`exp_parts`] of: `−2|x|`.
+#[inline(always)]
+pub fn tanh_arg<V: Vector>(x: V) -> V {
+    V::mul(V::neg_abs(x), V::splat(2.0))
+}
+
+/// Tanh of `x` from the [`exp_parts`] of `−2|x|`: `m = e^−2|x| − 1` as `2^n·q + (2^n − 1)`
+/// (no cancellation near 0).
+#[inline(always)]
+pub fn tanh_finish<V: Vector>(x: V, scale: V, q: V) -> V {
+    let m = V::mul_add(scale, q, V::sub(scale, V::splat(1.0)));
+    let t = V::div(V::sub(V::zero(), m), V::add(V::splat(2.0), m));
+    V::copysign(t, x)
 }
 
 /// e^x for x ≤ 0 (x < −87 is treated as −87).
 #[inline(always)]
 pub fn exp_nonpositive<const FMA: bool>(x: f32) -> f32 {
-    let (scale, q) = exp_parts::<FMA>(x);
-    mul_add::<FMA>(q, scale, scale)
+    let ([scale], [q]) = exp_parts([Scalar::<FMA>(x)]);
+    Scalar::<FMA>::mul_add(q, scale, scale).0
 }
 
 /// e^x − 1 for x ≤ 0, without cancellation near 0: `2^n·q + (2^n − 1)`.
 #[inline(always)]
 pub fn expm1_nonpositive<const FMA: bool>(x: f32) -> f32 {
-    let (scale, q) = exp_parts::<FMA>(x);
-    mul_add::<FMA>(scale, q, scale - 1.0)
+    let ([scale], [q]) = exp_parts([Scalar::<FMA>(x)]);
+    Scalar::<FMA>::mul_add(scale, q, Scalar::sub(scale, Scalar(1.0))).0
 }
 
 /// Logistic sigmoid 1 / (1 + e^−x), computed without overflow for either sign.
 #[inline(always)]
 pub fn sigmoid<const FMA: bool>(x: f32) -> f32 {
-    let e = exp_nonpositive::<FMA>(-x.abs());
-    let num = if x >= 0.0 { 1.0 } else { e };
-    num / (1.0 + e)
+    sigmoid_n([Scalar::<FMA>(x)])[0].0
 }
 
-/// Hyperbolic tangent: `−m / (2 + m)` with `m = e^−2|x| − 1` and the sign of x — one formula for
-/// every x (no cancellation near 0, no overflow for large |x|).
+/// Hyperbolic tangent (see [`tanh_n`]).
 #[inline(always)]
 pub fn tanh<const FMA: bool>(x: f32) -> f32 {
-    let m = expm1_nonpositive::<FMA>(-2.0 * x.abs());
-    (-m / (2.0 + m)).copysign(x)
+    tanh_n([Scalar::<FMA>(x)])[0].0
 }
 
 /// An activation applied to a whole slice by [`apply`].
@@ -119,6 +174,7 @@ pub fn apply(isa: Isa, f: Activation, xs: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::vector::Lanes;
 
     /// Distance in representable floats between `got` and the correctly rounded `exact`.
     fn ulps(got: f32, exact: f64) -> f64 {
@@ -234,6 +290,70 @@ mod tests {
                     .map(|(&x, &y)| ulps(y, exact(x as f64)))
                     .fold(0.0, f64::max);
                 assert!(worst <= 3.0, "{f:?} on {isa:?}: worst error {worst} ulp");
+            }
+        }
+    }
+
+    /// `f` (0: sigmoid, 1: tanh) over `xs` (a multiple of 32 floats) in place, on vectors `V`,
+    /// two at a time in lockstep.
+    ///
+    /// # Safety
+    /// `xs` has `len` floats; `V` is supported by the CPU.
+    #[inline(always)]
+    unsafe fn apply_lockstep<V: Vector>(f: usize, xs: *mut f32, len: usize) {
+        for i in (0..len).step_by(2 * V::WIDTH) {
+            unsafe {
+                let x = lanes!(V, 2, |k| V::load(xs.add(i + k * V::WIDTH)));
+                let y = if f == 0 { sigmoid_n(x) } else { tanh_n(x) };
+                for (k, v) in y.iter().enumerate() {
+                    v.store(xs.add(i + k * V::WIDTH));
+                }
+            }
+        }
+    }
+
+    crate::kernels::isa::vector_dispatch!(
+        /// [`apply_lockstep`] on the vector type of `isa`.
+        unsafe fn apply_lockstep_isa => apply_lockstep, (f: usize, xs: *mut f32, len: usize)
+    );
+
+    #[test]
+    fn every_vector_type_matches_the_scalar_form_bit_for_bit() {
+        let mut xs: Vec<f32> = samples().chain([f32::NAN, -f32::NAN]).collect();
+        xs.resize(xs.len().next_multiple_of(32), 0.5);
+        for f in 0..2 {
+            let scalar = |fma: bool, x: f32| match (f, fma) {
+                (0, true) => sigmoid::<true>(x),
+                (0, false) => sigmoid::<false>(x),
+                (_, true) => tanh::<true>(x),
+                (_, false) => tanh::<false>(x),
+            };
+            let check = |got: &[f32], fma: bool, what: &str| {
+                for (&x, &y) in xs.iter().zip(got) {
+                    let want = scalar(fma, x);
+                    assert!(
+                        y.to_bits() == want.to_bits() || (y.is_nan() && want.is_nan()),
+                        "{what} f{f}({x:e}) = {y:e}, scalar {want:e}"
+                    );
+                }
+            };
+            for isa in Isa::all_supported() {
+                let mut ys = xs.clone();
+                // SAFETY: `ys` has `len` floats, a multiple of 32; `isa` is supported.
+                unsafe { apply_lockstep_isa(isa, f, ys.as_mut_ptr(), ys.len()) };
+                check(&ys, isa != Isa::Portable, &format!("{isa:?}"));
+            }
+            for fma in [false, true] {
+                let mut ys = xs.clone();
+                // SAFETY: as above; `Lanes` needs no CPU feature.
+                unsafe {
+                    if fma {
+                        apply_lockstep::<Lanes<true>>(f, ys.as_mut_ptr(), ys.len());
+                    } else {
+                        apply_lockstep::<Lanes<false>>(f, ys.as_mut_ptr(), ys.len());
+                    }
+                }
+                check(&ys, fma, "Lanes");
             }
         }
     }

@@ -30,11 +30,10 @@
 //! Summation order along `K` is fixed, so results do not depend on threading.
 
 use super::isa::Isa;
+use super::vector::{Lanes, Vector, LANES};
 
 /// Column granularity: panels are a whole number of 32-float chunks.
 pub const CHUNK: usize = 32;
-/// Lanes of one micro-kernel vector.
-const LANES: usize = 16;
 /// `K` block: the micro-kernel accumulates this many rows of `B` before storing its tile. A
 /// whole `K` of 1024 in one block rather than two of 512 (one store and reload of each tile
 /// fewer; a 6-row tile of `A` is 24 KiB, still in L1): one thread, `K` = 1024, 16 LSTM panels,
@@ -214,97 +213,6 @@ impl Lines {
             ptr: self.ptr.wrapping_add(start * LANES),
             count: len.min(self.count - start),
         }
-    }
-}
-
-/// One 16-float vector of a micro-kernel tile: a plain array the compiler vectorizes, or an
-/// AVX-512 register.
-trait Vector: Copy {
-    /// All zeros.
-    fn zero() -> Self;
-    /// `x` in every lane.
-    fn splat(x: f32) -> Self;
-    /// `a·b + c`, lane by lane.
-    fn mul_add(a: Self, b: Self, c: Self) -> Self;
-    /// `a + b`, lane by lane.
-    fn add(a: Self, b: Self) -> Self;
-    /// Loads 16 floats.
-    ///
-    /// # Safety
-    /// `p` has 16 readable floats.
-    unsafe fn load(p: *const f32) -> Self;
-    /// Stores 16 floats.
-    ///
-    /// # Safety
-    /// `p` has 16 writable floats.
-    unsafe fn store(self, p: *mut f32);
-}
-
-/// A vector as a fixed-size array (`FMA`: fused multiply-add rather than multiply then add).
-#[derive(Clone, Copy)]
-struct Lanes<const FMA: bool>([f32; LANES]);
-
-impl<const FMA: bool> Vector for Lanes<FMA> {
-    #[inline(always)]
-    fn zero() -> Self {
-        Self([0.0; LANES])
-    }
-    #[inline(always)]
-    fn splat(x: f32) -> Self {
-        Self([x; LANES])
-    }
-    #[inline(always)]
-    fn mul_add(a: Self, b: Self, c: Self) -> Self {
-        Self(std::array::from_fn(|l| {
-            if FMA {
-                a.0[l].mul_add(b.0[l], c.0[l])
-            } else {
-                c.0[l] + a.0[l] * b.0[l]
-            }
-        }))
-    }
-    #[inline(always)]
-    fn add(a: Self, b: Self) -> Self {
-        Self(std::array::from_fn(|l| a.0[l] + b.0[l]))
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const f32) -> Self {
-        Self(unsafe { *(p as *const [f32; LANES]) })
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32) {
-        unsafe { *(p as *mut [f32; LANES]) = self.0 }
-    }
-}
-
-/// An AVX-512 register. Only used inside `avx512f` functions, where the intrinsics inline.
-#[cfg(target_arch = "x86_64")]
-impl Vector for std::arch::x86_64::__m512 {
-    #[inline(always)]
-    fn zero() -> Self {
-        // SAFETY (all methods): only called from functions compiled with avx512f, on a CPU that
-        // has it (see `shapes`).
-        unsafe { std::arch::x86_64::_mm512_setzero_ps() }
-    }
-    #[inline(always)]
-    fn splat(x: f32) -> Self {
-        unsafe { std::arch::x86_64::_mm512_set1_ps(x) }
-    }
-    #[inline(always)]
-    fn mul_add(a: Self, b: Self, c: Self) -> Self {
-        unsafe { std::arch::x86_64::_mm512_fmadd_ps(a, b, c) }
-    }
-    #[inline(always)]
-    fn add(a: Self, b: Self) -> Self {
-        unsafe { std::arch::x86_64::_mm512_add_ps(a, b) }
-    }
-    #[inline(always)]
-    unsafe fn load(p: *const f32) -> Self {
-        unsafe { std::arch::x86_64::_mm512_loadu_ps(p) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut f32) {
-        unsafe { std::arch::x86_64::_mm512_storeu_ps(p, self) }
     }
 }
 

@@ -101,4 +101,41 @@ macro_rules! isa_dispatch {
         }
     };
 }
+
+/// Like [`isa_dispatch`], but runs `$body::<V>(args…)` over a [`Vector`] type per instruction
+/// set: `__m512` registers with AVX-512; elsewhere [`Scalar`] lanes (with fused multiply-adds
+/// on AVX2), for loops the compiler vectorizes.
+///
+/// [`Vector`]: crate::kernels::vector::Vector
+/// [`Scalar`]: crate::kernels::vector::Scalar
+macro_rules! vector_dispatch {
+    ($(#[$m:meta])* $vis:vis unsafe fn $name:ident => $body:ident, ($($arg:ident : $ty:ty),* $(,)?)) => {
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// Same contract as the function it dispatches to; `isa` must be supported by the CPU.
+        #[allow(clippy::too_many_arguments)]
+        $vis unsafe fn $name(isa: $crate::kernels::Isa, $($arg: $ty),*) {
+            use $crate::kernels::vector::Scalar;
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,fma")]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn avx512($($arg: $ty),*) {
+                unsafe { $body::<std::arch::x86_64::__m512>($($arg),*) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn avx2($($arg: $ty),*) { unsafe { $body::<Scalar<true>>($($arg),*) } }
+            match isa {
+                #[cfg(target_arch = "x86_64")]
+                $crate::kernels::Isa::Avx512 => unsafe { avx512($($arg),*) },
+                #[cfg(target_arch = "x86_64")]
+                $crate::kernels::Isa::Avx2 => unsafe { avx2($($arg),*) },
+                _ => unsafe { $body::<Scalar<false>>($($arg),*) },
+            }
+        }
+    };
+}
 pub(crate) use isa_dispatch;
+pub(crate) use vector_dispatch;

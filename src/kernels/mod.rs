@@ -6,5 +6,6 @@ pub mod gemm;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;
 pub mod isa;
+pub mod vector;
 
 pub use isa::Isa;

@@ -8,17 +8,18 @@
 //! (bias is already in `A`: the layer GEMM starts from it; `P` are the peephole weights, zeros
 //! without them). In test mode (`Linear`) σ and tanh of gate g become `scale_g·x` and
 //! `tanh(c)` in h becomes `cscale·c`. With projection, h here is h̃ (the driver projects it).
-//! Written as scalar loops over 32
-//! lanes that the compiler turns into two 16-lane vectors per operation under AVX-512; one call
-//! processes a whole tile (all batch rows of a work item), so constants are set up once.
-//! Measured alternatives (criterion `lstm_postgemm`, 1.1 ns per unit): two batch rows per loop
-//! iteration, for more independent chains, was not faster (9.6 against 9.2 µs per 8 Ki units);
-//! the activations written as lockstep array steps (`[f32; 64]` per operation) spill the
-//! arrays to the stack (memcpy calls), 10× slower.
+//! One body over the kernels' [`Vector`] type (see `tile_body`): `__m512` registers under
+//! AVX-512, with all eight vectors of a panel row in lockstep; elsewhere `Scalar` lanes in a
+//! loop over the units that the compiler vectorizes. One call processes a whole tile (all
+//! batch rows of a work item), so constants are set up once. Two batch rows per iteration of
+//! the old unit loops, for more independent chains, was not faster (9.6 against 9.2 µs).
 
-use super::{activate, copy_units, load_units, store_gates, HDest, Linear, TileRows};
-use crate::kernels::activations::{mul_add, sigmoid, tanh};
-use crate::kernels::isa::isa_dispatch;
+use super::{copy_units, load_units, store_gates, HDest, Linear, TileRows};
+use crate::kernels::activations::{
+    exp_parts, lanes, sigmoid_finish, sigmoid_n, tanh_arg, tanh_finish, tanh_n,
+};
+use crate::kernels::isa::vector_dispatch;
+use crate::kernels::vector::Vector;
 use crate::memory::packed::PANEL;
 
 /// Gates of the LSTM cell.
@@ -49,62 +50,103 @@ pub struct LstmTile {
     pub linear: Option<Linear>,
 }
 
-/// Computes one tile.
+/// Computes one tile, on vectors `V`, `K` vectors of units at a time (`N` = 4·K): per batch
+/// row and group of `K·V::WIDTH` units, the exponentials of the four gates in lockstep (each
+/// step on all `N` vectors before the next, so their dependency chains overlap), then c, then
+/// tanh(c) (and with peephole weights σ of `o`, which needs the new c). With AVX-512 a group
+/// is a whole panel row (`K` = 2). The same arithmetic as loops over each gate's 32 units
+/// (which the compiler turned into one gate's chains after the other) took, in two paired
+/// `rnn_bench --variants` runs (2 threads, 20 rounds each), 1.009 / 1.018 × as long on W2,
+/// 1.019 / 1.008 on W8, 1.011 / 1.009 on X8, 1.025 / 1.007 on W7 (W1, W3: within noise);
+/// criterion `lstm_postgemm`: 7.4–9.3 µs against 9.4–13.4, alternately on a busy host. With `Scalar` lanes (`K` = 1) the
+/// loop over the units is what the compiler vectorizes, as before (16-float arrays in lockstep
+/// spill to the stack on AVX2: LSTM N=128 C=256 5 % slower).
 ///
 /// # Safety
 /// Every row of `gates` has `4·32` readable floats; every non-null row pointer of the other
 /// buffers `valid` floats (per gate for `ws_gates`), inputs readable and outputs writable; outputs
-/// do not overlap each other or the inputs, except `c_out` == `c_prev` exactly.
+/// do not overlap each other or the inputs, except `c_out` == `c_prev` exactly. `V` must be
+/// supported by the CPU.
 #[inline(always)]
 unsafe fn tile_body<
-    const FMA: bool,
+    V: Vector,
+    const K: usize,
+    const N: usize,
     const STORE_GATES: bool,
     const LINEAR: bool,
     const PEEPHOLE: bool,
 >(
     t: &LstmTile,
 ) {
-    unsafe {
-        let valid = t.valid;
-        let lin = Linear::of_tile(t.linear);
-        let sig = |g: usize, x: f32| activate::<LINEAR>(&lin, g, x, sigmoid::<FMA>);
-        // `A + P_g[u]·x` (peephole row g), or `A` alone: a separate instantiation without
-        // peephole weights (adding zeros costs a quarter of the tile's time).
-        let pp = t.peephole as *const [[f32; PANEL]; 3];
-        let peep = |g: usize, u: usize, x: f32, a: f32| {
-            if PEEPHOLE {
-                mul_add::<FMA>((*pp)[g][u], x, a)
-            } else {
-                a
-            }
-        };
-        for r in 0..t.rows {
-            let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
-            let cp = load_units(t.c_prev, r, valid);
+    debug_assert_eq!(N, GATES * K);
+    let valid = t.valid;
+    let lin = Linear::of_tile(t.linear);
+    let pp = t.peephole;
+    let w = V::WIDTH;
+    for r in 0..t.rows {
+        unsafe {
+            let row = t.gates.row(r);
+            let cp_row = load_units(t.c_prev, r, valid);
             let mut act = [[0f32; PANEL]; GATES];
-            let mut c = [0f32; PANEL];
-            let mut h = [0f32; PANEL];
-            for u in 0..PANEL {
-                let i = sig(0, peep(0, u, cp[u], a[0][u]));
-                let f = sig(1, peep(1, u, cp[u], a[1][u]));
-                let ct = activate::<LINEAR>(&lin, 2, a[2][u], tanh::<FMA>);
-                let cn = mul_add::<FMA>(f, cp[u], i * ct);
-                let o = sig(3, peep(2, u, cn, a[3][u]));
-                c[u] = cn;
-                h[u] = o * if LINEAR {
-                    lin.cscale * cn
+            let mut c_row = [0f32; PANEL];
+            let mut h_row = [0f32; PANEL];
+            for u in (0..PANEL).step_by(K * w) {
+                // Vector j: gate j / K, units u + (j % K)·w.
+                let at = |j: usize| (j / K) * PANEL + u + (j % K) * w;
+                let mut a: [V; N] = lanes!(V, N, |j| V::load(row.add(at(j))));
+                let cp: [V; K] = lanes!(V, K, |b| V::load(cp_row.as_ptr().add(u + b * w)));
+                if PEEPHOLE {
+                    for j in 0..2 * K {
+                        a[j] = V::mul_add(V::load(pp.add(at(j))), cp[j % K], a[j]);
+                    }
+                }
+                let mut g: [V; N] = if LINEAR {
+                    lanes!(V, N, |j| V::mul(V::splat(lin.scales[j / K]), a[j]))
                 } else {
-                    tanh::<FMA>(cn)
+                    let arg = lanes!(V, N, |j| if j / K == 2 {
+                        tanh_arg(a[j])
+                    } else {
+                        V::neg_abs(a[j])
+                    });
+                    let (scale, q) = exp_parts(arg);
+                    lanes!(V, N, |j| if j / K == 2 {
+                        tanh_finish(a[j], scale[j], q[j])
+                    } else {
+                        sigmoid_finish(a[j], scale[j], q[j])
+                    })
                 };
+                let c: [V; K] = lanes!(V, K, |b| {
+                    V::mul_add(g[K + b], cp[b], V::mul(g[b], g[2 * K + b]))
+                });
+                if PEEPHOLE {
+                    let ao: [V; K] = lanes!(V, K, |b| {
+                        V::mul_add(V::load(pp.add(at(2 * K + b))), c[b], a[3 * K + b])
+                    });
+                    let o: [V; K] = if LINEAR {
+                        lanes!(V, K, |b| V::mul(V::splat(lin.scales[3]), ao[b]))
+                    } else {
+                        sigmoid_n(ao)
+                    };
+                    g[3 * K..].copy_from_slice(&o);
+                }
+                let th: [V; K] = if LINEAR {
+                    lanes!(V, K, |b| V::mul(V::splat(lin.cscale), c[b]))
+                } else {
+                    tanh_n(c)
+                };
+                for b in 0..K {
+                    let o = u + b * w;
+                    c[b].store(c_row.as_mut_ptr().add(o));
+                    V::mul(g[3 * K + b], th[b]).store(h_row.as_mut_ptr().add(o));
+                }
                 if STORE_GATES {
-                    act[0][u] = i;
-                    act[1][u] = f;
-                    act[2][u] = ct;
-                    act[3][u] = o;
+                    for (j, v) in g.iter().enumerate() {
+                        v.store(act[j / K].as_mut_ptr().add(u + (j % K) * w));
+                    }
                 }
             }
-            copy_units(t.c_out.row(r), c.as_ptr(), valid);
-            t.h.store(r, &h, valid);
+            copy_units(t.c_out.row(r), c_row.as_ptr(), valid);
+            t.h.store(r, &h_row, valid);
             if STORE_GATES {
                 store_gates(t.ws_gates, t.ws_gate_stride, r, &act, valid);
             }
@@ -112,24 +154,39 @@ unsafe fn tile_body<
     }
 }
 
+/// [`tile_body`] with its lockstep width: a whole panel row of `V`s when two of them make a
+/// gate's 32 units (AVX-512), else one `V` (a `Scalar`) at a time.
 #[inline(always)]
-unsafe fn tile_any<const FMA: bool>(t: &LstmTile) {
+unsafe fn tile_k<V: Vector, const STORE_GATES: bool, const LINEAR: bool, const PEEPHOLE: bool>(
+    t: &LstmTile,
+) {
     unsafe {
-        let store = !t.ws_gates.is_none();
-        match (store, t.linear.is_some(), !t.peephole.is_null()) {
-            (false, false, false) => tile_body::<FMA, false, false, false>(t),
-            (true, false, false) => tile_body::<FMA, true, false, false>(t),
-            (false, true, false) => tile_body::<FMA, false, true, false>(t),
-            (true, true, false) => tile_body::<FMA, true, true, false>(t),
-            (false, false, true) => tile_body::<FMA, false, false, true>(t),
-            (true, false, true) => tile_body::<FMA, true, false, true>(t),
-            (false, true, true) => tile_body::<FMA, false, true, true>(t),
-            (true, true, true) => tile_body::<FMA, true, true, true>(t),
+        if V::WIDTH * 2 == PANEL {
+            tile_body::<V, 2, 8, STORE_GATES, LINEAR, PEEPHOLE>(t)
+        } else {
+            tile_body::<V, 1, 4, STORE_GATES, LINEAR, PEEPHOLE>(t)
         }
     }
 }
 
-isa_dispatch!(
+#[inline(always)]
+unsafe fn tile_any<V: Vector>(t: &LstmTile) {
+    unsafe {
+        let store = !t.ws_gates.is_none();
+        match (store, t.linear.is_some(), !t.peephole.is_null()) {
+            (false, false, false) => tile_k::<V, false, false, false>(t),
+            (true, false, false) => tile_k::<V, true, false, false>(t),
+            (false, true, false) => tile_k::<V, false, true, false>(t),
+            (true, true, false) => tile_k::<V, true, true, false>(t),
+            (false, false, true) => tile_k::<V, false, false, true>(t),
+            (true, false, true) => tile_k::<V, true, false, true>(t),
+            (false, true, true) => tile_k::<V, false, true, true>(t),
+            (true, true, true) => tile_k::<V, true, true, true>(t),
+        }
+    }
+}
+
+vector_dispatch!(
     /// The LSTM post-GEMM of one tile (see `tile_body`'s contract).
     pub unsafe fn postgemm_tile => tile_any, (tile: &LstmTile)
 );
