@@ -402,12 +402,11 @@ impl Forward<'_> {
         let p = self.problem;
         unsafe {
             let pass = self.pass(l, d);
-            let c_init = self.tensors.src_iter_c.map(|s| SeqView::state(&s, l, d));
             for n in team.share(p.n) {
                 if p.cell.has_c_state() && !(pass.c_direct && p.t > 0) {
                     copy_or_zero(
                         pass.c_all.row(0, n),
-                        c_init.map(|v| v.row(0, n).cast_const()),
+                        pass.c_src.map(|v| v.row(0, n).cast_const()),
                         p.dhc,
                     );
                 }

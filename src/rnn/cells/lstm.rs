@@ -58,9 +58,9 @@ pub struct LstmTile {
 /// (which the compiler turned into one gate's chains after the other) took, in two paired
 /// `rnn_bench --variants` runs (2 threads, 20 rounds each), 1.009 / 1.018 × as long on W2,
 /// 1.019 / 1.008 on W8, 1.011 / 1.009 on X8, 1.025 / 1.007 on W7 (W1, W3: within noise);
-/// criterion `lstm_postgemm`: 7.4–9.3 µs against 9.4–13.4, alternately on a busy host. With `Scalar` lanes (`K` = 1) the
-/// loop over the units is what the compiler vectorizes, as before (16-float arrays in lockstep
-/// spill to the stack on AVX2: LSTM N=128 C=256 5 % slower).
+/// criterion `lstm_postgemm`: 7.4–9.3 µs against 9.4–13.4, alternately on a busy host. With
+/// `Scalar` lanes (`K` = 1) the loop over the units is what the compiler vectorizes, as before
+/// (16-float arrays in lockstep spill to the stack on AVX2: LSTM N=128 C=256 5 % slower).
 ///
 /// # Safety
 /// Every row of `gates` has `4·32` readable floats; every non-null row pointer of the other
