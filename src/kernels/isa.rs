@@ -75,8 +75,16 @@ impl Isa {
 /// Defines `$name(isa, args…)` that runs the `#[inline(always)]` function `$body::<FMA>(args…)`
 /// compiled for the given instruction set (`FMA` = true on AVX2/AVX-512, false on the portable
 /// path); one wrapper per instruction set is generated, each with its `#[target_feature]`.
+/// (`@with [A] [B] [C]`: the generic arguments for AVX-512, AVX2 and portable, for
+/// [`vector_dispatch`].)
 macro_rules! isa_dispatch {
-    ($(#[$m:meta])* $vis:vis unsafe fn $name:ident => $body:ident, ($($arg:ident : $ty:ty),* $(,)?)) => {
+    ($(#[$m:meta])* $vis:vis unsafe fn $name:ident => $body:ident, $args:tt) => {
+        $crate::kernels::isa::isa_dispatch!(
+            @with [true] [true] [false] $(#[$m])* $vis unsafe fn $name => $body, $args
+        );
+    };
+    (@with [$($g512:tt)*] [$($g2:tt)*] [$($gp:tt)*] $(#[$m:meta])* $vis:vis unsafe fn
+        $name:ident => $body:ident, ($($arg:ident : $ty:ty),* $(,)?)) => {
         $(#[$m])*
         ///
         /// # Safety
@@ -86,17 +94,17 @@ macro_rules! isa_dispatch {
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx512f,fma")]
             #[allow(clippy::too_many_arguments)]
-            unsafe fn avx512($($arg: $ty),*) { unsafe { $body::<true>($($arg),*) } }
+            unsafe fn avx512($($arg: $ty),*) { unsafe { $body::<$($g512)*>($($arg),*) } }
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2,fma")]
             #[allow(clippy::too_many_arguments)]
-            unsafe fn avx2($($arg: $ty),*) { unsafe { $body::<true>($($arg),*) } }
+            unsafe fn avx2($($arg: $ty),*) { unsafe { $body::<$($g2)*>($($arg),*) } }
             match isa {
                 #[cfg(target_arch = "x86_64")]
                 $crate::kernels::Isa::Avx512 => unsafe { avx512($($arg),*) },
                 #[cfg(target_arch = "x86_64")]
                 $crate::kernels::Isa::Avx2 => unsafe { avx2($($arg),*) },
-                _ => unsafe { $body::<false>($($arg),*) },
+                _ => unsafe { $body::<$($gp)*>($($arg),*) },
             }
         }
     };
@@ -109,32 +117,13 @@ macro_rules! isa_dispatch {
 /// [`Vector`]: crate::kernels::vector::Vector
 /// [`Scalar`]: crate::kernels::vector::Scalar
 macro_rules! vector_dispatch {
-    ($(#[$m:meta])* $vis:vis unsafe fn $name:ident => $body:ident, ($($arg:ident : $ty:ty),* $(,)?)) => {
-        $(#[$m])*
-        ///
-        /// # Safety
-        /// Same contract as the function it dispatches to; `isa` must be supported by the CPU.
-        #[allow(clippy::too_many_arguments)]
-        $vis unsafe fn $name(isa: $crate::kernels::Isa, $($arg: $ty),*) {
-            use $crate::kernels::vector::Scalar;
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx512f,fma")]
-            #[allow(clippy::too_many_arguments)]
-            unsafe fn avx512($($arg: $ty),*) {
-                unsafe { $body::<std::arch::x86_64::__m512>($($arg),*) }
-            }
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2,fma")]
-            #[allow(clippy::too_many_arguments)]
-            unsafe fn avx2($($arg: $ty),*) { unsafe { $body::<Scalar<true>>($($arg),*) } }
-            match isa {
-                #[cfg(target_arch = "x86_64")]
-                $crate::kernels::Isa::Avx512 => unsafe { avx512($($arg),*) },
-                #[cfg(target_arch = "x86_64")]
-                $crate::kernels::Isa::Avx2 => unsafe { avx2($($arg),*) },
-                _ => unsafe { $body::<Scalar<false>>($($arg),*) },
-            }
-        }
+    ($(#[$m:meta])* $vis:vis unsafe fn $name:ident => $body:ident, $args:tt) => {
+        $crate::kernels::isa::isa_dispatch!(
+            @with [std::arch::x86_64::__m512]
+            [$crate::kernels::vector::Scalar<true>]
+            [$crate::kernels::vector::Scalar<false>]
+            $(#[$m])* $vis unsafe fn $name => $body, $args
+        );
     };
 }
 pub(crate) use isa_dispatch;
