@@ -13,8 +13,8 @@
 //!    on one team of the library's threads ([`threading::team`]): each member takes its batch
 //!    rows of the element-wise part and its columns of the recurrent GEMMs, with spin barriers
 //!    between the phases — one fork/join per layer rather than two or more per step (W10:
-//!    −3 ms of 54). With AVX-512 and `Wᵀ` readable in place, each step also computes its rows
-//!    of the layer input's gradient `dA_s·Wᵀ` while `dA_s` is in cache;
+//!    −3 ms of 54). With AVX-512 each step also computes its rows of the layer input's
+//!    gradient `dA_s·Wᵀ` while `dA_s` is in cache;
 //! 2. **merged GEMMs over all `T·N` rows** (reference §c.2): `dW += xᵀ·dA`, `dU += h_prevᵀ·dA'`,
 //!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and (when the steps did not) the
 //!    layer input's gradient `dA·Wᵀ`. That gradient feeds the layer below, or (layer 0) is
@@ -33,18 +33,16 @@
 //! both, reads `x` and `h_prev` in place and sums `db = Σ dA` while it packs (12 % faster than
 //! two `matrixmultiply` products, whose AVX-512 tile is one vector wide).
 //!
-//! The per-step recurrent GEMMs use the forward pass's kernel (`kernels::gemm`) on `Uᵀ`: read
-//! in place when the weights are dense `ldgoi` (what `any` resolves to for backward) with SIC a
-//! multiple of 32, else packed once per layer and direction into the scratchpad (for small
-//! batches 2–6× faster than repacking the plain weights at every step). With AVX-512 the input
-//! gradient `dA·Wᵀ` takes the same kernel on `Wᵀ` (faster than `matrixmultiply`'s one-vector
-//! tiles): step by step as above when `Wᵀ` is read in place, else once the steps are done, on
-//! `Wᵀ` packed where `Uᵀ` was, in blocks of rows of `dA` that stay in cache across the column
-//! panels. With projection, each step's `dh̃ = dh·W_projᵀ` takes the kernel too, on `W_projᵀ`,
-//! its columns split over the team (`ldoi`, what backward projection weights resolve to, read
-//! in place; other layouts packed once per layer and direction), and `dW_proj += h̃ᵀ·dh` the
-//! blocked weight-gradient kernel (LSTMP T=50 N=16 DHC=1024 DIC=256 training: 33.0 → 30.3 ms
-//! against one thread's strided `matrixmultiply` product per step).
+//! The per-step products use the forward pass's kernel (`kernels::gemm`) on the transposed
+//! weights packed once per layer and direction into 64-column panels (`transposed`): `Uᵀ`
+//! for the recurrent GEMMs and, with AVX-512, `Wᵀ` for the input gradient `dA·Wᵀ` (faster than
+//! `matrixmultiply`'s one-vector tiles; without AVX-512 the input gradient is one strided
+//! product after the steps). Packed panels rather than the user's dense `ldgoi` read in place:
+//! W10 backward 138–141 → 89–91 ms on a Xeon (medians of 20 executions, two alternated runs
+//! each). With projection, each step's `dh̃ = dh·W_projᵀ` takes the kernel too, on `W_projᵀ`
+//! packed likewise, its columns split over the team, and `dW_proj += h̃ᵀ·dh` the blocked
+//! weight-gradient kernel (LSTMP T=50 N=16 DHC=1024 DIC=256 training: 33.0 → 30.3 ms against
+//! one thread's strided `matrixmultiply` product per step).
 //!
 //! With two directions and at least two threads, the directions run at the same time, one
 //! thread each, in scratchpad lanes of their own (`BackwardScratch::lanes`): every step on one
@@ -62,15 +60,18 @@ pub mod exec;
 pub mod gemm;
 mod product;
 pub mod scratch;
+mod transposed;
 
 use self::gemm::{gemm, gemm_tn, Mat, TnPart};
 use self::product::Product;
 use self::scratch::BackwardScratch;
+use self::transposed::Transposed;
+use super::arena::Region;
 use super::cells::{CellKind, Linear};
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
-use crate::kernels::gemm::{Panel, CHUNK};
+use crate::kernels::gemm::CHUNK;
 use crate::kernels::Isa;
 use crate::threading::{self, Team};
 use crate::types::Direction;
@@ -128,11 +129,11 @@ pub struct BackwardTensors {
     pub scratch: *mut u8,
 }
 
-/// The input gradient computed step by step ([`Backward::input_by_step`]): `Wᵀ` in place, and
-/// where step `s` writes its rows (`out + s·N·ld`, rows of `ld` floats).
+/// The input gradient computed step by step ([`Backward::input_by_step`]): `Wᵀ`, and where
+/// step `s` writes its rows (`out + s·N·ld`, rows of `ld` floats).
 #[derive(Clone, Copy, Debug)]
 struct InputByStep {
-    wt: Panel,
+    wt: Transposed,
     out: *mut f32,
     ld: usize,
 }
@@ -145,11 +146,11 @@ unsafe impl Send for InputByStep {}
 /// What every step of a layer and direction reads besides the workspace.
 struct StepOperands<'a> {
     /// `Uᵀ` ([`Backward::transposed`]).
-    ut: &'a Panel,
+    ut: &'a Transposed,
     /// The input gradient computed step by step, if it is.
     input: Option<&'a InputByStep>,
     /// LSTM with projection: `W_projᵀ` ([`Backward::projection_transposed`]), if usable.
-    projection: Option<&'a Panel>,
+    projection: Option<&'a Transposed>,
     /// The gradient from above ([`Backward::above`]).
     above: (*const f32, usize),
     /// Peephole weights `[3][DHC]` (zeros without).
@@ -336,7 +337,7 @@ impl Backward<'_> {
             }
             let above = self.above(l, d);
             self.init_state_grads(l, d);
-            let ut = self.transposed(&self.tensors.weights_iter, p.sic, l, d);
+            let ut = self.transposed(&self.tensors.weights_iter, p.sic, l, d, self.scratch.ut);
             self.load_attention(d);
             let peephole: Vec<f32> = match self.tensors.peephole {
                 Some(w) => (0..3 * p.dhc)
@@ -351,14 +352,10 @@ impl Backward<'_> {
             let parallel = p.n * cols >= ELEMENTWISE_PARALLEL_MIN
                 || 2 * p.n * cols * self.scratch.ut_ld >= RECURRENT_PARALLEL_MIN_FLOPS;
             let above = (SyncPtr(above.0.cast_mut()), above.1);
-            let (ut_ptr, ut_ld, ut_width) = (SyncPtr(ut.ptr.cast_mut()), ut.ld, ut.width);
             let input = self.input_by_step(l, d);
             let proj = self.projection_transposed(l, d);
-            let proj = proj.map(|w| (SyncPtr(w.ptr.cast_mut()), w.ld, w.width));
             let work = 2 * p.n * cols * self.scratch.ut_ld * p.t;
             threading::team(parallel.then(|| threading::join_wait(work)), |team| {
-                let ut = Panel::dense(ut_ptr.get(), ut_ld, ut_width);
-                let proj = proj.map(|(ptr, ld, width)| Panel::dense(ptr.get(), ld, width));
                 let operands = StepOperands {
                     ut: &ut,
                     input: input.as_ref(),
@@ -508,30 +505,29 @@ impl Backward<'_> {
         }
     }
 
-    /// The transposed weights `w` of layer `l`, direction `d` (`k` input channels) as the GEMM
-    /// kernel's right operand, `[G·DHC]` rows of `k` floats rounded up to 32: in place when the
-    /// user's layout already is that (channels contiguous, gates and units at a uniform stride,
-    /// `k` a multiple of 32 — dense `ldgoi`, what backward weights resolve to), else packed
-    /// into the `ut` region. `Uᵀ` for the per-step recurrent GEMMs of the layer, then `Wᵀ` for
-    /// its input gradient.
-    unsafe fn transposed(&self, w: &Strided<5>, k: usize, l: usize, d: usize) -> Panel {
-        if let Some(panel) = self.transposed_in_place(w, k, l, d) {
-            return panel;
-        }
-        let ld = k.next_multiple_of(CHUNK);
-        unsafe { self.pack_transposed(w, k, ld, l, d) };
-        let ptr = self.sc(self.scratch.ut).cast_const();
-        Panel::dense(ptr, ld, ld)
-    }
-
-    /// [`Self::transposed`] when the weights already are in that layout.
-    fn transposed_in_place(&self, w: &Strided<5>, k: usize, l: usize, d: usize) -> Option<Panel> {
-        let st = w.strides;
-        let in_place = st[2] == 1
-            && st[4] >= k as isize
-            && st[3] == self.problem.dhc as isize * st[4]
-            && k.is_multiple_of(CHUNK);
-        in_place.then(|| Panel::dense(w.at([l, d, 0, 0, 0]).cast_const(), st[4] as usize, k))
+    /// The transposed weights `w` of layer `l`, direction `d` (`k` input channels), `[G·DHC]`
+    /// rows of `k`, packed into `region` for the GEMM kernel: `Uᵀ` for the per-step recurrent
+    /// products, `Wᵀ` for the input gradient.
+    ///
+    /// # Safety
+    /// `region` is one of the scratchpad's, large enough, and not in use by anything else.
+    unsafe fn transposed(
+        &self,
+        w: &Strided<5>,
+        k: usize,
+        l: usize,
+        d: usize,
+        region: Region,
+    ) -> Transposed {
+        let p = self.problem;
+        let (base, st, dhc) = (SyncPtr(w.at([l, d, 0, 0, 0])), w.strides, p.dhc);
+        let row = move |j: usize| {
+            let (g, o) = ((j / dhc) as isize, (j % dhc) as isize);
+            base.get()
+                .wrapping_offset(g * st[3] + o * st[4])
+                .cast_const()
+        };
+        unsafe { Transposed::pack(self.sc(region), p.g * dhc, k, row, st[2]) }
     }
 
     /// Where the input gradient of layer `l`, direction `d` goes, rows `(s, n)` of `.1` floats,
@@ -549,54 +545,20 @@ impl Backward<'_> {
         (direct.unwrap_or(below), direct.is_some())
     }
 
-    /// With AVX-512 and `Wᵀ` in place ([`Self::transposed`]): the input gradient computed
-    /// step by step, each step's `dA_s·Wᵀ` right after its recurrent GEMM while `dA_s` is in
-    /// cache (W10: 0.5–0.9 ms faster than one product over all rows after the steps). Every
-    /// 8th step taking the last 8 steps' rows at once (`Wᵀ` read an eighth as often, 64-column
-    /// blocks outside the row blocks) was not better: DeepSpeech2 vanilla training 0.97–0.99,
-    /// its LBR-GRU 1.01–1.04, W10 1.00 (paired runs).
-    fn input_by_step(&self, l: usize, d: usize) -> Option<InputByStep> {
+    /// With AVX-512: the input gradient computed step by step, each step's `dA_s·Wᵀ` right
+    /// after its recurrent GEMM while `dA_s` is in cache, on `Wᵀ` packed into the `wt` region
+    /// (W10: 0.5–0.9 ms faster than one product over all rows after the steps). Every 8th step
+    /// taking the last 8 steps' rows at once (`Wᵀ` read an eighth as often, 64-column blocks
+    /// outside the row blocks) was not better: DeepSpeech2 vanilla training 0.97–0.99, its
+    /// LBR-GRU 1.01–1.04, W10 1.00 (paired runs).
+    unsafe fn input_by_step(&self, l: usize, d: usize) -> Option<InputByStep> {
         if self.isa != Isa::Avx512 {
             return None;
         }
         let k = self.problem.layer_input_channels(l);
-        let wt = self.transposed_in_place(&self.tensors.weights_layer, k, l, d)?;
+        let wt = unsafe { self.transposed(&self.tensors.weights_layer, k, l, d, self.scratch.wt) };
         let ((out, ld), _) = self.input_gradient_target(l, d);
         Some(InputByStep { wt, out, ld })
-    }
-
-    /// Packs the transposed weights `w` of layer `l`, direction `d` — `[G·DHC][k]`, rows
-    /// padded to `ld` floats (zeros) — into the `ut` region.
-    unsafe fn pack_transposed(&self, w: &Strided<5>, k: usize, ld: usize, l: usize, d: usize) {
-        let p = self.problem;
-        let rows = p.g * p.dhc;
-        let ut = SyncPtr(self.sc(self.scratch.ut));
-        let parallel = rows * ld >= PACK_PARALLEL_MIN;
-        let parts = if parallel {
-            threading::num_threads()
-        } else {
-            1
-        };
-        let (base, s2) = (SyncPtr(w.at([l, d, 0, 0, 0])), w.strides[2]);
-        // SAFETY: each part writes its own rows of `ut`; the weights are only read.
-        threading::for_each(parts, parallel, |i| {
-            for j in i * rows / parts..(i + 1) * rows / parts {
-                let (g, o) = (j / p.dhc, j % p.dhc);
-                let src = base
-                    .get()
-                    .wrapping_offset(g as isize * w.strides[3] + o as isize * w.strides[4]);
-                let row = unsafe { slice_mut(ut.get().add(j * ld), ld) };
-                if s2 == 1 {
-                    // Channels contiguous (e.g. ldgoi): a plain copy.
-                    row[..k].copy_from_slice(unsafe { slice(src, k) });
-                } else {
-                    for (c, v) in row[..k].iter_mut().enumerate() {
-                        *v = unsafe { *src.offset(c as isize * s2) };
-                    }
-                }
-                row[k..].fill(0.0);
-            }
-        });
     }
 
     /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]`
@@ -604,7 +566,7 @@ impl Backward<'_> {
     /// receive zeros), on `Uᵀ` ([`Self::transposed`]): the product, for the team to share.
     fn recurrent(
         &self,
-        ut: &Panel,
+        ut: &Transposed,
         src: *const f32,
         gates: Range<usize>,
         (out, ldc): (*mut f32, usize),
@@ -617,11 +579,7 @@ impl Backward<'_> {
             lda: p.g * dhc,
             m: p.n,
             k: gates.len() * dhc,
-            b: Panel::dense(
-                ut.ptr.wrapping_add(gates.start * dhc * ut.ld),
-                ut.ld,
-                ut.width,
-            ),
+            b: ut.rows(gates.start * dhc..gates.end * dhc),
             out,
             ldc,
             accumulate,
@@ -635,15 +593,6 @@ impl Backward<'_> {
         if team.index() < parts {
             unsafe { product::run_part(self.isa, products, (team.index(), parts)) };
         }
-    }
-
-    /// `product` on the library's threads (a fork/join).
-    unsafe fn product(&self, product: Product) {
-        let parts = product::parts(&[product], threading::num_threads());
-        // SAFETY: the parts write disjoint columns of `out`.
-        threading::for_each(parts, parts > 1, |i| unsafe {
-            product::run_part(self.isa, &[product], (i, parts))
-        });
     }
 
     /// The batch rows of a step's element-wise phase this team member takes: its share when
@@ -817,30 +766,23 @@ impl Backward<'_> {
         }
     }
 
-    /// `W_projᵀ` of layer `l`, direction `d` as the GEMM kernel's right operand (`[DIC]` rows
-    /// of `DHC` floats): in place when `DHC` is contiguous (`ldoi`, what backward projection
-    /// weights resolve to), else packed into the `wpt` region. `None` when `DHC` is not a
-    /// multiple of 32 (the kernel writes whole 32-column chunks; `dh` rows are `DHC` wide).
-    fn projection_transposed(&self, l: usize, d: usize) -> Option<Panel> {
+    /// `W_projᵀ` of layer `l`, direction `d` (`[DIC]` rows of `DHC`), packed into the `wpt`
+    /// region for the GEMM kernel. `None` when `DHC` is not a multiple of 32 (the kernel
+    /// writes whole 32-column chunks; `dh` rows are `DHC` wide).
+    ///
+    /// # Safety
+    /// The `wpt` region is not in use by anything else.
+    unsafe fn projection_transposed(&self, l: usize, d: usize) -> Option<Transposed> {
         let p = self.problem;
         let w = self.tensors.projection?;
         if !p.dhc.is_multiple_of(CHUNK) {
             return None;
         }
-        let (st, base) = (w.strides, w.at([l, d, 0, 0]));
-        if st[2] == 1 && st[3] >= p.dhc as isize {
-            return Some(Panel::dense(base.cast_const(), st[3] as usize, p.dhc));
-        }
+        // Row o of `W_projᵀ` is column o of `W_proj` `[DHC][DIC]`.
+        let (base, st) = (SyncPtr(w.at([l, d, 0, 0])), w.strides);
+        let row = move |o: usize| base.get().wrapping_offset(o as isize * st[3]).cast_const();
         let dst = self.sc(self.scratch.wpt);
-        for i in 0..p.dic {
-            for o in 0..p.dhc {
-                // SAFETY: `wpt` holds `[DIC][DHC]`; (o, i) is inside the user's weights.
-                unsafe {
-                    *dst.add(i * p.dhc + o) = *base.offset(o as isize * st[2] + i as isize * st[3]);
-                }
-            }
-        }
-        Some(Panel::dense(dst.cast_const(), p.dhc, p.dhc))
+        Some(unsafe { Transposed::pack(dst, p.dic, p.dhc, row, st[2]) })
     }
 
     /// The element-wise part of step `s` on the batch rows `rows`: the gradient reaching h
@@ -1032,24 +974,10 @@ impl Backward<'_> {
                     }
                 }
             }
-            // Input gradient dA·Wᵀ, unless the steps did it, into `below` (read by the layer
-            // below) or diff_src_layer: with AVX-512, the recurrent GEMMs' kernel on `Wᵀ` (in
-            // place, or packed where `Uᵀ` was: the steps are done).
+            // Input gradient dA·Wᵀ, unless the steps did it (AVX-512), into `below` (read by
+            // the layer below) or diff_src_layer.
             let ((below, below_ld), direct) = self.input_gradient_target(l, d);
-            let avx512 = self.isa == Isa::Avx512;
-            if !input_done && avx512 {
-                let wt = self.transposed(&t.weights_layer, k_in, l, d);
-                self.product(Product {
-                    src: da,
-                    lda: cols,
-                    m: rows,
-                    k: cols,
-                    b: wt,
-                    out: below,
-                    ldc: below_ld,
-                    accumulate: false,
-                });
-            } else if !input_done {
+            if !input_done {
                 let mut first = true;
                 gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
                     let beta = if first { 0.0 } else { 1.0 };

@@ -9,7 +9,8 @@
 //! 27 + 27 and 28 + 28 chunks, the second doing 3.7 % more of every step's GEMM work; side by
 //! side they get 27 + 28 and 28 + 27.
 
-use crate::kernels::gemm::{gemm, Init, Panel, RowsA, CHUNK};
+use super::transposed::{Transposed, PANEL};
+use crate::kernels::gemm::{gemm, Init, RowsA, CHUNK};
 use crate::kernels::Isa;
 use std::ops::Range;
 
@@ -20,8 +21,7 @@ const ROW_BLOCK: usize = 128;
 const PARALLEL_MIN_FLOPS: usize = 1 << 20;
 
 /// `out[m × B.width] (+)= src[m × k]·B` (`+=` when `accumulate`): `src` rows `lda` floats
-/// apart, `out` rows `ldc` floats apart, `B` transposed weights (`k` rows, a width of whole
-/// chunks).
+/// apart, `out` rows `ldc` floats apart, `B` packed transposed weights (`k` rows).
 #[derive(Clone, Copy, Debug)]
 pub struct Product {
     /// `src[0][0]`.
@@ -33,7 +33,7 @@ pub struct Product {
     /// Columns of `src`, rows of `B`.
     pub k: usize,
     /// The right operand.
-    pub b: Panel,
+    pub b: Transposed,
     /// `out[0][0]`.
     pub out: *mut f32,
     /// Row stride of `out`.
@@ -53,7 +53,8 @@ impl Product {
         self.b.width / CHUNK
     }
 
-    /// Computes the columns of chunks `chunks`, in blocks of rows.
+    /// Computes the columns of chunks `chunks`, in blocks of rows, panel by panel (each
+    /// fetching the first rows of the next while it ends).
     ///
     /// # Safety
     /// `src` has `m` rows of `k` readable floats, `B` `k` rows of `B.width`, `out` `m` rows of
@@ -69,16 +70,38 @@ impl Product {
             inner: self.m,
         };
         let (c0, c1) = (chunks.start * CHUNK, chunks.end * CHUNK);
-        let panel = Panel::dense(self.b.ptr.wrapping_add(c0), self.b.ld, c1 - c0);
         let init = if self.accumulate {
             Init::Accumulate
         } else {
             Init::Zero
         };
+        let first = c0 / PANEL;
         for r0 in (0..self.m).step_by(ROW_BLOCK) {
             let rows = r0..(r0 + ROW_BLOCK).min(self.m);
-            let c = self.out.wrapping_add(r0 * self.ldc + c0);
-            unsafe { gemm(isa, &a, rows, self.k, &panel, c, self.ldc, init, None) };
+            for p in first..self.b.panels() {
+                let cols = self.b.columns(p);
+                let (start, end) = (cols.start.max(c0), cols.end.min(c1));
+                if start >= end {
+                    break;
+                }
+                let panel = self.b.panel(p);
+                let part = panel.columns(start - cols.start..end - cols.start);
+                let next = (end < c1).then(|| (self.b.panel(p + 1), self.k));
+                let c = self.out.wrapping_add(r0 * self.ldc + start);
+                unsafe {
+                    gemm(
+                        isa,
+                        &a,
+                        rows.clone(),
+                        self.k,
+                        &part,
+                        c,
+                        self.ldc,
+                        init,
+                        next,
+                    )
+                };
+            }
         }
     }
 }

@@ -10,11 +10,12 @@
 //! | `da`      | `[T][N][G·DHC]`    | gradient of the gate pre-activations of every step (what `x·W + b` receives) |
 //! | `da_iter` | `[T][N][G·DHC]`    | linear-before-reset cells: what the recurrent product receives (`o` column × r) |
 //! | `rh`      | `[T][N][DHC]`      | GRU / AUGRU: `r ⊙ h_prev` of every step (operand of `dU_o`) |
-//! | `ut`      | `[G·DHC][max(SICP, XC)]` | `Uᵀ` of the current layer and direction, packed for the recurrent GEMM kernel (`SICP`: SIC rounded up to 32); after the steps, `Wᵀ` (rows of the layer's input channels rounded up to 32) |
+//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the GEMM kernel in 64-column panels (`transposed.rs`; `SICP`: SIC rounded up to 32) |
+//! | `wt`      | `[G·DHC][XC]`      | `Wᵀ` of the current layer and direction, packed likewise (the layer's input channels rounded up to 32) |
 //! | `g`       | `[N][SICP]`        | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
 //! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step (with projection: h̃) |
 //! | `dhp`     | `[T][N][DIC]`      | LSTM with projection: gradient reaching the (projected) h of every step |
-//! | `wpt`     | `[DIC][DHC]`       | LSTM with projection, `DHC` a multiple of 32: `W_projᵀ` packed for the GEMM kernel when the user's layout is not already that |
+//! | `wpt`     | `[DIC][DHC]`       | LSTM with projection, `DHC` a multiple of 32: `W_projᵀ` packed likewise |
 //! | `dh_next` | `[N][HC]`          | gradient reaching the previous state (`HC = max(SIC, DIC)` rounded up to 32) |
 //! | `dc`      | `[N][DHC]`         | LSTM: gradient of the cell state, updated step by step |
 //! | `above`   | `[T][N][DIC]`      | gradient reaching each step's h from above (`diff_dst_layer` or the layer above) |
@@ -25,6 +26,7 @@
 //! | `pack`    | per thread         | packed blocks of the weight-gradient GEMMs ([`gemm_tn`](super::gemm::gemm_tn)) |
 
 use super::gemm::tn_pack_floats;
+use super::transposed::Transposed;
 use crate::kernels::gemm::CHUNK;
 use crate::rnn::arena::{Arena, Region};
 use crate::rnn::cells::CellKind;
@@ -42,6 +44,8 @@ pub struct BackwardScratch {
     pub rh: Region,
     /// See the module table.
     pub ut: Region,
+    /// See the module table.
+    pub wt: Region,
     /// Row length of `ut` and `g` (`SICP`).
     pub ut_ld: usize,
     /// See the module table.
@@ -97,12 +101,13 @@ impl BackwardScratch {
         let da = a.push(rows * cols);
         let da_iter = a.push(if lbr { rows * cols } else { 0 });
         let rh = a.push(if gru { rows * dhc } else { 0 });
-        let ut = a.push(cols * ut_ld.max(xc));
+        let ut = a.push(Transposed::floats(cols, p.sic));
+        let wt = a.push(cols * xc);
         let g = a.push(if gru { n * ut_ld } else { 0 });
         let dh = a.push(n * dhc);
         let dhp = a.push(if p.with_projection { rows * p.dic } else { 0 });
         let wpt = a.push(if p.with_projection && dhc.is_multiple_of(CHUNK) {
-            p.dic * dhc
+            Transposed::floats(p.dic, dhc)
         } else {
             0
         });
@@ -122,6 +127,7 @@ impl BackwardScratch {
             da_iter,
             rh,
             ut,
+            wt,
             ut_ld,
             g,
             dh,

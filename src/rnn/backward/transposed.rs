@@ -1,0 +1,170 @@
+//! Transposed weights packed for the backward pass's per-step products (`Uᵀ`, `Wᵀ`,
+//! `W_projᵀ`): `rows` rows of `width` columns (a multiple of [`CHUNK`]), stored as column panels
+//! of [`PANEL`] floats, each panel `[rows][PANEL]` contiguous (the last one [`CHUNK`] wide when
+//! `width` is not a multiple of [`PANEL`]).
+//!
+//! A panel is what one column of the kernel's 4-vector register tiles reads, so every tile
+//! column streams its `B` sequentially and fetches the next panel while it re-reads its own
+//! (see `kernels::gemm`). Read in place, the user's dense `ldgoi` rows of `SIC` floats gave the
+//! tiles 256 bytes of every 2 KiB row (SIC = 512), which the caches do not fetch ahead: W10's
+//! backward ran its step products at about half the forward's GFLOP/s on a Xeon.
+
+use super::{slice, slice_mut, PACK_PARALLEL_MIN};
+use crate::kernels::gemm::{Panel, CHUNK};
+use crate::rnn::views::SyncPtr;
+use crate::threading;
+use std::ops::Range;
+
+/// Columns of a panel: one 4-vector tile column.
+pub const PANEL: usize = 64;
+
+/// A packed transposed matrix, or a range of its rows.
+#[derive(Clone, Copy, Debug)]
+pub struct Transposed {
+    /// Panel 0, row 0.
+    ptr: *const f32,
+    /// Rows stored in every panel.
+    rows: usize,
+    /// The first row this view starts at.
+    row0: usize,
+    /// Columns (a multiple of [`CHUNK`]).
+    pub width: usize,
+}
+
+// SAFETY: an address of read-only packed weights.
+unsafe impl Send for Transposed {}
+unsafe impl Sync for Transposed {}
+
+impl Transposed {
+    /// Floats of the packed form of `rows` rows of `k` columns.
+    pub fn floats(rows: usize, k: usize) -> usize {
+        rows * k.next_multiple_of(CHUNK)
+    }
+
+    /// Packs `rows` rows of `k` columns — element `(j, c)` at `row(j) + c·cs` — into `dst`
+    /// (the columns `k..` up to the next multiple of [`CHUNK`] zeroed), on the library's
+    /// threads when large.
+    ///
+    /// # Safety
+    /// Every element addressed is readable; `dst` has [`Self::floats`]`(rows, k)` writable
+    /// floats not overlapping the source.
+    pub unsafe fn pack(
+        dst: *mut f32,
+        rows: usize,
+        k: usize,
+        row: impl Fn(usize) -> *const f32 + Sync + Send,
+        cs: isize,
+    ) -> Self {
+        let packed = Self {
+            ptr: dst,
+            rows,
+            row0: 0,
+            width: k.next_multiple_of(CHUNK),
+        };
+        let parallel = packed.width * rows >= PACK_PARALLEL_MIN;
+        let parts = if parallel {
+            threading::num_threads()
+        } else {
+            1
+        };
+        let dst = SyncPtr(dst);
+        // SAFETY: each part writes its own rows of every panel; the source is only read.
+        threading::for_each(parts, parallel, |i| {
+            for j in i * rows / parts..(i + 1) * rows / parts {
+                let src = row(j);
+                for p in 0..packed.width.div_ceil(PANEL) {
+                    let cols = packed.columns(p);
+                    let at = dst.get().wrapping_add(packed.offset(p) + j * cols.len());
+                    let out = unsafe { slice_mut(at, cols.len()) };
+                    let n = k.saturating_sub(cols.start).min(cols.len());
+                    if cs == 1 {
+                        out[..n].copy_from_slice(unsafe { slice(src.add(cols.start), n) });
+                    } else {
+                        for (c, v) in out[..n].iter_mut().enumerate() {
+                            *v = unsafe { *src.offset((cols.start + c) as isize * cs) };
+                        }
+                    }
+                    out[n..].fill(0.0);
+                }
+            }
+        });
+        packed
+    }
+
+    /// The rows `rows` (relative to this view) as a view of their own.
+    pub fn rows(&self, rows: Range<usize>) -> Self {
+        debug_assert!(self.row0 + rows.end <= self.rows);
+        Self {
+            row0: self.row0 + rows.start,
+            ..*self
+        }
+    }
+
+    /// Panels.
+    pub fn panels(&self) -> usize {
+        self.width.div_ceil(PANEL)
+    }
+
+    /// The columns of panel `p`.
+    pub fn columns(&self, p: usize) -> Range<usize> {
+        p * PANEL..((p + 1) * PANEL).min(self.width)
+    }
+
+    /// Panel `p` from this view's first row, as the GEMM kernel's right operand.
+    pub fn panel(&self, p: usize) -> Panel {
+        let w = self.columns(p).len();
+        let ptr = self.ptr.wrapping_add(self.offset(p) + self.row0 * w);
+        Panel::dense(ptr, w, w)
+    }
+
+    /// Offset of panel `p`'s row 0 (every panel before it is [`PANEL`] wide).
+    fn offset(&self, p: usize) -> usize {
+        p * PANEL * self.rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packing_puts_every_element_in_its_panel_and_zero_pads() {
+        // 3 rows of 100 columns (width 128: panels 64 + 64), column stride 2.
+        let (rows, k, cs) = (3, 100, 2);
+        let src: Vec<f32> = (0..rows * k * cs).map(|i| i as f32).collect();
+        let mut dst = vec![f32::NAN; Transposed::floats(rows, k)];
+        let t = unsafe {
+            Transposed::pack(dst.as_mut_ptr(), rows, k, |j| src[j * k * cs..].as_ptr(), 2)
+        };
+        assert_eq!((t.width, t.panels()), (128, 2));
+        let view = t.rows(1..3);
+        for p in 0..t.panels() {
+            let (panel, cols) = (view.panel(p), t.columns(p));
+            assert_eq!(panel.width, cols.len());
+            for r in 0..2 {
+                for (i, c) in cols.clone().enumerate() {
+                    let got = unsafe { *panel.ptr.add(r * panel.ld + i) };
+                    let want = if c < k {
+                        src[(r + 1) * k * cs + c * cs]
+                    } else {
+                        0.0
+                    };
+                    assert_eq!(got, want, "panel {p} row {r} column {c}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_width_not_a_multiple_of_the_panel_ends_with_a_chunk_wide_panel() {
+        let (rows, k) = (2, 70);
+        let src = vec![1f32; rows * k];
+        let mut dst = vec![f32::NAN; Transposed::floats(rows, k)];
+        let t =
+            unsafe { Transposed::pack(dst.as_mut_ptr(), rows, k, |j| src[j * k..].as_ptr(), 1) };
+        assert_eq!((t.width, t.panels(), t.columns(1)), (96, 2, 64..96));
+        assert_eq!(t.panel(1).ptr, unsafe { dst.as_ptr().add(64 * rows) });
+        assert!(dst.iter().all(|v| !v.is_nan()));
+        assert_eq!(dst.iter().sum::<f32>(), (rows * k) as f32);
+    }
+}
