@@ -464,8 +464,16 @@ fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
 /// Row tiles a column needs before its later tiles fetch the next column's `B` (one line per `k`
 /// step). The first tile streams its `B` from L3; the later ones re-read it from L2, which
 /// leaves room for the requests. With 3 tiles (M = 16) the requests cost more than they gave
-/// (A/B up to 5 % slower).
-const PREFETCH_MIN_TILES: usize = 4;
+/// on Zen 5 (A/B up to 5 % slower) and gave more than they cost on a Xeon (paired runs: LSTMP
+/// W8 0.945 / 0.955, its training X6 0.958 / 0.944, LSTM bidirectional N16 training X5 0.975
+/// / 0.974; W6, W7, W9 and GNMT N10 / N64 shapes within noise), so 3 on Intel, else 4.
+fn prefetch_min_tiles() -> usize {
+    if super::isa::intel_cpu() {
+        3
+    } else {
+        4
+    }
+}
 
 /// Most pieces of terms one micro-kernel call sums in a `K` block.
 const MAX_PIECES: usize = 2;
@@ -614,6 +622,7 @@ pub unsafe fn gemm_sum(
     });
     let mut ptrs = [[std::ptr::null::<f32>(); 16]; MAX_PIECES];
     let ldb1 = b.tail_ld();
+    let min_tiles = prefetch_min_tiles();
     // Runs one column; its later tiles fetch `then` (piece by piece).
     let mut run = |col: Column, then: [Lines; MAX_PIECES]| {
         let mr_max = if small { m } else { col.ks.table.len() };
@@ -633,7 +642,7 @@ pub unsafe fn gemm_sum(
         for (seg, p) in segments.iter_mut().zip(&col.pieces[..n]) {
             (seg.k, seg.b, seg.b1) = (p.kb, p.b, p.b1);
         }
-        let prefetch = tiles >= PREFETCH_MIN_TILES;
+        let prefetch = tiles >= min_tiles;
         let mut i0 = 0;
         for t in 0..tiles {
             let h = base_h + usize::from(t < taller);

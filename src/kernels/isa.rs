@@ -9,6 +9,22 @@ use std::sync::OnceLock;
 /// Environment variable capping the instruction set (`avx512`, `avx2` or `portable`).
 pub const ISA_ENV: &str = "OXIDNN_ISA";
 
+/// Whether the CPU is Intel's (CPUID vendor `GenuineIntel`), for the few tuning choices whose
+/// best value was measured to differ between Intel and AMD cores; decided once.
+pub fn intel_cpu() -> bool {
+    static INTEL: OnceLock<bool> = OnceLock::new();
+    *INTEL.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // Leaf 0: the vendor string, in EBX, EDX, ECX.
+            let r = std::arch::x86_64::__cpuid(0);
+            [r.ebx, r.edx, r.ecx] == [0x756e_6547, 0x4965_6e69, 0x6c65_746e]
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    })
+}
+
 /// An instruction set the kernels are compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Isa {
@@ -128,3 +144,17 @@ macro_rules! vector_dispatch {
 }
 pub(crate) use isa_dispatch;
 pub(crate) use vector_dispatch;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn the_vendor_matches_the_kernels_report() {
+        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+        let vendor = info
+            .lines()
+            .find_map(|l| l.strip_prefix("vendor_id"))
+            .map(|v| v.trim_start_matches([' ', '\t', ':']).trim());
+        assert_eq!(super::intel_cpu(), vendor == Some("GenuineIntel"));
+    }
+}
