@@ -38,7 +38,9 @@ pub const CHUNK: usize = 32;
 /// whole `K` of 1024 in one block rather than two of 512 (one store and reload of each tile
 /// fewer; a 6-row tile of `A` is 24 KiB, still in L1): one thread, `K` = 1024, 16 LSTM panels,
 /// 1.2–1.6 % faster for 16, 32 and 104 rows in three alternated criterion rounds; LSTM T=25 N=32
-/// C=1024 on two threads faster in 5 of 6 A/B pairs (fastest iteration).
+/// C=1024 on two threads faster in 5 of 6 A/B pairs (fastest iteration). On a Xeon (48 KiB
+/// L1), blocks small enough for a tile column's `B` to stay in L1 were mixed (paired runs, 256
+/// / 128: W2 0.974 / 0.967, X8 0.993 / 0.959, but W3 1.040 / 1.018 and W8 1.025 / 1.011).
 const KC: usize = 1024;
 
 /// Rows of the `A` operand: row `r` starts at
