@@ -79,7 +79,7 @@ use std::ops::Range;
 
 /// Elements (`N·G·DHC`) of a step from which its element-wise part runs on several threads.
 const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
-/// Floats of packed `Uᵀ` from which packing runs on several threads.
+/// Floats of packed transposed weights from which packing runs on several threads.
 const PACK_PARALLEL_MIN: usize = 1 << 16;
 /// Floating-point work of a per-step recurrent GEMM from which the steps run on a team.
 const RECURRENT_PARALLEL_MIN_FLOPS: usize = 1 << 20;
