@@ -20,11 +20,11 @@
 //! whole panel row — both blocks of an LSTM panel, as two sequential streams; at that width the
 //! vectors are AVX-512 registers, which the compiler keeps in registers where it would spill an
 //! array accumulator.
-//! When a column of tiles has 4 row tiles or more, its later tiles (re-reading `B` from L2) also
-//! fetch the next column's `B` into cache, one line per `k` step, and the last column fetches
-//! the first rows of the panel the caller multiplies next: the first tile of each column then
-//! finds its `B` near, where it would stream it from L3 on its own (LSTM T=25 N=32 C=1024: steps
-//! 2–10 % faster in 13 A/B pairs).
+//! When a column of tiles has enough row tiles (4 on Zen 5, 2 on Intel), its later tiles
+//! (re-reading `B` from L2) also fetch the next column's `B` into cache, one line per `k` step,
+//! and the last column fetches the first rows of the panel the caller multiplies next: the first
+//! tile of each column then finds its `B` near, where it would stream it from L3 on its own
+//! (LSTM T=25 N=32 C=1024: steps 2–10 % faster in 13 A/B pairs).
 //! [`gemm_sum`] adds several products into the same tiles — an RNN step's `x·W + h·U` with the
 //! layer GEMM fused — each tile kept in registers across the terms and stored once.
 //! Summation order along `K` is fixed, so results do not depend on threading.
@@ -475,10 +475,14 @@ fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
 /// leaves room for the requests. With 3 tiles (M = 16) the requests cost more than they gave
 /// on Zen 5 (A/B up to 5 % slower) and gave more than they cost on a Xeon (paired runs: LSTMP
 /// W8 0.945 / 0.955, its training X6 0.958 / 0.944, LSTM bidirectional N16 training X5 0.975
-/// / 0.974; W6, W7, W9 and GNMT N10 / N64 shapes within noise), so 3 on Intel, else 4.
+/// / 0.974). With 2 tiles too on the Xeon: GNMT decoder N10 T1 (two 5-row tiles per column)
+/// 0.934 / 0.934 (174 and 181 of 200 rounds faster), GRU N16 0.983, LSTM N8 0.983, vanilla
+/// N20 0.976, LSTM N10 training 0.965; W2–W10 and X1–X6 within noise (0.968–1.008). So 2 on
+/// Intel, else 4. (Fetching the whole next column — up to 4 lines per `k` step — rather than
+/// one line per step: 0.955 / 0.960, less than one line.)
 fn prefetch_min_tiles() -> usize {
     if super::isa::intel_cpu() {
-        3
+        2
     } else {
         4
     }
