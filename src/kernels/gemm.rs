@@ -478,8 +478,9 @@ fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
 /// / 0.974). With 2 tiles too on the Xeon: GNMT decoder N10 T1 (two 5-row tiles per column)
 /// 0.934 / 0.934 (174 and 181 of 200 rounds faster), GRU N16 0.983, LSTM N8 0.983, vanilla
 /// N20 0.976, LSTM N10 training 0.965; W2–W10 and X1–X6 within noise (0.968–1.008). So 2 on
-/// Intel, else 4. (Fetching the whole next column — up to 4 lines per `k` step — rather than
-/// one line per step: 0.955 / 0.960, less than one line.)
+/// Intel, else 4. (Also on the Xeon, not adopted: the whole next column, up to 4 lines per `k`
+/// step, 1.04 against one line; 2 lines 0.99; the column after next rather than the next one,
+/// W2 / W3 / W8 1.03–1.04.)
 fn prefetch_min_tiles() -> usize {
     if super::isa::intel_cpu() {
         2

@@ -44,12 +44,16 @@ const GATES_BUDGET_BYTES: usize = 4 << 20;
 /// DHC=1024, 9 MiB of weights, one chunk of 50 rather than four: 3 % slower).
 const GATES_BUDGET_LARGE_WEIGHTS_BYTES: usize = 16 << 20;
 /// Batch from which the layer GEMM may be fused into each step's tiles (see [`ScratchLayout`]).
+/// On a Xeon (2 MiB of L2), merged rather than fused at N=32 (paired): vanilla C=512 1.19,
+/// AUGRU C=256 1.08 times slower, GRU C=512 0.99.
 const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
 /// The same when a thread's share of `U` is larger than [`L2_BYTES`]: merged, the steps would
 /// stream `U` from the last-level cache anyway, so streaming `W` beside it costs little, and the
 /// gates no longer go through memory (measured, 2 threads: LSTMP N=16 DHC=1024, 2 MiB of `U`
 /// per thread, 9.33 → 9.04 ms, 1–3 % in three series; LSTM N=16 C=256 with one thread per
-/// direction, 1 MiB of `U`, stays merged: fused was 2 % slower there).
+/// direction, 1 MiB of `U`, stays merged: fused was 2 % slower there). Below it, even a single
+/// step stays merged: GNMT decoder T=1 N=10 fused was 7–11 % slower (paired, on a Xeon, `K` in
+/// one block or two alike).
 const FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U: usize = 16;
 /// Bytes of the per-core cache that keeps a thread's share of `U` between steps (L2 of Zen 4/5).
 pub const L2_BYTES: usize = 1 << 20;
