@@ -870,8 +870,9 @@ mod tests {
         assert_eq!(sum(&[term(0, k1), term(k1, k - k1)]), c, "{shape}");
         assert_eq!(sum(&[term(0, k), term(k, 0)]), c, "{shape}");
         let three = sum(&[term(0, k2), term(k2, k2), term(2 * k2, k - 2 * k2)]);
-        // A prefetch hint, whatever it points at, changes nothing (with 19 rows or more and
-        // 64-wide blocks the later row tiles prefetch).
+        // A prefetch hint, whatever it points at, changes nothing (with several row tiles per
+        // column — from 7 rows on Intel, 19 elsewhere, on 64-wide blocks — the later tiles
+        // prefetch).
         let far = Panel::dense(usize::MAX as *const f32, 64, 64);
         assert_eq!(run(Some((panel, k))), c, "{shape}");
         assert_eq!(run(Some((far, 1 << 20))), c, "{shape}");

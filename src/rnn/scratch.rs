@@ -44,8 +44,8 @@ const GATES_BUDGET_BYTES: usize = 4 << 20;
 /// DHC=1024, 9 MiB of weights, one chunk of 50 rather than four: 3 % slower).
 const GATES_BUDGET_LARGE_WEIGHTS_BYTES: usize = 16 << 20;
 /// Batch from which the layer GEMM may be fused into each step's tiles (see [`ScratchLayout`]).
-/// On a Xeon (2 MiB of L2), merged rather than fused at N=32 (paired): vanilla C=512 1.19,
-/// AUGRU C=256 1.08 times slower, GRU C=512 0.99.
+/// On a Xeon (2 MiB of L2), merged steps at N=32 took 1.19 times the fused time for vanilla
+/// C=512, 1.08 for AUGRU C=256 and 0.99 for GRU C=512 (paired runs).
 const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
 /// The same when a thread's share of `U` is larger than [`L2_BYTES`]: merged, the steps would
 /// stream `U` from the last-level cache anyway, so streaming `W` beside it costs little, and the
