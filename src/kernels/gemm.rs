@@ -24,7 +24,9 @@
 //! (re-reading `B` from L2) also fetch the next column's `B` into cache, one line per `k` step,
 //! and the last column fetches the first rows of the panel the caller multiplies next: the first
 //! tile of each column then finds its `B` near, where it would stream it from L3 on its own
-//! (LSTM T=25 N=32 C=1024: steps 2–10 % faster in 13 A/B pairs).
+//! (LSTM T=25 N=32 C=1024: steps 2–10 % faster in 13 A/B pairs). On Intel, where the later
+//! tiles fetch only part of the next column (few rows), the first tile also fetches its own `B`
+//! some rows ahead into L1 (`fetch_ahead_rows`).
 //! [`gemm_sum`] adds several products into the same tiles — an RNN step's `x·W + h·U` with the
 //! layer GEMM fused — each tile kept in registers across the terms and stored once.
 //! Summation order along `K` is fixed, so results do not depend on threading.
@@ -175,8 +177,9 @@ type MicroFn = unsafe fn(&[Segment], usize, usize, *mut f32, usize, Init);
 
 /// A run of `K` a micro-kernel call multiplies: `k` columns of `A` (the tile's row pointers,
 /// at the run's first column) by `k` rows of `B` (from `b` and, for tiles spanning two blocks,
-/// `b1`), fetching one line of `pf` per `k` step (the first `pf.count` steps). A call sums
-/// several runs into one register tile: the `K` blocks of the terms of [`gemm_sum`].
+/// `b1`), fetching one line of `pf` per `k` step (the first `pf.count` steps) or, when `ahead`
+/// is not 0, the `B` row `ahead` rows on into L1. A call sums several runs into one register
+/// tile: the `K` blocks of the terms of [`gemm_sum`].
 #[derive(Clone, Copy, Debug)]
 struct Segment {
     k: usize,
@@ -184,6 +187,7 @@ struct Segment {
     b: *const f32,
     b1: *const f32,
     pf: Lines,
+    ahead: usize,
 }
 
 /// A run of consecutive cache lines (16 floats each) of `B` that a coming tile will read.
@@ -224,7 +228,8 @@ impl Lines {
 /// over vectors `V`. The first `S` vectors of each row of `B` come from a segment's `b` (row
 /// stride `ldb`), the others from its `b1` (row stride `ldb1`): a tile can span both blocks of a
 /// two-block panel, reading each as one sequential stream. Iteration `kk` of a segment also asks
-/// the caches for line `kk` of its `pf` (the first `pf.count` iterations; see [`gemm_sum`]).
+/// the caches for line `kk` of its `pf` (the first `pf.count` iterations) or, when its `ahead`
+/// is not 0, for row `kk + ahead` of `B` (see [`gemm_sum`]).
 ///
 /// # Safety
 /// For each segment: `a` points to `MR` row pointers with `k` readable floats each; `b` to `k`
@@ -281,10 +286,24 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
                     }
                 };
             }
-            // Two loops, so that the steps without a prefetch test nothing.
+            // Separate loops, so that the steps without a prefetch test nothing.
+            if seg.ahead > 0 {
+                let (ahead, ahead1) = (seg.ahead * ldb, seg.ahead * ldb1);
+                for kk in 0..seg.k {
+                    for j in 0..NR {
+                        prefetch_line::<true>(if j < S {
+                            bp.wrapping_add(ahead + j * LANES)
+                        } else {
+                            bp1.wrapping_add(ahead1 + (j - S) * LANES)
+                        });
+                    }
+                    step!(kk);
+                }
+                continue;
+            }
             let fetched = seg.pf.count.min(seg.k);
             for kk in 0..fetched {
-                prefetch_line(seg.pf.ptr.wrapping_add(kk * LANES));
+                prefetch_line::<false>(seg.pf.ptr.wrapping_add(kk * LANES));
                 step!(kk);
             }
             for kk in fetched..seg.k {
@@ -440,13 +459,19 @@ pub fn prefetch_rows_for_write(ptr: *const f32, rows: usize, ld: usize, width: u
     let _ = (ptr, rows, ld, width);
 }
 
-/// Asks the caches (L2 and nearer) for the line at `ptr`: a hint that never faults.
+/// Asks the caches for the line at `ptr` (into L1 if `L1`, else into L2): a hint that never
+/// faults.
 #[inline(always)]
-fn prefetch_line(ptr: *const f32) {
+fn prefetch_line<const L1: bool>(ptr: *const f32) {
     // SAFETY: a prefetch does not access memory architecturally.
     #[cfg(target_arch = "x86_64")]
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T1 }>(ptr.cast())
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0, _MM_HINT_T1};
+        if L1 {
+            _mm_prefetch::<_MM_HINT_T0>(ptr.cast())
+        } else {
+            _mm_prefetch::<_MM_HINT_T1>(ptr.cast())
+        }
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = ptr;
@@ -488,6 +513,26 @@ fn prefetch_min_tiles() -> usize {
         4
     }
 }
+
+/// Rows of `B` ahead of the `k` step that the first tile of a column fetches into L1, one line
+/// per vector per step, when it streams a `B` the previous column's tiles did not fetch whole
+/// (fewer later tiles than the tile has vectors; see [`prefetch_min_tiles`]) and has at least
+/// [`AHEAD_MIN_ROWS`] rows; 0 for none. On the Xeon, where such a column waits on `B` from L3
+/// (its hardware prefetcher stops at each 4 KiB page), paired against none: GNMT decoder N10 T1
+/// (two 5-row tiles per column) 0.925 / 0.945, LSTMP N16 (W8) 0.946, its training (X6) 0.960,
+/// LSTM bidirectional N16 training (X5) 0.958, GRU N16 0.946, LSTM N8 0.942; 8 rows ahead alike,
+/// 4 a little less; hint T1 rather than T0 0.97–0.99. Not on Zen 5 (not measured there).
+fn fetch_ahead_rows() -> usize {
+    if super::isa::intel_cpu() {
+        16
+    } else {
+        0
+    }
+}
+
+/// Fewest rows a tile needs for [`fetch_ahead_rows`]: a 1-row tile is all loads, and the
+/// prefetches cost it more than they gave (GRU N1, hint T0 8 rows ahead: 1.046 slower).
+const AHEAD_MIN_ROWS: usize = 4;
 
 /// Most pieces of terms one micro-kernel call sums in a `K` block.
 const MAX_PIECES: usize = 2;
@@ -563,12 +608,17 @@ impl Column {
     /// piece of each row: fetching whole rows made GRU steps 2–4 % slower).
     fn lines(&self) -> [Lines; MAX_PIECES] {
         let mut lines = [Lines::NONE; MAX_PIECES];
-        if self.ks.vectors * LANES == self.ldb {
+        if self.whole_rows() {
             for (l, p) in lines.iter_mut().zip(&self.pieces[..self.n]) {
                 *l = Lines::rows(p.b, p.kb, self.ldb);
             }
         }
         lines
+    }
+
+    /// Whether the column's tiles span whole rows of its block of `B`.
+    fn whole_rows(&self) -> bool {
+        self.ks.vectors * LANES == self.ldb
     }
 }
 
@@ -636,7 +686,7 @@ pub unsafe fn gemm_sum(
     });
     let mut ptrs = [[std::ptr::null::<f32>(); 16]; MAX_PIECES];
     let ldb1 = b.tail_ld();
-    let min_tiles = prefetch_min_tiles();
+    let (min_tiles, ahead_rows) = (prefetch_min_tiles(), fetch_ahead_rows());
     // Runs one column; its later tiles fetch `then` (piece by piece).
     let mut run = |col: Column, then: [Lines; MAX_PIECES]| {
         let mr_max = if small { m } else { col.ks.table.len() };
@@ -652,11 +702,20 @@ pub unsafe fn gemm_sum(
             b: std::ptr::null(),
             b1: std::ptr::null(),
             pf: Lines::NONE,
+            ahead: 0,
         }; MAX_PIECES];
         for (seg, p) in segments.iter_mut().zip(&col.pieces[..n]) {
             (seg.k, seg.b, seg.b1) = (p.kb, p.b, p.b1);
         }
         let prefetch = tiles >= min_tiles;
+        // Whether the previous column's later tiles (one line per `k` step each) fetched all
+        // of this one's `B`.
+        let fetched = prefetch && tiles > col.ks.vectors;
+        let ahead = if fetched || !col.whole_rows() {
+            0
+        } else {
+            ahead_rows
+        };
         let mut i0 = 0;
         for t in 0..tiles {
             let h = base_h + usize::from(t < taller);
@@ -670,6 +729,11 @@ pub unsafe fn gemm_sum(
                 if prefetch && t > 0 {
                     segments[i].pf = then[i].part(t - 1, tiles - 1, p.kb);
                 }
+                segments[i].ahead = if t == 0 && h >= AHEAD_MIN_ROWS {
+                    ahead
+                } else {
+                    0
+                };
             }
             let cp = unsafe { c.add(i0 * ldc + col.j0) };
             unsafe { col.ks.table[h - 1](&segments[..n], col.ldb, ldb1, cp, ldc, init) };
@@ -872,7 +936,8 @@ mod tests {
         let three = sum(&[term(0, k2), term(k2, k2), term(2 * k2, k - 2 * k2)]);
         // A prefetch hint, whatever it points at, changes nothing (with several row tiles per
         // column — from 7 rows on Intel, 19 elsewhere, on 64-wide blocks — the later tiles
-        // prefetch).
+        // prefetch; on Intel, the first tiles of 5–14 rows on the dense blocks of two-block
+        // panels fetch rows ahead).
         let far = Panel::dense(usize::MAX as *const f32, 64, 64);
         assert_eq!(run(Some((panel, k))), c, "{shape}");
         assert_eq!(run(Some((far, 1 << 20))), c, "{shape}");
