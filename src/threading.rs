@@ -346,7 +346,7 @@ impl Team<'_> {
 }
 
 /// Member `index`'s contiguous share of `items` in a team of `size`.
-fn share_of(index: usize, size: usize, items: usize) -> std::ops::Range<usize> {
+pub(crate) fn share_of(index: usize, size: usize, items: usize) -> std::ops::Range<usize> {
     index * items / size..(index + 1) * items / size
 }
 

@@ -1,7 +1,7 @@
 //! The vanilla RNN, GRU, LBR-GRU, AUGRU and LBR-AUGRU forward primitives against the plain
 //! reference (`rnn::reference`), with benchdnn's f32 thresholds: every cell × direction ×
-//! L 1–2 × T 1, 5 × N 1, 13, inference and training (with the workspace checked), plus
-//! oneDNN's validation rules for these cells.
+//! L 1–2 × T 1, 5 × N 1, 13, inference and training (with the workspace checked), steps split
+//! by batch (LSTM too), plus oneDNN's validation rules for these cells.
 
 mod lstm_common;
 
@@ -137,6 +137,49 @@ fn every_instruction_set_and_parallel_sizes() {
                 run_and_check(&c);
             }
         }
+    }
+}
+
+/// Batches of small cells run split by batch (each member of the thread team steps its own
+/// rows, without barriers): every cell, LSTM with peephole and with projection too, one and
+/// two layers, inference and training, against the reference.
+#[test]
+fn steps_split_by_batch() {
+    let mut cells = cells();
+    cells.push((CellKind::Lstm, Activation::Tanh));
+    // Teams wait for every worker, so each execution has a team of all the threads.
+    oxidnn::threading::FULL_TEAMS.store(true, std::sync::atomic::Ordering::Relaxed);
+    let before = oxidnn::rnn::forward::batch_split_passes();
+    let mut passes = 0;
+    for (k, (cell, activation)) in cells.into_iter().enumerate() {
+        for (direction, l, n) in [
+            (Direction::Left2Right, 1, 19),
+            (Direction::Right2Left, 2, 40),
+        ] {
+            if !accepted(cell, direction, l) {
+                continue;
+            }
+            for prop in [PropKind::ForwardInference, PropKind::ForwardTraining] {
+                let mut c = Case::new(direction, l, 4, n, 50, 70).with_cell(cell);
+                if cell == CellKind::Lstm && l == 2 {
+                    c = c.with_projection(29);
+                }
+                if l == 2 {
+                    c.slc = c.dic;
+                }
+                c.peephole = cell == CellKind::Lstm && prop == PropKind::ForwardTraining;
+                c.activation = activation;
+                c.prop = prop;
+                c.seed = k as u64 + 5;
+                run_and_check(&c);
+                passes += l;
+            }
+        }
+    }
+    if oxidnn::threading::num_threads() >= 2 {
+        // Steps of 2·N·(SLC + SIC)·G·DHC ≥ 2^18 flops run on a team of two or more (other
+        // tests of this binary may add passes of their own).
+        assert!(oxidnn::rnn::forward::batch_split_passes() - before >= passes);
     }
 }
 

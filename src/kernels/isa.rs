@@ -25,6 +25,31 @@ pub fn intel_cpu() -> bool {
     })
 }
 
+/// Bytes of one core's L2 cache, from CPUID (leaf `0x8000_0006`, which Intel and AMD cores
+/// both report), or `fallback` when the CPU does not say; decided once.
+pub fn l2_cache_bytes(fallback: usize) -> usize {
+    static L2: OnceLock<usize> = OnceLock::new();
+    let kib = *L2.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::__cpuid;
+            // Leaf 0x8000_0000 gives the highest extended leaf; ECX[31:16] of 0x8000_0006 the
+            // L2 size in KiB.
+            if __cpuid(0x8000_0000).eax >= 0x8000_0006 {
+                return (__cpuid(0x8000_0006).ecx >> 16) as usize;
+            }
+            0
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        0
+    });
+    if kib == 0 {
+        fallback
+    } else {
+        kib << 10
+    }
+}
+
 /// An instruction set the kernels are compiled for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Isa {
@@ -156,5 +181,19 @@ mod tests {
             .find_map(|l| l.strip_prefix("vendor_id"))
             .map(|v| v.trim_start_matches([' ', '\t', ':']).trim());
         assert_eq!(super::intel_cpu(), vendor == Some("GenuineIntel"));
+    }
+
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn the_l2_size_matches_the_kernels_report() {
+        // sysfs: index2 is the unified L2 on x86 (absent in some containers: then not checked).
+        let base = "/sys/devices/system/cpu/cpu0/cache/index2";
+        let read = |f: &str| std::fs::read_to_string(format!("{base}/{f}"));
+        if let (Ok(level), Ok(size)) = (read("level"), read("size")) {
+            assert_eq!(level.trim(), "2");
+            let kib: usize = size.trim().trim_end_matches('K').parse().unwrap();
+            assert_eq!(super::l2_cache_bytes(1), kib << 10);
+        }
+        assert!(super::l2_cache_bytes(1) >= 1);
     }
 }

@@ -28,13 +28,15 @@
 //! phases separated by spin barriers; items split statically, so a thread keeps the same weight
 //! panels step after step; when that locality is lost anyway, a member that finishes early
 //! takes items others have not started, see `Forward::balanced`), or on the calling thread
-//! alone when steps are tiny. With two directions and at least two threads, the directions run
+//! alone when steps are tiny. When the weights are small, each member steps its own batch
+//! rows instead, without barriers (`Forward::split_by_batch`, `items`). With two directions and at least two threads, the directions run
 //! at the same time on a half of the team each (their scratch regions are separate, see
 //! `ScratchLayout::lane`); a bidirectional sum then adds the second direction into `dst_layer`
 //! once both are done. Nothing is allocated, packed or copied per step.
 
 use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
+use super::items::{next_item, PhaseItems};
 use super::problem::RnnProblem;
 use super::scratch::{gates_width, ScratchLayout, L2_BYTES};
 use super::views::{SeqView, Strided};
@@ -45,6 +47,7 @@ use crate::kernels::Isa;
 use crate::memory::packed::PANEL;
 use crate::threading::{self, Team};
 use crate::types::Direction;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// GEMM work (flops) of one step below which the whole pass runs on one thread.
 const PARALLEL_MIN_FLOPS: usize = 1 << 18;
@@ -56,6 +59,17 @@ const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
 const STEP_MAX_BATCH_BLOCK: usize = 64;
 /// Smallest batch block when batch rows are split to feed more threads.
 const STEP_MIN_BATCH_BLOCK: usize = 8;
+/// Fewest batch rows per member for steps split by batch ([`Forward::split_by_batch`]).
+const BATCH_SPLIT_MIN_ROWS: usize = 8;
+
+/// Layer passes run split by batch so far (see [`batch_split_passes`]).
+static BATCH_SPLIT_PASSES: AtomicUsize = AtomicUsize::new(0);
+
+/// Test seam: how many layer passes (of one layer and direction) have run their steps split by
+/// batch (`Forward::split_by_batch`) in this process.
+pub fn batch_split_passes() -> usize {
+    BATCH_SPLIT_PASSES.load(Ordering::Relaxed)
+}
 
 /// Every tensor one forward execution touches, as raw views.
 #[derive(Clone, Copy, Debug)]
@@ -427,9 +441,18 @@ impl Forward<'_> {
                     self.layer_gemm(team, &pass, s0, s1);
                     team.barrier();
                 }
+                let by_batch = self.split_by_batch(team, &pass);
+                if by_batch && s0 == 0 && team.index() == 0 {
+                    BATCH_SPLIT_PASSES.fetch_add(1, Ordering::Relaxed);
+                }
                 for s in s0..s1 {
                     self.step(team, &pass, s, s0);
-                    team.barrier();
+                    // Split by batch, a member's next step reads only its own rows of h; the
+                    // chunk's last step still ends at a barrier (the next layer GEMM, or the
+                    // final states, take other rows).
+                    if !by_batch || s + 1 == s1 {
+                        team.barrier();
+                    }
                 }
                 s0 = s1;
             }
@@ -441,33 +464,29 @@ impl Forward<'_> {
     /// Gates of steps `s0..s1` = `x·W + b`: this member's share of (row block × panel) items.
     unsafe fn layer_gemm(&self, team: &Team, pass: &Pass, s0: usize, s1: usize) {
         let p = self.problem;
-        let rows = (s1 - s0) * p.n;
         let (width, total, gld) = (self.width(), gates_width(p), self.scratch.gates_ld);
-        let block = LAYER_ROW_BLOCK.min(rows);
-        let row_blocks = rows.div_ceil(block);
+        let block = LAYER_ROW_BLOCK.min((s1 - s0) * p.n);
         let gates = unsafe { self.lane(&self.scratch.gates, pass.d) };
         let bias = self
             .tensors
             .bias
             .wrapping_add((pass.l * p.d + pass.d) * total);
         let a = pass.x.gemm_rows(s0, p.n);
-        let items = row_blocks * self.panels();
-        let share = team.share(items);
+        let items = PhaseItems::by_panel((s1 - s0) * p.n, block, self.panels());
+        let share = team.share(items.count());
         let weights = |panel| self.tensors.weights_layer.panel(pass.l, pass.d, panel);
         let flops = 2 * block * pass.k_layer * width;
-        self.for_items(team, pass, items, false, flops, |it| {
-            let (panel, rb) = (it / row_blocks, it % row_blocks);
-            let r0 = rb * block;
-            let r1 = rows.min(r0 + block);
+        self.for_items(team, pass, items.count(), false, flops, |it| {
+            let (rows, panel) = items.tile(it);
             // The next panel's weights, fetched while this item runs.
-            let next = next_panel(&share, it, false, row_blocks).map(weights);
+            let next = items.next_panel(&share, it, false).map(weights);
             // SAFETY: each item writes its own rows × panel of the gates scratch.
             unsafe {
-                let c = gates.add(r0 * gld + panel * width);
+                let c = gates.add(rows.start * gld + panel * width);
                 gemm::gemm(
                     self.isa,
                     &a,
-                    r0..r1,
+                    rows,
                     pass.k_layer,
                     &weights(panel),
                     c,
@@ -479,9 +498,14 @@ impl Forward<'_> {
         });
     }
 
-    /// Batch blocking of a step: (block size, number of blocks).
-    fn batch_blocks(&self, team: &Team) -> (usize, usize) {
+    /// The (batch block × panel) items of a step phase: one block per member when
+    /// [`Forward::split_by_batch`], else by panel, over batch blocks of at most
+    /// `STEP_MAX_BATCH_BLOCK` rows (smaller when there would be fewer items than members).
+    fn step_items(&self, team: &Team, pass: &Pass) -> PhaseItems {
         let n = self.problem.n;
+        if self.split_by_batch(team, pass) {
+            return PhaseItems::by_block(n, team.size(), self.panels());
+        }
         let mut blocks = n.div_ceil(STEP_MAX_BATCH_BLOCK);
         if blocks * self.panels() < team.size() {
             blocks = blocks.max(
@@ -490,8 +514,41 @@ impl Forward<'_> {
                     .min(n.div_ceil(STEP_MIN_BATCH_BLOCK)),
             );
         }
-        let size = n.div_ceil(blocks.max(1));
-        (size, n.div_ceil(size))
+        PhaseItems::by_panel(n, n.div_ceil(blocks.max(1)), self.panels())
+    }
+
+    /// Whether each member runs every panel of its own batch rows (see `items`): no barrier
+    /// between steps, nor between a step's phases, but every member reads all the weights.
+    /// With several members, at least [`BATCH_SPLIT_MIN_ROWS`] rows each, and the weights a
+    /// step reads within 3/8 of a core's L2 per barrier a step saves (GRU, AUGRU and LSTMP
+    /// steps have two phases).
+    ///
+    /// Measured on a Xeon (2 MiB L2; paired, 2 threads, T=50, split by batch against by panel):
+    /// AUGRU N=32 C=256 (1.5 MiB, two barriers) 0.926, N=64 0.949, GRU N=32 C=256 0.965, N=16
+    /// 0.963, AUGRU training 0.966; one barrier: vanilla N=16 / 32 C=256 (0.25 / 0.5 MiB) 0.852 /
+    /// 0.944, LSTM N=16 / 32 C=128 0.897 / 0.964, but with 1–2 MiB: LSTM N=24 / 16 C=256 (1 MiB)
+    /// 0.972 / 1.034, LSTM N=32 C=192 and vanilla C=384 (1.1 MiB) 0.980 / 1.016, LBR-GRU C=256
+    /// (1.5 MiB) 1.026, LSTM C=256 and vanilla C=512 (2 MiB) 1.04 / 1.03; GRU C=384 (3.4 MiB)
+    /// 1.04, GRU / LBR-GRU C=512 1.18 / 1.12, LSTMP N=16 DHC=1024 1.34.
+    fn split_by_batch(&self, team: &Team, pass: &Pass) -> bool {
+        let p = self.problem;
+        let barriers = if matches!(p.cell, CellKind::Gru | CellKind::Augru) || p.with_projection {
+            2
+        } else {
+            1
+        };
+        let l2 = crate::kernels::isa::l2_cache_bytes(L2_BYTES);
+        team.size() > 1
+            && p.n >= team.size() * BATCH_SPLIT_MIN_ROWS
+            && 8 * 4 * self.step_weight_floats(pass) <= 3 * barriers * l2
+    }
+
+    /// Floats of the weights a step of `pass` reads (`U`, `W` too when the layer GEMM is
+    /// fused, and the projection's).
+    fn step_weight_floats(&self, pass: &Pass) -> usize {
+        let p = self.problem;
+        let projection = if p.with_projection { p.dhc * p.dic } else { 0 };
+        self.step_k(pass) * self.panels() * self.width() + projection
     }
 
     /// One step: per (batch block × panel) tile of this member's share, `gates += h_prev·U`
@@ -504,7 +561,7 @@ impl Forward<'_> {
     /// is needed) add `(r ⊙ h_prev)·U_o` to the `o` columns and run the second post-GEMM part.
     unsafe fn step(&self, team: &Team, pass: &Pass, s: usize, s0: usize) {
         let p = self.problem;
-        let (width, total, panels) = (self.width(), gates_width(p), self.panels());
+        let (width, total) = (self.width(), gates_width(p));
         // Row stride of the gates and `rec` scratch (`total` is the bias rows' length).
         let gld = self.scratch.gates_ld;
         let h_prev = if s == 0 {
@@ -512,7 +569,8 @@ impl Forward<'_> {
         } else {
             Some(pass.h_seq.from_step(s - 1))
         };
-        let (block, blocks) = self.batch_blocks(team);
+        let items = self.step_items(team, pass);
+        let by_batch = self.split_by_batch(team, pass);
         let gates = unsafe {
             self.lane(&self.scratch.gates, pass.d)
                 .add((s - s0) * p.n * gld)
@@ -526,19 +584,15 @@ impl Forward<'_> {
         );
         // The tile of item `it`: (rows, panel, its gates).
         let tile_of = |it: usize| {
-            let (panel, b) = (it / blocks, it % blocks);
-            let n0 = b * block;
-            (
-                n0..p.n.min(n0 + block),
-                panel,
-                gates.wrapping_add(n0 * gld + panel * width),
-            )
+            let (rows, panel) = items.tile(it);
+            let tile = gates.wrapping_add(rows.start * gld + panel * width);
+            (rows, panel, tile)
         };
-        let (items, reverse) = (blocks * panels, s % 2 == 1);
+        let reverse = s % 2 == 1;
         // With the layer GEMM fused, both products go to the gates tile (but for the
         // linear-before-reset cells), summed in one GEMM whose tiles are stored once.
         let summed = self.scratch.fused_layer_gemm && !lbr;
-        let share = team.share(items);
+        let share = team.share(items.count());
         let weights_layer = |panel| self.tensors.weights_layer.panel(pass.l, pass.d, panel);
         // The recurrent weights of a panel (GRU: the `u, r` columns, multiplied here).
         let weights_iter = |panel| {
@@ -558,8 +612,8 @@ impl Forward<'_> {
                 (weights_iter(panel), p.sic)
             }
         };
-        let flops = 2 * block * width * self.step_k(pass);
-        self.for_items(team, pass, items, reverse, flops, |it| {
+        let flops = 2 * items.block * width * self.step_k(pass);
+        self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
             // The item this member takes next in this phase, if any.
             let next = next_item(&share, it, reverse);
@@ -578,7 +632,7 @@ impl Forward<'_> {
                 }
             }
             let u = weights_iter(panel);
-            let then = next_panel(&share, it, reverse, blocks).map(first_of);
+            let then = items.next_panel(&share, it, reverse).map(first_of);
             let rec = h_prev.map(|h| Term {
                 a: h.gemm_rows(0, p.n),
                 k: p.sic,
@@ -636,16 +690,22 @@ impl Forward<'_> {
                 self.postgemm(pass, s, rows, panel, tile, gld, Phase::First);
             }
         });
+        // The projection and the GRU `o` phase read every unit of h̃ or r of their rows: a
+        // barrier, unless a member has all the units of its rows.
         if let (Some(w), Some(ht)) = (&self.tensors.weights_projection, pass.ht) {
-            team.barrier();
+            if !by_batch {
+                team.barrier();
+            }
             unsafe { self.project(team, pass, s, w, ht) };
         }
         if !gru {
             return;
         }
-        team.barrier();
-        let flops = 2 * block * PANEL * p.sic;
-        self.for_items(team, pass, items, reverse, flops, |it| {
+        if !by_batch {
+            team.barrier();
+        }
+        let flops = 2 * items.block * PANEL * p.sic;
+        self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
             // SAFETY: as above; `rh` is complete (barrier) and read-only now.
             unsafe {
@@ -689,9 +749,7 @@ impl Forward<'_> {
     /// (LSTM N=128 C=256, fused: 1 MiB per member) is balanced: 0.986 and 0.988 (28/40 rounds
     /// each, on a host busy with other tenants; A/A 1.0025).
     fn balanced(&self, team: &Team, pass: &Pass, item_flops: usize) -> bool {
-        let p = self.problem;
-        let projection = if p.with_projection { p.dhc * p.dic } else { 0 };
-        let floats = self.step_k(pass) * self.panels() * self.width() + projection;
+        let floats = self.step_weight_floats(pass);
         item_flops >= BALANCED_MIN_ITEM_FLOPS && 4 * floats / team.size() >= L2_BYTES
     }
 
@@ -707,7 +765,7 @@ impl Forward<'_> {
         item_flops: usize,
         f: impl FnMut(usize),
     ) {
-        if self.balanced(team, pass, item_flops) {
+        if !self.split_by_batch(team, pass) && self.balanced(team, pass, item_flops) {
             team.for_each_balanced(items, reverse, f);
         } else {
             team.for_each(items, reverse, f);
@@ -759,18 +817,19 @@ impl Forward<'_> {
         let p = self.problem;
         let panels = p.dic.div_ceil(PANEL);
         let ld = panels * PANEL;
-        let (block, blocks) = self.batch_blocks(team);
+        // The step's batch blocks (split by batch, each member projects its own rows).
+        let items = self.step_items(team, pass).with_panels(panels);
         let out = unsafe { self.lane(&self.scratch.proj, pass.d) };
         let a = ht.gemm_rows(s, p.n);
-        let (items, reverse) = (blocks * panels, s % 2 == 1);
-        let share = team.share(items);
-        let flops = 2 * block * p.dhc * PANEL;
-        self.for_items(team, pass, items, reverse, flops, |it| {
-            let (panel, b) = (it / blocks, it % blocks);
-            let then = next_panel(&share, it, reverse, blocks)
+        let reverse = s % 2 == 1;
+        let share = team.share(items.count());
+        let flops = 2 * items.block * p.dhc * PANEL;
+        self.for_items(team, pass, items.count(), reverse, flops, |it| {
+            let (rows, panel) = items.tile(it);
+            let then = items
+                .next_panel(&share, it, reverse)
                 .map(|n| (w.panel(pass.l, pass.d, n), p.dhc));
-            let n0 = b * block;
-            let rows = n0..p.n.min(n0 + block);
+            let n0 = rows.start;
             let u0 = panel * PANEL;
             // SAFETY: this item writes its own rows × panel of `proj` and its own rows × channels
             // of the h destinations; h̃ of the step is complete (barrier) and read-only now.
@@ -957,32 +1016,4 @@ impl Forward<'_> {
             }
         }
     }
-}
-
-/// The item a team member takes after `it` in a phase over its `share` (walked backwards when
-/// `reverse`), if any.
-fn next_item(share: &std::ops::Range<usize>, it: usize, reverse: bool) -> Option<usize> {
-    if !share.contains(&it) {
-        // Taken from another member's share: what comes next is not known.
-        return None;
-    }
-    if reverse {
-        it.checked_sub(1)
-    } else {
-        Some(it + 1)
-    }
-    .filter(|n| share.contains(n))
-}
-
-/// For items numbered panel by panel (`per_panel` items each): the panel of the item a member
-/// takes after `it`, when it is another one (the weights of the same panel are in cache).
-fn next_panel(
-    share: &std::ops::Range<usize>,
-    it: usize,
-    reverse: bool,
-    per_panel: usize,
-) -> Option<usize> {
-    next_item(share, it, reverse)
-        .map(|n| n / per_panel)
-        .filter(|&n| n != it / per_panel)
 }
