@@ -29,10 +29,11 @@
 //! panels step after step; when that locality is lost anyway, a member that finishes early
 //! takes items others have not started, see `Forward::balanced`), or on the calling thread
 //! alone when steps are tiny. When the weights are small, each member steps its own batch
-//! rows instead, without barriers (`Forward::split_by_batch`, `items`). With two directions and at least two threads, the directions run
-//! at the same time on a half of the team each (their scratch regions are separate, see
-//! `ScratchLayout::lane`); a bidirectional sum then adds the second direction into `dst_layer`
-//! once both are done. Nothing is allocated, packed or copied per step.
+//! rows instead, without barriers (`Forward::split_by_batch`, `items`). With two directions
+//! and at least two threads, the directions run at the same time on a half of the team each
+//! (their scratch regions are separate, see `ScratchLayout::lane`); a bidirectional sum then
+//! adds the second direction into `dst_layer` once both are done. Nothing is allocated, packed
+//! or copied per step.
 
 use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
