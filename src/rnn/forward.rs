@@ -138,6 +138,8 @@ struct Pass {
     x: SeqView,
     /// Input channels (K of the layer GEMM).
     k_layer: usize,
+    /// Steps split by batch ([`Forward::split_by_batch`], decided once for the pass).
+    by_batch: bool,
     /// Initial hidden state (row `(0, n)`), `None` for zeros.
     h_init: Option<SeqView>,
     /// Hidden state after step `s` at row `(s, n)`.
@@ -374,6 +376,7 @@ impl Forward<'_> {
                 d,
                 x,
                 k_layer: p.layer_input_channels(l),
+                by_batch: false,
                 h_init: t.src_iter.map(|s| SeqView::state(&s, l, d)),
                 h_seq,
                 h_ws_init,
@@ -416,7 +419,8 @@ impl Forward<'_> {
     unsafe fn layer(&self, team: &Team, l: usize, d: usize) {
         let p = self.problem;
         unsafe {
-            let pass = self.pass(l, d);
+            let mut pass = self.pass(l, d);
+            pass.by_batch = self.split_by_batch(team, &pass);
             for n in team.share(p.n) {
                 if p.cell.has_c_state() && !(pass.c_direct && p.t > 0) {
                     copy_or_zero(
@@ -442,8 +446,7 @@ impl Forward<'_> {
                     self.layer_gemm(team, &pass, s0, s1);
                     team.barrier();
                 }
-                let by_batch = self.split_by_batch(team, &pass);
-                if by_batch && s0 == 0 && team.index() == 0 {
+                if pass.by_batch && s0 == 0 && team.index() == 0 {
                     BATCH_SPLIT_PASSES.fetch_add(1, Ordering::Relaxed);
                 }
                 for s in s0..s1 {
@@ -451,7 +454,7 @@ impl Forward<'_> {
                     // Split by batch, a member's next step reads only its own rows of h; the
                     // chunk's last step still ends at a barrier (the next layer GEMM, or the
                     // final states, take other rows).
-                    if !by_batch || s + 1 == s1 {
+                    if !pass.by_batch || s + 1 == s1 {
                         team.barrier();
                     }
                 }
@@ -500,11 +503,11 @@ impl Forward<'_> {
     }
 
     /// The (batch block × panel) items of a step phase: one block per member when
-    /// [`Forward::split_by_batch`], else by panel, over batch blocks of at most
+    /// the pass is split by batch, else by panel, over batch blocks of at most
     /// `STEP_MAX_BATCH_BLOCK` rows (smaller when there would be fewer items than members).
     fn step_items(&self, team: &Team, pass: &Pass) -> PhaseItems {
         let n = self.problem.n;
-        if self.split_by_batch(team, pass) {
+        if pass.by_batch {
             return PhaseItems::by_block(n, team.size(), self.panels());
         }
         let mut blocks = n.div_ceil(STEP_MAX_BATCH_BLOCK);
@@ -571,7 +574,6 @@ impl Forward<'_> {
             Some(pass.h_seq.from_step(s - 1))
         };
         let items = self.step_items(team, pass);
-        let by_batch = self.split_by_batch(team, pass);
         let gates = unsafe {
             self.lane(&self.scratch.gates, pass.d)
                 .add((s - s0) * p.n * gld)
@@ -694,7 +696,7 @@ impl Forward<'_> {
         // The projection and the GRU `o` phase read every unit of h̃ or r of their rows: a
         // barrier, unless a member has all the units of its rows.
         if let (Some(w), Some(ht)) = (&self.tensors.weights_projection, pass.ht) {
-            if !by_batch {
+            if !pass.by_batch {
                 team.barrier();
             }
             unsafe { self.project(team, pass, s, w, ht) };
@@ -702,7 +704,7 @@ impl Forward<'_> {
         if !gru {
             return;
         }
-        if !by_batch {
+        if !pass.by_batch {
             team.barrier();
         }
         let flops = 2 * items.block * PANEL * p.sic;
@@ -766,7 +768,7 @@ impl Forward<'_> {
         item_flops: usize,
         f: impl FnMut(usize),
     ) {
-        if !self.split_by_batch(team, pass) && self.balanced(team, pass, item_flops) {
+        if !pass.by_batch && self.balanced(team, pass, item_flops) {
             team.for_each_balanced(items, reverse, f);
         } else {
             team.for_each(items, reverse, f);
