@@ -7,7 +7,7 @@
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use oxidnn::kernels::activations::{apply, Activation};
-use oxidnn::kernels::gemm::{gemm, gemm_sum, Init, Panel, RowsA, Term};
+use oxidnn::kernels::gemm::{gemm, gemm_sum, Fetch, Init, Panel, RowsA, Term};
 use oxidnn::kernels::Isa;
 use oxidnn::rnn::cells::lstm::{self, LstmTile};
 use oxidnn::rnn::cells::{HDest, TileRows};
@@ -35,6 +35,15 @@ fn lstm_panel(b: &[f32], p: usize, k: usize) -> Panel {
         width,
         split: 64,
         tail: base[k * 64..].as_ptr(),
+    }
+}
+
+/// What a step's GEMM knows of its weights: the next panel, and that the 4 MiB of panels a
+/// benchmark cycles through (a thread's share of a step's weights) stream from beyond L2.
+fn streamed(next: Option<(Panel, usize)>) -> Fetch {
+    Fetch {
+        next,
+        streamed: true,
     }
 }
 
@@ -78,7 +87,7 @@ fn gemm_shapes(c: &mut Criterion) {
                             out[p * width..].as_mut_ptr(),
                             width * panels,
                             Init::Accumulate,
-                            next,
+                            streamed(next),
                         )
                     };
                 }
@@ -131,10 +140,11 @@ fn gemm_two_terms(c: &mut Criterion) {
                         // SAFETY: a, b and out hold the addressed rows and columns.
                         unsafe {
                             if summed {
-                                gemm_sum(isa, &[x, h], 0..m, c, ldc, init, next);
+                                gemm_sum(isa, &[x, h], 0..m, c, ldc, init, streamed(next));
                             } else {
-                                gemm_sum(isa, &[x], 0..m, c, ldc, init, Some((h.b, k)));
-                                gemm_sum(isa, &[h], 0..m, c, ldc, Init::Accumulate, next);
+                                let f = streamed(Some((h.b, k)));
+                                gemm_sum(isa, &[x], 0..m, c, ldc, init, f);
+                                gemm_sum(isa, &[h], 0..m, c, ldc, Init::Accumulate, streamed(next));
                             }
                         }
                     }

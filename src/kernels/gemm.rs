@@ -29,7 +29,10 @@
 //! some rows ahead into L1 (`fetch_ahead_rows`).
 //! [`gemm_sum`] adds several products into the same tiles — an RNN step's `x·W + h·U` with the
 //! layer GEMM fused — each tile kept in registers across the terms and stored once.
-//! Summation order along `K` is fixed, so results do not depend on threading.
+//! `K` is cut into blocks (after each, the tiles are stored; 128 rather than 1024 where a
+//! column's tiles then re-read `B` from L1: `k_block`); a later block's multiply-adds start
+//! from the stored sums, so the summation order along `K` is fixed whatever the blocks, and
+//! results do not depend on threading.
 
 use super::isa::Isa;
 use super::vector::{Lanes, Vector, LANES};
@@ -41,9 +44,35 @@ pub const CHUNK: usize = 32;
 /// fewer; a 6-row tile of `A` is 24 KiB, still in L1): one thread, `K` = 1024, 16 LSTM panels,
 /// 1.2–1.6 % faster for 16, 32 and 104 rows in three alternated criterion rounds; LSTM T=25 N=32
 /// C=1024 on two threads faster in 5 of 6 A/B pairs (fastest iteration). On a Xeon (48 KiB
-/// L1), blocks small enough for a tile column's `B` to stay in L1 were mixed (paired runs, 256
-/// / 128: W2 0.974 / 0.967, X8 0.993 / 0.959, but W3 1.040 / 1.018 and W8 1.025 / 1.011).
+/// L1), blocks small enough for a tile column's `B` to stay in L1 pay off for some products
+/// only ([`k_block`]).
 const KC: usize = 1024;
+/// `K` block of the products whose column tiles re-read `B` from L1 ([`k_block`]): 32 KiB of a
+/// 64-wide block, beside a block of `A`.
+const KC_L1: usize = 128;
+/// Most rows for [`KC_L1`]: the merged layer GEMM's 104-row blocks (whose `A` block no longer
+/// stays in L1 beside `B`'s) were 2 % slower with it (LSTM T=25 N=32 C=1024, paired).
+const KC_L1_MAX_ROWS: usize = 64;
+
+/// What the caller knows of the weights around one product.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fetch {
+    /// The panel (and its `K`) the caller multiplies next, if known: while each column of
+    /// tiles re-reads its `B`, the next column's (in the end, `next`'s first) is fetched into
+    /// cache.
+    pub next: Option<(Panel, usize)>,
+    /// Whether the weights the calling thread cycles through are larger than its L2, so that
+    /// `B` streams from farther (which can make the `K` blocks shorter: `k_block`).
+    pub streamed: bool,
+}
+
+impl Fetch {
+    /// Nothing known: no next panel, `B` not streamed.
+    pub const NONE: Fetch = Fetch {
+        next: None,
+        streamed: false,
+    };
+}
 
 /// Rows of the `A` operand: row `r` starts at
 /// `base + (r / inner)·outer_stride + (r % inner)·inner_stride` (elements).
@@ -143,8 +172,12 @@ pub enum Init {
     Zero,
     /// `C = row + A·B`, the same `width`-float row (e.g. the bias) for every row of `C`.
     Row(*const f32),
-    /// `C += A·B`.
+    /// `C += A·B`, the product added at the end (the multiply-add chains do not wait for `C`).
     Accumulate,
+    /// `C += A·B` with the multiply-add chains starting from `C`: `C` holds the partial sums of
+    /// the earlier `K` blocks of the same product (near: just written), and the result has the
+    /// same bits as one block over the whole `K`.
+    Continue,
 }
 
 /// Micro-kernels of one tile width, indexed by `MR − 1`.
@@ -252,6 +285,13 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
                 for row in acc.iter_mut() {
                     for (j, v) in row.iter_mut().enumerate() {
                         *v = V::load(r.add(j * LANES));
+                    }
+                }
+            }
+            Init::Continue => {
+                for (i, row) in acc.iter_mut().enumerate() {
+                    for (j, v) in row.iter_mut().enumerate() {
+                        *v = V::load(c.add(i * ldc + j * LANES));
                     }
                 }
             }
@@ -488,6 +528,36 @@ fn prefetch_with<const HINT: i32>(ptr: *const f32, rows: usize, ld: usize, width
     }
 }
 
+/// The `K` block of a product of `m` rows into `init` from `b`: [`KC_L1`] when the tiles of a
+/// column, re-reading their `B` from L1 rather than L2, are many — at least 8 of the wide
+/// tiles, or 6 when `B` streams from beyond L2 (L2 then also takes the stream) — and the
+/// product starts from a row or from zero (later blocks continue the chains: same result bits
+/// whatever the block); else [`KC`].
+///
+/// Measured on the Xeon (paired, 2 threads, against [`KC`] throughout, ±3 % noise at 30
+/// rounds): LSTM N=64 C=512 (W2: 64-row steps, layer GEMM fused, streamed) 0.958–0.978 in five
+/// series, GRU N=32 C=512 (streamed) 0.946–0.966 in four, its training 0.967 / 0.973, LSTM
+/// N=128 C=256 (64-row steps in L2) 0.979 / 0.989, LSTM training N=32 0.97–1.04; 6 tiles in L2
+/// (LBR-GRU N=32 C=512, 1.5 MiB per thread) 1.006–1.015, so not there. `KC_L1` everywhere
+/// instead: the merged layer GEMM of LSTM N=32 C=1024 (104-row blocks) 1.018–1.036, vanilla
+/// N=32 (3 tall tiles) 1.06; 64 / 96 / 192 / 256 rather than 128: W2 1.025 / 1.004 / 1.005 /
+/// 1.019. One thread alone with `B` in L2, [`KC`] is faster (131 against 125 GFLOP/s, 64
+/// rows): the gain comes from sparing L2 while it also serves the stream and the other
+/// traffic.
+fn k_block(shapes: &Shapes, m: usize, b: &Panel, init: Init, streamed: bool) -> usize {
+    let Some(wide) = &shapes.wide else {
+        return KC;
+    };
+    let tiles = m.div_ceil(wide.table.len());
+    let many = tiles >= 8 || (streamed && tiles >= 6);
+    let continued = !matches!(init, Init::Accumulate | Init::Continue);
+    if many && continued && m <= KC_L1_MAX_ROWS && b.width >= wide.vectors * LANES {
+        KC_L1
+    } else {
+        KC
+    }
+}
+
 /// Splits `m` rows into `ceil(m / max)` tiles of nearly equal height; returns (tiles, base height,
 /// number of tiles one row taller).
 fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
@@ -556,12 +626,12 @@ struct Piece {
     kb: usize,
 }
 
-/// Calls `f` with each `K` block of the terms, in order: at most [`KC`] rows of `K` in at most
+/// Calls `f` with each `K` block of the terms, in order: at most `kc` rows of `K` in at most
 /// [`MAX_PIECES`] pieces (consecutive terms short enough share a block). When every term is
 /// empty, one empty block, so that `C` is still initialized.
-fn for_each_k_block(terms: &[Term], mut f: impl FnMut(&[Piece])) {
+fn for_each_k_block(terms: &[Term], kc: usize, mut f: impl FnMut(&[Piece])) {
     let mut block = [Piece::default(); MAX_PIECES];
-    let (mut n, mut room, mut any) = (0, KC, false);
+    let (mut n, mut room, mut any) = (0, kc, false);
     for (term, t) in terms.iter().enumerate() {
         let mut k0 = 0;
         while k0 < t.k {
@@ -570,7 +640,7 @@ fn for_each_k_block(terms: &[Term], mut f: impl FnMut(&[Piece])) {
             (n, room, k0) = (n + 1, room - kb, k0 + kb);
             if room == 0 || n == MAX_PIECES {
                 f(&block[..n]);
-                (n, room, any) = (0, KC, true);
+                (n, room, any) = (0, kc, true);
             }
         }
     }
@@ -637,10 +707,10 @@ pub unsafe fn gemm(
     c: *mut f32,
     ldc: usize,
     init: Init,
-    next: Option<(Panel, usize)>,
+    fetch: Fetch,
 ) {
     let term = Term { a: *a, k, b: *b };
-    unsafe { gemm_sum(isa, &[term], rows, c, ldc, init, next) }
+    unsafe { gemm_sum(isa, &[term], rows, c, ldc, init, fetch) }
 }
 
 /// `C[rows × width] (init)= Σ A·B` over the terms (at least one), for rows `rows` of each
@@ -648,15 +718,15 @@ pub unsafe fn gemm(
 /// the same layout (`width`, `split`, `ld`). Terms whose `K` together fit one block (`KC`)
 /// accumulate in the same register tiles, each tile stored once (an LSTMP step's `x·W + h·U`,
 /// `K` = 256 each, 16 rows: 216–220 against 213–214 GFLOP/s as two GEMMs, one thread, four
-/// rounds of criterion's `gemm_two_terms_k256`; 32 rows: within 1 %). `next` is the panel (and
-/// its `K`) the caller multiplies next, if known: while each column of tiles re-reads its `B`,
-/// the next column's (in the end, `next`'s first) is fetched into cache.
+/// rounds of criterion's `gemm_two_terms_k256`; 32 rows: within 1 %). `fetch` says what comes
+/// next and whether `B` is streamed.
 ///
 /// # Safety
 /// For every term: each addressed row of `a` has `k` readable floats; `b` has `k` rows of
 /// `b.width` readable floats at stride `b.ld`. `c` has `rows.len()` rows of `width` writable
 /// floats at stride `ldc`, not overlapping any `a` or `b`; an `Init::Row` pointer has `width`
-/// floats. `isa` must be supported by the CPU. (`next` is only prefetched: any address is safe.)
+/// floats. `isa` must be supported by the CPU. (`fetch.next` is only prefetched: any address is
+/// safe.)
 pub unsafe fn gemm_sum(
     isa: Isa,
     terms: &[Term],
@@ -664,7 +734,7 @@ pub unsafe fn gemm_sum(
     c: *mut f32,
     ldc: usize,
     init: Init,
-    next: Option<(Panel, usize)>,
+    fetch: Fetch,
 ) {
     let b = terms[0].b;
     debug_assert!(b.width.is_multiple_of(CHUNK));
@@ -687,6 +757,7 @@ pub unsafe fn gemm_sum(
     let mut ptrs = [[std::ptr::null::<f32>(); 16]; MAX_PIECES];
     let ldb1 = b.tail_ld();
     let (min_tiles, ahead_rows) = (prefetch_min_tiles(), fetch_ahead_rows());
+    let kc = k_block(shapes, m, &b, init, fetch.streamed);
     // Runs one column; its later tiles fetch `then` (piece by piece).
     let mut run = |col: Column, then: [Lines; MAX_PIECES]| {
         let mr_max = if small { m } else { col.ks.table.len() };
@@ -748,8 +819,8 @@ pub unsafe fn gemm_sum(
         }
     };
     let mut first_block = true;
-    for_each_k_block(terms, |pieces| {
-        let init = if first_block { init } else { Init::Accumulate };
+    for_each_k_block(terms, kc, |pieces| {
+        let init = if first_block { init } else { Init::Continue };
         first_block = false;
         // The column of shapes `ks` at `j0`, `off` columns into block `block` of every panel.
         let column = |ks, block: usize, off: usize, ldb, j0| {
@@ -814,9 +885,10 @@ pub unsafe fn gemm_sum(
     if let Some(last) = pending {
         // `next`'s first column: the first rows of its first block, when they are consecutive.
         let mut then = [Lines::NONE; MAX_PIECES];
-        then[0] = next
+        then[0] = fetch
+            .next
             .filter(|(p, _)| p.ld == p.split)
-            .map_or(Lines::NONE, |(p, k)| Lines::rows(p.ptr, KC.min(k), p.ld));
+            .map_or(Lines::NONE, |(p, k)| Lines::rows(p.ptr, kc.min(k), p.ld));
         run(last, then);
     }
 }
@@ -890,7 +962,7 @@ mod tests {
             "row" => Init::Row(bias.as_ptr()),
             _ => Init::Accumulate,
         };
-        let run = |next| {
+        let run = |fetch| {
             let mut c = c0.clone();
             unsafe {
                 gemm(
@@ -902,12 +974,12 @@ mod tests {
                     c.as_mut_ptr(),
                     ldc,
                     init_v,
-                    next,
+                    fetch,
                 )
             };
             c
         };
-        let c = run(None);
+        let c = run(Fetch::NONE);
         // The same product as a sum of terms, each over a part of `K`: two terms fill the same
         // `K` blocks as one term (bit-identical results); three terms cut other blocks (checked
         // against the naive product below).
@@ -925,8 +997,11 @@ mod tests {
         };
         let sum = |terms: &[Term]| {
             let mut c = c0.clone();
-            let next = Some((panel, k));
-            unsafe { gemm_sum(isa, terms, 0..m, c.as_mut_ptr(), ldc, init_v, next) };
+            let fetch = Fetch {
+                next: Some((panel, k)),
+                streamed: false,
+            };
+            unsafe { gemm_sum(isa, terms, 0..m, c.as_mut_ptr(), ldc, init_v, fetch) };
             c
         };
         let (k1, k2) = (k / 3, k / 4);
@@ -939,8 +1014,12 @@ mod tests {
         // prefetch; on Intel, the first tiles of 5–14 rows on the dense blocks of two-block
         // panels fetch rows ahead).
         let far = Panel::dense(usize::MAX as *const f32, 64, 64);
-        assert_eq!(run(Some((panel, k))), c, "{shape}");
-        assert_eq!(run(Some((far, 1 << 20))), c, "{shape}");
+        let next = |next, streamed| Fetch { next, streamed };
+        assert_eq!(run(next(Some((panel, k)), false)), c, "{shape}");
+        assert_eq!(run(next(Some((far, 1 << 20)), false)), c, "{shape}");
+        // Streamed `B` (`K` blocks of `KC_L1` from 31 rows on 64-wide blocks, from 48 rows
+        // whether streamed or not): later blocks continue the chains, same bits.
+        assert_eq!(run(next(None, true)), c, "{shape}");
         let exp = naive(&a, lda, &b, ldb, m, k, width);
         for i in 0..m {
             for j in 0..width {
@@ -969,7 +1048,7 @@ mod tests {
     #[test]
     fn matches_naive_product_for_every_isa_and_shape() {
         for isa in Isa::all_supported() {
-            for &m in &[1, 2, 3, 4, 5, 13, 14, 27, 64] {
+            for &m in &[1, 2, 3, 4, 5, 13, 14, 27, 33, 64] {
                 for &(k, w, split) in &[
                     (1, 32, 32),
                     (7, 96, 96),

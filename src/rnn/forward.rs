@@ -43,7 +43,7 @@ use super::scratch::{gates_width, ScratchLayout, L2_BYTES};
 use super::views::{SeqView, Strided};
 use super::weights::PackedWeights;
 use super::workspace::WorkspaceLayout;
-use crate::kernels::gemm::{self, Init, Term};
+use crate::kernels::gemm::{self, Fetch, Init, Term};
 use crate::kernels::Isa;
 use crate::memory::packed::PANEL;
 use crate::threading::{self, Team};
@@ -140,6 +140,9 @@ struct Pass {
     k_layer: usize,
     /// Steps split by batch ([`Forward::split_by_batch`], decided once for the pass).
     by_batch: bool,
+    /// Whether a member's weights of a step stream from beyond its L2
+    /// ([`Forward::streamed`], decided once for the pass).
+    step_streamed: bool,
     /// Initial hidden state (row `(0, n)`), `None` for zeros.
     h_init: Option<SeqView>,
     /// Hidden state after step `s` at row `(s, n)`.
@@ -178,6 +181,17 @@ enum Phase {
     First,
     /// GRU: the second part.
     Second,
+}
+
+/// Bytes of a core's L2 (from CPUID; [`L2_BYTES`] where it does not say).
+fn l2_bytes() -> usize {
+    crate::kernels::isa::l2_cache_bytes(L2_BYTES)
+}
+
+/// Whether `floats` of weights shared by `members` are more than each member's L2 holds: its
+/// GEMMs then stream their `B` ([`gemm::Fetch::streamed`]).
+fn streamed(floats: usize, members: usize) -> bool {
+    floats * std::mem::size_of::<f32>() > members.max(1) * l2_bytes()
 }
 
 /// Rows `n0..` of a view at step `s`, from unit (channel) `u0`.
@@ -377,6 +391,7 @@ impl Forward<'_> {
                 x,
                 k_layer: p.layer_input_channels(l),
                 by_batch: false,
+                step_streamed: false,
                 h_init: t.src_iter.map(|s| SeqView::state(&s, l, d)),
                 h_seq,
                 h_ws_init,
@@ -421,6 +436,8 @@ impl Forward<'_> {
         unsafe {
             let mut pass = self.pass(l, d);
             pass.by_batch = self.split_by_batch(team, &pass);
+            let step_members = if pass.by_batch { 1 } else { team.size() };
+            pass.step_streamed = streamed(self.step_weight_floats(&pass), step_members);
             for n in team.share(p.n) {
                 if p.cell.has_c_state() && !(pass.c_direct && p.t > 0) {
                     copy_or_zero(
@@ -480,6 +497,7 @@ impl Forward<'_> {
         let share = team.share(items.count());
         let weights = |panel| self.tensors.weights_layer.panel(pass.l, pass.d, panel);
         let flops = 2 * block * pass.k_layer * width;
+        let w_streamed = streamed(pass.k_layer * total, team.size());
         self.for_items(team, pass, items.count(), false, flops, |it| {
             let (rows, panel) = items.tile(it);
             // The next panel's weights, fetched while this item runs.
@@ -496,7 +514,10 @@ impl Forward<'_> {
                     c,
                     gld,
                     Init::Row(bias.add(panel * width)),
-                    next.map(|w| (w, pass.k_layer)),
+                    Fetch {
+                        next: next.map(|w| (w, pass.k_layer)),
+                        streamed: w_streamed,
+                    },
                 );
             }
         });
@@ -541,10 +562,9 @@ impl Forward<'_> {
         } else {
             1
         };
-        let l2 = crate::kernels::isa::l2_cache_bytes(L2_BYTES);
         team.size() > 1
             && p.n >= team.size() * BATCH_SPLIT_MIN_ROWS
-            && 8 * 4 * self.step_weight_floats(pass) <= 3 * barriers * l2
+            && 8 * 4 * self.step_weight_floats(pass) <= 3 * barriers * l2_bytes()
     }
 
     /// Floats of the weights a step of `pass` reads (`U`, `W` too when the layer GEMM is
@@ -616,6 +636,10 @@ impl Forward<'_> {
             }
         };
         let flops = 2 * items.block * width * self.step_k(pass);
+        let fetch = |next| Fetch {
+            next,
+            streamed: pass.step_streamed,
+        };
         self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
             // The item this member takes next in this phase, if any.
@@ -653,7 +677,7 @@ impl Forward<'_> {
                     // Columns `j0..` of the tile (and bias) from the terms.
                     let run = |terms: &[Term], j0: usize, next| {
                         let (c, init) = (tile.add(j0), Init::Row(bias.add(panel * width + j0)));
-                        gemm::gemm_sum(self.isa, terms, rows.clone(), c, gld, init, next)
+                        gemm::gemm_sum(self.isa, terms, rows.clone(), c, gld, init, fetch(next))
                     };
                     match rec {
                         // `x·W + h_prev·U` in one pass over the columns of `U` (GRU: u, r),
@@ -681,7 +705,10 @@ impl Forward<'_> {
                 };
                 match rec {
                     Some(_) if summed => {}
-                    Some(r) => gemm::gemm_sum(self.isa, &[r], rows.clone(), c, gld, init, then),
+                    Some(r) => {
+                        let f = fetch(then);
+                        gemm::gemm_sum(self.isa, &[r], rows.clone(), c, gld, init, f)
+                    }
                     None if lbr => {
                         for r in 0..rows.len() {
                             let row = bias_rec.add(panel * width);
@@ -718,7 +745,11 @@ impl Forward<'_> {
                     let u = u.columns(2 * PANEL..3 * PANEL);
                     let a = self.rh_view(pass.d).gemm_rows(0, p.n);
                     let init = Init::Accumulate;
-                    gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, gld, init, None);
+                    let f = Fetch {
+                        next: None,
+                        streamed: pass.step_streamed,
+                    };
+                    gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, gld, init, f);
                 }
                 self.postgemm(pass, s, rows, panel, tile, gld, Phase::Second);
             }
@@ -848,7 +879,10 @@ impl Forward<'_> {
                     c,
                     ld,
                     Init::Zero,
-                    then,
+                    Fetch {
+                        next: then,
+                        streamed: pass.step_streamed,
+                    },
                 );
                 let h = HDest {
                     h_out: tile_at(&pass.h_seq, s, n0, u0),

@@ -10,7 +10,7 @@
 //! side they get 27 + 28 and 28 + 27.
 
 use super::transposed::{Transposed, PANEL};
-use crate::kernels::gemm::{gemm, Init, RowsA, CHUNK};
+use crate::kernels::gemm::{gemm, Fetch, Init, RowsA, CHUNK};
 use crate::kernels::Isa;
 use std::ops::Range;
 
@@ -98,7 +98,10 @@ impl Product {
                         c,
                         self.ldc,
                         init,
-                        next,
+                        Fetch {
+                            next,
+                            streamed: false,
+                        },
                     )
                 };
             }
