@@ -140,8 +140,8 @@ struct Pass {
     k_layer: usize,
     /// Steps split by batch ([`Forward::split_by_batch`], decided once for the pass).
     by_batch: bool,
-    /// Whether a member's weights of a step stream from beyond its L2
-    /// ([`Forward::streamed`], decided once for the pass).
+    /// Whether a member's weights of a step stream from beyond its L2 ([`streamed`], decided
+    /// once for the pass).
     step_streamed: bool,
     /// Initial hidden state (row `(0, n)`), `None` for zeros.
     h_init: Option<SeqView>,
@@ -745,10 +745,7 @@ impl Forward<'_> {
                     let u = u.columns(2 * PANEL..3 * PANEL);
                     let a = self.rh_view(pass.d).gemm_rows(0, p.n);
                     let init = Init::Accumulate;
-                    let f = Fetch {
-                        next: None,
-                        streamed: pass.step_streamed,
-                    };
+                    let f = fetch(None);
                     gemm::gemm(self.isa, &a, rows.clone(), p.sic, &u, o, gld, init, f);
                 }
                 self.postgemm(pass, s, rows, panel, tile, gld, Phase::Second);
