@@ -54,7 +54,7 @@ const KC_L1: usize = 128;
 /// stays in L1 beside `B`'s) were 2 % slower with it (LSTM T=25 N=32 C=1024, paired).
 const KC_L1_MAX_ROWS: usize = 64;
 
-/// What the caller knows of the weights around one product.
+/// What the caller knows of the weights around one product (`default()`: nothing).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Fetch {
     /// The panel (and its `K`) the caller multiplies next, if known: while each column of
@@ -64,14 +64,6 @@ pub struct Fetch {
     /// Whether the weights the calling thread cycles through are larger than its L2, so that
     /// `B` streams from farther (which can make the `K` blocks shorter: `k_block`).
     pub streamed: bool,
-}
-
-impl Fetch {
-    /// Nothing known: no next panel, `B` not streamed.
-    pub const NONE: Fetch = Fetch {
-        next: None,
-        streamed: false,
-    };
 }
 
 /// Rows of the `A` operand: row `r` starts at
@@ -979,7 +971,7 @@ mod tests {
             };
             c
         };
-        let c = run(Fetch::NONE);
+        let c = run(Fetch::default());
         // The same product as a sum of terms, each over a part of `K`: two terms fill the same
         // `K` blocks as one term (bit-identical results); three terms cut other blocks (checked
         // against the naive product below).
