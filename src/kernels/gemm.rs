@@ -540,7 +540,7 @@ fn k_block(shapes: &Shapes, m: usize, b: &Panel, init: Init, streamed: bool) -> 
     let Some(wide) = &shapes.wide else {
         return KC;
     };
-    let tiles = m.div_ceil(wide.table.len());
+    let (tiles, ..) = row_tiles(m, wide.table.len());
     let many = tiles >= 8 || (streamed && tiles >= 6);
     let continued = !matches!(init, Init::Accumulate | Init::Continue);
     if many && continued && m <= KC_L1_MAX_ROWS && b.width >= wide.vectors * LANES {
