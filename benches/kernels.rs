@@ -33,8 +33,8 @@ fn lstm_panel(b: &[f32], p: usize, k: usize) -> Panel {
         ptr: base.as_ptr(),
         ld: 64,
         width,
-        split: 64,
-        tail: base[k * 64..].as_ptr(),
+        block: 64,
+        stride: k * 64,
     }
 }
 

@@ -127,6 +127,9 @@ fn every_instruction_set_and_parallel_sizes() {
             for (direction, l, t, n, slc, dhc) in [
                 (Direction::BidirectionalSum, 2, 3, 40, 33, 33),
                 (Direction::Left2Right, 1, 4, 13, 80, 100),
+                // One step of 5–13 rows: weights in one-gate blocks (`rnn::weights::block_gates`).
+                (Direction::Left2Right, 1, 1, 10, 70, 100),
+                (Direction::BidirectionalConcat, 2, 1, 6, 70, 70),
             ] {
                 if !accepted(cell, direction, l) {
                     continue;

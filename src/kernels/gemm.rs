@@ -1,8 +1,8 @@
 //! GEMM with a pre-packed right operand: `C[m × w] (+)= A[m × K] · B[K × w]`.
 //!
 //! `B` is one column panel of packed weights (see `memory::packed`): `K` rows of `w` floats
-//! (`w` a multiple of [`CHUNK`]), stored as one block of rows (row stride `ld`) or as two blocks
-//! (an LSTM panel: two blocks of rows of 64 floats). `A` is a set of rows with unit stride
+//! (`w` a multiple of [`CHUNK`]), stored as one block of rows (row stride `ld`) or as several
+//! (an LSTM panel: two blocks of rows of 64 floats, or four of 32). `A` is a set of rows with unit stride
 //! along `K`, addressed through a two-level grid ([`RowsA`]) so that time-major, batch-major,
 //! reversed or padded activations are all read in place. `C` is row-major with stride `ldc`.
 //!
@@ -99,22 +99,22 @@ impl RowsA {
     }
 }
 
-/// One packed column panel: `K` rows of `width` floats, stored as one block (row stride `ld`)
-/// or as two (columns `split..width` in a block of their own, rows of `width − split` floats
-/// from `tail`; see `memory::packed`).
+/// One packed column panel: `K` rows of `width` floats, stored as blocks of `block` columns
+/// (see `memory::packed`), each row after row on its own: block `j` holds columns
+/// `j·block..`, from `ptr + j·stride`, with row stride `ld` — or, for a last block narrower
+/// than `block`, its own width.
 #[derive(Clone, Copy, Debug)]
 pub struct Panel {
     /// Row 0 of the first block.
     pub ptr: *const f32,
-    /// Row stride of the first block, in floats.
+    /// Row stride of the full blocks, in floats.
     pub ld: usize,
     /// Columns; a multiple of [`CHUNK`].
     pub width: usize,
-    /// Columns of the first block (`width` when the panel is one block); a multiple of
-    /// [`CHUNK`].
-    pub split: usize,
-    /// Row 0 of the second block (rows of `width − split` floats); unused without one.
-    pub tail: *const f32,
+    /// Columns per block (`width` when the panel is one block); a multiple of [`CHUNK`].
+    pub block: usize,
+    /// Floats from one block's row 0 to the next one's (unused with one block).
+    pub stride: usize,
 }
 
 impl Panel {
@@ -124,36 +124,46 @@ impl Panel {
             ptr,
             ld,
             width,
-            split: width,
-            tail: ptr,
+            block: width,
+            stride: 0,
         }
     }
 
-    /// Columns `cols`, inside one block, as a panel of its own.
-    pub fn columns(&self, cols: std::ops::Range<usize>) -> Self {
-        if cols.start >= self.split {
-            Self::dense(
-                self.tail.wrapping_add(cols.start - self.split),
-                self.tail_ld(),
-                cols.len(),
-            )
+    /// Number of blocks.
+    fn block_count(&self) -> usize {
+        self.width.div_ceil(self.block.max(1))
+    }
+
+    /// Block `j`: (row 0, row stride, columns).
+    fn block_at(&self, j: usize) -> (*const f32, usize, std::ops::Range<usize>) {
+        let cols = j * self.block..self.width.min((j + 1) * self.block);
+        let ld = if cols.len() == self.block {
+            self.ld
         } else {
-            debug_assert!(cols.end <= self.split);
-            Self::dense(self.ptr.wrapping_add(cols.start), self.ld, cols.len())
+            cols.len()
+        };
+        (self.ptr.wrapping_add(j * self.stride), ld, cols)
+    }
+
+    /// The blocks, in column order.
+    fn blocks(&self) -> impl Iterator<Item = (*const f32, usize, std::ops::Range<usize>)> + '_ {
+        (0..self.block_count()).map(|j| self.block_at(j))
+    }
+
+    /// Columns `cols` as a panel of their own: inside one block, or whole blocks.
+    pub fn columns(&self, cols: std::ops::Range<usize>) -> Self {
+        let j = cols.start / self.block;
+        let (ptr, ld, inside) = self.block_at(j);
+        if cols.end <= inside.end {
+            Self::dense(ptr.wrapping_add(cols.start - inside.start), ld, cols.len())
+        } else {
+            debug_assert!(cols.start == inside.start);
+            Self {
+                ptr,
+                width: cols.len(),
+                ..*self
+            }
         }
-    }
-
-    /// Row stride of the second block (its rows hold the columns `split..width`).
-    fn tail_ld(&self) -> usize {
-        self.width - self.split
-    }
-
-    /// The blocks: (row 0, row stride, columns).
-    fn blocks(&self) -> [(*const f32, usize, std::ops::Range<usize>); 2] {
-        [
-            (self.ptr, self.ld, 0..self.split),
-            (self.tail, self.tail_ld(), self.split..self.width),
-        ]
     }
 }
 
@@ -707,7 +717,7 @@ pub unsafe fn gemm(
 
 /// `C[rows × width] (init)= Σ A·B` over the terms (at least one), for rows `rows` of each
 /// term's `A`; row `r` of the range goes to `c + (r − rows.start)·ldc`. The terms' panels have
-/// the same layout (`width`, `split`, `ld`). Terms whose `K` together fit one block (`KC`)
+/// the same layout (`width`, `block`, `ld`). Terms whose `K` together fit one block (`KC`)
 /// accumulate in the same register tiles, each tile stored once (an LSTMP step's `x·W + h·U`,
 /// `K` = 256 each, 16 rows: 216–220 against 213–214 GFLOP/s as two GEMMs, one thread, four
 /// rounds of criterion's `gemm_two_terms_k256`; 32 rows: within 1 %). `fetch` says what comes
@@ -732,7 +742,7 @@ pub unsafe fn gemm_sum(
     debug_assert!(b.width.is_multiple_of(CHUNK));
     debug_assert!(terms
         .iter()
-        .all(|t| (t.b.width, t.b.split, t.b.ld) == (b.width, b.split, b.ld)));
+        .all(|t| (t.b.width, t.b.block, t.b.ld) == (b.width, b.block, b.ld)));
     let m = rows.len();
     if m == 0 || b.width == 0 {
         return;
@@ -744,10 +754,11 @@ pub unsafe fn gemm_sum(
     let fits = |ks: &&Kernels| m <= ks.table.len();
     let small = shapes.small.iter().any(|ks| fits(&ks));
     let spanning = shapes.small.iter().filter(fits).find(|ks| {
-        b.split < b.width && ks.split * LANES == b.split && ks.vectors * LANES == b.width
+        b.block_count() == 2 && ks.split * LANES == b.block && ks.vectors * LANES == b.width
     });
     let mut ptrs = [[std::ptr::null::<f32>(); 16]; MAX_PIECES];
-    let ldb1 = b.tail_ld();
+    // Row stride of the second block, which tiles spanning two blocks also read.
+    let ldb1 = b.block_at(1).1;
     let (min_tiles, ahead_rows) = (prefetch_min_tiles(), fetch_ahead_rows());
     let kc = k_block(shapes, m, &b, init, fetch.streamed);
     // Runs one column; its later tiles fetch `then` (piece by piece).
@@ -833,17 +844,13 @@ pub unsafe fn gemm_sum(
             };
             for (to, p) in col.pieces.iter_mut().zip(pieces) {
                 let t = &terms[p.term].b;
-                let tail = t.tail.wrapping_add(p.k0 * ldb1);
-                let b = match block {
-                    0 => t.ptr.wrapping_add(p.k0 * t.ld),
-                    _ => tail,
-                };
+                let row_k0 = |j: usize, ld: usize| t.block_at(j).0.wrapping_add(p.k0 * ld);
                 *to = ColumnPiece {
                     term: p.term,
                     k0: p.k0,
                     kb: p.kb,
-                    b: b.wrapping_add(off),
-                    b1: tail,
+                    b: row_k0(block, ldb).wrapping_add(off),
+                    b1: row_k0(1, ldb1),
                 };
             }
             col
@@ -852,7 +859,7 @@ pub unsafe fn gemm_sum(
             visit(column(ks, 0, 0, b.ld, 0));
             return;
         }
-        for (i, (_, ldb, cols)) in b.blocks().into_iter().enumerate() {
+        for (i, (_, ldb, cols)) in b.blocks().enumerate() {
             let mut j0 = cols.start;
             while j0 < cols.end {
                 let left = cols.end - j0;
@@ -879,7 +886,7 @@ pub unsafe fn gemm_sum(
         let mut then = [Lines::NONE; MAX_PIECES];
         then[0] = fetch
             .next
-            .filter(|(p, _)| p.ld == p.split)
+            .filter(|(p, _)| p.ld == p.block)
             .map_or(Lines::NONE, |(p, k)| Lines::rows(p.ptr, kc.min(k), p.ld));
         run(last, then);
     }
@@ -909,9 +916,9 @@ mod tests {
         c
     }
 
-    /// `C (init)= A·B` against [`naive`], with `B` stored as one block (`split == width`) or as
-    /// two blocks split at column `split`.
-    fn check(isa: Isa, m: usize, k: usize, width: usize, split: usize, init: &str) {
+    /// `C (init)= A·B` against [`naive`], with `B` stored as one block (`block == width`) or in
+    /// blocks of `block` columns.
+    fn check(isa: Isa, m: usize, k: usize, width: usize, block: usize, init: &str) {
         let lda = k + 3;
         let ldb = width + 32;
         let ldc = width + 16;
@@ -929,25 +936,31 @@ mod tests {
             inner_stride: lda as isize,
             inner: usize::MAX,
         };
-        // The two-block copy of B: rows of `split` floats, then rows of `width − split`.
-        let tail_w = width - split;
-        let mut blocks = vec![0f32; k * width];
-        for kk in 0..k {
-            let row = &b[kk * ldb..kk * ldb + width];
-            blocks[kk * split..(kk + 1) * split].copy_from_slice(&row[..split]);
-            let t = k * split + kk * tail_w;
-            blocks[t..t + tail_w].copy_from_slice(&row[split..]);
-        }
-        let panel = if split == width {
-            Panel::dense(b.as_ptr(), ldb, width)
-        } else {
-            Panel {
-                ptr: blocks.as_ptr(),
-                ld: split,
-                width,
-                split,
-                tail: blocks[k * split..].as_ptr(),
+        // Rows `k0..k0 + kn` of B as a panel, stored in blocks of `block` columns (`block ==
+        // width`: B itself, dense).
+        let blocked = |k0: usize, kn: usize| {
+            let mut blocks = vec![0f32; kn * width];
+            for j in 0..width.div_ceil(block) {
+                let cols = j * block..width.min((j + 1) * block);
+                for kk in 0..kn {
+                    let row = &b[(k0 + kk) * ldb..];
+                    let at = j * kn * block + kk * cols.len();
+                    blocks[at..at + cols.len()].copy_from_slice(&row[cols.clone()]);
+                }
             }
+            let panel = Panel {
+                ptr: blocks.as_ptr(),
+                ld: block,
+                width,
+                block,
+                stride: kn * block,
+            };
+            (blocks, panel)
+        };
+        let (_blocks, panel) = if block == width {
+            (Vec::new(), Panel::dense(b[..].as_ptr(), ldb, width))
+        } else {
+            blocked(0, k)
         };
         let init_v = match init {
             "zero" => Init::Zero,
@@ -975,17 +988,24 @@ mod tests {
         // The same product as a sum of terms, each over a part of `K`: two terms fill the same
         // `K` blocks as one term (bit-identical results); three terms cut other blocks (checked
         // against the naive product below).
-        let term = |k0: usize, k: usize| Term {
+        let parts = [(0, k / 3), (k / 3, k - k / 3), (0, k), (k, 0)];
+        let parts = parts.into_iter().chain([(0, k / 4), (k / 4, k / 4)]);
+        let parts: Vec<_> = parts.chain([(k / 4 * 2, k - k / 4 * 2)]).collect();
+        let copies: Vec<_> = parts
+            .iter()
+            .map(|&(k0, kn)| match block == width {
+                true => (Vec::new(), Panel::dense(b[k0 * ldb..].as_ptr(), ldb, width)),
+                false => blocked(k0, kn),
+            })
+            .collect();
+        // Term `i` of `parts`: its rows of `K`.
+        let term = |i: usize| Term {
             a: RowsA {
-                base: rows.base.wrapping_add(k0),
+                base: rows.base.wrapping_add(parts[i].0),
                 ..rows
             },
-            k,
-            b: Panel {
-                ptr: panel.ptr.wrapping_add(k0 * panel.ld),
-                tail: panel.tail.wrapping_add(k0 * panel.tail_ld()),
-                ..panel
-            },
+            k: parts[i].1,
+            b: copies[i].1,
         };
         let sum = |terms: &[Term]| {
             let mut c = c0.clone();
@@ -996,11 +1016,10 @@ mod tests {
             unsafe { gemm_sum(isa, terms, 0..m, c.as_mut_ptr(), ldc, init_v, fetch) };
             c
         };
-        let (k1, k2) = (k / 3, k / 4);
-        let shape = format!("{isa:?} m{m} k{k} w{width} split{split} {init}");
-        assert_eq!(sum(&[term(0, k1), term(k1, k - k1)]), c, "{shape}");
-        assert_eq!(sum(&[term(0, k), term(k, 0)]), c, "{shape}");
-        let three = sum(&[term(0, k2), term(k2, k2), term(2 * k2, k - 2 * k2)]);
+        let shape = format!("{isa:?} m{m} k{k} w{width} block{block} {init}");
+        assert_eq!(sum(&[term(0), term(1)]), c, "{shape}");
+        assert_eq!(sum(&[term(2), term(3)]), c, "{shape}");
+        let three = sum(&[term(4), term(5), term(6)]);
         // A prefetch hint, whatever it points at, changes nothing (with several row tiles per
         // column — from 7 rows on Intel, 19 elsewhere, on 64-wide blocks — the later tiles
         // prefetch; on Intel, the first tiles of 5–14 rows on the dense blocks of two-block
@@ -1041,7 +1060,7 @@ mod tests {
     fn matches_naive_product_for_every_isa_and_shape() {
         for isa in Isa::all_supported() {
             for &m in &[1, 2, 3, 4, 5, 13, 14, 27, 33, 64] {
-                for &(k, w, split) in &[
+                for &(k, w, block) in &[
                     (1, 32, 32),
                     (7, 96, 96),
                     (33, 128, 128),
@@ -1054,9 +1073,12 @@ mod tests {
                     (600, 96, 64),
                     (1100, 128, 64),
                     (1100, 64, 64),
+                    (33, 128, 32),
+                    (600, 96, 32),
+                    (1100, 128, 32),
                 ] {
                     for init in ["zero", "row", "acc"] {
-                        check(isa, m, k, w, split, init);
+                        check(isa, m, k, w, block, init);
                     }
                 }
             }

@@ -173,11 +173,13 @@ impl MemoryDesc {
         ))
     }
 
-    /// Our packed weights descriptor for 5-D `ldigo` (or 4-D `ldio`) logical dims.
-    pub fn packed(dims: &[i64], data_type: DataType) -> Result<Self> {
+    /// Our packed weights descriptor for 5-D `ldigo` (or 4-D `ldio`) logical dims, panels in
+    /// blocks of `block_gates` gates (see `memory::packed`).
+    pub fn packed(dims: &[i64], data_type: DataType, block_gates: usize) -> Result<Self> {
         check_dims(dims)?;
         let p = PackedLayout::from_dims(dims)
             .ok_or_else(|| Error::InvalidArguments("packed weights need 4 or 5 dims".into()))?;
+        let p = p.with_block_gates(block_gates);
         Ok(Self::build(dims, data_type, Layout::Packed(p)))
     }
 
@@ -493,7 +495,7 @@ mod tests {
         assert!(ntc.permute_axes(&[0, 0, 1]).is_err());
         assert!(ntc.permute_axes(&[0, 1]).is_err());
         assert!(MemoryDesc::zero().permute_axes(&[]).is_err());
-        let packed = MemoryDesc::packed(&[1, 1, 2, 4, 3], DataType::F32).unwrap();
+        let packed = MemoryDesc::packed(&[1, 1, 2, 4, 3], DataType::F32, 2).unwrap();
         assert!(matches!(
             packed.permute_axes(&[0, 1, 2, 3, 4]),
             Err(Error::Unimplemented(_))

@@ -5,21 +5,31 @@
 //! holds, for each input row `i`, the `PANEL` values of gate 0, then gate 1, … gate G−1, so one
 //! tile of hidden units sees all gates of those units side by side and the post-GEMM of a cell
 //! can run on the tile the GEMM has just produced. Within a panel the gates are grouped in
-//! **blocks** of up to [`BLOCK_GATES`] gates, each block stored row after row on its own:
-//! `[L][D][O/PANEL][block][I][gates of the block][PANEL]`, the last panel zero-padded. An LSTM
-//! panel is two 64-float-wide blocks (gates i, f, then c̃, o), a GRU panel a 64-float-wide block
-//! (u, r: the GRU's first recurrent GEMM) and a 32-float one (o), a vanilla RNN or projection
-//! panel one 32-float block. The GEMM's wide register tiles are 64 floats wide (6 rows × 4
-//! vectors), so every tile reads whole rows of its block — one sequential stream, which the
-//! prefetchers serve better than part of every row (measured on Zen 5, one thread,
-//! `kernels::gemm`, 16 rows: 6 × 4 tiles on 64-wide blocks 232–234 GFLOP/s, 4 × 6 tiles on 96-wide
-//! ones 220–226, 4 × 6 tiles on 96 of every 128 floats 207–221). The layout does not
-//! depend on batch or sequence length, so one packed tensor serves every primitive with the same
-//! weights dims. Reported to users as `dnnl_format_kind_opaque`.
+//! **blocks** of `block_gates` gates (1 or 2), each block stored row after row on its own:
+//! `[L][D][O/PANEL][block][I][gates of the block][PANEL]`, the last panel zero-padded.
+//!
+//! With blocks of 2 gates (the default), an LSTM panel is two 64-float-wide blocks (gates i, f,
+//! then c̃, o), a GRU panel a 64-float-wide block (u, r: the GRU's first recurrent GEMM) and a
+//! 32-float one (o), a vanilla RNN or projection panel one 32-float block. The GEMM's wide
+//! register tiles are 64 floats wide (6 rows × 4 vectors), so every tile reads whole rows of its
+//! block — one sequential stream, which the prefetchers serve better than part of every row
+//! (measured on Zen 5, one thread, `kernels::gemm`, 16 rows: 6 × 4 tiles on 64-wide blocks
+//! 232–234 GFLOP/s, 4 × 6 tiles on 96-wide ones 220–226, 4 × 6 tiles on 96 of every 128 floats
+//! 207–221).
+//!
+//! With blocks of 1 gate, every gate is a 32-float-wide block: a tile of up to 13 rows × 2
+//! vectors then reads each line of the weights once, at the pace the last-level cache delivers
+//! it, where two 64-wide tiles of half the rows make the first one wait on the cache and the
+//! second one compute alone (what the RNN primitive picks for a few batch rows and steps:
+//! `rnn::weights::block_gates`).
+//!
+//! The layout does not depend on the data, only on the dims and the block size, so one packed
+//! tensor serves every primitive with the same weights descriptor. Reported to users as
+//! `dnnl_format_kind_opaque`.
 
 /// Hidden units per panel: two 16-lane AVX-512 vectors of f32.
 pub const PANEL: usize = 32;
-/// Gates per block of a panel (see the module docs).
+/// Gates per block of a panel unless a primitive asks for fewer (see the module docs).
 pub const BLOCK_GATES: usize = 2;
 
 /// Geometry of a packed weights tensor.
@@ -35,10 +45,13 @@ pub struct PackedLayout {
     pub g: usize,
     /// Output channels per gate.
     pub o: usize,
+    /// Gates per block of a panel: 1 or [`BLOCK_GATES`].
+    pub block_gates: usize,
 }
 
 impl PackedLayout {
-    /// Layout for 5-D `ldigo` dims or 4-D `ldio` dims (then one gate).
+    /// Layout for 5-D `ldigo` dims or 4-D `ldio` dims (then one gate), blocks of
+    /// [`BLOCK_GATES`] gates.
     pub fn from_dims(dims: &[i64]) -> Option<Self> {
         let u = |v: i64| usize::try_from(v).ok();
         match *dims {
@@ -48,6 +61,7 @@ impl PackedLayout {
                 i: u(i)?,
                 g: u(g)?,
                 o: u(o)?,
+                block_gates: BLOCK_GATES,
             }),
             [l, d, i, o] => Some(Self {
                 l: u(l)?,
@@ -55,9 +69,25 @@ impl PackedLayout {
                 i: u(i)?,
                 g: 1,
                 o: u(o)?,
+                block_gates: BLOCK_GATES,
             }),
             _ => None,
         }
+    }
+
+    /// The same layout with blocks of `gates` gates (1 or [`BLOCK_GATES`]).
+    pub fn with_block_gates(self, gates: usize) -> Self {
+        debug_assert!((1..=BLOCK_GATES).contains(&gates));
+        Self {
+            block_gates: gates,
+            ..self
+        }
+    }
+
+    /// Columns of a panel's full blocks (`block_gates` gates of [`PANEL`], fewer with fewer
+    /// gates).
+    pub fn block_width(&self) -> usize {
+        self.block_gates.min(self.g) * PANEL
     }
 
     /// Number of panels per matrix.
@@ -88,8 +118,8 @@ impl PackedLayout {
     /// For gate `g`'s block: its element offset from the start of a panel (its row 0), its row
     /// length in floats, and its first gate.
     pub fn block(&self, g: usize) -> (usize, usize, usize) {
-        let first = g / BLOCK_GATES * BLOCK_GATES;
-        let gates = BLOCK_GATES.min(self.g - first);
+        let first = g / self.block_gates * self.block_gates;
+        let gates = self.block_gates.min(self.g - first);
         (self.i * first * PANEL, gates * PANEL, first)
     }
 
@@ -107,23 +137,27 @@ mod tests {
 
     #[test]
     fn offsets_are_a_bijection_onto_unpadded_slots() {
-        let p = PackedLayout::from_dims(&[2, 2, 3, 4, 37]).unwrap();
-        let mut seen = vec![false; p.len()];
-        for l in 0..2 {
-            for d in 0..2 {
-                for i in 0..3 {
-                    for g in 0..4 {
-                        for o in 0..37 {
-                            let off = p.offset(l, d, i, g, o);
-                            assert!(!seen[off]);
-                            seen[off] = true;
+        for gates in [1, BLOCK_GATES] {
+            let p = PackedLayout::from_dims(&[2, 2, 3, 4, 37])
+                .unwrap()
+                .with_block_gates(gates);
+            let mut seen = vec![false; p.len()];
+            for l in 0..2 {
+                for d in 0..2 {
+                    for i in 0..3 {
+                        for g in 0..4 {
+                            for o in 0..37 {
+                                let off = p.offset(l, d, i, g, o);
+                                assert!(!seen[off]);
+                                seen[off] = true;
+                            }
                         }
                     }
                 }
             }
+            assert_eq!(seen.iter().filter(|s| **s).count(), 2 * 2 * 3 * 4 * 37);
+            assert_eq!(p.len(), 2 * 2 * 2 * 3 * 4 * PANEL);
         }
-        assert_eq!(seen.iter().filter(|s| **s).count(), 2 * 2 * 3 * 4 * 37);
-        assert_eq!(p.len(), 2 * 2 * 2 * 3 * 4 * PANEL);
     }
 
     #[test]
@@ -144,5 +178,24 @@ mod tests {
         // One gate: one block.
         let v = PackedLayout::from_dims(&[1, 1, 5, 1, 40]).unwrap();
         assert_eq!(v.block(0), (0, 32, 0));
+    }
+
+    #[test]
+    fn one_gate_blocks_hold_each_gate_on_its_own() {
+        let p = PackedLayout::from_dims(&[1, 1, 5, 4, 40])
+            .unwrap()
+            .with_block_gates(1);
+        assert_eq!(p.block_width(), 32);
+        // Panel 0: 5 rows of 32 floats per gate, gate after gate.
+        assert_eq!(p.offset(0, 0, 2, 0, 7), 2 * 32 + 7);
+        assert_eq!(p.offset(0, 0, 2, 1, 7), 5 * 32 + 2 * 32 + 7);
+        assert_eq!(p.offset(0, 0, 4, 3, 31), 3 * 5 * 32 + 4 * 32 + 31);
+        assert_eq!(p.block(2), (2 * 5 * 32, 32, 2));
+        // Same panels and size as with two-gate blocks.
+        assert_eq!(p.offset(0, 0, 0, 0, 32), 5 * 128);
+        assert_eq!(
+            p.len(),
+            PackedLayout::from_dims(&[1, 1, 5, 4, 40]).unwrap().len()
+        );
     }
 }

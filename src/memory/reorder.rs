@@ -182,17 +182,18 @@ mod tests {
         unsafe { back.as_f32_slice().to_vec() }
     }
 
-    /// `dims` from plain `tag` → packed → plain `back_tag` gives back every value, and the
-    /// packed buffer (`packed_len` floats) holds zeros besides them.
+    /// `dims` from plain `tag` → packed (blocks of `block_gates` gates) → plain `back_tag` gives
+    /// back every value, and the packed buffer (`packed_len` floats) holds zeros besides them.
     fn round_trip_through_the_packed_layout(
         dims: &[i64],
         tag: i32,
         back_tag: i32,
         packed_len: usize,
+        block_gates: usize,
     ) {
         let plain = MemoryDesc::with_tag(dims, DataType::F32, tag).unwrap();
         let back_md = MemoryDesc::with_tag(dims, DataType::F32, back_tag).unwrap();
-        let packed = MemoryDesc::packed(dims, DataType::F32).unwrap();
+        let packed = MemoryDesc::packed(dims, DataType::F32, block_gates).unwrap();
         let n = plain.nelems();
         let from = Memory::allocate(&plain).unwrap();
         let values: Vec<f32> = (0..n).map(|i| i as f32 + 0.5).collect();
@@ -228,13 +229,17 @@ mod tests {
     /// 4-D projection weights: ldio → packed (one gate, DIC in 32-channel panels) → ldoi.
     #[test]
     fn projection_weights_round_trip_through_the_packed_layout() {
-        round_trip_through_the_packed_layout(&[2, 1, 5, 37], 5, 20, 2 * 5 * 2 * 32);
+        round_trip_through_the_packed_layout(&[2, 1, 5, 37], 5, 20, 2 * 5 * 2 * 32, 2);
     }
 
-    /// 5-D weights with gates: ldgoi (`O` not innermost) → packed → ldigo.
+    /// 5-D weights with gates: ldgoi (`O` not innermost) → packed (two-gate and one-gate
+    /// blocks) → ldigo.
     #[test]
     fn gate_weights_round_trip_through_the_packed_layout() {
-        round_trip_through_the_packed_layout(&[2, 2, 7, 4, 37], 31, 6, 2 * 2 * 7 * 4 * 2 * 32);
+        for gates in [1, 2] {
+            let len = 2 * 2 * 7 * 4 * 2 * 32;
+            round_trip_through_the_packed_layout(&[2, 2, 7, 4, 37], 31, 6, len, gates);
+        }
     }
 
     #[test]

@@ -22,6 +22,7 @@ use super::cells::CellKind;
 use super::desc::RnnDesc;
 use super::problem::RnnProblem;
 use super::scratch::ScratchLayout;
+use super::weights;
 use super::workspace::WorkspaceLayout;
 use crate::args;
 use crate::attr::Attr;
@@ -127,11 +128,12 @@ fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
     true
 }
 
-/// Resolves one argument's descriptor. Backward reads weights in their plain layout: `any`
+/// Resolves one argument's descriptor; `any` forward weights become the packed layout with
+/// blocks of `block_gates` gates. Backward reads weights in their plain layout: `any`
 /// weights become `ldgoi` (projection: `ldoi`, its diff `ldio`), as oneDNN's CPU engine chooses,
 /// and any plain layout is accepted (a superset: oneDNN takes only those), but not the packed
 /// forward layout.
-fn resolve(arg: i32, md: &MemoryDesc, backward: bool) -> Result<MemoryDesc> {
+fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Result<MemoryDesc> {
     let role = role(arg);
     let peephole = arg % args::DIFF == args::WEIGHTS_PEEPHOLE;
     let projection = arg % args::DIFF == args::WEIGHTS_PROJECTION;
@@ -146,7 +148,7 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool) -> Result<MemoryDesc> {
             Role::Weights if backward && projection => md.with_plain_tag(TAG_LDOI),
             Role::DiffWeights if projection => md.with_plain_tag(TAG_LDNC),
             Role::Weights if backward => md.with_plain_tag(TAG_LDGOI),
-            Role::Weights => MemoryDesc::packed(md.dims(), md.data_type()),
+            Role::Weights => MemoryDesc::packed(md.dims(), md.data_type(), block_gates),
             Role::DiffWeights => md.with_plain_tag(TAG_LDIGO),
             _ => md.with_plain_tag(default_tag(arg)),
         },
@@ -203,7 +205,7 @@ impl RnnPd {
         };
         for arg in all_args {
             let md = match desc.md(arg) {
-                Some(md) => resolve(arg, md, backward)?,
+                Some(md) => resolve(arg, md, backward, weights::block_gates(&problem))?,
                 None => MemoryDesc::zero(),
             };
             mds.insert(arg, md);

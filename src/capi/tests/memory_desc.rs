@@ -226,7 +226,7 @@ fn zero_and_any_descriptors_answer_like_onednn() {
 
 #[test]
 fn opaque_descriptors_have_no_strides() {
-    let packed = MemoryDesc::packed(&[1, 1, 4, 4, 4], crate::types::DataType::F32).unwrap();
+    let packed = MemoryDesc::packed(&[1, 1, 4, 4, 4], crate::types::DataType::F32, 2).unwrap();
     let m: const_dnnl_memory_desc_t = super::super::handle::borrowed(&packed);
     assert_eq!(
         q_i32(m, dnnl_query_format_kind),
