@@ -2,8 +2,8 @@
 //!
 //! `B` is one column panel of packed weights (see `memory::packed`): `K` rows of `w` floats
 //! (`w` a multiple of [`CHUNK`]), stored as one block of rows (row stride `ld`) or as several
-//! (an LSTM panel: two blocks of rows of 64 floats, or four of 32). `A` is a set of rows with unit stride
-//! along `K`, addressed through a two-level grid ([`RowsA`]) so that time-major, batch-major,
+//! (an LSTM panel: two blocks of rows of 64 floats, or four of 32). `A` is a set of rows with
+//! unit stride along `K`, addressed through a two-level grid ([`RowsA`]) so that time-major, batch-major,
 //! reversed or padded activations are all read in place. `C` is row-major with stride `ldc`.
 //!
 //! The work is cut into register tiles of `MR` rows × `NR` 16-float vectors, each computed by a
@@ -937,8 +937,11 @@ mod tests {
             inner: usize::MAX,
         };
         // Rows `k0..k0 + kn` of B as a panel, stored in blocks of `block` columns (`block ==
-        // width`: B itself, dense).
-        let blocked = |k0: usize, kn: usize| {
+        // width`: B itself, dense), with the copy it points into.
+        let blocked = |(k0, kn): (usize, usize)| {
+            if block == width {
+                return (Vec::new(), Panel::dense(b[k0 * ldb..].as_ptr(), ldb, width));
+            }
             let mut blocks = vec![0f32; kn * width];
             for j in 0..width.div_ceil(block) {
                 let cols = j * block..width.min((j + 1) * block);
@@ -957,11 +960,7 @@ mod tests {
             };
             (blocks, panel)
         };
-        let (_blocks, panel) = if block == width {
-            (Vec::new(), Panel::dense(b[..].as_ptr(), ldb, width))
-        } else {
-            blocked(0, k)
-        };
+        let (_blocks, panel) = blocked((0, k));
         let init_v = match init {
             "zero" => Init::Zero,
             "row" => Init::Row(bias.as_ptr()),
@@ -988,16 +987,17 @@ mod tests {
         // The same product as a sum of terms, each over a part of `K`: two terms fill the same
         // `K` blocks as one term (bit-identical results); three terms cut other blocks (checked
         // against the naive product below).
-        let parts = [(0, k / 3), (k / 3, k - k / 3), (0, k), (k, 0)];
-        let parts = parts.into_iter().chain([(0, k / 4), (k / 4, k / 4)]);
-        let parts: Vec<_> = parts.chain([(k / 4 * 2, k - k / 4 * 2)]).collect();
-        let copies: Vec<_> = parts
-            .iter()
-            .map(|&(k0, kn)| match block == width {
-                true => (Vec::new(), Panel::dense(b[k0 * ldb..].as_ptr(), ldb, width)),
-                false => blocked(k0, kn),
-            })
-            .collect();
+        let (k3, k4) = (k / 3, k / 4);
+        let parts = [
+            (0, k3),
+            (k3, k - k3),
+            (0, k),
+            (k, 0),
+            (0, k4),
+            (k4, k4),
+            (2 * k4, k - 2 * k4),
+        ];
+        let copies: Vec<_> = parts.into_iter().map(blocked).collect();
         // Term `i` of `parts`: its rows of `K`.
         let term = |i: usize| Term {
             a: RowsA {

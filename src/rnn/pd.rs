@@ -203,9 +203,10 @@ impl RnnPd {
         } else {
             fwd_args
         };
+        let block_gates = weights::block_gates(&problem);
         for arg in all_args {
             let md = match desc.md(arg) {
-                Some(md) => resolve(arg, md, backward, weights::block_gates(&problem))?,
+                Some(md) => resolve(arg, md, backward, block_gates)?,
                 None => MemoryDesc::zero(),
             };
             mds.insert(arg, md);
