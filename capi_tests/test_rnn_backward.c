@@ -7,7 +7,8 @@
  * (also with a NULL, an inference or a mismatching hint: oneDNN does not check
  * it), prop kinds other than backward, every optional tensor without its diff
  * (and the reverse), a bf16 diff, diff dims different from the tensor's, NULL
- * and zero required diffs, flags. Resolved layouts: `any` weights -> ldgoi,
+ * and zero required diffs, flags. Resolved layouts: `any` weights -> ldgoi
+ * (oxidnn, known by its impl_info_str: its opaque packed transposed layout),
  * `any` diff weights -> ldigo, the workspace md equal to the forward pd's,
  * the diff_* md queries by index, 13 inputs / 6 outputs. LSTM with projection:
  * the projection or its diff alone, `any` projection -> ldoi, its diff -> ldio,
@@ -143,9 +144,20 @@ static void check_queries(const_dnnl_primitive_desc_t bwd, const_dnnl_primitive_
     strides_of(dnnl_primitive_desc_query_md(bwd, dnnl_query_exec_arg_md, DNNL_ARG_DIFF_WEIGHTS_LAYER), s);
     CHECK(s[2] == G * C && s[3] == C && s[4] == 1, "diff weights are ldigo (%lld %lld %lld)",
             (long long)s[2], (long long)s[3], (long long)s[4]);
-    strides_of(dnnl_primitive_desc_query_md(bwd, dnnl_query_exec_arg_md, DNNL_ARG_WEIGHTS_ITER), s);
-    CHECK(s[2] == 1 && s[3] > s[4] && s[4] >= C, "backward weights are ldgoi (%lld %lld %lld)",
-            (long long)s[2], (long long)s[3], (long long)s[4]);
+    const_dnnl_memory_desc_t w = dnnl_primitive_desc_query_md(bwd, dnnl_query_exec_arg_md, DNNL_ARG_WEIGHTS_ITER);
+    dnnl_format_kind_t kind = dnnl_format_kind_undef;
+    CHECK_OK(dnnl_memory_desc_query(w, dnnl_query_format_kind, &kind));
+    const char *impl = NULL;
+    CHECK_OK(dnnl_primitive_desc_query(bwd, dnnl_query_impl_info_str, 0, &impl));
+    if (impl && strncmp(impl, "oxidnn", 6) == 0) {
+        /* oxidnn packs backward weights its own way (transposed panels), as forward ones. */
+        CHECK(kind == dnnl_format_kind_opaque, "backward weights are opaque (format kind %d)", (int)kind);
+    } else {
+        strides_of(w, s);
+        CHECK(kind == dnnl_blocked && s[2] == 1 && s[3] > s[4] && s[4] >= C,
+                "backward weights are ldgoi (%lld %lld %lld)", (long long)s[2], (long long)s[3],
+                (long long)s[4]);
+    }
     CHECK(dnnl_memory_desc_equal(dnnl_primitive_desc_query_md(bwd, dnnl_query_workspace_md, 0),
                   dnnl_primitive_desc_query_md(fwd, dnnl_query_workspace_md, 0)),
             "backward takes the forward workspace");

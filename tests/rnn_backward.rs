@@ -15,7 +15,7 @@ use lstm_common::*;
 use oxidnn::args;
 use oxidnn::attr::Attr;
 use oxidnn::engine::Engine;
-use oxidnn::memory::{Memory, MemoryDesc};
+use oxidnn::memory::{Layout, Memory, MemoryDesc, TransposedLayout};
 use oxidnn::primitive::{ExecArgs, MdQuery, Primitive, PrimitiveDesc};
 use oxidnn::rnn::cells::vanilla::Activation;
 use oxidnn::rnn::cells::Linear;
@@ -23,7 +23,7 @@ use oxidnn::rnn::reference;
 use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::{CellKind, RnnPd};
 use oxidnn::threading::FULL_TEAMS;
-use oxidnn::types::{Direction, PropKind};
+use oxidnn::types::{Direction, FormatKind, PropKind};
 use oxidnn::Error;
 use std::sync::atomic::Ordering;
 
@@ -553,7 +553,7 @@ fn every_instruction_set() {
             c.isa = Some(isa);
             check(&c, &Bwd::default());
         }
-        // SLC = SIC = 32: the backward weights (ldgoi) read in place as Wᵀ and Uᵀ.
+        // SLC = SIC = 32: whole panels of packed transposed Wᵀ and Uᵀ.
         let mut c = Case::new(Direction::Left2Right, 2, 3, 4, 32, 32);
         c.isa = Some(isa);
         check(&c, &Bwd::default());
@@ -631,9 +631,15 @@ fn padded_views() {
 fn backward_descriptors_and_queries() {
     let c = Case::new(Direction::Left2Right, 1, 3, 2, 4, 4);
     let pd = backward_pd(&c, &Bwd::default(), None).unwrap();
-    // `any` weights: plain ldgoi (strides of L, D, I, G, O); diff weights: ldigo.
+    // `any` weights: packed transposed (opaque; G·O = 16 rows of I = 4 padded to 32 columns);
+    // diff weights: ldigo.
     let w = pd.arg_md(args::WEIGHTS_LAYER).unwrap();
-    assert_eq!(w.strides().unwrap(), &[64, 64, 1, 16, 4]);
+    assert_eq!(
+        w.layout(),
+        &Layout::PackedTransposed(TransposedLayout::from_dims(&[1, 1, 4, 4, 4]).unwrap())
+    );
+    assert_eq!(w.format_kind(), FormatKind::Opaque);
+    assert_eq!(w.size_bytes(), 16 * 32 * 4);
     let dw = pd.arg_md(args::DIFF + args::WEIGHTS_LAYER).unwrap();
     assert_eq!(dw.strides().unwrap(), &[64, 64, 16, 4, 1]);
     assert_eq!(
@@ -889,11 +895,65 @@ fn weights_reorder_between_forward_and_backward_layouts() {
     let x = Inputs::random(&c);
     let user = memory_with(&md(&[2, 2, 37, 4, 37], LDIGO), &x.weights_layer);
     let packed = reorder_into(&user, fwd.arg_md(args::WEIGHTS_LAYER).unwrap());
-    let ldgoi = reorder_into(&packed, bwd.arg_md(args::WEIGHTS_LAYER).unwrap());
-    assert_eq!(read_logical(&ldgoi), x.weights_layer);
-    let back = reorder_into(&ldgoi, fwd.arg_md(args::WEIGHTS_LAYER).unwrap());
+    let bwd_md = bwd.arg_md(args::WEIGHTS_LAYER).unwrap();
+    let transposed = reorder_into(&packed, bwd_md);
+    assert_eq!(read_logical(&transposed), x.weights_layer);
+    let back = reorder_into(&transposed, fwd.arg_md(args::WEIGHTS_LAYER).unwrap());
     let plain = reorder_into(&back, &md(&[2, 2, 37, 4, 37], LDIGO));
     assert_eq!(read_logical(&plain), x.weights_layer);
+    // Plain f32 weights take the backward pass's packer: the same bytes, zero padding (37
+    // input channels padded to 64) included, as the element-by-element reorder above.
+    let raw = |m: &Memory| {
+        let n = m.desc().size_bytes() / 4;
+        // SAFETY: the buffer holds size_bytes() bytes.
+        unsafe { std::slice::from_raw_parts(m.data_ptr().cast::<f32>(), n) }.to_vec()
+    };
+    let want = raw(&transposed);
+    assert_eq!(want.len(), 2 * 2 * 4 * 37 * 64);
+    let zeros = |v: &[f32]| v.iter().filter(|v| **v == 0.0).count();
+    assert_eq!(zeros(&want), 2 * 2 * 4 * 37 * 27 + zeros(&x.weights_layer));
+    for tag in [LDIGO, LDGOI] {
+        let user = memory_with(&md(&[2, 2, 37, 4, 37], tag), &x.weights_layer);
+        let dst = poisoned(bwd_md);
+        let pd = PrimitiveDesc::reorder(user.desc(), bwd_md, Engine::cpu(), &Attr::new());
+        let prim = Primitive::new(&pd.unwrap()).unwrap();
+        prim.execute(&ExecArgs::new(vec![(args::FROM, &user), (args::TO, &dst)]).unwrap())
+            .unwrap();
+        assert_eq!(raw(&dst), want, "from tag {tag}");
+    }
+}
+
+/// Packed transposed weights read in place give the bits of plain `ldgoi` weights packed at
+/// every execution (the same kernel on the same packed values; AVX-512, where the input gradient
+/// takes `Wᵀ` by steps whatever its layout), for every cell, layers and directions.
+#[test]
+fn packed_transposed_weights_give_the_bits_of_plain_ones() {
+    if !oxidnn::kernels::Isa::all_supported().contains(&oxidnn::kernels::Isa::Avx512) {
+        return;
+    }
+    for (k, entry) in cells().into_iter().enumerate() {
+        let direction = direction_for(entry.0, DIRECTIONS[k % 4]);
+        let l = if accepted(entry.0, direction, 2) {
+            2
+        } else {
+            1
+        };
+        let mut c = cell_case(entry, direction, (l, 3, 5, 40, 40));
+        c.isa = Some(oxidnn::kernels::Isa::Avx512);
+        c.seed = 1200 + k as u64;
+        let (x, dy) = (inputs(&c), DiffIn::random(&c));
+        let packed = engine_grads(&c, &Bwd::default(), &x, &dy);
+        let plain = Bwd {
+            weights_tag: LDGOI,
+            ..Bwd::default()
+        };
+        let plain = engine_grads(&c, &plain, &x, &dy);
+        assert_eq!(packed.diff_src_layer, plain.diff_src_layer, "{c:?}");
+        assert_eq!(packed.diff_src_iter, plain.diff_src_iter, "{c:?}");
+        assert_eq!(packed.diff_weights_layer, plain.diff_weights_layer, "{c:?}");
+        assert_eq!(packed.diff_weights_iter, plain.diff_weights_iter, "{c:?}");
+        assert_eq!(packed.diff_bias, plain.diff_bias, "{c:?}");
+    }
 }
 
 /// Degenerate sizes: no step (the state gradients pass straight through, diff weights keep their

@@ -1,6 +1,7 @@
 //! Memory descriptors: logical dims, data type and layout of a tensor.
 
 use super::packed::PackedLayout;
+use super::packed_transposed::TransposedLayout;
 use super::tag::{dense_strides, strides_for_tag, TAG_ANY, TAG_UNDEF};
 use crate::ensure_args;
 use crate::error::{Error, Result};
@@ -29,6 +30,9 @@ pub enum Layout {
     },
     /// Our packed weights layout (reported as `dnnl_format_kind_opaque`).
     Packed(PackedLayout),
+    /// Our packed transposed weights layout for backward (reported as
+    /// `dnnl_format_kind_opaque`).
+    PackedTransposed(TransposedLayout),
 }
 
 /// A memory descriptor (`dnnl_memory_desc_t`).
@@ -183,6 +187,16 @@ impl MemoryDesc {
         Ok(Self::build(dims, data_type, Layout::Packed(p)))
     }
 
+    /// Our packed transposed weights descriptor for 5-D `ldigo` logical dims (see
+    /// `memory::packed_transposed`).
+    pub fn packed_transposed(dims: &[i64], data_type: DataType) -> Result<Self> {
+        check_dims(dims)?;
+        let t = TransposedLayout::from_dims(dims).ok_or_else(|| {
+            Error::InvalidArguments("packed transposed weights need 5 dims".into())
+        })?;
+        Ok(Self::build(dims, data_type, Layout::PackedTransposed(t)))
+    }
+
     /// A view of a part of this (strided) tensor: `dims` elements starting at `offsets`.
     /// Zero, `any` and packed parents give `unimplemented`, as oneDNN does for layouts it
     /// cannot take a view of.
@@ -256,7 +270,7 @@ impl MemoryDesc {
                 strides: permute(strides),
                 offset0: *offset0,
             },
-            Layout::Undef | Layout::Packed(_) => {
+            Layout::Undef | Layout::Packed(_) | Layout::PackedTransposed(_) => {
                 return Err(Error::Unimplemented(format!(
                     "permuting the axes of a {} memory descriptor",
                     self.format_kind().name()
@@ -317,7 +331,7 @@ impl MemoryDesc {
             Layout::Undef => FormatKind::Undef,
             Layout::Any => FormatKind::Any,
             Layout::Strided { .. } => FormatKind::Blocked,
-            Layout::Packed(_) => FormatKind::Opaque,
+            Layout::Packed(_) | Layout::PackedTransposed(_) => FormatKind::Opaque,
         }
     }
 
@@ -368,6 +382,7 @@ impl MemoryDesc {
                 .max()
                 .unwrap_or(0),
             Layout::Packed(p) => p.len(),
+            Layout::PackedTransposed(t) => t.len(),
         };
         elems * self.data_type.size()
     }
@@ -406,6 +421,10 @@ impl MemoryDesc {
                 } else {
                     p.offset(u(0), u(1), u(2), 0, u(3))
                 }
+            }
+            Layout::PackedTransposed(t) => {
+                let u = |k: usize| idx[k] as usize;
+                t.offset(u(0), u(1), u(2), u(3), u(4))
             }
             Layout::Undef | Layout::Any => panic!("element_offset on a descriptor without layout"),
         }

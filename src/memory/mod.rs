@@ -5,10 +5,12 @@ pub mod desc;
 #[allow(clippy::module_inception)]
 pub mod memory;
 pub mod packed;
+pub mod packed_transposed;
 pub mod reorder;
 pub mod tag;
 
 pub use desc::{Layout, MemoryDesc};
 pub use memory::{Handle, Memory};
 pub use packed::PackedLayout;
+pub use packed_transposed::TransposedLayout;
 pub use reorder::Reorder;

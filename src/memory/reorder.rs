@@ -1,8 +1,10 @@
-//! Reorder: copies a tensor between two layouts of the same dims (plain ↔ plain, plain ↔ packed).
+//! Reorder: copies a tensor between two layouts of the same dims (plain ↔ plain, plain ↔ packed,
+//! plain ↔ packed transposed).
 
 use super::desc::{Layout, MemoryDesc};
 use super::memory::Memory;
 use crate::error::Result;
+use crate::rnn::backward::pack_gate_weights;
 use crate::rnn::weights;
 use crate::types::DataType;
 use crate::{ensure_args, unimplemented_err};
@@ -95,6 +97,24 @@ impl Reorder {
                         lay,
                     )
                 };
+                return Ok(());
+            }
+            // SAFETY: a packed buffer holds size_bytes() bytes.
+            unsafe { std::ptr::write_bytes(dst, 0, self.dst.size_bytes()) };
+        }
+        if let Layout::PackedTransposed(lay) = self.dst.layout() {
+            if let (Layout::Strided { .. }, DataType::F32, DataType::F32) =
+                (self.src.layout(), sdt, ddt)
+            {
+                // Plain f32 weights: the backward pass's own packer, matrix by matrix.
+                let w = weights::ldigo_view(src.cast_mut(), &self.src);
+                for (l, d) in (0..lay.l).flat_map(|l| (0..lay.d).map(move |d| (l, d))) {
+                    let at = dst.cast::<f32>().wrapping_add(lay.matrix_offset(l, d));
+                    // SAFETY: `src` addresses every element of its (validated) descriptor,
+                    // whose dims are the layout's; matrix `(l, d)` of the packed buffer holds
+                    // `matrix_len()` floats; they do not overlap.
+                    unsafe { pack_gate_weights(&w, (l, d), (lay.i, lay.g, lay.o), at) };
+                }
                 return Ok(());
             }
             // SAFETY: a packed buffer holds size_bytes() bytes.

@@ -8,8 +8,9 @@
 //! strided layout (ldigo, ldgoi, …) or, for weights, the packed layout.
 //!
 //! Backward pds take every forward tensor and its diff (`DNNL_ARG_DIFF_*`): `any` weights resolve
-//! to plain `ldgoi` and diff weights to `ldigo`, projection weights to `ldoi` and their diff to
-//! `ldio` (oneDNN's CPU choices; any plain layout is accepted, the packed one is not), diff data
+//! to the packed transposed layout (`memory::packed_transposed`, opaque, where oneDNN chooses
+//! plain `ldgoi`) and diff weights to `ldigo`, projection weights to `ldoi` and their diff to
+//! `ldio` (oneDNN's CPU choices; any plain layout is accepted, the packed forward one is not), diff data
 //! tensors like their counterparts; the workspace descriptor is the forward training pd's (same
 //! problem, same layout).
 //!
@@ -45,8 +46,6 @@ const TAG_LDNC: i32 = 5;
 const TAG_LDIGO: i32 = 6;
 /// `dnnl_ldoi` (= `abdc`).
 const TAG_LDOI: i32 = 20;
-/// `dnnl_ldgoi` (= `abdec`).
-const TAG_LDGOI: i32 = 31;
 
 /// An RNN primitive descriptor: the validated problem, resolved descriptors and buffer layouts.
 #[derive(Clone, Debug)]
@@ -129,14 +128,16 @@ fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
 }
 
 /// Resolves one argument's descriptor; `any` forward weights become the packed layout with
-/// blocks of `block_gates` gates. Backward reads weights in their plain layout: `any`
-/// weights become `ldgoi` (projection: `ldoi`, its diff `ldio`), as oneDNN's CPU engine chooses,
-/// and any plain layout is accepted (a superset: oneDNN takes only those), but not the packed
-/// forward layout.
+/// blocks of `block_gates` gates, `any` backward `weights_layer` / `weights_iter` the packed
+/// transposed layout (`memory::packed_transposed`), read in place where plain weights are
+/// packed at every execution. Backward projection weights resolve to `ldoi`, their diff to
+/// `ldio`, as oneDNN's CPU engine chooses. Backward accepts any plain layout for every weights
+/// tensor (a superset: oneDNN takes only its own), but not the packed forward layout.
 fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Result<MemoryDesc> {
     let role = role(arg);
     let peephole = arg % args::DIFF == args::WEIGHTS_PEEPHOLE;
     let projection = arg % args::DIFF == args::WEIGHTS_PROJECTION;
+    let gate_weights = role == Role::Weights && !peephole && !projection;
     match md.layout() {
         Layout::Undef => {
             invalid!("argument {arg}: memory descriptor has no layout (format_tag undef)")
@@ -147,7 +148,7 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
             // Backward projection weights `ldoi`, their diff `ldio` (oneDNN 3.13's choices).
             Role::Weights if backward && projection => md.with_plain_tag(TAG_LDOI),
             Role::DiffWeights if projection => md.with_plain_tag(TAG_LDNC),
-            Role::Weights if backward => md.with_plain_tag(TAG_LDGOI),
+            Role::Weights if backward => MemoryDesc::packed_transposed(md.dims(), md.data_type()),
             Role::Weights => MemoryDesc::packed(md.dims(), md.data_type(), block_gates),
             Role::DiffWeights => md.with_plain_tag(TAG_LDIGO),
             _ => md.with_plain_tag(default_tag(arg)),
@@ -159,6 +160,11 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
         Layout::Packed(_) => {
             unimplemented_err!("argument {arg}: the packed layout is only for weights")
         }
+        Layout::PackedTransposed(_) if gate_weights && backward => Ok(md.clone()),
+        Layout::PackedTransposed(_) => unimplemented_err!(
+            "argument {arg}: the packed transposed layout is only for backward weights_layer \
+             and weights_iter"
+        ),
         Layout::Strided { strides, .. } => {
             if matches!(role, Role::DataIn | Role::DataOut) {
                 let c = md.ndims() - 1;
@@ -224,7 +230,13 @@ impl RnnPd {
             is_plain(args::WEIGHTS_PROJECTION),
         );
         let workspace = (problem.is_training() || backward).then(|| WorkspaceLayout::new(&problem));
-        let backward_scratch = backward.then(|| BackwardScratch::new(&problem));
+        let backward_scratch = backward.then(|| {
+            BackwardScratch::new(
+                &problem,
+                is_plain(args::WEIGHTS_LAYER),
+                is_plain(args::WEIGHTS_ITER),
+            )
+        });
         let scratch_bytes = backward_scratch.as_ref().map_or(scratch.bytes, |b| b.bytes);
         let bytes_md = |bytes: usize| MemoryDesc::with_tag(&[bytes as i64], DataType::U8, TAG_A);
         mds.insert(

@@ -84,7 +84,7 @@ pub fn read_logical(mem: &Memory) -> Vec<f32> {
 /// benchdnn reorders its f32 buffers into the layouts the primitive asks for.
 pub fn input_memory(md: &MemoryDesc, values: &[f32]) -> Result<Memory, Error> {
     let mem = Memory::allocate(md)?;
-    if !matches!(md.layout(), Layout::Packed(_)) {
+    if !matches!(md.layout(), Layout::Packed(_) | Layout::PackedTransposed(_)) {
         write_logical(&mem, values);
         return Ok(mem);
     }

@@ -4,9 +4,10 @@
 //! (src_iter, bias and dst_* are taken by the pd, as in oneDNN, but everything backward needs of
 //! them is in the workspace). Written: every diff_src and diff weights tensor.
 
-use super::{Backward, BackwardTensors};
+use super::{Backward, BackwardTensors, GateWeights};
 use crate::args;
 use crate::error::{Error, Result};
+use crate::memory::Layout;
 use crate::primitive::ExecArgs;
 use crate::rnn::cells::Linear;
 use crate::rnn::pd::RnnPd;
@@ -32,12 +33,21 @@ pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
     let o4 = |arg| -> Result<Option<Strided<4>>> {
         Ok(opt(arg)?.map(|b| Strided::new(b, md(arg).expect("checked by opt"))))
     };
+    // Gate weights: read in place when packed transposed, else packed at every execution.
+    let gate_weights = |arg| -> Result<GateWeights> {
+        Ok(match md(arg)?.layout() {
+            Layout::PackedTransposed(_) => {
+                GateWeights::Packed(req(arg)?.cast::<f32>().cast_const())
+            }
+            _ => GateWeights::Plain(s5(arg)?),
+        })
+    };
     let diff = |arg| args::DIFF + arg;
     let tensors = BackwardTensors {
         src_layer: s3(args::SRC_LAYER)?,
         attention: o3(args::AUGRU_ATTENTION)?,
-        weights_layer: s5(args::WEIGHTS_LAYER)?,
-        weights_iter: s5(args::WEIGHTS_ITER)?,
+        weights_layer: gate_weights(args::WEIGHTS_LAYER)?,
+        weights_iter: gate_weights(args::WEIGHTS_ITER)?,
         peephole: o4(args::WEIGHTS_PEEPHOLE)?,
         projection: o4(args::WEIGHTS_PROJECTION)?,
         diff_dst_layer: s3(diff(args::DST_LAYER))?,

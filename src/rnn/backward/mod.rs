@@ -34,10 +34,12 @@
 //! two `matrixmultiply` products, whose AVX-512 tile is one vector wide).
 //!
 //! The per-step products use the forward pass's kernel (`kernels::gemm`) on the transposed
-//! weights packed once per layer and direction into 64-column panels (`transposed`): `Uᵀ`
-//! for the recurrent GEMMs and, with AVX-512, `Wᵀ` for the input gradient `dA·Wᵀ` (faster than
-//! `matrixmultiply`'s one-vector tiles; without AVX-512 the input gradient is one strided
-//! product after the steps). Packed panels rather than the user's dense `ldgoi` read in place:
+//! weights in 64-column panels (`transposed`): `Uᵀ` for the recurrent GEMMs and, with
+//! AVX-512, `Wᵀ` for the input gradient `dA·Wᵀ` (faster than `matrixmultiply`'s one-vector
+//! tiles; without AVX-512 the input gradient is one strided product after the steps). Weights
+//! given as `any` are in that layout already (`memory::packed_transposed`) and read in place;
+//! plain ones are packed once per layer and direction at every execution (LSTM T=1 N=128 C=512
+//! SLC=1024: 8 % of forward + backward). Packed panels rather than the user's dense `ldgoi`:
 //! W10 backward 138–141 → 89–91 ms on a Xeon (medians of 20 executions, two alternated runs
 //! each). With projection, each step's `dh̃ = dh·W_projᵀ` takes the kernel too, on `W_projᵀ`
 //! packed likewise, its columns split over the team, and `dW_proj += h̃ᵀ·dh` the blocked
@@ -66,6 +68,7 @@ use self::gemm::{gemm, gemm_tn, Mat, TnPart};
 use self::product::Product;
 use self::scratch::BackwardScratch;
 use self::transposed::Transposed;
+pub use self::transposed::{pack_gate_weights, GateWeights};
 use super::arena::Region;
 use super::cells::{CellKind, Linear};
 use super::problem::RnnProblem;
@@ -73,6 +76,7 @@ use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
 use crate::kernels::gemm::CHUNK;
 use crate::kernels::Isa;
+use crate::memory::TransposedLayout;
 use crate::threading::{self, Team};
 use crate::types::Direction;
 use std::ops::Range;
@@ -91,10 +95,10 @@ pub struct BackwardTensors {
     pub src_layer: Strided<3>,
     /// AUGRU: `attention` `[T][N][1]`.
     pub attention: Option<Strided<3>>,
-    /// `weights_layer` `[L][D][SLC][G][DHC]` (any strides).
-    pub weights_layer: Strided<5>,
-    /// `weights_iter` `[L][D][SIC][G][DHC]`.
-    pub weights_iter: Strided<5>,
+    /// `weights_layer` `[L][D][SLC][G][DHC]` (any strides, or packed transposed).
+    pub weights_layer: GateWeights,
+    /// `weights_iter` `[L][D][SIC][G][DHC]` (likewise).
+    pub weights_iter: GateWeights,
     /// LSTM peephole `[L][D][3][DHC]`.
     pub peephole: Option<Strided<4>>,
     /// LSTM projection `[L][D][DHC][DIC]` (any strides).
@@ -506,28 +510,36 @@ impl Backward<'_> {
     }
 
     /// The transposed weights `w` of layer `l`, direction `d` (`k` input channels), `[G·DHC]`
-    /// rows of `k`, packed into `region` for the GEMM kernel: `Uᵀ` for the per-step recurrent
-    /// products, `Wᵀ` for the input gradient.
+    /// rows of `k` packed for the GEMM kernel — in place when given packed, else packed into
+    /// `region`: `Uᵀ` for the per-step recurrent products, `Wᵀ` for the input gradient.
     ///
     /// # Safety
     /// `region` is one of the scratchpad's, large enough, and not in use by anything else.
     unsafe fn transposed(
         &self,
-        w: &Strided<5>,
+        w: &GateWeights,
         k: usize,
         l: usize,
         d: usize,
         region: Region,
     ) -> Transposed {
         let p = self.problem;
-        let (base, st, dhc) = (SyncPtr(w.at([l, d, 0, 0, 0])), w.strides, p.dhc);
-        let row = move |j: usize| {
-            let (g, o) = ((j / dhc) as isize, (j % dhc) as isize);
-            base.get()
-                .wrapping_offset(g * st[3] + o * st[4])
-                .cast_const()
-        };
-        unsafe { Transposed::pack(self.sc(region), p.g * dhc, k, row, st[2]) }
+        match w {
+            GateWeights::Packed(ptr) => {
+                let layout = TransposedLayout {
+                    l: p.l,
+                    d: p.d,
+                    i: k,
+                    g: p.g,
+                    o: p.dhc,
+                };
+                let at = ptr.wrapping_add(layout.matrix_offset(l, d));
+                Transposed::in_place(at, p.g * p.dhc, k)
+            }
+            GateWeights::Plain(w) => unsafe {
+                pack_gate_weights(w, (l, d), (k, p.g, p.dhc), self.sc(region))
+            },
+        }
     }
 
     /// Where the input gradient of layer `l`, direction `d` goes, rows `(s, n)` of `.1` floats,
@@ -978,20 +990,7 @@ impl Backward<'_> {
             // the layer below) or diff_src_layer.
             let ((below, below_ld), direct) = self.input_gradient_target(l, d);
             if !input_done {
-                let mut first = true;
-                gate_blocks(&t.weights_layer, l, d, 0..p.g, dhc, |g0, ng, w| {
-                    let beta = if first { 0.0 } else { 1.0 };
-                    first = false;
-                    gemm(
-                        rows,
-                        k_in,
-                        ng * dhc,
-                        block(da, g0),
-                        w.t(),
-                        beta,
-                        Mat::rows(below, below_ld),
-                    );
-                });
+                self.input_gradient(l, d, da, Mat::rows(below, below_ld));
             }
             let deferred = d == 1 && sc.lanes == 2;
             if l == 0 && !direct && !deferred {
@@ -1000,6 +999,41 @@ impl Backward<'_> {
         }
     }
 
+    /// The input gradient `dA·Wᵀ` of layer `l`, direction `d` over the `T·N` rows of `da`
+    /// (`[T·N][G·DHC]`) into `out`: by gate blocks of plain weights, or by column panels of
+    /// packed transposed ones.
+    ///
+    /// # Safety
+    /// `da` and `out` hold `T·N` rows; nothing else writes `out` meanwhile.
+    unsafe fn input_gradient(&self, l: usize, d: usize, da: *const f32, out: Mat) {
+        let p = self.problem;
+        let (rows, dhc, cols) = (p.t * p.n, p.dhc, p.g * p.dhc);
+        let k_in = p.layer_input_channels(l);
+        let block = |g0: usize| Mat::rows(da, cols).at(0, g0 * dhc);
+        unsafe {
+            match self.tensors.weights_layer {
+                GateWeights::Plain(w) => {
+                    let mut first = true;
+                    gate_blocks(&w, l, d, 0..p.g, dhc, |g0, ng, w| {
+                        let beta = if first { 0.0 } else { 1.0 };
+                        first = false;
+                        gemm(rows, k_in, ng * dhc, block(g0), w.t(), beta, out);
+                    });
+                }
+                packed @ GateWeights::Packed(_) => {
+                    // No scratch region: packed weights are read in place.
+                    let wt = self.transposed(&packed, k_in, l, d, Region::default());
+                    for pnl in 0..wt.panels() {
+                        let c = wt.columns(pnl);
+                        let n = k_in.saturating_sub(c.start).min(c.len());
+                        let b = wt.panel(pnl);
+                        let b = Mat::rows(b.ptr, b.ld);
+                        gemm(rows, n, cols, block(0), b, 0.0, out.at(0, c.start));
+                    }
+                }
+            }
+        }
+    }
     /// Layer 0's input gradient of direction `d`, left in `below`, into `diff_src_layer`:
     /// stored by direction 0, added by direction 1.
     unsafe fn add_input_gradient(&self, d: usize) {

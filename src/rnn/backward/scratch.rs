@@ -10,8 +10,8 @@
 //! | `da`      | `[T][N][G·DHC]`    | gradient of the gate pre-activations of every step (what `x·W + b` receives) |
 //! | `da_iter` | `[T][N][G·DHC]`    | linear-before-reset cells: what the recurrent product receives (`o` column × r) |
 //! | `rh`      | `[T][N][DHC]`      | GRU / AUGRU: `r ⊙ h_prev` of every step (operand of `dU_o`) |
-//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the GEMM kernel in 64-column panels (`transposed.rs`; `SICP`: SIC rounded up to 32) |
-//! | `wt`      | `[G·DHC][XC]`      | `Wᵀ` of the current layer and direction, packed likewise (the layer's input channels rounded up to 32) |
+//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the GEMM kernel in 64-column panels (`transposed.rs`; `SICP`: SIC rounded up to 32); empty when `weights_iter` is given packed |
+//! | `wt`      | `[G·DHC][XC]`      | `Wᵀ` of the current layer and direction, packed likewise (the layer's input channels rounded up to 32); empty when `weights_layer` is given packed |
 //! | `g`       | `[N][SICP]`        | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
 //! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step (with projection: h̃) |
 //! | `dhp`     | `[T][N][DIC]`      | LSTM with projection: gradient reaching the (projected) h of every step |
@@ -85,8 +85,9 @@ pub struct BackwardScratch {
 }
 
 impl BackwardScratch {
-    /// The layout for a backward problem.
-    pub fn new(p: &RnnProblem) -> Self {
+    /// The layout for a backward problem; `ut` / `wt` only for plain `weights_iter` /
+    /// `weights_layer` (packed transposed ones are read in place).
+    pub fn new(p: &RnnProblem, plain_layer: bool, plain_iter: bool) -> Self {
         let (t, n, dhc) = (p.t, p.n, p.dhc);
         let rows = t * n;
         let cols = p.g * dhc;
@@ -101,8 +102,12 @@ impl BackwardScratch {
         let da = a.push(rows * cols);
         let da_iter = a.push(if lbr { rows * cols } else { 0 });
         let rh = a.push(if gru { rows * dhc } else { 0 });
-        let ut = a.push(Transposed::floats(cols, p.sic));
-        let wt = a.push(cols * xc);
+        let ut = a.push(if plain_iter {
+            Transposed::floats(cols, p.sic)
+        } else {
+            0
+        });
+        let wt = a.push(if plain_layer { cols * xc } else { 0 });
         let g = a.push(if gru { n * ut_ld } else { 0 });
         let dh = a.push(n * dhc);
         let dhp = a.push(if p.with_projection { rows * p.dic } else { 0 });

@@ -1,7 +1,8 @@
 //! Transposed weights packed for the backward pass's per-step products (`Uᵀ`, `Wᵀ`,
 //! `W_projᵀ`): `rows` rows of `width` columns (a multiple of [`CHUNK`]), stored as column panels
 //! of [`PANEL`] floats, each panel `[rows][PANEL]` contiguous (the last one [`CHUNK`] wide when
-//! `width` is not a multiple of [`PANEL`]).
+//! `width` is not a multiple of [`PANEL`]): the layout of `memory::packed_transposed`, which
+//! backward weights given as `any` resolve to and which is then read in place.
 //!
 //! A panel is what one column of the kernel's 4-vector register tiles reads, so every tile
 //! column streams its `B` sequentially and fetches the next panel while it re-reads its own
@@ -10,13 +11,48 @@
 //! backward ran its step products at about half the forward's GFLOP/s on a Xeon.
 
 use super::{slice, slice_mut, PACK_PARALLEL_MIN};
-use crate::kernels::gemm::{Panel, CHUNK};
-use crate::rnn::views::SyncPtr;
+use crate::kernels::gemm::Panel;
+use crate::memory::packed_transposed::{self as layout, padded_width, panel_columns};
+use crate::rnn::views::{Strided, SyncPtr};
 use crate::threading;
 use std::ops::Range;
 
-/// Columns of a panel: one 4-vector tile column.
-pub const PANEL: usize = 64;
+pub use crate::memory::packed_transposed::{CHUNK, PANEL};
+
+// The layout's padding is the kernel's column granularity.
+const _: () = assert!(CHUNK == crate::kernels::gemm::CHUNK);
+
+/// Gate weights (`weights_layer` or `weights_iter`) as a backward execution was given them.
+#[derive(Clone, Copy, Debug)]
+pub enum GateWeights {
+    /// Any plain layout: transposed and packed into the scratchpad at every execution.
+    Plain(Strided<5>),
+    /// Already in the packed transposed layout (element 0 of the tensor): read in place.
+    Packed(*const f32),
+}
+
+/// Packs matrix `(l, d)` of plain gate weights `w` (`[L][D][K][G][O]`, `k` input channels, `g`
+/// gates of `o` channels) into `dst` as its `G·O × K` transpose (row `g·O + o`), on the
+/// library's threads when large.
+///
+/// # Safety
+/// Every element of that matrix is readable through `w`; `dst` has
+/// `g·o·`[`padded_width`]`(k)` writable floats not overlapping it.
+pub unsafe fn pack_gate_weights(
+    w: &Strided<5>,
+    (l, d): (usize, usize),
+    (k, g, o): (usize, usize, usize),
+    dst: *mut f32,
+) -> Transposed {
+    let (base, st) = (SyncPtr(w.at([l, d, 0, 0, 0])), w.strides);
+    let row = move |j: usize| {
+        let (g, o) = ((j / o) as isize, (j % o) as isize);
+        base.get()
+            .wrapping_offset(g * st[3] + o * st[4])
+            .cast_const()
+    };
+    unsafe { Transposed::pack(dst, g * o, k, row, st[2]) }
+}
 
 /// A packed transposed matrix, or a range of its rows.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +74,17 @@ unsafe impl Sync for Transposed {}
 impl Transposed {
     /// Floats of the packed form of `rows` rows of `k` columns.
     pub fn floats(rows: usize, k: usize) -> usize {
-        rows * k.next_multiple_of(CHUNK)
+        rows * padded_width(k)
+    }
+
+    /// The packed form of `rows` rows of `k` columns already at `ptr`.
+    pub fn in_place(ptr: *const f32, rows: usize, k: usize) -> Self {
+        Self {
+            ptr,
+            rows,
+            row0: 0,
+            width: padded_width(k),
+        }
     }
 
     /// Packs `rows` rows of `k` columns — element `(j, c)` at `row(j) + c·cs` — into `dst`
@@ -55,12 +101,7 @@ impl Transposed {
         row: impl Fn(usize) -> *const f32 + Sync + Send,
         cs: isize,
     ) -> Self {
-        let packed = Self {
-            ptr: dst,
-            rows,
-            row0: 0,
-            width: k.next_multiple_of(CHUNK),
-        };
+        let packed = Self::in_place(dst, rows, k);
         let parallel = packed.width * rows >= PACK_PARALLEL_MIN;
         let parts = if parallel {
             threading::num_threads()
@@ -107,7 +148,7 @@ impl Transposed {
 
     /// The columns of panel `p`.
     pub fn columns(&self, p: usize) -> Range<usize> {
-        p * PANEL..((p + 1) * PANEL).min(self.width)
+        panel_columns(self.width, p)
     }
 
     /// Panel `p` from this view's first row, as the GEMM kernel's right operand.
@@ -117,9 +158,9 @@ impl Transposed {
         Panel::dense(ptr, w, w)
     }
 
-    /// Offset of panel `p`'s row 0 (every panel before it is [`PANEL`] wide).
+    /// Offset of panel `p`'s row 0.
     fn offset(&self, p: usize) -> usize {
-        p * PANEL * self.rows
+        layout::panel_offset(self.rows, p)
     }
 }
 
