@@ -82,43 +82,37 @@ impl Reorder {
         );
         let (src, dst) = (from.data_ptr().cast_const(), to.data_ptr());
         let (sdt, ddt) = (self.src.data_type(), self.dst.data_type());
-        if let Layout::Packed(lay) = self.dst.layout() {
-            if let (Layout::Strided { .. }, DataType::F32, DataType::F32) =
-                (self.src.layout(), sdt, ddt)
-            {
-                // Plain f32 weights: the RNN primitive's own packer (whole panel rows at once,
-                // padding included, in parallel), not element by element.
+        let plain_f32 = matches!(
+            (self.src.layout(), sdt, ddt),
+            (Layout::Strided { .. }, DataType::F32, DataType::F32)
+        );
+        // Plain f32 weights into a packed layout take the RNN primitive's own packers (whole
+        // panel rows at once, padding included, in parallel), not the element-wise copy.
+        match self.dst.layout() {
+            Layout::Packed(lay) if plain_f32 => {
+                let w = weights::ldigo_view(src.cast_mut(), &self.src);
                 // SAFETY: `src` addresses every element of its (validated) descriptor, whose
                 // dims are the layout's; `dst` holds the packed layout; they do not overlap.
-                unsafe {
-                    weights::pack(
-                        weights::ldigo_view(src.cast_mut(), &self.src),
-                        dst.cast(),
-                        lay,
-                    )
-                };
+                unsafe { weights::pack(w, dst.cast(), lay) };
                 return Ok(());
             }
-            // SAFETY: a packed buffer holds size_bytes() bytes.
-            unsafe { std::ptr::write_bytes(dst, 0, self.dst.size_bytes()) };
-        }
-        if let Layout::PackedTransposed(lay) = self.dst.layout() {
-            if let (Layout::Strided { .. }, DataType::F32, DataType::F32) =
-                (self.src.layout(), sdt, ddt)
-            {
-                // Plain f32 weights: the backward pass's own packer, matrix by matrix.
+            Layout::PackedTransposed(lay) if plain_f32 => {
                 let w = weights::ldigo_view(src.cast_mut(), &self.src);
                 for (l, d) in (0..lay.l).flat_map(|l| (0..lay.d).map(move |d| (l, d))) {
                     let at = dst.cast::<f32>().wrapping_add(lay.matrix_offset(l, d));
-                    // SAFETY: `src` addresses every element of its (validated) descriptor,
-                    // whose dims are the layout's; matrix `(l, d)` of the packed buffer holds
-                    // `matrix_len()` floats; they do not overlap.
+                    // SAFETY: `src` addresses every element of its (validated) descriptor, whose
+                    // dims are the layout's; matrix `(l, d)` of `dst` holds `matrix_len()`
+                    // floats; they do not overlap.
                     unsafe { pack_gate_weights(&w, (l, d), (lay.i, lay.g, lay.o), at) };
                 }
                 return Ok(());
             }
+            // The element-wise copy leaves the padding of a packed layout: zero it first.
             // SAFETY: a packed buffer holds size_bytes() bytes.
-            unsafe { std::ptr::write_bytes(dst, 0, self.dst.size_bytes()) };
+            Layout::Packed(_) | Layout::PackedTransposed(_) => unsafe {
+                std::ptr::write_bytes(dst, 0, self.dst.size_bytes())
+            },
+            _ => {}
         }
         let dims = self.src.dims();
         let mut idx = vec![0i64; dims.len()];
