@@ -380,3 +380,29 @@ isa_dispatch!(
     pub unsafe fn lbr_reset => lbr_reset_body,
     (st: &StepState, da: &mut [f32], da_iter: &mut [f32])
 );
+
+/// `dh[r] = above[r] + next[r]` for the rows of the gradient reaching h: the gradient from
+/// above and the one from the next step, each row `dh.len() / rows` floats wide; `above`
+/// and `next` as (floats, row stride).
+#[inline(always)]
+unsafe fn incoming_body<const FMA: bool>(
+    dh: &mut [f32],
+    rows: usize,
+    above: (&[f32], usize),
+    next: (&[f32], usize),
+) {
+    let width = dh.len() / rows.max(1);
+    for (r, out) in dh.chunks_exact_mut(width.max(1)).enumerate() {
+        let a = &above.0[r * above.1..][..width];
+        let n = &next.0[r * next.1..][..width];
+        for ((o, &a), &n) in out.iter_mut().zip(a).zip(n) {
+            *o = a + n;
+        }
+    }
+}
+
+isa_dispatch!(
+    /// `incoming_body` as SIMD code of `isa`: `dh = above + next`, row by row.
+    pub unsafe fn incoming => incoming_body,
+    (dh: &mut [f32], rows: usize, above: (&[f32], usize), next: (&[f32], usize))
+);
