@@ -75,6 +75,7 @@ use self::transposed::Transposed;
 pub use self::transposed::{pack_gate_weights, GateWeights};
 use super::arena::Region;
 use super::cells::{CellKind, Linear};
+use super::forward::l2_bytes;
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
@@ -91,6 +92,11 @@ const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
 const PACK_PARALLEL_MIN: usize = 1 << 16;
 /// Floating-point work of a per-step recurrent GEMM from which the steps run on a team.
 const RECURRENT_PARALLEL_MIN_FLOPS: usize = 1 << 20;
+/// Fewest batch rows for which the steps compute the input gradient themselves when a member's
+/// share of `Uᵀ` and `Wᵀ` stays in its L2 ([`Backward::input_by_step`]).
+const INPUT_BY_STEP_MIN_ROWS: usize = 2;
+/// The same when those shares are larger than an L2, so that every step streams them.
+const INPUT_BY_STEP_MIN_ROWS_STREAMED: usize = 12;
 
 /// Every tensor one backward execution touches, as raw views.
 #[derive(Clone, Copy, Debug)]
@@ -360,7 +366,12 @@ impl Backward<'_> {
             let parallel = p.n * cols >= ELEMENTWISE_PARALLEL_MIN
                 || 2 * p.n * cols * self.scratch.ut_ld >= RECURRENT_PARALLEL_MIN_FLOPS;
             let above = (SyncPtr(above.0.cast_mut()), above.1);
-            let input = self.input_by_step(l, d);
+            let members = if parallel && self.scratch.lanes == 1 {
+                threading::num_threads()
+            } else {
+                1
+            };
+            let input = self.input_by_step(l, d, members);
             let proj = self.projection_transposed(l, d);
             let work = 2 * p.n * cols * self.scratch.ut_ld * p.t;
             threading::team(parallel.then(|| threading::join_wait(work)), |team| {
@@ -567,11 +578,27 @@ impl Backward<'_> {
     /// taking the last 8 steps' rows at once (`Wᵀ` read an eighth as often, 64-column blocks
     /// outside the row blocks) was not better: DeepSpeech2 vanilla training 0.97–0.99, its
     /// LBR-GRU 1.01–1.04, W10 1.00 (paired runs).
-    unsafe fn input_by_step(&self, l: usize, d: usize) -> Option<InputByStep> {
-        if self.isa != Isa::Avx512 {
+    ///
+    /// Each step reads all of `Wᵀ` for its `N` rows, so with few rows the steps leave the
+    /// input gradient to the product over all rows: below [`INPUT_BY_STEP_MIN_ROWS`] rows, or
+    /// [`INPUT_BY_STEP_MIN_ROWS_STREAMED`] when the `members` of the step team's shares of `Uᵀ`
+    /// and `Wᵀ` are larger than their L2s. Measured on a Xeon (2 MiB L2, 2 threads, paired,
+    /// T=50 training, after the steps against by step): in L2, LSTM C=256 N=1 0.59, N=2 / 4
+    /// 1.09 / 1.12, vanilla C=512 N=2 / 4 / 8 1.22 / 1.19 / 1.12; streamed, LSTM C=512 N=1 /
+    /// 2 / 4 / 8 / 10 / 12 / 16 0.70 / 0.79 / 0.88 / 0.94 / 0.98 / 1.00 / 1.04, GRU C=512 N=1
+    /// / 8 0.67 / 0.93, LSTM C=1024 N=1 0.86, bidirectional LSTM L=2 C=256 N=1 0.66.
+    unsafe fn input_by_step(&self, l: usize, d: usize, members: usize) -> Option<InputByStep> {
+        let p = self.problem;
+        let k = p.layer_input_channels(l);
+        let floats = p.g * p.dhc * (p.sic + k);
+        let min_rows = if floats * std::mem::size_of::<f32>() > members * l2_bytes() {
+            INPUT_BY_STEP_MIN_ROWS_STREAMED
+        } else {
+            INPUT_BY_STEP_MIN_ROWS
+        };
+        if self.isa != Isa::Avx512 || p.n < min_rows {
             return None;
         }
-        let k = self.problem.layer_input_channels(l);
         let wt = unsafe { self.transposed(&self.tensors.weights_layer, k, l, d, self.scratch.wt) };
         let ((out, ld), _) = self.input_gradient_target(l, d);
         Some(InputByStep { wt, out, ld })
