@@ -184,7 +184,7 @@ enum Phase {
 }
 
 /// Bytes of a core's L2 (from CPUID; [`L2_BYTES`] where it does not say).
-pub(crate) fn l2_bytes() -> usize {
+fn l2_bytes() -> usize {
     crate::kernels::isa::l2_cache_bytes(L2_BYTES)
 }
 

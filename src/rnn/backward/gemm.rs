@@ -74,7 +74,7 @@ pub unsafe fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: M
     };
     let cp = SyncPtr(c.ptr.cast_mut());
     let (ap, bp) = (SyncPtr(a.ptr.cast_mut()), SyncPtr(b.ptr.cast_mut()));
-    threading::for_each(parts, parts > 1, move |i| {
+    threading::crew_for_each(parts, parts > 1, 2 * m * n * k, move |i| {
         let (r0, r1) = (i * extent / parts, (i + 1) * extent / parts);
         let a = Mat { ptr: ap.get(), ..a };
         let b = Mat { ptr: bp.get(), ..b };
@@ -192,7 +192,7 @@ pub unsafe fn gemm_tn(
             let (bp, ldb, pack) = (SyncPtr(b.ptr.cast_mut()), b.rs as usize, SyncPtr(pack));
             let sums = sums.map(|s| SyncPtr(s.as_mut_ptr()));
             let products = SyncProducts(&products);
-            threading::for_each(threads, threads > 1, move |i| {
+            threading::crew_for_each(threads, threads > 1, flops, move |i| {
                 let cols = (i * panels / threads * NR)..((i + 1) * panels / threads * NR).min(n);
                 // SAFETY: each thread writes its own columns of every C and its own packing
                 // buffer; the caller's contract covers every address; `isa` is AVX-512.

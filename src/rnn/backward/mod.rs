@@ -13,16 +13,19 @@
 //!    on one team of the library's threads ([`threading::team`]): each member takes its batch
 //!    rows of the element-wise part and its columns of the recurrent GEMMs, with spin barriers
 //!    between the phases — one fork/join per layer rather than two or more per step (W10:
-//!    −3 ms of 54). With AVX-512 each step also computes its rows of the layer input's
-//!    gradient `dA_s·Wᵀ` while `dA_s` is in cache. (Each member taking its batch rows through
-//!    every phase and product instead — no barriers, but all of `Uᵀ` and `Wᵀ` read by every
-//!    member — measured on a Xeon, paired, T=50 N=32: AUGRU C=256 0.983–0.988, vanilla C=512
-//!    1.039–1.048, LBR-GRU C=512 1.024, and vanilla with the input gradient after the steps
-//!    1.094: not adopted.);
+//!    −3 ms of 54). (Each member taking its batch rows through every phase and product
+//!    instead — no barriers, but all of `Uᵀ` and, then computed in the steps, `Wᵀ` read by
+//!    every member — measured on a Xeon, paired, T=50 N=32: AUGRU C=256 0.983–0.988, vanilla
+//!    C=512 1.039–1.048, LBR-GRU C=512 1.024: not adopted.);
 //! 2. **merged GEMMs over all `T·N` rows** (reference §c.2): `dW += xᵀ·dA`, `dU += h_prevᵀ·dA'`,
-//!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and (when the steps did not) the
-//!    layer input's gradient `dA·Wᵀ`. That gradient feeds the layer below, or (layer 0) is
-//!    added into `diff_src_layer` over both directions.
+//!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and the layer input's gradient
+//!    `dA·Wᵀ`. That gradient feeds the layer below, or (layer 0) is added into
+//!    `diff_src_layer` over both directions. (Each step's rows of `dA_s·Wᵀ` computed in the
+//!    step, while `dA_s` is in cache, against this product over all rows on the same kernel,
+//!    paired on a Xeon, 2 threads, T=50: LSTM C=512 N=1 / 12 / 16 / 32 0.50–0.70 / 0.91 /
+//!    0.95 / 0.99, vanilla C=512 N=2 / 8 0.96 / 0.99, W10 0.989 / 0.993, GRU / LBR-GRU N=32
+//!    training 0.976 / 0.968, LSTMP N=16 0.973, bidirectional N=16 0.920, vanilla and AUGRU
+//!    N=32 0.999–1.010: each step read all of `Wᵀ` for only `N` rows.)
 //!
 //! `diff_dst_layer` and `src_layer` are read in place, and layer 0's input gradient of the first
 //! direction is written straight into `diff_src_layer`, when they are already in step order
@@ -39,8 +42,8 @@
 //!
 //! The per-step products use the forward pass's kernel (`kernels::gemm`) on the transposed
 //! weights in 64-column panels (`transposed`): `Uᵀ` for the recurrent GEMMs and, with
-//! AVX-512, `Wᵀ` for the input gradient `dA·Wᵀ` (faster than `matrixmultiply`'s one-vector
-//! tiles; without AVX-512 the input gradient is one strided product after the steps). Weights
+//! AVX-512, `Wᵀ` for the input gradient `dA·Wᵀ` over all rows (faster than `matrixmultiply`'s
+//! one-vector tiles; without AVX-512 the input gradient is a strided product). Weights
 //! given as `any` are in that layout already (`memory::packed_transposed`) and read in place;
 //! plain ones are packed once per layer and direction at every execution (LSTM T=1 N=128 C=512
 //! SLC=1024: 8 % of forward + backward). Packed panels rather than the user's dense `ldgoi`:
@@ -75,7 +78,6 @@ use self::transposed::Transposed;
 pub use self::transposed::{pack_gate_weights, GateWeights};
 use super::arena::Region;
 use super::cells::{CellKind, Linear};
-use super::forward::l2_bytes;
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
@@ -92,11 +94,6 @@ const ELEMENTWISE_PARALLEL_MIN: usize = 1 << 12;
 const PACK_PARALLEL_MIN: usize = 1 << 16;
 /// Floating-point work of a per-step recurrent GEMM from which the steps run on a team.
 const RECURRENT_PARALLEL_MIN_FLOPS: usize = 1 << 20;
-/// Fewest batch rows for which the steps compute the input gradient themselves when a member's
-/// share of `Uᵀ` and `Wᵀ` stays in its L2 ([`Backward::input_by_step`]).
-const INPUT_BY_STEP_MIN_ROWS: usize = 2;
-/// The same when those shares are larger than an L2, so that every step streams them.
-const INPUT_BY_STEP_MIN_ROWS_STREAMED: usize = 12;
 
 /// Every tensor one backward execution touches, as raw views.
 #[derive(Clone, Copy, Debug)]
@@ -143,26 +140,10 @@ pub struct BackwardTensors {
     pub scratch: *mut u8,
 }
 
-/// The input gradient computed step by step ([`Backward::input_by_step`]): `Wᵀ`, and where
-/// step `s` writes its rows (`out + s·N·ld`, rows of `ld` floats).
-#[derive(Clone, Copy, Debug)]
-struct InputByStep {
-    wt: Transposed,
-    out: *mut f32,
-    ld: usize,
-}
-
-// SAFETY: addresses only; each team member writes its own columns of a step's rows and reads
-// the weights.
-unsafe impl Sync for InputByStep {}
-unsafe impl Send for InputByStep {}
-
 /// What every step of a layer and direction reads besides the workspace.
 struct StepOperands<'a> {
     /// `Uᵀ` ([`Backward::transposed`]).
     ut: &'a Transposed,
-    /// The input gradient computed step by step, if it is.
-    input: Option<&'a InputByStep>,
     /// LSTM with projection: `W_projᵀ` ([`Backward::projection_transposed`]), if usable.
     projection: Option<&'a Transposed>,
     /// The gradient from above ([`Backward::above`]).
@@ -366,18 +347,11 @@ impl Backward<'_> {
             let parallel = p.n * cols >= ELEMENTWISE_PARALLEL_MIN
                 || 2 * p.n * cols * self.scratch.ut_ld >= RECURRENT_PARALLEL_MIN_FLOPS;
             let above = (SyncPtr(above.0.cast_mut()), above.1);
-            let members = if parallel && self.scratch.lanes == 1 {
-                threading::num_threads()
-            } else {
-                1
-            };
-            let input = self.input_by_step(l, d, members);
             let proj = self.projection_transposed(l, d);
             let work = 2 * p.n * cols * self.scratch.ut_ld * p.t;
             threading::team(parallel.then(|| threading::join_wait(work)), |team| {
                 let operands = StepOperands {
                     ut: &ut,
-                    input: input.as_ref(),
                     projection: proj.as_ref(),
                     above: (above.0.get(), above.1),
                     peephole: &peephole,
@@ -387,7 +361,7 @@ impl Backward<'_> {
                 }
             });
             self.store_state_grads(l, d);
-            self.merged_gemms(l, d, input.is_some());
+            self.merged_gemms(l, d);
         }
     }
 
@@ -572,38 +546,6 @@ impl Backward<'_> {
         (direct.unwrap_or(below), direct.is_some())
     }
 
-    /// With AVX-512: the input gradient computed step by step, each step's `dA_s·Wᵀ` right
-    /// after its recurrent GEMM while `dA_s` is in cache, on `Wᵀ` packed into the `wt` region
-    /// (W10: 0.5–0.9 ms faster than one product over all rows after the steps). Every 8th step
-    /// taking the last 8 steps' rows at once (`Wᵀ` read an eighth as often, 64-column blocks
-    /// outside the row blocks) was not better: DeepSpeech2 vanilla training 0.97–0.99, its
-    /// LBR-GRU 1.01–1.04, W10 1.00 (paired runs).
-    ///
-    /// Each step reads all of `Wᵀ` for its `N` rows, so with few rows the steps leave the
-    /// input gradient to the product over all rows: below [`INPUT_BY_STEP_MIN_ROWS`] rows, or
-    /// [`INPUT_BY_STEP_MIN_ROWS_STREAMED`] when the `members` of the step team's shares of `Uᵀ`
-    /// and `Wᵀ` are larger than their L2s. Measured on a Xeon (2 MiB L2, 2 threads, paired,
-    /// T=50 training, after the steps against by step): in L2, LSTM C=256 N=1 0.59, N=2 / 4
-    /// 1.09 / 1.12, vanilla C=512 N=2 / 4 / 8 1.22 / 1.19 / 1.12; streamed, LSTM C=512 N=1 /
-    /// 2 / 4 / 8 / 10 / 12 / 16 0.70 / 0.79 / 0.88 / 0.94 / 0.98 / 1.00 / 1.04, GRU C=512 N=1
-    /// / 8 0.67 / 0.93, LSTM C=1024 N=1 0.86, bidirectional LSTM L=2 C=256 N=1 0.66.
-    unsafe fn input_by_step(&self, l: usize, d: usize, members: usize) -> Option<InputByStep> {
-        let p = self.problem;
-        let k = p.layer_input_channels(l);
-        let floats = p.g * p.dhc * (p.sic + k);
-        let min_rows = if floats * std::mem::size_of::<f32>() > members * l2_bytes() {
-            INPUT_BY_STEP_MIN_ROWS_STREAMED
-        } else {
-            INPUT_BY_STEP_MIN_ROWS
-        };
-        if self.isa != Isa::Avx512 || p.n < min_rows {
-            return None;
-        }
-        let wt = unsafe { self.transposed(&self.tensors.weights_layer, k, l, d, self.scratch.wt) };
-        let ((out, ld), _) = self.input_gradient_target(l, d);
-        Some(InputByStep { wt, out, ld })
-    }
-
     /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]`
     /// at `src`, into rows of `ldc ≥ ut.width` floats at `out` (columns `SIC..ut.width`
     /// receive zeros), on `Uᵀ` ([`Self::transposed`]): the product, for the team to share.
@@ -629,12 +571,11 @@ impl Backward<'_> {
         }
     }
 
-    /// This team member's share of `products` side by side ([`product::run_part`]). No
-    /// barrier.
-    unsafe fn products_share(&self, team: &Team, products: &[Product]) {
-        let parts = product::parts(products, team.size());
+    /// This team member's share of `product`'s columns ([`product::run_part`]). No barrier.
+    unsafe fn product_share(&self, team: &Team, product: &Product) {
+        let parts = product::parts(product, team.size());
         if team.index() < parts {
-            unsafe { product::run_part(self.isa, products, (team.index(), parts)) };
+            unsafe { product::run_part(self.isa, product, (team.index(), parts)) };
         }
     }
 
@@ -660,7 +601,7 @@ impl Backward<'_> {
         let sc = self.scratch;
         let (n, dhc, hc) = (p.n, p.dhc, sc.hc);
         let cols = p.g * dhc;
-        let (ut, input, above) = (op.ut, op.input, op.above);
+        let (ut, above) = (op.ut, op.above);
         unsafe {
             let dh_next = self.sc(sc.dh_next);
             let st = self.step_state(l, d, s, op.peephole);
@@ -678,18 +619,6 @@ impl Backward<'_> {
                     *v.at([self.time(d, s), r, 0]) = a;
                 }
             }
-            // This step's rows of the input gradient (its rows of `above` are consumed),
-            // shared with the last recurrent product.
-            let input = input.map(|i| Product {
-                src: da.get(),
-                lda: cols,
-                m: n,
-                k: cols,
-                b: i.wt,
-                out: i.out.add(s * n * i.ld),
-                ldc: i.ld,
-                accumulate: false,
-            });
             let last = match p.cell {
                 CellKind::VanillaRnn | CellKind::Lstm => {
                     self.recurrent(ut, da.get(), 0..p.g, (dh_next, hc), false)
@@ -700,7 +629,7 @@ impl Backward<'_> {
                     let g_ld = sc.ut_ld;
                     let g = self.sc(sc.g);
                     let o = self.recurrent(ut, da.get(), 2..3, (g, g_ld), false);
-                    self.products_share(team, &[o]);
+                    self.product_share(team, &o);
                     team.barrier();
                     let rh = self.sc(sc.rh).add(s * n * dhc);
                     let rows = self.rows_share(team);
@@ -721,10 +650,7 @@ impl Backward<'_> {
                     self.recurrent(ut, da_iter.get(), 0..p.g, (dh_next, hc), true)
                 }
             };
-            match input {
-                Some(i) => self.products_share(team, &[last, i]),
-                None => self.products_share(team, &[last]),
-            }
+            self.product_share(team, &last);
             team.barrier();
         }
     }
@@ -802,7 +728,7 @@ impl Backward<'_> {
                         ldc: p.dhc,
                         accumulate: false,
                     };
-                    self.products_share(team, &[product]);
+                    self.product_share(team, &product);
                 }
                 None if team.index() == 0 => {
                     let w = Mat {
@@ -917,10 +843,9 @@ impl Backward<'_> {
 
     /// The GEMMs and reductions over the `T·N` rows of every step: `dW += xᵀ·dA`,
     /// `dU += h_prevᵀ·dA'` (GRU: `(r ⊙ h_prev)ᵀ·dA_o` for `o`), `db += Σ dA` (LBR: the `u'` row
-    /// from `dA'`), the peephole sums, and — unless the steps did it (`input_done`) — the
-    /// input gradient `dA·Wᵀ` into `below` (layer 0: into `diff_src_layer`, summed over the
-    /// directions).
-    unsafe fn merged_gemms(&self, l: usize, d: usize, input_done: bool) {
+    /// from `dA'`), the peephole sums, and the input gradient `dA·Wᵀ` into `below` (layer 0:
+    /// into `diff_src_layer`, summed over the directions).
+    unsafe fn merged_gemms(&self, l: usize, d: usize) {
         let p = self.problem;
         let t = &self.tensors;
         let sc = self.scratch;
@@ -1027,12 +952,9 @@ impl Backward<'_> {
                     }
                 }
             }
-            // Input gradient dA·Wᵀ, unless the steps did it (AVX-512), into `below` (read by
-            // the layer below) or diff_src_layer.
+            // Input gradient dA·Wᵀ into `below` (read by the layer below) or diff_src_layer.
             let ((below, below_ld), direct) = self.input_gradient_target(l, d);
-            if !input_done {
-                self.input_gradient(l, d, da, Mat::rows(below, below_ld));
-            }
+            self.input_gradient(l, d, da, Mat::rows(below, below_ld));
             let deferred = d == 1 && sc.lanes == 2;
             if l == 0 && !direct && !deferred {
                 self.add_input_gradient(d);
@@ -1041,15 +963,42 @@ impl Backward<'_> {
     }
 
     /// The input gradient `dA·Wᵀ` of layer `l`, direction `d` over the `T·N` rows of `da`
-    /// (`[T·N][G·DHC]`) into `out`: by gate blocks of plain weights, or by column panels of
-    /// packed transposed ones.
+    /// (`[T·N][G·DHC]`) into `out`: with AVX-512 the steps' kernel on `Wᵀ` in column panels
+    /// ([`Self::transposed`]), the columns shared by the library's threads (LSTM T=1 N=1
+    /// C=512 training: 1.29 → 0.62 ms against `matrixmultiply`, which packs `Wᵀ` at every
+    /// call); else strided GEMMs by gate blocks of plain weights, or by column panels of packed
+    /// transposed ones.
     ///
     /// # Safety
-    /// `da` and `out` hold `T·N` rows; nothing else writes `out` meanwhile.
+    /// `da` and `out` hold `T·N` rows (with AVX-512, `out` is [`Self::input_gradient_target`]:
+    /// rows wide enough for whole 32-column chunks); nothing else writes `out` meanwhile.
     unsafe fn input_gradient(&self, l: usize, d: usize, da: *const f32, out: Mat) {
         let p = self.problem;
         let (rows, dhc, cols) = (p.t * p.n, p.dhc, p.g * p.dhc);
         let k_in = p.layer_input_channels(l);
+        if self.isa == Isa::Avx512 {
+            let wt = unsafe {
+                self.transposed(&self.tensors.weights_layer, k_in, l, d, self.scratch.wt)
+            };
+            let product = Product {
+                src: da,
+                lda: cols,
+                m: rows,
+                k: cols,
+                b: wt,
+                out: out.ptr.cast_mut(),
+                ldc: out.rs as usize,
+                accumulate: false,
+            };
+            let parts = product::parts(&product, threading::num_threads());
+            // SAFETY: the parts write disjoint columns of `out`; the operands are as the
+            // per-step products' (same target, same transposed weights).
+            let flops = 2 * rows * cols * product.b.width;
+            threading::crew_for_each(parts, parts > 1, flops, |i| unsafe {
+                product::run_part(self.isa, &product, (i, parts))
+            });
+            return;
+        }
         let block = |g0: usize| Mat::rows(da, cols).at(0, g0 * dhc);
         unsafe {
             match self.tensors.weights_layer {

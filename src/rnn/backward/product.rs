@@ -1,17 +1,11 @@
 //! The backward pass's products on transposed weights, `out (+)= src·B` — the recurrent
 //! `dA·Uᵀ`, the input gradient `dA·Wᵀ`, LSTMP's `dh·W_projᵀ` — on the forward pass's GEMM
 //! kernel, and how the members of a team share them: by chunks of [`CHUNK`] columns of `B`.
-//!
-//! Each member takes a share of every product's columns, and the products a step runs together
-//! (its last recurrent product and its input gradient) are shared **side by side**: where a
-//! product's chunks do not split evenly, the member the first product left with one chunk
-//! fewer takes one more of the next. With SIC = SLC = 1760 (55 chunks each), two members got
-//! 27 + 27 and 28 + 28 chunks, the second doing 3.7 % more of every step's GEMM work; side by
-//! side they get 27 + 28 and 28 + 27.
 
 use super::transposed::{Transposed, PANEL};
 use crate::kernels::gemm::{gemm, Fetch, Init, RowsA, CHUNK};
 use crate::kernels::Isa;
+use crate::threading::share_of;
 use std::ops::Range;
 
 /// Rows of `src` per call of the GEMM kernel: each block's rows stay in cache for all the
@@ -109,93 +103,20 @@ impl Product {
     }
 }
 
-/// Parts `products` are split into on `threads`: one when their work is small, else at most
-/// one per chunk.
-pub fn parts(products: &[Product], threads: usize) -> usize {
-    let flops: usize = products.iter().map(|p| 2 * p.m * p.k * p.b.width).sum();
-    let chunks: usize = products.iter().map(Product::chunks).sum();
-    if flops >= PARALLEL_MIN_FLOPS {
-        threads.min(chunks).max(1)
+/// Parts `product` is split into on `threads`: one when its work is small, else at most one
+/// per chunk.
+pub fn parts(product: &Product, threads: usize) -> usize {
+    if 2 * product.m * product.k * product.b.width >= PARALLEL_MIN_FLOPS {
+        threads.min(product.chunks()).max(1)
     } else {
         1
     }
 }
 
-/// Part `part.0` of `part.1` of `products` side by side: a share of each product's chunks
-/// ([`share`]).
+/// Part `part.0` of `part.1` of `product`: its share of the chunks, `n / parts` or one more.
 ///
 /// # Safety
-/// As [`Product::run`] for every product; the parts write disjoint columns.
-pub unsafe fn run_part(isa: Isa, products: &[Product], part: (usize, usize)) {
-    let mut start = 0;
-    for p in products {
-        unsafe { p.run(isa, share(p.chunks(), start, part)) };
-        start += p.chunks();
-    }
-}
-
-/// The chunks part `i` of `parts` takes of a product of `n` chunks that comes `start` chunks
-/// into a run of products side by side: `n / parts` or one more, the one more going to the
-/// parts the products before it left with one fewer.
-fn share(n: usize, start: usize, (i, parts): (usize, usize)) -> Range<usize> {
-    let offset = start % parts;
-    (i * n + offset) / parts..((i + 1) * n + offset) / parts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shares of every part, for products of `sizes` chunks side by side.
-    fn shares(sizes: &[usize], parts: usize) -> Vec<Vec<Range<usize>>> {
-        (0..parts)
-            .map(|i| {
-                let mut start = 0;
-                sizes
-                    .iter()
-                    .map(|&n| {
-                        let r = share(n, start, (i, parts));
-                        start += n;
-                        r
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
-    #[test]
-    fn odd_chunks_of_products_side_by_side_go_to_different_parts() {
-        assert_eq!(shares(&[55], 2), vec![vec![0..27], vec![27..55]]);
-        assert_eq!(
-            shares(&[55, 55], 2),
-            vec![vec![0..27, 0..28], vec![27..55, 28..55]]
-        );
-        assert_eq!(
-            shares(&[16, 16], 2),
-            vec![vec![0..8, 0..8], vec![8..16, 8..16]]
-        );
-    }
-
-    #[test]
-    fn every_chunk_goes_to_exactly_one_part_and_parts_differ_by_one_at_most() {
-        for sizes in [&[1usize][..], &[3, 8], &[55, 55], &[5, 0, 9, 7], &[2, 2, 2]] {
-            for parts in 1..6 {
-                let all = shares(sizes, parts);
-                for (j, &n) in sizes.iter().enumerate() {
-                    let mut next = 0;
-                    for part in &all {
-                        assert_eq!(part[j].start, next, "{sizes:?} {parts}: {all:?}");
-                        next = part[j].end;
-                    }
-                    assert_eq!(next, n, "{sizes:?} {parts}: {all:?}");
-                }
-                let totals: Vec<usize> = all
-                    .iter()
-                    .map(|p| p.iter().map(|r| r.len()).sum())
-                    .collect();
-                let (lo, hi) = (totals.iter().min().unwrap(), totals.iter().max().unwrap());
-                assert!(hi - lo <= 1, "{sizes:?} {parts}: {totals:?}");
-            }
-        }
-    }
+/// As [`Product::run`]; the parts write disjoint columns.
+pub unsafe fn run_part(isa: Isa, product: &Product, (i, parts): (usize, usize)) {
+    unsafe { product.run(isa, share_of(i, parts, product.chunks())) };
 }

@@ -110,7 +110,7 @@ impl Transposed {
         };
         let dst = SyncPtr(dst);
         // SAFETY: each part writes its own rows of every panel; the source is only read.
-        threading::for_each(parts, parallel, |i| {
+        threading::crew_for_each(parts, parallel, packed.width * rows, |i| {
             for j in i * rows / parts..(i + 1) * rows / parts {
                 let src = row(j);
                 for p in 0..packed.width.div_ceil(PANEL) {
