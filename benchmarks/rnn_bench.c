@@ -1,7 +1,8 @@
 /*
  * rnn_bench.c - time oneDNN v3 RNN primitives on the oxidnn benchmark
- * workloads (W1..W10 of issue 5, and X1..X8 beyond its list: training of every
- * cell, bidirectional and projection training, batch-1 GRU, a large batch; see
+ * workloads (W1..W10 of issue 5, and X1..X9 beyond its list: training of every
+ * cell, bidirectional and projection training, batch-1 GRU, a large batch,
+ * batch-1 training; see
  * BENCHMARKS.md and benchmarks/README.md).
  *
  * Written only against oneDNN's C API, so the same file builds against oxidnn
@@ -120,6 +121,7 @@ static const workload_t workloads[] = {
                 1, 1},
         {"X7", "GRU l2r T50 N1 C512", CELL_GRU, L2R, 1, 50, 1, 512, 512, 512, 0, 0},
         {"X8", "LSTM T50 N128 C256", CELL_LSTM, L2R, 1, 50, 128, 256, 256, 256, 0, 0},
+        {"X9", "LSTM training T50 N1 C512", CELL_LSTM, L2R, 1, 50, 1, 512, 512, 512, 0, 1},
 };
 #define N_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh - oxidnn vs the real oneDNN (3.2 GNU OpenMP and 3.13 SYCL/TBB from PyPI), side by side,
-# on the RNN workloads of benchmarks/rnn_bench.c (W1..W10 of issue 5, X1..X8 beyond it).
+# on the RNN workloads of benchmarks/rnn_bench.c (W1..W10 of issue 5, X1..X9 beyond it).
 #
 # Usage: benchmarks/run.sh [--quick] [--rounds N] [--workloads "W1 W2 ..."] [--no-build]
 #                          [--no-report] [--iters N] [--min-time S] [--max-time S]
@@ -8,7 +8,7 @@
 #
 #   --quick        1 round, fewer iterations (a smoke test: ~1 minute)
 #   --rounds N     rounds of the alternation (default 3)
-#   --workloads    a subset (default: all eighteen)
+#   --workloads    a subset (default: all nineteen)
 #   --no-build     don't run `cargo build --release`; use target/release/liboxidnn.so as it is
 #   --no-report    print the table only; leave BENCHMARKS.md and benchmarks/ratios.svg alone
 #   --iters/--min-time/--max-time   passed to rnn_bench (defaults 10 / 0.5 / 5)
@@ -42,7 +42,7 @@ SETUP=${ONEDNN_SETUP:-$ROOT/../shared/tools/onednn-setup.sh}
 CC=${CC:-gcc}
 OUT=$HERE/build
 ROUNDS=3
-WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 X1 X2 X3 X4 X5 X6 X7 X8"
+WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 X1 X2 X3 X4 X5 X6 X7 X8 X9"
 BUILD=1
 REPORT=1
 ITERS=10 MIN_TIME=0.5 MAX_TIME=5 WARMUP=3
