@@ -11,7 +11,8 @@
 //! loads of `B`, `MR` broadcasts of `A`, `MR·NR` multiply-adds. The micro-kernel is written once
 //! over a small vector trait and compiled per instruction set (AVX-512: 6 × 4 vectors on 64-wide
 //! blocks, 13 × 2 on 32-wide blocks or remainders, i.e. 24 or 26 zmm accumulators; AVX2: 2 × 2;
-//! portable: 2 × 2), with fixed-size arrays the compiler vectorizes as vectors. Every tile reads
+//! portable: 2 × 2; on a panel of two 32-wide blocks — two one-gate panels side by side — 6 × 4
+//! across both), with fixed-size arrays the compiler vectorizes as vectors. Every tile reads
 //! whole rows of its block of `B`, one sequential stream (see `memory::packed`). Measured on the
 //! development machine (Zen 5, one thread), 16 panels streamed per step: 16 rows reach 232–234
 //! GFLOP/s (4 × 6 tiles on 96 of every 128 floats: 207–221; on whole 96-wide blocks: 220–226),
@@ -207,6 +208,9 @@ struct Shapes {
     wide: Option<Kernels>,
     /// For the columns left (and when there is no `wide`): the tallest tiles.
     tall: Kernels,
+    /// For row counts above the small tiles' on a panel of two 32-wide blocks (two one-gate
+    /// panels side by side): tiles across both blocks, two vectors from each.
+    pair: Option<Kernels>,
     /// For small row counts (small batch): wider tiles, widest first — more columns per
     /// broadcast of `A`, and whole rows of `B` as sequential streams (8 vectors split 4 + 4: a
     /// whole row of both blocks of an LSTM panel; 6 split 4 + 2: of a GRU panel, one pass over
@@ -431,6 +435,11 @@ static AVX512: Shapes = Shapes {
         split: 2,
         table: micro_table!(micro_avx512, 2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
     },
+    pair: Some(Kernels {
+        vectors: 4,
+        split: 2,
+        table: micro_table!(micro_avx512_wide, 4, 2, [1, 2, 3, 4, 5, 6]),
+    }),
     small: &[
         Kernels {
             vectors: 8,
@@ -467,6 +476,7 @@ static AVX2: Shapes = Shapes {
         split: 2,
         table: micro_table!(micro_avx2, 2, [1, 2]),
     },
+    pair: None,
     small: &[],
 };
 static PORTABLE: Shapes = Shapes {
@@ -476,6 +486,7 @@ static PORTABLE: Shapes = Shapes {
         split: 2,
         table: micro_table!(micro_portable, 2, [1, 2]),
     },
+    pair: None,
     small: &[],
 };
 
@@ -758,12 +769,18 @@ pub unsafe fn gemm_sum(
     let shapes = shapes(isa);
     // Small row counts take the widest small tiles that fit, in one row tile (for a two-block
     // panel, first a tile spanning both blocks); the others the wide tiles while the columns
-    // last, then the tallest 2-vector tiles. Every other tile stays inside one block.
+    // last, then the tallest 2-vector tiles — or, on a panel of two 32-wide blocks, the pair
+    // tiles across both. Every other tile stays inside one block.
     let fits = |ks: &&Kernels| m <= ks.table.len();
     let small = shapes.small.iter().any(|ks| fits(&ks));
-    let spanning = shapes.small.iter().filter(fits).find(|ks| {
+    let spans = |ks: &&Kernels| {
         b.block_count() == 2 && ks.split * LANES == b.block && ks.vectors * LANES == b.width
-    });
+    };
+    let spanning = if small {
+        shapes.small.iter().filter(fits).find(spans)
+    } else {
+        shapes.pair.iter().find(spans)
+    };
     let mut ptrs = [[std::ptr::null::<f32>(); 16]; MAX_PIECES];
     // Row stride of the second block, which tiles spanning two blocks also read.
     let ldb1 = b.block_at(1).1;
@@ -1077,6 +1094,7 @@ mod tests {
                     (33, 128, 96),
                     (600, 128, 96),
                     (5, 64, 32),
+                    (600, 64, 32),
                     (33, 128, 64),
                     (600, 96, 64),
                     (1100, 128, 64),

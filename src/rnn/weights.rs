@@ -37,6 +37,25 @@ impl PackedWeights {
             stride: lay.i * block,
         }
     }
+
+    /// Packed panels `p..p + count` (fewer at the end) side by side as one panel whose block
+    /// `j` is panel `p + j`, for layouts of one-block panels (one gate).
+    ///
+    /// # Safety
+    /// As [`Self::panel`].
+    pub unsafe fn panel_run(&self, l: usize, d: usize, p: usize, count: usize) -> Panel {
+        let one = unsafe { self.panel(l, d, p) };
+        let count = count.min(self.layout.panels() - p);
+        if count == 1 {
+            return one;
+        }
+        debug_assert_eq!(one.block, one.width, "panel runs need one-block panels");
+        Panel {
+            width: one.width * count,
+            stride: self.layout.panel_len(),
+            ..one
+        }
+    }
 }
 
 /// The `ldigo` view of plain weights: 5-D weights as they are, 4-D projection weights (`ldio`
