@@ -10,7 +10,8 @@
 //! 1. the **layer GEMM** `x·W + b`, merged for a chunk of steps at once (all `Tc·N` rows) into the
 //!    gates scratch in packed panel order — or, for large batches with cache-resident weights,
 //!    fused into step 2's tiles (see [`ScratchLayout`]);
-//! 2. per step, work items of (batch block × 32-unit panel): the **iteration GEMM** `h_prev·U`
+//! 2. per step, work items of (batch block × 32-unit panel; two panels for a vanilla RNN whose
+//!    weights stay in L2, see `Forward::panel_run`): the **iteration GEMM** `h_prev·U`
 //!    accumulated onto that tile (with the layer GEMM fused, `x·W + h_prev·U` as one GEMM of
 //!    two terms), then the cell's fused **post-GEMM** on the same tile while it is in cache;
 //!    h goes straight to where it is read next (the next step and next layer, or the user's
