@@ -40,7 +40,7 @@ use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::items::{next_item, PhaseItems};
 use super::problem::RnnProblem;
-use super::scratch::{gates_width, ScratchLayout, L2_BYTES};
+use super::scratch::{gates_width, l2_bytes, ScratchLayout, L2_BYTES};
 use super::views::{SeqView, Strided};
 use super::weights::PackedWeights;
 use super::workspace::WorkspaceLayout;
@@ -184,11 +184,6 @@ enum Phase {
     Second,
 }
 
-/// Bytes of a core's L2 (from CPUID; [`L2_BYTES`] where it does not say).
-fn l2_bytes() -> usize {
-    crate::kernels::isa::l2_cache_bytes(L2_BYTES)
-}
-
 /// Whether `floats` of weights shared by `members` are more than each member's L2 holds: its
 /// GEMMs then stream their `B` ([`gemm::Fetch::streamed`]).
 fn streamed(floats: usize, members: usize) -> bool {
@@ -289,20 +284,9 @@ impl Forward<'_> {
         self.problem.dhc.div_ceil(PANEL * self.panel_run())
     }
 
-    /// Packed panels per work item: two for a vanilla RNN whose weights stay in the members'
-    /// L2s — its one-gate panels are 32 columns wide, and two side by side make 6 × 4 register
-    /// tiles instead of 13 × 2 (on a Xeon, one thread, 32 rows, `B` in L2: 1.038 times the
-    /// throughput; streamed, where the wide tiles lose the next column's fetch, 0.99) — else one.
+    /// Packed panels per work item ([`ScratchLayout::panel_run`]).
     fn panel_run(&self) -> usize {
-        let p = self.problem;
-        let floats = (p.slc.max(p.dic) + p.sic) * p.dhc;
-        let lanes = crate::rnn::scratch::concurrent_directions(p);
-        let members = threading::num_threads() / lanes;
-        if p.cell == CellKind::VanillaRnn && !streamed(floats, members) {
-            2
-        } else {
-            1
-        }
+        self.scratch.panel_run
     }
 
     /// The packed panels of item panel run `panel`: (first, count).
@@ -730,7 +714,9 @@ impl Forward<'_> {
                     }
                 }
                 let (c, init) = if lbr {
-                    let c = self.rec_tile(pass.d, rows.start, panel).ptr;
+                    let c = self
+                        .rec_tile(pass.d, rows.start, self.packed_of(panel).0)
+                        .ptr;
                     (c, Init::Row(bias_rec.add(panel * width)))
                 } else {
                     (tile, Init::Accumulate)
@@ -777,7 +763,7 @@ impl Forward<'_> {
             unsafe {
                 let o = tile.add(2 * PANEL);
                 if h_prev.is_some() {
-                    let u = self.tensors.weights_iter.panel(pass.l, pass.d, panel);
+                    let u = self.weights(&self.tensors.weights_iter, pass, panel);
                     let u = u.columns(2 * PANEL..3 * PANEL);
                     let a = self.rh_view(pass.d).gemm_rows(0, p.n);
                     let init = Init::Accumulate;
@@ -847,12 +833,12 @@ impl Forward<'_> {
     }
 
     /// Linear-before-reset cells: rows `n0..` of the recurrent product `h_prev·U + b_u'`
-    /// (`rec`, rows of `gates_ld` like the gates), from panel `panel`'s first column.
+    /// (`rec`, rows of `gates_ld` like the gates), from packed panel `panel`'s first column.
     unsafe fn rec_tile(&self, d: usize, n0: usize, panel: usize) -> TileRows {
         let ld = self.scratch.gates_ld;
         TileRows {
             ptr: unsafe { self.lane(&self.scratch.rec, d) }
-                .wrapping_add(n0 * ld + panel * self.width()),
+                .wrapping_add(n0 * ld + panel * self.problem.g * PANEL),
             stride: ld as isize,
         }
     }
@@ -993,7 +979,7 @@ impl Forward<'_> {
                         std::ptr::null()
                     } else {
                         self.tensors.peephole.wrapping_add(
-                            ((pass.l * p.d + pass.d) * self.panels() + panel) * 3 * PANEL,
+                            ((pass.l * p.d + pass.d) * p.dhc.div_ceil(PANEL) + panel) * 3 * PANEL,
                         )
                     },
                     c_prev: match pass.c_src {
