@@ -13,6 +13,9 @@
  *                        C = A*B, SIZE^3 (default 1024), threads as the
  *                        library's runtime decides (OMP_NUM_THREADS).
  *                        Prints  PEAK sgemm <size> <gflops>
+ *   peak sgemm M N K     the same for C[M x N] = A[M x K] * B[K x N] (an RNN's
+ *                        merged GEMM: M = T*N, N = gates*DHC, K = SLC).
+ *                        Prints  PEAK sgemm <M>x<N>x<K> <gflops>
  *
  * Each figure is the best of 5 timed repetitions of ~0.2 s.
  *
@@ -164,25 +167,24 @@ static int peak_fma(int threads) {
 /* ------------------------------------------------------------------------ */
 
 #ifdef PEAK_WITH_SGEMM
-static int peak_sgemm(long n) {
-    const size_t sz = (size_t)n * (size_t)n;
-    float *a = malloc(sz * sizeof *a), *b = malloc(sz * sizeof *b), *c = malloc(sz * sizeof *c);
+/* dnnl_sgemm C[m x n] = A[m x k] * B[k x n], row-major; `label` is printed as the shape. */
+static int peak_sgemm(long m, long n, long k, const char *label) {
+    const size_t sa = (size_t)m * (size_t)k, sb = (size_t)k * (size_t)n, sc = (size_t)m * (size_t)n;
+    float *a = malloc(sa * sizeof *a), *b = malloc(sb * sizeof *b), *c = malloc(sc * sizeof *c);
     double best = 0.0;
     int reps = 1;
     if (!a || !b || !c) {
         fprintf(stderr, "peak: out of memory\n");
         return 1;
     }
-    for (size_t i = 0; i < sz; i++) {
-        a[i] = (float)((i * 7u) % 13u) * 0.01f - 0.06f;
-        b[i] = (float)((i * 5u) % 11u) * 0.01f - 0.05f;
-        c[i] = 0.0f;
-    }
+    for (size_t i = 0; i < sa; i++) a[i] = (float)((i * 7u) % 13u) * 0.01f - 0.06f;
+    for (size_t i = 0; i < sb; i++) b[i] = (float)((i * 5u) % 11u) * 0.01f - 0.05f;
+    for (size_t i = 0; i < sc; i++) c[i] = 0.0f;
     /* warm-up + calibration */
     for (;;) {
         const double t0 = now_s();
         for (int r = 0; r < reps; r++) {
-            dnnl_status_t st = dnnl_sgemm('N', 'N', n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+            dnnl_status_t st = dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
             if (st != dnnl_success) {
                 fprintf(stderr, "peak: dnnl_sgemm failed (%d)\n", (int)st);
                 return 1;
@@ -195,16 +197,16 @@ static int peak_sgemm(long n) {
         }
         reps *= 2;
     }
-    for (int k = 0; k < 5; k++) {
+    for (int r5 = 0; r5 < 5; r5++) {
         const double t0 = now_s();
         for (int r = 0; r < reps; r++)
-            if (dnnl_sgemm('N', 'N', n, n, n, 1.0f, a, n, b, n, 0.0f, c, n) != dnnl_success)
+            if (dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n) != dnnl_success)
                 return 1;
         const double t = now_s() - t0;
-        const double gf = 2.0 * (double)n * (double)n * (double)n * reps / t * 1e-9;
+        const double gf = 2.0 * (double)m * (double)n * (double)k * reps / t * 1e-9;
         if (gf > best) best = gf;
     }
-    printf("PEAK sgemm %ld %.1f\n", n, best);
+    printf("PEAK sgemm %s %.1f\n", label, best);
     free(a);
     free(b);
     free(c);
@@ -216,12 +218,20 @@ int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "fma"))
         return peak_fma(argc >= 3 ? atoi(argv[2]) : 1);
 #ifdef PEAK_WITH_SGEMM
-    if (argc >= 2 && !strcmp(argv[1], "sgemm"))
-        return peak_sgemm(argc >= 3 ? atol(argv[2]) : 1024);
+    if (argc >= 2 && !strcmp(argv[1], "sgemm")) {
+        const long m = argc >= 3 ? atol(argv[2]) : 1024;
+        char label[64];
+        if (argc >= 5) {
+            snprintf(label, sizeof label, "%ldx%ldx%ld", m, atol(argv[3]), atol(argv[4]));
+            return peak_sgemm(m, atol(argv[3]), atol(argv[4]), label);
+        }
+        snprintf(label, sizeof label, "%ld", m);
+        return peak_sgemm(m, m, m, label);
+    }
 #endif
     fprintf(stderr, "usage: peak fma THREADS"
 #ifdef PEAK_WITH_SGEMM
-                    " | peak sgemm [SIZE]"
+                    " | peak sgemm [SIZE | M N K]"
 #endif
                     "\n");
     return 2;

@@ -26,7 +26,8 @@
 #   2. fetches/locates both oneDNN builds with ../shared/tools/onednn-setup.sh (ONEDNN_SETUP
 #      overrides the path) and builds rnn_bench.c three times (oxidnn, 3.2, 3.13) and peak.c
 #      (plain, and with dnnl_sgemm from oneDNN 3.2);
-#   3. measures the f32 FMA peak (1 and 2 threads) and the 1024^3 sgemm of oneDNN 3.2;
+#   3. measures the f32 FMA peak (1 and 2 threads) and the 1024^3 sgemm of oneDNN 3.2 (and,
+#      on 2 threads, its sgemm on the merged GEMM shape of W2 and W3);
 #   4. for each round, for each workload, runs oxidnn, oneDNN 3.2 and oneDNN 3.13 one after the
 #      other (one process per run; the order of the three rotates between rounds) with 2 threads
 #      (OXIDNN_NUM_THREADS=2, OMP_NUM_THREADS=2, 3.13/TBB on the 2 CPUs of the mask), then W1
@@ -188,6 +189,14 @@ wait_quiet
         | sed 's/^PEAK sgemm/PEAK sgemm1/' )
     ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm 1024 \
         | sed 's/^PEAK sgemm/PEAK sgemm2/' )
+    # The GEMM of the peak-target workloads merged over all steps (M = T*N, N = 4*C, K = C):
+    # what oneDNN's own sgemm reaches on exactly that product.
+    for shape in "W2 3200 2048 512" "W3 800 4096 1024"; do
+        read -r w m n k <<<"$shape"
+        case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
+        ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm "$m" "$n" "$k" \
+            | sed "s/^PEAK sgemm/PEAK sgemm_$w/" )
+    done
 } | tee "$OUT/peaks.txt" >&2
 
 # ---- 4. rounds ---------------------------------------------------------------------------
