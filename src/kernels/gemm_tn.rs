@@ -3,13 +3,14 @@
 //! along `k` (`dW = xᵀ·dA` over the `T·N` rows of a layer: `x` and `dA` as the passes left
 //! them, no transposed copy) and `C_p` is row-major.
 //!
-//! Goto-style blocking for one thread's slice of columns: per block of [`KC`] rows of `k`, `B`
-//! is packed once into [`NR`]-column micro-panels (`[KC][NR]`, contiguous) and used by every
-//! product; per block of up to [`MC`] columns of `A_p`, `A_p` is packed into [`MR`]-row
-//! micro-panels (`[KC][MR]`). The micro-kernel keeps an `MR × NR` tile of `C` in 24 zmm
-//! registers for the `KC` rows: per row of `k`, 2 vector loads of `B`, `MR` broadcasts of `A`,
-//! 24 multiply-adds. An `A` micro-panel (`KC·MR` floats, 12 KiB) stays in L1 while every `B`
-//! micro-panel of the block (in L2) passes over it; tiles at the edges store through masks.
+//! Goto-style blocking for one call (one thread's slice of the columns of `B`, or of the rows of
+//! every `C`: the caller splits): per block of [`KC`] rows of `k`, `B` is packed once into
+//! [`NR`]-column micro-panels (`[KC][NR]`, contiguous) and used by every product; per block of up
+//! to [`MC`] columns of `A_p`, `A_p` is packed into [`MR`]-row micro-panels (`[KC][MR]`). The
+//! micro-kernel keeps an `MR × NR` tile of `C` in 24 zmm registers for the `KC` rows: per row of
+//! `k`, 2 vector loads of `B`, `MR` broadcasts of `A`, 24 multiply-adds. An `A` micro-panel
+//! (`KC·MR` floats, 12 KiB) stays in L1 while every `B` micro-panel of the block (in L2) passes
+//! over it; tiles at the edges store through masks.
 //! (The other way round, a 32 KiB `B` micro-panel in L1 under the streamed `A`, was slower on a
 //! Xeon with a 48 KiB L1: paired runs W10 0.965 / 0.980, LBR-GRU T50 N32 C512 training 0.972,
 //! DeepSpeech2 vanilla training 0.971, GNMT encoder T10 training 0.92; N16 and C256 shapes

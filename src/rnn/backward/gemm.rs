@@ -135,8 +135,9 @@ pub fn tn_pack_floats(k: usize, m: usize, n: usize) -> usize {
 
 /// `C_p += A_pᵀ·B` for every part, all sharing `B[k × n]`, and `sums[j] += Σ_k B[k][j]` when
 /// given: with AVX-512 and unit column strides, the blocked kernel on each thread's slice of
-/// columns (buffers in `pack`, `pack_len` floats, at least [`tn_pack_floats`]); else [`gemm`]
-/// per part.
+/// the columns of `B` or, when `B` is the narrower operand, of the rows of every `C`
+/// (`split_by_rows`) (buffers in `pack`, `pack_len` floats, at least [`tn_pack_floats`]);
+/// else [`gemm`] per part.
 ///
 /// # Safety
 /// As [`gemm`] for each part; `pack` valid for `pack_len` writes and not otherwise accessed.
