@@ -105,32 +105,39 @@ pub unsafe fn pack(src: Strided<5>, dst: *mut f32, lay: &PackedLayout) {
     let panels = lay.panels();
     let items = lay.l * lay.d * panels;
     let dst = SyncPtr(dst);
-    threading::for_each(items, lay.len() >= PARALLEL_MIN_ELEMS, move |it| {
-        let (ld, p) = (it / panels, it % panels);
-        let (l, d) = (ld / lay.d, ld % lay.d);
-        let valid = PANEL.min(lay.o - p * PANEL);
-        for i in 0..lay.i {
-            for g in 0..lay.g {
-                // SAFETY: indices are inside the dims; each item writes its own panel.
-                unsafe {
-                    let out = std::slice::from_raw_parts_mut(
-                        dst.get().add(lay.offset(l, d, i, g, p * PANEL)),
-                        PANEL,
-                    );
-                    let row = src.at([l, d, i, g, p * PANEL]);
-                    let so = src.strides[4];
-                    if so == 1 {
-                        out[..valid].copy_from_slice(std::slice::from_raw_parts(row, valid));
-                    } else {
-                        for (u, o) in out[..valid].iter_mut().enumerate() {
-                            *o = *row.offset(u as isize * so);
+    // On the crew, as the loops between an execution's teams (`threading::crew_for_each`):
+    // the pool would send the crew to sleep just before the forward pass's team.
+    threading::crew_for_each(
+        items,
+        lay.len() >= PARALLEL_MIN_ELEMS,
+        lay.len(),
+        move |it| {
+            let (ld, p) = (it / panels, it % panels);
+            let (l, d) = (ld / lay.d, ld % lay.d);
+            let valid = PANEL.min(lay.o - p * PANEL);
+            for i in 0..lay.i {
+                for g in 0..lay.g {
+                    // SAFETY: indices are inside the dims; each item writes its own panel.
+                    unsafe {
+                        let out = std::slice::from_raw_parts_mut(
+                            dst.get().add(lay.offset(l, d, i, g, p * PANEL)),
+                            PANEL,
+                        );
+                        let row = src.at([l, d, i, g, p * PANEL]);
+                        let so = src.strides[4];
+                        if so == 1 {
+                            out[..valid].copy_from_slice(std::slice::from_raw_parts(row, valid));
+                        } else {
+                            for (u, o) in out[..valid].iter_mut().enumerate() {
+                                *o = *row.offset(u as isize * so);
+                            }
                         }
+                        out[valid..].fill(0.0);
                     }
-                    out[valid..].fill(0.0);
                 }
             }
-        }
-    });
+        },
+    );
 }
 
 /// Writes the bias in panel order, `[L][D][P][G][32]`, zero-padded: staged gate `g` takes the
