@@ -281,7 +281,7 @@ impl Forward<'_> {
 
     /// Work items' panel runs per matrix.
     fn panels(&self) -> usize {
-        self.problem.dhc.div_ceil(PANEL * self.panel_run())
+        self.packed_panels().div_ceil(self.panel_run())
     }
 
     /// Packed panels per work item ([`ScratchLayout::panel_run`]).
@@ -289,14 +289,15 @@ impl Forward<'_> {
         self.scratch.panel_run
     }
 
+    /// Packed 32-unit panels per matrix.
+    fn packed_panels(&self) -> usize {
+        self.problem.dhc.div_ceil(PANEL)
+    }
+
     /// The packed panels of item panel run `panel`: (first, count).
     fn packed_of(&self, panel: usize) -> (usize, usize) {
         let first = panel * self.panel_run();
-        (
-            first,
-            self.panel_run()
-                .min(self.problem.dhc.div_ceil(PANEL) - first),
-        )
+        (first, self.panel_run().min(self.packed_panels() - first))
     }
 
     /// `dst_layer` or `src_layer` rows of direction `d` by step (time-reversed for reversed
@@ -996,7 +997,7 @@ impl Forward<'_> {
                         std::ptr::null()
                     } else {
                         self.tensors.peephole.wrapping_add(
-                            ((pass.l * p.d + pass.d) * p.dhc.div_ceil(PANEL) + panel) * 3 * PANEL,
+                            ((pass.l * p.d + pass.d) * self.packed_panels() + panel) * 3 * PANEL,
                         )
                     },
                     c_prev: match pass.c_src {
