@@ -5,9 +5,12 @@
 //! is `OXIDNN_NUM_THREADS` when set to a positive integer, else the machine's available
 //! parallelism; both are created on first use.
 //!
-//! Two ways to run work:
-//! * [`for_each`]: independent items, in parallel when asked to and when it can help, or in order
-//!   on the calling thread (tiny loops, where fork/join costs more than the work);
+//! Three ways to run work:
+//! * [`for_each`]: independent items on the rayon pool, in parallel when asked to and when it
+//!   can help, or in order on the calling thread (tiny loops, where fork/join costs more than
+//!   the work);
+//! * [`crew_for_each`]: the same on the crew, for loops inside a primitive execution, between
+//!   its teams (packing plain weights, the backward pass's merged products);
 //! * [`team`]: the calling thread and the library's *crew* threads enter one closure together
 //!   and work through phases separated by [`Team::barrier`] — one fork/join per primitive
 //!   execution instead of one per step (the OpenMP "parallel region" model). Members split each
