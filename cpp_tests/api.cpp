@@ -124,12 +124,17 @@ void attributes() {
     attr.set_scratchpad_mode(scratchpad_mode::user);
     print("attr.scratchpad", static_cast<int>(attr.get_scratchpad_mode()));
     print("attr.fpmath_default", static_cast<int>(attr.get_fpmath_mode()));
+#if DNNL_VERSION_MAJOR * 100 + DNNL_VERSION_MINOR >= 313  // apply_to_int: not in oneDNN 3.2
     attr.set_fpmath_mode(fpmath_mode::bf16, true);
     fpmath_mode m;
-    bool apply_to_int;
+    bool apply_to_int = false;
     attr.get_fpmath_mode(m, apply_to_int);
-    print("attr.fpmath", static_cast<int>(m));
-    print("attr.fpmath_apply_to_int", apply_to_int);
+    if (m != fpmath_mode::bf16 || !apply_to_int)
+        throw error(dnnl_runtime_error, "fpmath mode (bf16, apply_to_int) did not round-trip");
+#else
+    attr.set_fpmath_mode(fpmath_mode::bf16);
+#endif
+    print("attr.fpmath", static_cast<int>(attr.get_fpmath_mode()));
     attr.set_rnn_data_qparams(0.5f, 2.0f);
     float scale = 0, shift = 0;
     attr.get_rnn_data_qparams(scale, shift);
