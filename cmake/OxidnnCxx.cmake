@@ -3,7 +3,7 @@
 #   cpp_tests/<name>.cpp    -> cpp_<name>           (label capi: output compared with
 #                              cpp_tests/<name>.expected.txt, oneDNN 3.13's; label valgrind too)
 #   cpp_header_c++<NN>      (label capi): dnnl.hpp, its shim and the tests (which instantiate
-#                              every class) compile as C++11/14/17/20, -Wall -Wextra -pedantic -Werror
+#                              every class) compile as C++11/14/17/20 with -Werror
 # With a real oneDNN (see OxidnnTests.cmake), label vs_onednn, for each program <t> above:
 #   vs_onednn_<t>              the same source built against the real oneDNN's dnnl.hpp + libdnnl
 #                              prints the same numbers as the build against oxidnn's header
@@ -19,23 +19,35 @@ endif()
 enable_language(CXX)
 include(CheckCXXCompilerFlag)
 
-file(GLOB OXIDNN_CXX_EXAMPLE_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/examples_cpp/*.cpp")
+file(GLOB OXIDNN_CXX_EXAMPLE_SOURCES CONFIGURE_DEPENDS
+     "${CMAKE_CURRENT_SOURCE_DIR}/examples_cpp/*.cpp")
 file(GLOB OXIDNN_CXX_TEST_SOURCES CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/cpp_tests/*.cpp")
 list(SORT OXIDNN_CXX_EXAMPLE_SOURCES)
 list(SORT OXIDNN_CXX_TEST_SOURCES)
 set(_cxx_utils_dir "${CMAKE_CURRENT_SOURCE_DIR}/examples_cpp")   # example_utils.hpp
 
-# oxidnn_cxx_program(<target> <source> <output dir> [LINK <lib>...] [INCLUDE <dir>]) — a C++11
-# program with our warning flags (and the sanitizers when OXIDNN_SANITIZE is on).
-function(oxidnn_cxx_program target source outdir)
-  cmake_parse_arguments(ARG "" "INCLUDE" "LINK" ${ARGN})
+# oxidnn_cxx_program(<target> <source> [ONEDNN]) — a C++11 program with our warning flags,
+# linked to oxidnn (with the sanitizers when OXIDNN_SANITIZE is on), or with ONEDNN built against
+# the real oneDNN's headers and libdnnl.so.3 (found at run time through LD_LIBRARY_PATH).
+function(oxidnn_cxx_program target source)
+  cmake_parse_arguments(ARG "ONEDNN" "" "" ${ARGN})
   add_executable(${target} "${source}")
   set_target_properties(${target} PROPERTIES
     CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF
-    RUNTIME_OUTPUT_DIRECTORY "${outdir}")
-  target_include_directories(${target} BEFORE PRIVATE ${ARG_INCLUDE} "${_cxx_utils_dir}")
+    RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/bin")
+  target_include_directories(${target} PRIVATE "${_cxx_utils_dir}")
   target_compile_options(${target} PRIVATE ${OXIDNN_C_WARNINGS})
-  target_link_libraries(${target} PRIVATE ${ARG_LINK} Threads::Threads)
+  target_link_libraries(${target} PRIVATE Threads::Threads)
+  if(ARG_ONEDNN)
+    set_target_properties(${target} PROPERTIES SKIP_BUILD_RPATH ON
+      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/bin-onednn")
+    target_include_directories(${target} BEFORE PRIVATE "${_oxidnn_onednn}/include")
+    target_link_libraries(${target} PRIVATE "${ONEDNN_REAL_LIBRARY}")
+    target_link_options(${target} PRIVATE "-Wl,-rpath-link,${_onednn_libdir}")
+    add_dependencies(${target} oxidnn_cargo)   # the as_libdnnl symlink must resolve in tests
+    return()
+  endif()
+  target_link_libraries(${target} PRIVATE oxidnn::shared)
   if(OXIDNN_SANITIZE)
     target_compile_options(${target} PRIVATE ${OXIDNN_SANITIZE_FLAGS})
     target_link_options(${target} PRIVATE ${OXIDNN_SANITIZE_FLAGS})
@@ -47,15 +59,14 @@ set(_cxx_programs)
 if(OXIDNN_BUILD_EXAMPLES)
   foreach(src IN LISTS OXIDNN_CXX_EXAMPLE_SOURCES)
     get_filename_component(name "${src}" NAME_WE)
-    oxidnn_cxx_program(example_cpp_${name} "${src}" "${CMAKE_CURRENT_BINARY_DIR}/bin"
-                       LINK oxidnn::shared)
+    oxidnn_cxx_program(example_cpp_${name} "${src}")
     list(APPEND _cxx_programs example_cpp_${name})
   endforeach()
 endif()
 if(OXIDNN_BUILD_TESTS)
   foreach(src IN LISTS OXIDNN_CXX_TEST_SOURCES)
     get_filename_component(name "${src}" NAME_WE)
-    oxidnn_cxx_program(cpp_${name} "${src}" "${CMAKE_CURRENT_BINARY_DIR}/bin" LINK oxidnn::shared)
+    oxidnn_cxx_program(cpp_${name} "${src}")
     list(APPEND _cxx_programs cpp_${name})
   endforeach()
 endif()
@@ -86,44 +97,47 @@ foreach(t IN LISTS _cxx_programs)
       COMMAND ${VALGRIND_EXECUTABLE} --error-exitcode=1 --leak-check=full --num-callers=40
               --suppressions=${CMAKE_CURRENT_SOURCE_DIR}/cmake/valgrind.supp
               $<TARGET_FILE:${t}>)
-    set_tests_properties(valgrind_${t} PROPERTIES LABELS "valgrind" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+    set_tests_properties(valgrind_${t} PROPERTIES LABELS "valgrind"
+                         TIMEOUT ${OXIDNN_TEST_TIMEOUT})
   endif()
 endforeach()
 
-# ---- the header alone and the tests, in every C++ standard from 11 --------------------------------
+# ---- the header alone and the tests, in every C++ standard from 11 ---------------------------
 foreach(std 11 14 17 20)
   check_cxx_compiler_flag(-std=c++${std} OXIDNN_HAVE_CXX${std})
   if(OXIDNN_HAVE_CXX${std})
+    string(CONCAT _check "cxx=$1; shift; for f in \"$@\"; do echo \"$f\"; "
+           "\"$cxx\" -std=c++${std} -Wall -Wextra -pedantic -Werror -fsyntax-only "
+           "-I\"${OXIDNN_INCLUDE_DIR}\" -I\"${_cxx_utils_dir}\" -x c++ \"$f\" || exit 1; done")
     add_test(NAME cpp_header_c++${std}
-      COMMAND sh -c "cxx=$1; shift; for f in \"$@\"; do echo \"$f\"; \"$cxx\" -std=c++${std} -Wall -Wextra -pedantic -Werror -fsyntax-only -I\"${OXIDNN_INCLUDE_DIR}\" -I\"${_cxx_utils_dir}\" -x c++ \"$f\" || exit 1; done"
-              sh "${CMAKE_CXX_COMPILER}" "${OXIDNN_INCLUDE_DIR}/oneapi/dnnl/dnnl.hpp"
+      COMMAND sh -c "${_check}" sh "${CMAKE_CXX_COMPILER}"
+              "${OXIDNN_INCLUDE_DIR}/oneapi/dnnl/dnnl.hpp"
               "${OXIDNN_INCLUDE_DIR}/dnnl.hpp" ${OXIDNN_CXX_TEST_SOURCES})
-    set_tests_properties(cpp_header_c++${std} PROPERTIES LABELS "capi" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+    set_tests_properties(cpp_header_c++${std} PROPERTIES LABELS "capi"
+                         TIMEOUT ${OXIDNN_TEST_TIMEOUT})
   endif()
 endforeach()
 
-# ---- vs_onednn: the same sources built against the real oneDNN's C++ API ----------------------------
-if(NOT ONEDNN_REAL_LIBRARY OR NOT _oxidnn_onednn_env OR NOT PYTHON3_EXECUTABLE OR NOT EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.hpp")
+# ---- vs_onednn: the same sources built against the real oneDNN's C++ API ---------------------
+if(NOT ONEDNN_REAL_LIBRARY OR NOT _oxidnn_onednn_env OR NOT PYTHON3_EXECUTABLE
+   OR NOT EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.hpp")
   return()
 endif()
 foreach(t IN LISTS _cxx_programs)
   get_target_property(src ${t} SOURCES)
   set(real onednn_${t})
-  oxidnn_cxx_program(${real} "${src}" "${CMAKE_CURRENT_BINARY_DIR}/bin-onednn"
-                     LINK "${ONEDNN_REAL_LIBRARY}" INCLUDE "${_oxidnn_onednn}/include")
-  set_target_properties(${real} PROPERTIES SKIP_BUILD_RPATH ON)
-  target_link_options(${real} PRIVATE "-Wl,-rpath-link,${_onednn_libdir}")
-  add_dependencies(${real} oxidnn_cargo)   # the as_libdnnl symlink must resolve when tests run
+  oxidnn_cxx_program(${real} "${src}" ONEDNN)
   # our header vs the real one: the same numbers
   add_test(NAME vs_onednn_${t}
-    COMMAND sh -c "\"$1\" > \"$2\" && ( . \"$3\" && \"$4\" > \"$5\" ) && \"$6\" \"$7\" \"$5\" \"$2\""
+    COMMAND sh -c "\"$1\" > \"$2\" && (. \"$3\" && \"$4\" > \"$5\") && \"$6\" \"$7\" \"$5\" \"$2\""
             sh $<TARGET_FILE:${t}> "${CMAKE_CURRENT_BINARY_DIR}/${t}.oxidnn.txt"
             "${_oxidnn_onednn_env}" $<TARGET_FILE:${real}>
             "${CMAKE_CURRENT_BINARY_DIR}/${t}.onednn.txt" "${PYTHON3_EXECUTABLE}" "${_compare_py}")
   # the binary built against the real headers, run with oxidnn as libdnnl.so.3 (not cpp_api:
   # through the real header it calls dnnl_data_type_size, which liboxidnn does not export)
   if(t STREQUAL "cpp_api")
-    set_tests_properties(vs_onednn_${t} PROPERTIES LABELS "vs_onednn" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+    set_tests_properties(vs_onednn_${t} PROPERTIES LABELS "vs_onednn"
+                         TIMEOUT ${OXIDNN_TEST_TIMEOUT})
     continue()
   endif()
   add_test(NAME vs_onednn_${t}_as_libdnnl

@@ -71,7 +71,8 @@ inline int run_example(const std::function<int()> &body) {
         std::printf("# library %d.%d.%d\n", v->major, v->minor, v->patch);
         return body();
     } catch (const dnnl::error &e) {
-        std::fprintf(stderr, "oneDNN error: %s (status %d)\n", e.what(), static_cast<int>(e.status));
+        std::fprintf(stderr, "oneDNN error: %s (status %d)\n", e.what(),
+                     static_cast<int>(e.status));
         return 1;
     }
 }

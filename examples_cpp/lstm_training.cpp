@@ -92,7 +92,8 @@ int main() {
                     {{DNNL_ARG_SRC_LAYER, src}, {DNNL_ARG_SRC_ITER, h0}, {DNNL_ARG_SRC_ITER_C, c0},
                             {DNNL_ARG_WEIGHTS_LAYER,
                                     as_layout(wl, fwd_pd.weights_layer_desc(), strm)},
-                            {DNNL_ARG_WEIGHTS_ITER, as_layout(wi, fwd_pd.weights_iter_desc(), strm)},
+                            {DNNL_ARG_WEIGHTS_ITER,
+                                    as_layout(wi, fwd_pd.weights_iter_desc(), strm)},
                             {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST_LAYER, dst},
                             {DNNL_ARG_WORKSPACE, ws}});
             strm.wait();

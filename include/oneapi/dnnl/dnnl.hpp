@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iterator>
@@ -38,13 +39,28 @@ struct error : public std::exception {
     const char *what() const noexcept override { return message; }
 
     /// Throws unless `s` is dnnl_success.
-    static void wrap_c_api(dnnl_status_t s, const char *msg) {
-        if (s != dnnl_success) throw error(s, msg);
-    }
+    static void wrap_c_api(dnnl_status_t s, const char *msg);
 };
 
 namespace detail {
-[[noreturn]] inline void unimplemented(const char *what) { throw error(dnnl_unimplemented, what); }
+/// Throws dnnl::error; without C++ exceptions (-fno-exceptions), prints `msg` and aborts.
+[[noreturn]] inline void raise(dnnl_status_t s, const char *msg) {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    throw error(s, msg);
+#else
+    std::fprintf(stderr, "oneDNN error %d: %s\n", static_cast<int>(s), msg);
+    std::abort();
+#endif
+}
+
+[[noreturn]] inline void unimplemented(const char *what) { raise(dnnl_unimplemented, what); }
+} // namespace detail
+
+inline void error::wrap_c_api(dnnl_status_t s, const char *msg) {
+    if (s != dnnl_success) detail::raise(s, msg);
+}
+
+namespace detail {
 
 /// A handle_traits body: destroys with `Destroy`.
 template <typename T, dnnl_status_t (*Destroy)(T)>
@@ -78,7 +94,7 @@ struct handle {
     T get(bool allow_empty = false) const {
         T p = data_.get();
         if (p == nullptr && !allow_empty)
-            throw error(dnnl_invalid_arguments, "object is not initialized");
+            detail::raise(dnnl_invalid_arguments, "object is not initialized");
         return p;
     }
 
@@ -373,7 +389,7 @@ struct memory : public handle<dnnl_memory_t> {
     template <typename T>
     static void validate_dims(const std::vector<T> &v, int min_size = 0) {
         if (v.size() < static_cast<size_t>(min_size) || v.size() > DNNL_MAX_NDIMS)
-            throw error(dnnl_invalid_arguments, "dimensions are invalid");
+            detail::raise(dnnl_invalid_arguments, "dimensions are invalid");
     }
 
     enum class data_type {
@@ -460,7 +476,8 @@ struct memory : public handle<dnnl_memory_t> {
     static size_t data_type_size(data_type dt) {
         const dim one = 1;
         dnnl_memory_desc_t md = nullptr;
-        if (dnnl_memory_desc_create_with_tag(&md, 1, &one, convert_to_c(dt), dnnl_a) != dnnl_success)
+        if (dnnl_memory_desc_create_with_tag(&md, 1, &one, convert_to_c(dt), dnnl_a)
+            != dnnl_success)
             return 0;
         const size_t size = dnnl_memory_desc_get_size(md);
         dnnl_memory_desc_destroy(md);
@@ -504,7 +521,8 @@ struct memory : public handle<dnnl_memory_t> {
         }
 
         /// The part `adims` at `offsets` of this descriptor's tensor, same strides.
-        desc submemory_desc(const dims &adims, const dims &offsets, bool allow_empty = false) const {
+        desc submemory_desc(const dims &adims, const dims &offsets,
+                            bool allow_empty = false) const {
             validate_dims(adims, get_ndims());
             validate_dims(offsets, get_ndims());
             desc out(nullptr);
@@ -592,7 +610,7 @@ struct memory : public handle<dnnl_memory_t> {
             dnnl_memory_desc_t md = fresh_;
             fresh_ = nullptr;
             if (s != dnnl_success) {
-                if (!allow_empty) throw error(s, msg);
+                if (!allow_empty) detail::raise(s, msg);
                 md = nullptr;
             }
             reset(md);
@@ -901,7 +919,7 @@ struct primitive_desc_base : public handle<dnnl_primitive_desc_t> {
         const bool md_query = what == query::exec_arg_md
                               || (convert_to_c(what) >= dnnl_query_some_md
                                   && convert_to_c(what) <= dnnl_query_scratchpad_md);
-        if (!md_query) throw error(dnnl_invalid_arguments, "not a memory descriptor query");
+        if (!md_query) detail::raise(dnnl_invalid_arguments, "not a memory descriptor query");
         return memory::clone_md(dnnl_primitive_desc_query_md(get(), convert_to_c(what), idx));
     }
 
@@ -1050,7 +1068,8 @@ struct reorder : public primitive {
             error::wrap_c_api(dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &k),
                               "could not get the kind of a primitive descriptor");
             if (k != dnnl_reorder)
-                throw error(dnnl_invalid_arguments, "the primitive descriptor is not a reorder's");
+                detail::raise(dnnl_invalid_arguments,
+                              "the primitive descriptor is not a reorder's");
             reset_with_clone(pd);
         }
 
@@ -1181,7 +1200,7 @@ protected:
                                        == dnnl_success;
         if (!is_rnn || (prop != convert_to_c(prop1) && prop != convert_to_c(prop2))
             || c_cell != convert_to_c(cell))
-            throw error(dnnl_invalid_arguments,
+            detail::raise(dnnl_invalid_arguments,
                         "the primitive descriptor is not the expected RNN primitive's");
         reset_with_clone(pd);
     }
