@@ -489,27 +489,23 @@ struct memory : public handle<dnnl_memory_t> {
         using handle<dnnl_memory_desc_t>::handle;
 
         /// The zero descriptor (ndims 0): an absent tensor.
-        desc() { adopt(dnnl_memory_desc_create_with_tag(&fresh_, 0, nullptr, dnnl_data_type_undef,
-                                                        dnnl_format_tag_undef),
-                       false, "could not create a zero memory descriptor"); }
+        desc()
+            : desc(made_by(false, "could not create a zero memory descriptor",
+                           dnnl_memory_desc_create_with_tag, 0, nullptr, dnnl_data_type_undef,
+                           dnnl_format_tag_undef)) {}
 
-        desc(const dims &adims, data_type dt, format_tag tag, bool allow_empty = false) {
-            validate_dims(adims);
-            adopt(dnnl_memory_desc_create_with_tag(&fresh_, static_cast<int>(adims.size()),
-                                                   adims.data(), convert_to_c(dt),
-                                                   convert_to_c(tag)),
-                  allow_empty, "could not create a memory descriptor from a format tag");
-        }
+        desc(const dims &adims, data_type dt, format_tag tag, bool allow_empty = false)
+            : desc(made_by(allow_empty, "could not create a memory descriptor from a format tag",
+                           dnnl_memory_desc_create_with_tag, ndims_of(adims), adims.data(),
+                           convert_to_c(dt), convert_to_c(tag))) {}
 
         /// Strides in elements; empty strides give the dense row-major layout.
-        desc(const dims &adims, data_type dt, const dims &strides, bool allow_empty = false) {
-            validate_dims(adims);
-            if (!strides.empty()) validate_dims(strides, static_cast<int>(adims.size()));
-            adopt(dnnl_memory_desc_create_with_strides(
-                          &fresh_, static_cast<int>(adims.size()), adims.data(),
-                          convert_to_c(dt), strides.empty() ? nullptr : strides.data()),
-                  allow_empty, "could not create a memory descriptor from strides");
-        }
+        desc(const dims &adims, data_type dt, const dims &strides, bool allow_empty = false)
+            : desc(made_by(allow_empty, "could not create a memory descriptor from strides",
+                           dnnl_memory_desc_create_with_strides, ndims_of(adims), adims.data(),
+                           convert_to_c(dt),
+                           strides.empty() ? nullptr
+                                           : checked(strides, ndims_of(adims)).data())) {}
 
         /// Takes ownership of a C descriptor.
         desc(dnnl_memory_desc_t md) : handle<dnnl_memory_desc_t>(md) {}
@@ -523,13 +519,10 @@ struct memory : public handle<dnnl_memory_t> {
         /// The part `adims` at `offsets` of this descriptor's tensor, same strides.
         desc submemory_desc(const dims &adims, const dims &offsets,
                             bool allow_empty = false) const {
-            validate_dims(adims, get_ndims());
-            validate_dims(offsets, get_ndims());
-            desc out(nullptr);
-            out.adopt(dnnl_memory_desc_create_submemory(&out.fresh_, get(), adims.data(),
-                                                        offsets.data()),
-                      allow_empty, "could not create a sub-memory descriptor");
-            return out;
+            return made_by(allow_empty, "could not create a sub-memory descriptor",
+                           dnnl_memory_desc_create_submemory, get(),
+                           checked(adims, get_ndims()).data(),
+                           checked(offsets, get_ndims()).data());
         }
 
         /// Not supported by the C API yet (no dnnl_memory_desc_reshape): throws
@@ -543,10 +536,8 @@ struct memory : public handle<dnnl_memory_t> {
         /// The same memory seen with its axes renumbered: axis i becomes permutation[i].
         desc permute_axes(const std::vector<int> &permutation, bool allow_empty = false) const {
             validate_dims(permutation, get_ndims());
-            desc out(nullptr);
-            out.adopt(dnnl_memory_desc_permute_axes(&out.fresh_, get(), permutation.data()),
-                      allow_empty, "could not permute the axes of a memory descriptor");
-            return out;
+            return made_by(allow_empty, "could not permute the axes of a memory descriptor",
+                           dnnl_memory_desc_permute_axes, get(), permutation.data());
         }
 
         int get_ndims() const { return query_s32(query::ndims_s32); }
@@ -602,19 +593,25 @@ struct memory : public handle<dnnl_memory_t> {
         bool operator!=(const desc &other) const { return !(*this == other); }
 
     private:
-        friend struct memory;
-
-        // Takes the descriptor a C create call wrote into fresh_ (throws on failure unless
-        // allow_empty, which leaves the object empty).
-        void adopt(dnnl_status_t s, bool allow_empty, const char *msg) {
-            dnnl_memory_desc_t md = fresh_;
-            fresh_ = nullptr;
+        // The descriptor C call `fn(&md, args...)` makes: throws on failure, or with
+        // `allow_empty` is empty.
+        template <typename... Params, typename... Args>
+        static desc made_by(bool allow_empty, const char *msg,
+                            dnnl_status_t (*fn)(dnnl_memory_desc_t *, Params...), Args... args) {
+            dnnl_memory_desc_t md = nullptr;
+            const dnnl_status_t s = fn(&md, args...);
             if (s != dnnl_success) {
                 if (!allow_empty) detail::raise(s, msg);
                 md = nullptr;
             }
-            reset(md);
+            return desc(md);
         }
+
+        static const dims &checked(const dims &d, int min_size) {
+            validate_dims(d, min_size);
+            return d;
+        }
+        static int ndims_of(const dims &d) { return static_cast<int>(checked(d, 0).size()); }
 
         int query_s32(query what) const {
             int v = 0;
@@ -631,8 +628,6 @@ struct memory : public handle<dnnl_memory_t> {
             const int count = n < 0 ? get_ndims() : n;
             return dims(*arr, *arr + count);
         }
-
-        dnnl_memory_desc_t fresh_ = nullptr;
     };
 
     memory() = default;
@@ -701,7 +696,10 @@ struct memory : public handle<dnnl_memory_t> {
                           "could not unmap memory object data");
     }
 
-    /// An owned copy of a C descriptor (the zero descriptor for NULL).
+private:
+    friend struct primitive_desc_base;
+
+    // An owned copy of a C descriptor (the zero descriptor for NULL).
     static desc clone_md(const_dnnl_memory_desc_t md) {
         if (md == nullptr) return desc();
         dnnl_memory_desc_t copy = nullptr;
