@@ -1,7 +1,8 @@
 # The C++ API (include/oneapi/dnnl/dnnl.hpp) programs, when a C++ compiler exists:
 #   examples_cpp/<name>.cpp -> example_cpp_<name>   (ctest label example)
 #   cpp_tests/<name>.cpp    -> cpp_<name>           (label capi: output compared with
-#                              cpp_tests/<name>.expected.txt, oneDNN 3.13's; label valgrind too)
+#                              cpp_tests/<name>.expected.txt, oneDNN 3.13's; label valgrind too;
+#                              with OXIDNN_SANITIZE, label sanitize checks they are instrumented)
 #   cpp_header_c++<NN>      (label capi): dnnl.hpp, its shim and the tests (which instantiate
 #                              every class) compile as C++11/14/17/20 with -Werror
 # With a real oneDNN (see OxidnnTests.cmake), label vs_onednn, for each program <t> above:
@@ -101,6 +102,14 @@ foreach(t IN LISTS _cxx_programs)
                          TIMEOUT ${OXIDNN_TEST_TIMEOUT})
   endif()
 endforeach()
+
+if(OXIDNN_SANITIZE)
+  foreach(t IN LISTS _cxx_programs)
+    add_test(NAME sanitize_instrumented_${t}
+      COMMAND sh -c "${NM_EXECUTABLE} \"$1\" | grep -q __asan_init" sh $<TARGET_FILE:${t}>)
+    set_tests_properties(sanitize_instrumented_${t} PROPERTIES LABELS "sanitize")
+  endforeach()
+endif()
 
 # ---- the header alone and the tests, in every C++ standard from 11 ---------------------------
 foreach(std 11 14 17 20)
