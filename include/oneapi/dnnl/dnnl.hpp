@@ -54,13 +54,6 @@ namespace detail {
 }
 
 [[noreturn]] inline void unimplemented(const char *what) { raise(dnnl_unimplemented, what); }
-} // namespace detail
-
-inline void error::wrap_c_api(dnnl_status_t s, const char *msg) {
-    if (s != dnnl_success) detail::raise(s, msg);
-}
-
-namespace detail {
 
 /// A handle_traits body: destroys with `Destroy`.
 template <typename T, dnnl_status_t (*Destroy)(T)>
@@ -68,6 +61,10 @@ struct destroyed_by {
     static dnnl_status_t destructor(T p) { return Destroy(p); }
 };
 } // namespace detail
+
+inline void error::wrap_c_api(dnnl_status_t s, const char *msg) {
+    if (s != dnnl_success) detail::raise(s, msg);
+}
 
 template <typename T>
 struct handle_traits {};
