@@ -712,6 +712,12 @@ inline bool operator==(dnnl_data_type_t a, memory::data_type b) {
 inline bool operator!=(dnnl_data_type_t a, memory::data_type b) { return !(a == b); }
 inline bool operator==(memory::data_type a, dnnl_data_type_t b) { return b == a; }
 inline bool operator!=(memory::data_type a, dnnl_data_type_t b) { return !(b == a); }
+inline bool operator==(dnnl_format_tag_t a, memory::format_tag b) {
+    return a == memory::convert_to_c(b);
+}
+inline bool operator!=(dnnl_format_tag_t a, memory::format_tag b) { return !(a == b); }
+inline bool operator==(memory::format_tag a, dnnl_format_tag_t b) { return b == a; }
+inline bool operator!=(memory::format_tag a, dnnl_format_tag_t b) { return !(b == a); }
 
 // ---- attributes ------------------------------------------------------------------------------
 
