@@ -10,7 +10,8 @@ use std::process::Command;
 /// (proc-macros and build-dependencies are left out: they are compiled for the host, apart).
 fn features(edges: &str) -> BTreeMap<String, BTreeSet<String>> {
     let out = Command::new(env!("CARGO"))
-        .args(["tree", "--prefix", "none", "--format", "{p}|{f}", "--edges", edges])
+        .args(["tree", "--prefix", "none", "--format", "{p}|{f}"])
+        .args(["--edges", edges])
         .arg("--manifest-path")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
         .output()
