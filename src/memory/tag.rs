@@ -50,6 +50,18 @@ pub const PLAIN_TAGS: &[(i32, &str)] = &[
     (45, "defcab"),
 ];
 
+/// oneDNN's RNN names of plain tags, with their letters (`ldigo` = `abcde`).
+pub const RNN_TAG_ALIASES: [(&str, &str); 8] = [
+    ("tnc", "abc"),
+    ("ntc", "bac"),
+    ("ldnc", "abcd"),
+    ("ldgo", "abcd"),
+    ("ldio", "abcd"),
+    ("ldoi", "abdc"),
+    ("ldigo", "abcde"),
+    ("ldgoi", "abdec"),
+];
+
 /// The letters of a plain tag value, or `None` if the value is not a plain tag we know.
 pub fn tag_letters(tag: i32) -> Option<&'static str> {
     PLAIN_TAGS.iter().find(|(v, _)| *v == tag).map(|(_, s)| *s)

@@ -30,7 +30,7 @@ use crate::attr::Attr;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::kernels::Isa;
-use crate::memory::{Layout, MemoryDesc};
+use crate::memory::{describe, Layout, MemoryDesc};
 use crate::primitive::MdQuery;
 use crate::types::{DataType, ScratchpadMode};
 use crate::{invalid, unimplemented_err};
@@ -135,12 +135,14 @@ fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
 /// tensor (a superset: oneDNN takes only its own), but not the packed forward layout.
 fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Result<MemoryDesc> {
     let role = role(arg);
+    let name = args::rnn_name(arg);
+    let given = || describe(md, args::rnn_tag_aliases(arg));
     let peephole = arg % args::DIFF == args::WEIGHTS_PEEPHOLE;
     let projection = arg % args::DIFF == args::WEIGHTS_PROJECTION;
     let gate_weights = role == Role::Weights && !peephole && !projection;
     match md.layout() {
         Layout::Undef => {
-            invalid!("argument {arg}: memory descriptor has no layout (format_tag undef)")
+            invalid!("{name}: the memory descriptor has no layout (format_tag undef)")
         }
         Layout::Any => match role {
             // Peephole weights are a few rows per layer: plain ldgo, as oneDNN resolves them.
@@ -154,28 +156,29 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
             _ => md.with_plain_tag(default_tag(arg)),
         },
         Layout::Packed(_) if role == Role::Weights && backward => unimplemented_err!(
-            "argument {arg}: backward takes plain weights (reorder the packed forward weights)"
+            "{name}: backward takes plain weights (reorder the packed forward weights)"
         ),
         Layout::Packed(_) if role == Role::Weights => Ok(md.clone()),
         Layout::Packed(_) => {
-            unimplemented_err!("argument {arg}: the packed layout is only for weights")
+            unimplemented_err!("{name}: the packed layout is only for weights")
         }
         Layout::PackedTransposed(_) if gate_weights && backward => Ok(md.clone()),
         Layout::PackedTransposed(_) => unimplemented_err!(
-            "argument {arg}: the packed transposed layout is only for backward weights_layer \
-             and weights_iter"
+            "{name}: the packed transposed layout is only for backward weights_layer and \
+             weights_iter"
         ),
         Layout::Strided { strides, .. } => {
             if matches!(role, Role::DataIn | Role::DataOut) {
                 let c = md.ndims() - 1;
                 if md.dims()[c] > 1 && strides[c] != 1 {
                     unimplemented_err!(
-                        "argument {arg}: channels must be contiguous (innermost stride 1)"
+                        "{name} is {}: channels must be contiguous (innermost stride 1)",
+                        given()
                     );
                 }
             }
             if role == Role::DataOut && !non_overlapping(md.dims(), strides) {
-                unimplemented_err!("argument {arg}: output layout with overlapping elements");
+                unimplemented_err!("{name} is {}: an output whose elements overlap", given());
             }
             Ok(md.clone())
         }
@@ -456,7 +459,7 @@ impl RnnPd {
     pub(crate) fn md(&self, arg: i32) -> Result<&MemoryDesc> {
         self.mds
             .get(&arg)
-            .ok_or_else(|| Error::Runtime(format!("argument {arg} has no descriptor")))
+            .ok_or_else(|| Error::Runtime(format!("{} has no descriptor", args::rnn_name(arg))))
     }
 }
 

@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::memory::buffer::AlignedBuf;
 use crate::memory::{Layout, MemoryDesc, PackedLayout};
 use crate::primitive::ExecArgs;
-use crate::types::ScratchpadMode;
+use crate::types::{PrimitiveKind, ScratchpadMode};
 use std::sync::Mutex;
 
 /// An RNN primitive, ready to execute.
@@ -46,13 +46,13 @@ pub(super) fn buffer(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<Option<*mu
     if md.nelems() == 0 {
         return Ok(Some(std::ptr::null_mut()));
     }
-    let mem = args.require(arg, md)?;
+    let mem = args.require(arg, md, PrimitiveKind::Rnn)?;
     Ok(Some(mem.data_ptr()))
 }
 
 pub(super) fn required(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<*mut u8> {
     buffer(pd, args, arg)?
-        .ok_or_else(|| Error::Runtime(format!("argument {arg} has a zero descriptor")))
+        .ok_or_else(|| Error::Runtime(format!("{} has a zero descriptor", args::rnn_name(arg))))
 }
 
 impl RnnPrimitive {
@@ -146,7 +146,8 @@ impl RnnPrimitive {
                         })
                     }
                     _ => Err(Error::Runtime(format!(
-                        "argument {arg}: unexpected weights layout"
+                        "{}: unexpected weights layout",
+                        args::rnn_name(arg)
                     ))),
                 }
             };

@@ -200,13 +200,17 @@ pub fn opset_number(layer: &IrLayer) -> u32 {
 /// Checks the input count an op receives at execution (a builder bug or a pass bug otherwise).
 pub fn check_arity(op: &str, inputs: &[&Tensor], range: RangeInclusive<usize>) -> Result<()> {
     if range.contains(&inputs.len()) {
-        Ok(())
-    } else {
-        Err(Error::InvalidArguments(format!(
-            "{op}: got {} inputs, expected {range:?}",
-            inputs.len()
-        )))
+        return Ok(());
     }
+    let expected = if range.start() == range.end() {
+        range.start().to_string()
+    } else {
+        format!("{} to {}", range.start(), range.end())
+    };
+    Err(Error::InvalidArguments(format!(
+        "{op}: got {} inputs, expected {expected}",
+        inputs.len()
+    )))
 }
 
 /// An `InvalidArguments` error with a formatted message.

@@ -34,7 +34,8 @@ impl CellAttrs {
         }
         if names.len() != defaults.len() {
             return Err(layer.err(format!(
-                "activations={names:?} must list {} functions",
+                "activations=\"{}\" must list {} functions",
+                names.join(", "),
                 defaults.len()
             )));
         }
