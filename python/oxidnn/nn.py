@@ -115,19 +115,20 @@ class _RNNBase:
         """Channels of each state: h (and c for LSTM)."""
         return [self._out, self.hidden_size][:2 if self._hx_tuple else 1]
 
-    def _plan(self, T, N, has_hx):
+    def _plan(self, T, N, channels, has_hx):
         """Per layer: the primitive for these shapes and the weight memories it runs with."""
-        key = (T, N, has_hx)
+        key = (T, N, channels, has_hx)
         with self._lock:
             if key not in self._plans:
-                self._plans[key] = [self._layer_plan(layer, T, N, has_hx)
-                                    for layer in range(self.num_layers)]
+                self._plans[key] = [
+                    self._layer_plan(layer, T, N, channels if layer == 0 else self._dirs * self._out,
+                                     has_hx) for layer in range(self.num_layers)]
             return self._plans[key]
 
-    def _layer_plan(self, layer, T, N, has_hx):
+    def _layer_plan(self, layer, T, N, channels, has_hx):
         w = self._layers[layer]
         d = SimpleNamespace(
-            src=md((T, N, w["WEIGHTS_LAYER"].array.shape[2]), "dnnl_tnc"),
+            src=md((T, N, channels), "dnnl_tnc"),
             dst=md((T, N, self._dirs * self._out), "dnnl_tnc"),
             states=[md((1, self._dirs, N, s), "dnnl_ldnc") for s in self._state_sizes()],
             **{k: md(v.array.shape, "dnnl_ldgo" if k == "BIAS" else "dnnl_format_tag_any")
@@ -166,7 +167,7 @@ class _RNNBase:
         batched = x.ndim == 3
         x = x.transpose(1, 0, 2) if batched and self.batch_first else x
         x = np.ascontiguousarray(x if batched else x[:, None])
-        T, N = x.shape[:2]
+        T, N, channels = x.shape
         L, D = self.num_layers, self._dirs
         sizes = self._state_sizes()
         states = None
@@ -177,7 +178,7 @@ class _RNNBase:
                 if s.shape != (L * D, N, size):
                     raise ValueError(f"state shape {s.shape}, expected {(L * D, N, size)}")
         finals = [np.empty((L * D, N, s), np.float32) for s in sizes]
-        for layer, plan in enumerate(self._plan(T, N, hx is not None)):
+        for layer, plan in enumerate(self._plan(T, N, channels, hx is not None)):
             y = np.empty((T, N, D * self._out), np.float32)
             args = dict(plan.weights)
             args[C.DNNL_ARG_SRC_LAYER] = memory(plan.mds.src.value, x)
