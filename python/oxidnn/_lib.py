@@ -26,6 +26,7 @@ C = SimpleNamespace(**_parse_defines((_HERE / "oxidnn.h").read_text()))
 
 P = ctypes.c_void_p
 _int, _i64, _size = ctypes.c_int, ctypes.c_int64, ctypes.c_size_t
+_I64P = ctypes.POINTER(_i64)
 Dims = _i64 * 12  # dnnl_dims_t: DNNL_MAX_NDIMS entries
 
 
@@ -64,8 +65,8 @@ _SIGNATURES = {
     "oxidnn_model_get_output_name": [P, _int, ctypes.POINTER(ctypes.c_char_p)],
     "oxidnn_model_get_input_type": [P, _int, ctypes.POINTER(_int)],
     "oxidnn_model_get_output_type": [P, _int, ctypes.POINTER(_int)],
-    "oxidnn_model_get_input_shape": [P, _int, ctypes.POINTER(_int), ctypes.POINTER(ctypes.POINTER(_i64))],
-    "oxidnn_model_get_output_shape": [P, _int, ctypes.POINTER(_int), ctypes.POINTER(ctypes.POINTER(_i64))],
+    "oxidnn_model_get_input_shape": [P, _int, ctypes.POINTER(_int), ctypes.POINTER(_I64P)],
+    "oxidnn_model_get_output_shape": [P, _int, ctypes.POINTER(_int), ctypes.POINTER(_I64P)],
     "oxidnn_model_set_input_shape": [P, _int, _int, ctypes.POINTER(_i64)],
     "oxidnn_model_execute": [P, _int, ctypes.POINTER(P), _int, ctypes.POINTER(P)],
     "oxidnn_model_get_output_data": [P, _int, ctypes.POINTER(P), ctypes.POINTER(_size)],
@@ -84,7 +85,7 @@ lib.oxidnn_get_last_error_message.restype = ctypes.c_char_p
 
 
 class Error(RuntimeError):
-    """A failed oxidnn call: `status` (dnnl_status_t), `status_name`, `message` (last-error text)."""
+    """A failed call: `status` (dnnl_status_t), `status_name`, `message` (the last-error text)."""
 
     def __init__(self, function, status):
         self.status = status

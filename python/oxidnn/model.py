@@ -10,7 +10,8 @@ from ._lib import C, Handle, P, call, create
 __all__ = ["Model", "TensorInfo"]
 
 TensorInfo = namedtuple("TensorInfo", "name shape dtype")
-TensorInfo.__doc__ = "A model input or output: name, shape (-1: dynamic dim; None: unknown rank), numpy dtype."
+TensorInfo.__doc__ = """A model input or output: name, shape (-1: a dynamic dim; None: unknown
+rank) and numpy dtype."""
 
 _DTYPES = {getattr(C, name): np.dtype(dt) for name, dt in [
     ("dnnl_f32", "float32"), ("dnnl_f16", "float16"), ("dnnl_s32", "int32"),

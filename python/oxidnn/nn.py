@@ -120,9 +120,9 @@ class _RNNBase:
         key = (T, N, channels, has_hx)
         with self._lock:
             if key not in self._plans:
-                self._plans[key] = [
-                    self._layer_plan(layer, T, N, channels if layer == 0 else self._dirs * self._out,
-                                     has_hx) for layer in range(self.num_layers)]
+                inner = self._dirs * self._out
+                self._plans[key] = [self._layer_plan(layer, T, N, inner if layer else channels,
+                                                     has_hx) for layer in range(self.num_layers)]
             return self._plans[key]
 
     def _layer_plan(self, layer, T, N, channels, has_hx):
@@ -153,13 +153,15 @@ class _RNNBase:
         mem = memory(desc.value)
         reorder_pd = Handle(create("dnnl_reorder_primitive_desc_create", w.md.value, ENGINE.value,
                                    desc.value, ENGINE.value, None), "dnnl_primitive_desc_destroy")
-        reorder = Handle(create("dnnl_primitive_create", reorder_pd.value), "dnnl_primitive_destroy")
+        reorder = Handle(create("dnnl_primitive_create", reorder_pd.value),
+                         "dnnl_primitive_destroy")
         execute(reorder.value, {C.DNNL_ARG_FROM: w.mem, C.DNNL_ARG_TO: mem})
         w.packed.append((desc, mem))
         return mem
 
     def _direction(self):
-        return C.dnnl_bidirectional_concat if self.bidirectional else C.dnnl_unidirectional_left2right
+        return (C.dnnl_bidirectional_concat if self.bidirectional
+                else C.dnnl_unidirectional_left2right)
 
     def __call__(self, input, hx=None):
         """Runs the layers: `(output, h_n)`, for LSTM `(output, (h_n, c_n))`, as PyTorch."""

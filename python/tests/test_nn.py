@@ -22,7 +22,8 @@ def case(name):
     states = [sorted(k for k in REFS.files if k.startswith(f"{name}/{p}")) for p in ("h0", "h_n")]
     hx, h_n = ([REFS[k] for k in keys] for keys in states)
     as_cell = (lambda s: tuple(s)) if cfg["cell"] == "LSTM" else (lambda s: s[0])
-    return cfg, params, REFS[f"{name}/x"], as_cell(hx) if hx else None, REFS[f"{name}/y"], as_cell(h_n)
+    hx = as_cell(hx) if hx else None
+    return cfg, params, REFS[f"{name}/x"], hx, REFS[f"{name}/y"], as_cell(h_n)
 
 
 def module(cfg, x):
@@ -41,7 +42,8 @@ def assert_close(got, want):
 def test_matches_committed_torch_outputs(name):
     cfg, params, x, hx, y, h_n = case(name)
     m = module(cfg, x)
-    assert {k: v.shape for k, v in m.state_dict().items()} == {k: v.shape for k, v in params.items()}
+    assert {k: v.shape for k, v in m.state_dict().items()} == \
+        {k: v.shape for k, v in params.items()}
     m.load_state_dict(params)
     got_y, got_h = m(x, hx)
     assert_close(got_y, y)
@@ -51,9 +53,11 @@ def test_matches_committed_torch_outputs(name):
 def test_every_cell_and_option_is_covered():
     cfgs = [json.loads(str(REFS[f"{n}/config"])) for n in CASES]
     assert {c["cell"] for c in cfgs} == {"LSTM", "GRU", "RNN"}
-    for option in ("bidirectional", "batch_first", "proj_size", "num_layers", "nonlinearity", "bias"):
+    for option in ("bidirectional", "batch_first", "proj_size", "num_layers", "nonlinearity",
+                   "bias"):
         assert any(option in c["kwargs"] for c in cfgs), option
-    assert {c["hx"] for c in cfgs} == {True, False} and {c["batched"] for c in cfgs} == {True, False}
+    assert {c["hx"] for c in cfgs} == {True, False}
+    assert {c["batched"] for c in cfgs} == {True, False}
 
 
 def test_shape_change_and_repeat_reuse_packed_weights():
@@ -119,4 +123,5 @@ def test_matches_live_torch(name):
         want_y, want_h = ref(t(x), thx)
     got_y, got_h = m(t(x), thx)
     assert_close(got_y, want_y.numpy())
-    assert_close(got_h, tuple(s.numpy() for s in want_h) if cfg["cell"] == "LSTM" else want_h.numpy())
+    lstm = cfg["cell"] == "LSTM"
+    assert_close(got_h, tuple(s.numpy() for s in want_h) if lstm else want_h.numpy())

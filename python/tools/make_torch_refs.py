@@ -16,13 +16,15 @@ CASES = {
     "lstm_uni_hx": ("LSTM", {}, True, True),
     "lstm_bi_2l": ("LSTM", {"num_layers": 2, "bidirectional": True}, False, True),
     "lstm_bf_2l_hx": ("LSTM", {"num_layers": 2, "batch_first": True}, True, True),
-    "lstm_proj_bi_2l_hx": ("LSTM", {"num_layers": 2, "bidirectional": True, "proj_size": 3}, True, True),
+    "lstm_proj_bi_2l_hx":
+        ("LSTM", {"num_layers": 2, "bidirectional": True, "proj_size": 3}, True, True),
     "lstm_nobias_unbatched": ("LSTM", {"bias": False}, True, False),
     "gru_uni_hx": ("GRU", {}, True, True),
     "gru_bi_2l_hx": ("GRU", {"num_layers": 2, "bidirectional": True}, True, True),
     "gru_bf_bi": ("GRU", {"batch_first": True, "bidirectional": True}, False, True),
     "rnn_tanh_bi_2l_hx": ("RNN", {"num_layers": 2, "bidirectional": True}, True, True),
-    "rnn_relu_bf_2l": ("RNN", {"num_layers": 2, "nonlinearity": "relu", "batch_first": True}, False, True),
+    "rnn_relu_bf_2l":
+        ("RNN", {"num_layers": 2, "nonlinearity": "relu", "batch_first": True}, False, True),
     "rnn_relu_uni_hx_unbatched": ("RNN", {"nonlinearity": "relu"}, True, False),
 }
 
