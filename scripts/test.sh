@@ -8,9 +8,10 @@
 #
 # Env: BUILD_DIR (default build), JOBS (default nproc), KEEP_GOING=1 runs every step even after a
 # failure (the exit status still reports it), OXIDNN_TEST_ASAN=0 skips the sanitizer pass,
-# OXIDNN_TEST_VALGRIND=0 skips the valgrind label, OXIDNN_TEST_PYTHON=0 skips the Python step, ONEDNN_ROOT (a real oneDNN for vs_onednn;
-# default: the cache of ../shared/tools/onednn-setup.sh when present), OXIDNN_INSTALL_TOOLS=0
-# (never install missing tools: fail at once naming them; see scripts/lib/tools.sh).
+# OXIDNN_TEST_VALGRIND=0 skips the valgrind label, OXIDNN_TEST_PYTHON=0 skips the Python step,
+# ONEDNN_ROOT (a real oneDNN for vs_onednn; default: the cache of ../shared/tools/onednn-setup.sh
+# when present), OXIDNN_INSTALL_TOOLS=0 (never install missing tools: fail at once naming them;
+# see scripts/lib/tools.sh).
 # cargo and CMake share target/ (CMake's cargo call uses the same target dir and profile), so
 # the library is compiled once.
 set -euo pipefail

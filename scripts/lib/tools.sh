@@ -87,8 +87,10 @@ oxidnn_require_tools() {
     fi
 }
 
-# The tools scripts/test.sh needs (valgrind unless OXIDNN_TEST_VALGRIND=0).
+# The tools scripts/test.sh needs (valgrind unless OXIDNN_TEST_VALGRIND=0, venv unless
+# OXIDNN_TEST_PYTHON=0).
 oxidnn_test_tools() {
-    echo cargo rustfmt clippy cc c++ cmake pkg-config readelf python3 venv
+    echo cargo rustfmt clippy cc c++ cmake pkg-config readelf python3
     [ "${OXIDNN_TEST_VALGRIND:-1}" = 0 ] || echo valgrind
+    [ "${OXIDNN_TEST_PYTHON:-1}" = 0 ] || echo venv
 }
