@@ -1,4 +1,5 @@
 """oxidnn.Model against committed OpenVINO cases (tests/ov_cases/ of the repository)."""
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,25 @@ def test_ov_case(name):
         assert list(got) == list(outs)
         for k, want in outs.items():
             assert got[k].dtype == want.dtype and got[k].shape == want.shape
+            np.testing.assert_allclose(got[k], want, rtol=0, atol=1e-5)
+
+
+def test_threads_share_a_model():
+    ins, outs = read_case("ti_lstm_seed_example")
+    model = oxidnn.Model(OV_CASES / "ti_lstm_seed_example" / "model.xml")
+    results = []
+
+    def run():
+        results.extend(model(ins) for _ in range(5))
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 15
+    for got in results:
+        for k, want in outs.items():
             np.testing.assert_allclose(got[k], want, rtol=0, atol=1e-5)
 
 
