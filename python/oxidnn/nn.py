@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._lib import C, ENGINE, Handle, call, create, execute, f32, lib, md, memory
+from ._lib import C, ENGINE, Handle, create, execute, f32, lib, md, memory
 
 __all__ = ["LSTM", "GRU", "RNN"]
 
@@ -53,6 +53,7 @@ class _RNNBase:
         return shapes
 
     def __getattr__(self, name):
+        """The parameters as attributes (`weight_ih_l0`, ...), read-only arrays."""
         params = self.__dict__.get("_params", {})
         if name in params:
             return params[name]
@@ -68,10 +69,11 @@ class _RNNBase:
         missing, unexpected = shapes.keys() - state_dict.keys(), state_dict.keys() - shapes.keys()
         if missing or unexpected:
             raise KeyError(f"missing {sorted(missing)}, unexpected {sorted(unexpected)}")
-        params = {name: f32(state_dict[name]) for name in shapes}
+        params = {name: f32(state_dict[name]).copy() for name in shapes}
         for name, shape in shapes.items():
             if params[name].shape != shape:
                 raise ValueError(f"{name}: shape {params[name].shape}, expected {shape}")
+            params[name].flags.writeable = False  # changes go through load_state_dict
         layers = [self._convert(params, layer) for layer in range(self.num_layers)]
         with self._lock:
             self._params, self._layers, self._plans = params, layers, {}
@@ -166,6 +168,8 @@ class _RNNBase:
     def __call__(self, input, hx=None):
         """Runs the layers: `(output, h_n)`, for LSTM `(output, (h_n, c_n))`, as PyTorch."""
         x = f32(input)
+        if x.ndim not in (2, 3):
+            raise ValueError(f"input of {x.ndim} dims: expected 3 (batched) or 2 (unbatched)")
         batched = x.ndim == 3
         x = x.transpose(1, 0, 2) if batched and self.batch_first else x
         x = np.ascontiguousarray(x if batched else x[:, None])
@@ -176,6 +180,8 @@ class _RNNBase:
         if hx is not None:
             states = [f32(s) if batched else f32(s)[:, None]
                       for s in (hx if self._hx_tuple else [hx])]
+            if len(states) != len(sizes):
+                raise ValueError(f"hx holds {len(states)} states, expected {len(sizes)}")
             for s, size in zip(states, sizes):
                 if s.shape != (L * D, N, size):
                     raise ValueError(f"state shape {s.shape}, expected {(L * D, N, size)}")

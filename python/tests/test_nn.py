@@ -45,6 +45,9 @@ def test_matches_committed_torch_outputs(name):
     assert {k: v.shape for k, v in m.state_dict().items()} == \
         {k: v.shape for k, v in params.items()}
     m.load_state_dict(params)
+    for k, v in params.items():  # attributes as torch's, read-only
+        np.testing.assert_array_equal(getattr(m, k), v)
+        assert not getattr(m, k).flags.writeable
     got_y, got_h = m(x, hx)
     assert_close(got_y, y)
     assert_close(got_h, h_n)
@@ -103,6 +106,10 @@ def test_errors():
     assert e.value.message and e.value.message in str(e.value)
     with pytest.raises(ValueError):
         m(np.zeros((5, 3, 4), np.float32), (np.zeros((1, 3, 5)), np.zeros((1, 3, 6))))
+    with pytest.raises(ValueError):
+        m(np.zeros((5, 3, 4), np.float32), (np.zeros((1, 3, 6)),))
+    with pytest.raises(ValueError):
+        m(np.zeros(4, np.float32))
     with pytest.raises(KeyError):
         m.load_state_dict({"weight_ih_l0": np.zeros((24, 4))})
     with pytest.raises(ValueError):
