@@ -88,9 +88,9 @@ class Error(RuntimeError):
     """A failed call: `status` (dnnl_status_t), `status_name`, `message` (the last-error text)."""
 
     def __init__(self, function, status):
+        self.message = (lib.oxidnn_get_last_error_message() or b"").decode(errors="replace")
         self.status = status
         self.status_name = lib.dnnl_status2str(status).decode()
-        self.message = (lib.oxidnn_get_last_error_message() or b"").decode(errors="replace")
         super().__init__(f"{function} failed: {self.status_name} ({status}): {self.message}")
 
 
