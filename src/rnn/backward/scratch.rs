@@ -26,6 +26,7 @@
 //! | `pack`    | per thread         | packed blocks of the weight-gradient GEMMs ([`gemm_tn`](super::gemm::gemm_tn)) |
 
 use super::gemm::tn_pack_floats;
+use super::transposed::Transposed;
 use crate::error::Result;
 use crate::kernels::gemm::CHUNK;
 use crate::rnn::arena::{Arena, Region};
@@ -102,23 +103,28 @@ impl BackwardScratch {
         let ut_ld = size::round_up(what, p.sic, CHUNK)?;
         let hc = size::round_up(what, p.sic.max(p.dic), CHUNK)?;
         let xc = size::round_up(what, p.slc.max(p.dic), CHUNK)?;
-        let dhc_padded = size::round_up(what, dhc, CHUNK)?;
         let lanes = concurrent_directions(p);
         let mut a = Arena::new(what);
         let da = a.push(&[rows, cols])?;
         let da_iter = a.push(&[lbr, rows, cols])?;
         let rh = a.push(&[gru, rows, dhc])?;
-        // `Transposed::floats`: rows × the padded width.
-        let ut = a.push(&[usize::from(plain_iter), cols, ut_ld])?;
+        let transposed = |on: bool, rows, k| -> Result<usize> {
+            if on {
+                Transposed::floats(what, rows, k)
+            } else {
+                Ok(0)
+            }
+        };
+        let ut = a.push(&[transposed(plain_iter, cols, p.sic)?])?;
         let wt = a.push(&[usize::from(plain_layer), cols, xc])?;
         let g = a.push(&[gru, n, ut_ld])?;
         let dh = a.push(&[n, dhc])?;
         let dhp = a.push(&[projection, rows, p.dic])?;
-        let wpt = a.push(&[
-            projection * usize::from(dhc.is_multiple_of(CHUNK)),
+        let wpt = a.push(&[transposed(
+            p.with_projection && dhc.is_multiple_of(CHUNK),
             p.dic,
-            dhc_padded,
-        ])?;
+            dhc,
+        )?])?;
         let dh_next = a.push(&[n, hc])?;
         let dc = a.push(&[lstm, n, dhc])?;
         let above = a.push(&[rows, p.dic])?;
