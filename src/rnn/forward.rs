@@ -40,7 +40,7 @@ use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::items::{next_item, PhaseItems};
 use super::problem::RnnProblem;
-use super::scratch::{gates_width, l2_bytes, ScratchLayout, L2_BYTES};
+use super::scratch::{l2_bytes, ScratchLayout, L2_BYTES};
 use super::views::{SeqView, Strided};
 use super::weights::PackedWeights;
 use super::workspace::WorkspaceLayout;
@@ -224,10 +224,22 @@ impl Forward<'_> {
             return;
         }
         // One team for the whole pass; a single thread when steps are tiny.
-        let proj = if p.with_projection { p.dhc * p.dic } else { 0 };
-        let step_flops = 2 * p.n * ((p.sic + p.slc) * gates_width(p) + proj);
-        let join_wait = (step_flops >= PARALLEL_MIN_FLOPS)
-            .then(|| threading::join_wait(step_flops * p.t * p.l * p.d));
+        // Flops only decide the threading: saturating is exact for the comparisons.
+        let proj = if p.with_projection {
+            p.dhc.saturating_mul(p.dic)
+        } else {
+            0
+        };
+        let row_flops = (p.sic.saturating_add(p.slc))
+            .saturating_mul(self.scratch.gates_width)
+            .saturating_add(proj);
+        let step_flops = row_flops.saturating_mul(2 * p.n);
+        let join_wait = (step_flops >= PARALLEL_MIN_FLOPS).then(|| {
+            let pass_flops = [p.t, p.l, p.d]
+                .iter()
+                .fold(step_flops, |f, &k| f.saturating_mul(k));
+            threading::join_wait(pass_flops)
+        });
         threading::team(join_wait, |team| {
             let stack = |team: &Team, d: usize| {
                 for l in 0..p.l {
@@ -499,7 +511,11 @@ impl Forward<'_> {
     /// Gates of steps `s0..s1` = `x·W + b`: this member's share of (row block × panel) items.
     unsafe fn layer_gemm(&self, team: &Team, pass: &Pass, s0: usize, s1: usize) {
         let p = self.problem;
-        let (width, total, gld) = (self.width(), gates_width(p), self.scratch.gates_ld);
+        let (width, total, gld) = (
+            self.width(),
+            self.scratch.gates_width,
+            self.scratch.gates_ld,
+        );
         let block = LAYER_ROW_BLOCK.min((s1 - s0) * p.n);
         let gates = unsafe { self.lane(&self.scratch.gates, pass.d) };
         let bias = self
@@ -599,7 +615,7 @@ impl Forward<'_> {
     /// is needed) add `(r ⊙ h_prev)·U_o` to the `o` columns and run the second post-GEMM part.
     unsafe fn step(&self, team: &Team, pass: &Pass, s: usize, s0: usize) {
         let p = self.problem;
-        let (width, total) = (self.width(), gates_width(p));
+        let (width, total) = (self.width(), self.scratch.gates_width);
         // Row stride of the gates and `rec` scratch (`total` is the bias rows' length).
         let gld = self.scratch.gates_ld;
         let h_prev = if s == 0 {

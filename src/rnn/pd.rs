@@ -32,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::kernels::Isa;
 use crate::memory::{describe, Layout, MemoryDesc};
 use crate::primitive::MdQuery;
+use crate::size;
 use crate::types::{DataType, ScratchpadMode};
 use crate::{invalid, unimplemented_err};
 use std::collections::BTreeMap;
@@ -226,22 +227,29 @@ impl RnnPd {
                 Some(Layout::Strided { .. })
             )
         };
+        // Every buffer's size is checked here, before anything walks layers or steps.
         let scratch = ScratchLayout::new(
             &problem,
             is_plain(args::WEIGHTS_LAYER),
             is_plain(args::WEIGHTS_ITER),
             is_plain(args::WEIGHTS_PROJECTION),
-        );
-        let workspace = (problem.is_training() || backward).then(|| WorkspaceLayout::new(&problem));
-        let backward_scratch = backward.then(|| {
-            BackwardScratch::new(
-                &problem,
-                is_plain(args::WEIGHTS_LAYER),
-                is_plain(args::WEIGHTS_ITER),
-            )
-        });
+        )?;
+        let workspace = (problem.is_training() || backward)
+            .then(|| WorkspaceLayout::new(&problem))
+            .transpose()?;
+        let backward_scratch = backward
+            .then(|| {
+                BackwardScratch::new(
+                    &problem,
+                    is_plain(args::WEIGHTS_LAYER),
+                    is_plain(args::WEIGHTS_ITER),
+                )
+            })
+            .transpose()?;
         let scratch_bytes = backward_scratch.as_ref().map_or(scratch.bytes, |b| b.bytes);
-        let bytes_md = |bytes: usize| MemoryDesc::with_tag(&[bytes as i64], DataType::U8, TAG_A);
+        let bytes_md = |bytes: usize| {
+            MemoryDesc::with_tag(&[size::to_dim("RNN buffer", bytes)?], DataType::U8, TAG_A)
+        };
         mds.insert(
             args::WORKSPACE,
             match &workspace {

@@ -135,8 +135,7 @@ impl RnnPrimitive {
                         layout: *lay,
                     }),
                     (Layout::Strided { .. }, Some(region)) => {
-                        let lay = PackedLayout::from_dims(md.dims())
-                            .expect("4-D or 5-D weights")
+                        let lay = PackedLayout::from_dims(md.dims())?
                             .with_block_gates(weights::block_gates(p));
                         let dst = region.ptr(scratch);
                         weights::pack(weights::ldigo_view(buf, md), dst, &lay);
