@@ -166,7 +166,9 @@ class _RNNBase:
                 else C.dnnl_unidirectional_left2right)
 
     def __call__(self, input, hx=None):
-        """Runs the layers: `(output, h_n)`, for LSTM `(output, (h_n, c_n))`, as PyTorch."""
+        """Runs the layers: `(output, h_n)`, for LSTM `(output, (h_n, c_n))`, as PyTorch; numpy
+        arrays, or torch tensors when `input` is one."""
+        to_torch = type(input).__module__.startswith("torch")
         x = f32(input)
         if x.ndim not in (2, 3):
             raise ValueError(f"input of {x.ndim} dims: expected 3 (batched) or 2 (unbatched)")
@@ -203,6 +205,10 @@ class _RNNBase:
             x, finals = x[:, 0], [f[:, 0] for f in finals]
         elif self.batch_first:
             x = x.transpose(1, 0, 2)
+        if to_torch:
+            import torch
+            x = torch.from_numpy(np.ascontiguousarray(x))
+            finals = [torch.from_numpy(f) for f in finals]
         return x, (tuple(finals) if self._hx_tuple else finals[0])
 
     def _create_pd(self, d, has_hx):

@@ -120,15 +120,17 @@ def test_errors():
 def test_matches_live_torch(name):
     torch = pytest.importorskip("torch")
     cfg, _, x, hx, _, _ = case(name)
+    lstm = cfg["cell"] == "LSTM"
     torch.manual_seed(1000)
     ref = getattr(torch.nn, cfg["cell"])(x.shape[-1], 6, **cfg["kwargs"]).eval()
     m = module(cfg, x)
     m.load_state_dict(ref.state_dict())  # torch tensors
     t = torch.from_numpy
-    thx = None if hx is None else tuple(map(t, hx)) if cfg["cell"] == "LSTM" else t(hx)
+    thx = None if hx is None else tuple(map(t, hx)) if lstm else t(hx)
     with torch.no_grad():
         want_y, want_h = ref(t(x), thx)
-    got_y, got_h = m(t(x), thx)
+    got_y, got_h = m(t(x), thx)  # torch in, torch out
+    assert all(isinstance(a, torch.Tensor) for a in [got_y, *(got_h if lstm else [got_h])])
+    got_y, got_h = got_y.numpy(), tuple(a.numpy() for a in got_h) if lstm else got_h.numpy()
     assert_close(got_y, want_y.numpy())
-    lstm = cfg["cell"] == "LSTM"
     assert_close(got_h, tuple(s.numpy() for s in want_h) if lstm else want_h.numpy())
