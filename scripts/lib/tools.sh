@@ -3,8 +3,8 @@
 #
 #   oxidnn_require_tools NAME TOOL...
 #
-# TOOL is a command (cargo, cc, c++, cmake, pkg-config, valgrind, readelf, python3) or a cargo
-# component (rustfmt, clippy); cmake must be ≥ 3.16. Missing commands are installed with apt-get
+# TOOL is a command (cargo, cc, c++, cmake, pkg-config, valgrind, readelf, python3), venv (python3's
+# venv with pip) or a cargo component (rustfmt, clippy); cmake must be ≥ 3.16. Missing commands are installed with apt-get
 # and missing components with rustup when the script runs as root or with password-less sudo and
 # OXIDNN_INSTALL_TOOLS is not 0. Otherwise it prints (as NAME) what is missing and the commands
 # that install it, and exits 1. cargo itself is never installed (apt's may be older than 1.89).
@@ -15,6 +15,7 @@ oxidnn_apt_package() {
         cc) echo gcc ;;
         c++) echo g++ ;;
         readelf) echo binutils ;;
+        venv) echo python3-venv ;;
         *) echo "$1" ;;
     esac
 }
@@ -24,6 +25,7 @@ oxidnn_has_tool() {
     case "$1" in
         rustfmt) cargo fmt --version >/dev/null 2>&1 ;;
         clippy) cargo clippy --version >/dev/null 2>&1 ;;
+        venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ;;
         *) command -v "$1" >/dev/null 2>&1 ;;
     esac
 }
@@ -85,8 +87,10 @@ oxidnn_require_tools() {
     fi
 }
 
-# The tools scripts/test.sh needs (valgrind unless OXIDNN_TEST_VALGRIND=0).
+# The tools scripts/test.sh needs (valgrind unless OXIDNN_TEST_VALGRIND=0, venv unless
+# OXIDNN_TEST_PYTHON=0).
 oxidnn_test_tools() {
     echo cargo rustfmt clippy cc c++ cmake pkg-config readelf python3
     [ "${OXIDNN_TEST_VALGRIND:-1}" = 0 ] || echo valgrind
+    [ "${OXIDNN_TEST_PYTHON:-1}" = 0 ] || echo venv
 }
