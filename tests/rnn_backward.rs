@@ -501,7 +501,7 @@ fn sequence_lengths_every_cell_direction_and_layers() {
                     let dhc = [5, 8, 33][k % 3];
                     let slc = if l == 1 { [7, 3, 40][(k / 3) % 3] } else { dhc };
                     let mut c = cell_case(entry, direction, (l, t, n, slc, dhc));
-                    if entry.0 == CellKind::Lstm && k % 3 == 0 {
+                    if entry.0 == CellKind::Lstm && k.is_multiple_of(3) {
                         c = c.with_projection(4);
                         c.slc = if l == 1 { slc } else { 4 };
                     }
@@ -532,7 +532,7 @@ fn sequence_lengths_every_cell_direction_and_layers() {
             let mut c = cell_case(entry, direction, (1, 5, 40, 64, 64));
             c.seed = k as u64;
             let mut x = inputs(&c);
-            x.lengths = Some((0..40).map(|i| (i * 3 % 6) as i32).collect());
+            x.lengths = Some((0..40).map(|i| i * 3 % 6).collect());
             check_inputs(&c, &Bwd::default(), x);
             k += 1;
         }

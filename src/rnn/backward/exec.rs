@@ -17,7 +17,11 @@ use crate::rnn::seq_lengths::SeqOrder;
 use crate::rnn::views::Strided;
 
 /// Runs the backward primitive of `pd` on `args`, with the scratchpad at `scratch`.
-pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
+///
+/// # Safety
+/// `scratch` points to a scratchpad of at least `pd.scratch_bytes()` bytes, not in use by
+/// another execution.
+pub unsafe fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
     let p = pd.problem();
     let md = |arg| pd.md(arg);
     let req = |arg| -> Result<*mut u8> { required(pd, args, arg) };
