@@ -583,14 +583,23 @@ impl Forward<'_> {
             };
             match self.order {
                 None => gemm(rows, next),
-                // Only the rows of the samples running at each step of the chunk.
+                // Only the rows of the samples running at each step of the chunk, in runs of
+                // consecutive rows (steps whose rows all run join the next step's).
                 Some(_) => {
+                    let mut run = rows.start..rows.start;
                     for s in s0 + rows.start / p.n..s0 + rows.end.div_ceil(p.n) {
                         let first = (s - s0) * p.n;
-                        let run = rows.start.max(first)..rows.end.min(first + self.active(s));
-                        if !run.is_empty() {
-                            gemm(run.clone(), next.filter(|_| run.end == rows.end));
+                        let part = rows.start.max(first)..rows.end.min(first + self.active(s));
+                        if part.start != run.end {
+                            if !run.is_empty() {
+                                gemm(run, None);
+                            }
+                            run = part.start..part.start;
                         }
+                        run.end = run.end.max(part.end);
+                    }
+                    if !run.is_empty() {
+                        gemm(run, next);
                     }
                 }
             }
