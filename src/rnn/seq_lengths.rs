@@ -22,6 +22,13 @@
 //! step's element-wise part and recurrent GEMMs on the active rows (the others' state gradients
 //! pass through untouched), and its merged GEMMs over all `T·N` rows see zero gradients in
 //! the inactive ones.
+//!
+//! Measured (paired in one process, lengths spread evenly over 1..T: 50 % of the T·N steps;
+//! a host at load 11–13 on 2 cores): LSTM T=50 N=64 C=512 with 2 threads, inference 0.61 of
+//! the time without lengths (all lengths T: 1.01), training 0.56; GRU N=32 C=512 inference
+//! 0.63; LSTM N=16 C=256 on one thread 0.52–0.62 (all T: 1.16–1.19 — the gathered input and
+//! scattered output copies weigh more on small steps). Steps with few rows left read all of
+//! `U` for them: the cost does not fall quite in proportion.
 
 use super::arena::{Arena, Region};
 use super::problem::RnnProblem;
