@@ -209,7 +209,7 @@ fn driver_paths_and_uniform_lengths() {
 }
 
 #[test]
-fn lengths_out_of_range_are_invalid_and_the_pd_describes_them() {
+fn edge_sizes_lengths_out_of_range_and_the_lengths_descriptor() {
     let c = Case::new(Direction::Left2Right, 1, 4, 3, 5, 6);
     let pd = make_pd_with(&c, true).unwrap();
     let md = pd.arg_md(oxidnn::args::SEQ_LENGTHS).expect("lengths md");
@@ -219,6 +219,14 @@ fn lengths_out_of_range_are_invalid_and_the_pd_describes_them() {
         .unwrap()
         .arg_md(oxidnn::args::SEQ_LENGTHS)
         .is_none());
+    // No step, no sample: the states pass through / nothing to do.
+    for (t, n, lengths) in [(0, 3, vec![0, 0, 0]), (4, 0, vec![])] {
+        let mut e = Case::new(Direction::BidirectionalConcat, 2, t, n, 6, 6);
+        for prop in [PropKind::ForwardInference, PropKind::ForwardTraining] {
+            e.prop = prop;
+            check(&e, lengths.clone());
+        }
+    }
     for bad in [vec![1, 5, 2], vec![-1, 0, 0]] {
         let mut x = Inputs::random(&c);
         x.lengths = Some(bad.clone());
