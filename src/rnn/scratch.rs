@@ -10,6 +10,7 @@
 //! | `ht`            | `[N][DHC]`              | LSTMP inference: h̃ = o ⊙ tanh(c) of one step, before projection (training keeps it in the workspace) |
 //! | `proj`          | `[N][Q·32]`             | LSTMP: the projection GEMM's output of one step, in 32-channel panels (`Q` = ⌈DIC/32⌉), copied from there to where h goes |
 //! | `bias`          | `[L][D][P·G·32]`        | bias in panel order, zero-padded (zeros when absent) |
+//! | `seq_lengths`   | see `SeqLengthsLayout`  | per-sample sequence lengths only: the batch order, the gathered inputs |
 //! | `weights_layer` | packed, as `memory::packed` | only when the user's weights are plain: packed at each execution |
 //! | `weights_iter`  | packed                  | same for the recurrent weights |
 //! | `weights_projection` | packed             | same for the projection weights (LSTMP) |
@@ -28,6 +29,7 @@
 use super::arena::{Arena, Region};
 use super::cells::CellKind;
 use super::problem::RnnProblem;
+use super::seq_lengths::SeqLengthsLayout;
 use crate::error::Result;
 use crate::memory::packed::PANEL;
 use crate::size;
@@ -129,6 +131,8 @@ pub struct ScratchLayout {
     pub ht: Region,
     /// LSTMP: projection output of one step `[N][Q·32]` (else empty).
     pub proj: Region,
+    /// Per-sample sequence lengths: the batch order and the gathered inputs.
+    pub seq_lengths: Option<SeqLengthsLayout>,
     /// Packed copy of plain `weights_layer`.
     pub weights_layer: Option<Region>,
     /// Packed copy of plain `weights_iter`.
@@ -222,6 +226,10 @@ impl ScratchLayout {
         ])?;
         let ht = a.push(&[projection * inference, lanes, p.n, p.dhc])?;
         let proj = a.push(&[projection, lanes, p.n, proj_width])?;
+        let seq_lengths = p
+            .seq_lengths
+            .then(|| SeqLengthsLayout::new(p, &mut a))
+            .transpose()?;
         let weights_layer = pack_layer
             .then(|| a.push(&[p.l, p.d, p.slc, gates_width]))
             .transpose()?;
@@ -248,6 +256,7 @@ impl ScratchLayout {
             peephole,
             ht,
             proj,
+            seq_lengths,
             weights_layer,
             weights_iter,
             weights_projection,
@@ -258,10 +267,12 @@ impl ScratchLayout {
     /// Slots of `h_slots` in inference: one past the largest [`Self::inference_h_slot`] of any
     /// layer and direction, in closed form (L may be huge: no loop over the layers).
     fn inference_slots(p: &RnnProblem) -> usize {
-        // Layers below the last use slot l % 2; the second direction of a bidirectional sum
-        // also keeps the last layer's states, in slot (L − 1) % 2.
+        // Layers below the last use slot l % 2; the last layer keeps its states in slot
+        // (L − 1) % 2 too with sequence lengths (scattered from there) and in the second
+        // direction of a bidirectional sum.
         let below_last = p.l.saturating_sub(1).min(2);
-        let summed_last = if p.l > 0 && p.direction == Direction::BidirectionalSum {
+        let kept = p.seq_lengths || p.direction == Direction::BidirectionalSum;
+        let summed_last = if p.l > 0 && kept {
             (p.l - 1) % 2 + 1
         } else {
             0
@@ -282,11 +293,12 @@ impl ScratchLayout {
     /// In inference, the `h_slots` slot holding the output of layer `l`, direction `d`; `None`
     /// when that output goes straight to `dst_layer` (the last layer, except the second
     /// direction of a bidirectional sum, which adds itself to `dst_layer` but needs its own
-    /// states for the recurrence).
+    /// states for the recurrence, and except with sequence lengths, whose last layer is
+    /// scattered to `dst_layer` from its slot).
     pub fn inference_h_slot(p: &RnnProblem, l: usize, d: usize) -> Option<usize> {
         let last = l + 1 == p.l;
         let summed = p.direction == Direction::BidirectionalSum && d == 1;
-        if last && !summed {
+        if last && !summed && !p.seq_lengths {
             None
         } else {
             Some(l % 2)
@@ -327,6 +339,7 @@ mod tests {
             with_bias: true,
             with_peephole: false,
             with_projection: false,
+            seq_lengths: false,
         }
     }
 
@@ -338,8 +351,11 @@ mod tests {
             Direction::BidirectionalConcat,
             Direction::BidirectionalSum,
         ] {
-            for l in 0..7 {
-                let p = lstm(l, 3, 2, 4, direction);
+            for (l, seq_lengths) in (0..7).flat_map(|l| [(l, false), (l, true)]) {
+                let p = RnnProblem {
+                    seq_lengths,
+                    ..lstm(l, 3, 2, 4, direction)
+                };
                 let walked = (0..l)
                     .flat_map(|l| (0..p.d).map(move |d| (l, d)))
                     .filter_map(|(l, d)| ScratchLayout::inference_h_slot(&p, l, d))
@@ -349,7 +365,7 @@ mod tests {
                 assert_eq!(
                     ScratchLayout::inference_slots(&p),
                     walked,
-                    "{direction:?} L={l}"
+                    "{direction:?} L={l} lengths {seq_lengths}"
                 );
             }
         }
