@@ -111,7 +111,7 @@ impl Model {
         self.nodes
             .iter()
             .map(|n| {
-                let fused = super::passes::FUSED_TYPES.contains(&n.op.type_name());
+                let fused = super::passes::fused_primitive(n.op.as_ref()).is_some();
                 usize::from(fused)
                     + n.op
                         .bodies()

@@ -18,6 +18,7 @@ pub mod reshape;
 pub mod result;
 pub mod rnn_cell;
 pub mod rnn_common;
+pub mod rnn_sequence;
 pub mod shape_of;
 pub mod squeeze;
 pub mod subgraph;
@@ -121,6 +122,9 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "LSTMCell" => Box::new(lstm_cell::LstmCell::from_ir(layer)?),
         "GRUCell" => Box::new(gru_cell::GruCell::from_ir(layer)?),
         "RNNCell" => Box::new(rnn_cell::RnnCell::from_ir(layer)?),
+        "LSTMSequence" | "GRUSequence" | "RNNSequence" => {
+            Box::new(rnn_sequence::RnnSequence::from_ir(layer)?)
+        }
         "Reshape" => Box::new(reshape::Reshape::from_ir(layer)?),
         "Squeeze" => Box::new(squeeze::Squeeze::from_ir(layer)?),
         "Unsqueeze" => Box::new(unsqueeze::Unsqueeze::from_ir(layer)?),
@@ -158,6 +162,9 @@ pub const SUPPORTED: &[&str] = &[
     "LSTMCell",
     "GRUCell",
     "RNNCell",
+    "LSTMSequence",
+    "GRUSequence",
+    "RNNSequence",
     "Reshape",
     "Squeeze",
     "Unsqueeze",
