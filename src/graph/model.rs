@@ -122,6 +122,23 @@ impl Model {
             .sum()
     }
 
+    /// One line per RNN node, in the model and in the bodies of its sub-graph ops at any
+    /// depth: which ran fused onto which primitive, which step by step (see
+    /// `graph::passes::rnn_summary`).
+    pub fn rnn_report(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for n in &self.nodes {
+            let at = format!("layer {} \"{}\"", n.layer_id, n.name);
+            if let Some(s) = super::passes::rnn_summary(n.op.as_ref()) {
+                lines.push(format!("{at}: {s}"));
+            }
+            for b in n.op.bodies() {
+                lines.extend(b.rnn_report().into_iter().map(|l| format!("{at} > {l}")));
+            }
+        }
+        lines
+    }
+
     /// Loads an IR from files and runs the graph passes, as [`Model::from_ir`]. Without `bin`,
     /// `MODEL.bin` next to `MODEL.xml` is used when it exists (a model without constants needs
     /// none).

@@ -11,8 +11,9 @@
 //! `direction` is `forward`, `reverse` or `bidirectional` (D = 2: direction 0 forward,
 //! 1 reverse). Sample `b` of length `L_b` (each in `0..=T`) runs times `0..L_b` (reversed:
 //! `L_b−1, …, 0`); `Y` is zero at times `≥ L_b`, `Ho`/`Co` hold the state after its last valid
-//! step (the initial state when `L_b = 0`). `activations_alpha` / `activations_beta` are read
-//! and ignored: none of the supported activations (sigmoid, tanh, relu) takes them.
+//! step, and zeros when `L_b = 0` (as OpenVINO's CPU plugin gives them). `activations_alpha` / `activations_beta` are read
+//! and ignored: none of the supported activations (sigmoid, tanh, relu) takes them. A
+//! bidirectional op may list its activations once per direction (as ONNX does), if the same.
 //!
 //! This op is the reference path, step by step through the cell ops; the `fuse_rnn_seq` pass
 //! replaces it by one oneDNN RNN primitive over the whole sequence whenever oneDNN has the
@@ -110,9 +111,21 @@ impl RnnSequence {
         };
         layer.attr_f32_list("activations_alpha")?;
         layer.attr_f32_list("activations_beta")?;
+        // ONNX's bidirectional RNNs list the functions per direction (OpenVINO's ONNX frontend
+        // keeps the list): the same functions twice are the functions once.
+        let mut names = layer.attr_str_list("activations");
+        let m = defaults.len();
+        if direction == SequenceDirection::Bidirectional && names.len() == 2 * m {
+            if names[..m] != names[m..] {
+                return Err(Error::Unimplemented(format!(
+                    "IR: {layer}: activations={names:?} differ per direction"
+                )));
+            }
+            names.truncate(m);
+        }
         Ok(Self {
             cell,
-            attrs: CellAttrs::from_ir(layer, defaults)?,
+            attrs: CellAttrs::with_activations(layer, defaults, names)?,
             direction,
             linear_before_reset: cell == SequenceCellType::Gru
                 && layer.attr_bool_or("linear_before_reset", false)?,
@@ -231,11 +244,7 @@ impl Op for RnnSequence {
         let mut expected: Vec<Vec<Dim>> = vec![vec![n, x[1], k]];
         expected.extend((0..self.states()).map(|_| vec![n, d, h]));
         expected.push(vec![n]);
-        expected.extend([
-            vec![d, g, k],
-            vec![d, g, h],
-            vec![d, Some(self.bias_len())],
-        ]);
+        expected.extend([vec![d, g, k], vec![d, g, h], vec![d, Some(self.bias_len())]]);
         if inputs.len() > l + 4 {
             expected.push(vec![d, Some(3 * self.attrs.hidden_size)]);
         }
@@ -273,7 +282,11 @@ impl Op for RnnSequence {
         check_arity(self.ir_type(), inputs, l + 4..=l + 5)?;
         let x = view3(inputs[0], "X")?;
         let (n, t, k) = x.dim();
-        let (dirs, h, states) = (self.direction.count(), self.attrs.hidden_size, self.states());
+        let (dirs, h, states) = (
+            self.direction.count(),
+            self.attrs.hidden_size,
+            self.states(),
+        );
         let lengths = sequence_lengths(inputs[l], n, t)?;
         let init: Vec<ArrayView3<f32>> = (0..states)
             .map(|s| {
@@ -344,7 +357,7 @@ impl Op for RnnSequence {
             }
             for (out, st) in last.iter_mut().zip(&state) {
                 let v = st.typed::<f32>("state")?;
-                for b in 0..n {
+                for b in (0..n).filter(|&b| lengths[b] > 0) {
                     out.slice_mut(s![b, d, ..])
                         .assign(&v.index_axis(Axis(0), b));
                 }

@@ -8,9 +8,9 @@ use super::primitive_sequence::PrimitiveSequence;
 use super::rnn_primitive::{RnnPrimitive, NTC};
 use super::sequence_cell::SequenceCell;
 use crate::error::Result;
+use crate::graph::ir::with_context;
 use crate::graph::model::Model;
 use crate::graph::ops::rnn_sequence::{RnnSequence, SequenceDirection};
-use crate::graph::ir::with_context;
 use crate::types::Direction;
 
 /// Replaces every sequence op oneDNN runs, in `model` and (at any depth) in its bodies;
@@ -35,7 +35,10 @@ pub fn run(model: &mut Model) -> Result<usize> {
         };
         let x = node.inputs[0];
         let dims = model.nodes[x.node].outputs[x.port].shape.dims();
-        let dim = |a: usize| dims.and_then(|d| d.get(a).copied().flatten()).filter(|&v| v > 0);
+        let dim = |a: usize| {
+            dims.and_then(|d| d.get(a).copied().flatten())
+                .filter(|&v| v > 0)
+        };
         let w = node.inputs[op.lengths_input() + 1];
         let Some(&k) = model.nodes[w.node].outputs[w.port]
             .shape

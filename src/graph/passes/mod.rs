@@ -37,3 +37,35 @@ pub fn fused_primitive(op: &dyn Op) -> Option<String> {
     any.downcast_ref::<primitive_sequence::PrimitiveSequence>()
         .map(|p| p.describe())
 }
+
+/// How an RNN node runs, for `oxidnn-run --verbose`: `TensorIterator over one LSTMCell → one
+/// RNN primitive: …` / `LSTMSequence → one RNN primitive: …` for fused ops, `LSTMSequence →
+/// step by step (…)` for a sequence op left unfused; `None` for other ops.
+pub fn rnn_summary(op: &dyn Op) -> Option<String> {
+    let any = op.as_any();
+    let what = if any.is::<rnn_sequence::FusedRnnSequence>() {
+        format!(
+            "TensorIterator over one {}",
+            op.type_name().replace("Sequence", "Cell")
+        )
+    } else {
+        op.type_name().to_string()
+    };
+    if let Some(p) = fused_primitive(op) {
+        return Some(format!("{what} → one RNN primitive: {p}"));
+    }
+    let s = any.downcast_ref::<crate::graph::ops::rnn_sequence::RnnSequence>()?;
+    let why = if s.attrs.clip != 0.0 {
+        format!("clip={}, which oneDNN's RNN lacks", s.attrs.clip)
+    } else if s.input_forget {
+        "input_forget, which oneDNN's LSTM lacks".to_string()
+    } else if sequence_cell::sequence_kind(s).is_none() {
+        format!(
+            "activations {:?}, which oneDNN's cell lacks",
+            s.attrs.activations
+        )
+    } else {
+        "W, R, B not constant f32, or a peephole input".to_string()
+    };
+    Some(format!("{what} → step by step ({why})"))
+}

@@ -70,7 +70,11 @@ impl Op for PrimitiveSequence {
         let mut states = (0..r.states())
             .map(|s| {
                 let a = inputs[1 + s].typed::<f32>("initial state")?;
-                let v = a.view().into_dimensionality().ok().filter(|v: &ArrayView3<f32>| v.dim() == (n, d, h));
+                let v = a
+                    .view()
+                    .into_dimensionality()
+                    .ok()
+                    .filter(|v: &ArrayView3<f32>| v.dim() == (n, d, h));
                 let v = v.ok_or_else(|| {
                     invalid(format!(
                         "initial state {s} has shape {:?}, expected [{n}, {d}, {h}]",
@@ -87,7 +91,9 @@ impl Op for PrimitiveSequence {
         } else {
             let v = ArrayView3::from_shape((n, t, d * h), &run.layer)
                 .map_err(|e| invalid(e.to_string()))?;
-            let v = v.into_shape_with_order((n, t, d, h)).map_err(|e| invalid(e.to_string()))?;
+            let v = v
+                .into_shape_with_order((n, t, d, h))
+                .map_err(|e| invalid(e.to_string()))?;
             v.permuted_axes([0, 2, 1, 3]).iter().copied().collect()
         };
         let mut out = vec![Tensor::from_vec(&[n, d, t, h], y)?];

@@ -93,7 +93,10 @@ impl Spec {
         let (d, h) = (self.direction.num_directions(), self.hidden);
         let state = md(&[1, d, s.n, h], LDNC)?;
         let mut desc = RnnDesc::new(PropKind::ForwardInference, self.kind.alg, self.direction)
-            .with(args::SRC_LAYER, Some(&md(&[s.t, s.n, self.k], self.layer_tag)?))
+            .with(
+                args::SRC_LAYER,
+                Some(&md(&[s.t, s.n, self.k], self.layer_tag)?),
+            )
             .with(args::WEIGHTS_LAYER, Some(wl))
             .with(args::WEIGHTS_ITER, Some(wi))
             .with(args::BIAS, Some(b))
@@ -229,7 +232,12 @@ impl RnnPrimitive {
 
     /// The primitive of `shape`, made (and cached) on first use.
     fn compiled(&self, shape: Shape) -> Result<Arc<Compiled>> {
-        let poisoned = || Error::Runtime(format!("{}: primitive cache poisoned", self.spec.kind.type_name));
+        let poisoned = || {
+            Error::Runtime(format!(
+                "{}: primitive cache poisoned",
+                self.spec.kind.type_name
+            ))
+        };
         if let Some(c) = self
             .compiled
             .lock()
@@ -239,7 +247,12 @@ impl RnnPrimitive {
         {
             return Ok(c.clone());
         }
-        let pd = self.spec.pd(shape, self.weights_layer.desc(), self.weights_iter.desc(), self.bias.desc())?;
+        let pd = self.spec.pd(
+            shape,
+            self.weights_layer.desc(),
+            self.weights_iter.desc(),
+            self.bias.desc(),
+        )?;
         let primitive = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone())))?;
         let c = Arc::new(Compiled {
             shape,
@@ -280,7 +293,9 @@ impl RnnPrimitive {
             )));
         }
         let mut layer = vec![0f32; t * n * d * h];
-        let mut states: Vec<Vec<f32>> = (0..self.spec.kind.states).map(|_| vec![0f32; d * n * h]).collect();
+        let mut states: Vec<Vec<f32>> = (0..self.spec.kind.states)
+            .map(|_| vec![0f32; d * n * h])
+            .collect();
         let user = |a: i32, v: &mut [f32]| -> Result<Memory> {
             let m = arg(a)?;
             if v.len() * 4 < m.size_bytes() {

@@ -76,7 +76,6 @@ const fn rnn(activation: AlgKind) -> CellKind {
     }
 }
 
-
 /// One recognized cell: its kind, H and its weights.
 #[derive(Clone, Debug)]
 pub struct SequenceCell {
@@ -102,7 +101,12 @@ pub enum Weights {
 }
 
 /// The oneDNN kind of a cell with these attributes; `None` for one oneDNN cannot run.
-fn kind_of(cell: SequenceCellType, attrs: &CellAttrs, lbr: bool, input_forget: bool) -> Option<CellKind> {
+fn kind_of(
+    cell: SequenceCellType,
+    attrs: &CellAttrs,
+    lbr: bool,
+    input_forget: bool,
+) -> Option<CellKind> {
     use ActivationKind::{Relu, Sigmoid, Tanh};
     if attrs.clip != 0.0 {
         return None;
@@ -131,15 +135,28 @@ fn cell_kind(node: &Node) -> Option<(CellKind, &CellAttrs)> {
         let kind = kind_of(SequenceCellType::Lstm, &c.attrs, false, c.input_forget)?;
         (kind, &c.attrs)
     } else if let Some(c) = any.downcast_ref::<GruCell>() {
-        let kind = kind_of(SequenceCellType::Gru, &c.attrs, c.linear_before_reset, false)?;
+        let kind = kind_of(
+            SequenceCellType::Gru,
+            &c.attrs,
+            c.linear_before_reset,
+            false,
+        )?;
         (kind, &c.attrs)
     } else if let Some(c) = any.downcast_ref::<RnnCell>() {
-        (kind_of(SequenceCellType::Rnn, &c.attrs, false, false)?, &c.attrs)
+        (
+            kind_of(SequenceCellType::Rnn, &c.attrs, false, false)?,
+            &c.attrs,
+        )
     } else {
         return None;
     };
     // LSTMCell-1 with a peephole has a 7th input.
     (node.inputs.len() == kind.states + 4).then_some((kind, attrs))
+}
+
+/// The oneDNN kind of a sequence op's cell; `None` for one oneDNN cannot run.
+pub fn sequence_kind(op: &RnnSequence) -> Option<CellKind> {
+    kind_of(op.cell, &op.attrs, op.linear_before_reset, op.input_forget)
 }
 
 /// A constant f32 input of `node`.
@@ -181,7 +198,7 @@ impl SequenceCell {
     pub fn recognize_sequence(nodes: &[Node], node: usize) -> Option<Self> {
         let node = &nodes[node];
         let op = node.op.as_any().downcast_ref::<RnnSequence>()?;
-        let kind = kind_of(op.cell, &op.attrs, op.linear_before_reset, op.input_forget)?;
+        let kind = sequence_kind(op)?;
         let l = op.lengths_input();
         if node.inputs.len() != l + 4 {
             return None; // LSTMSequence-1's peephole
