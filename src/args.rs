@@ -28,6 +28,11 @@ pub const BIAS: i32 = 41;
 pub const WORKSPACE: i32 = 64;
 /// `DNNL_ARG_SCRATCHPAD`.
 pub const SCRATCHPAD: i32 = 80;
+/// `OXIDNN_ARG_SEQ_LENGTHS`: an RNN's per-sample sequence lengths, `s32` `{N}` (an `oxidnn_`
+/// extension, see [`rnn::seq_lengths`](crate::rnn::seq_lengths)). Bit 30: above every
+/// `DNNL_ARG_*` (oneDNN's use bits up to 20, post-op arguments included), so no oneDNN
+/// argument can collide with it.
+pub const SEQ_LENGTHS: i32 = 1 << 30;
 /// Offset of every `DNNL_ARG_DIFF_*` from its forward counterpart.
 pub const DIFF: i32 = 128;
 /// `DNNL_ARG_FROM` (reorder source).

@@ -822,6 +822,7 @@ fn golden_case(g: &golden::GoldenCase) -> (Case, Inputs, DiffIn, RefGrads) {
         attention: t("attention"),
         peephole: t("weights_peephole"),
         projection: t("weights_projection"),
+        lengths: None,
     };
     let init = [
         (args::WEIGHTS_LAYER, "diff_weights_layer_init"),

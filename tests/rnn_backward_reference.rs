@@ -76,6 +76,7 @@ impl Params {
             attention: self.attention.as_deref(),
             peephole: self.peephole.as_deref(),
             projection: self.projection.as_deref(),
+            lengths: None,
         }
     }
 

@@ -23,6 +23,7 @@ use super::cells::CellKind;
 use super::desc::RnnDesc;
 use super::problem::RnnProblem;
 use super::scratch::ScratchLayout;
+use super::seq_lengths;
 use super::weights;
 use super::workspace::WorkspaceLayout;
 use crate::args;
@@ -187,7 +188,11 @@ impl RnnPd {
     /// `hint` (the forward pd of a backward one) is unused by forward primitives.
     pub fn new(engine: Engine, desc: RnnDesc, attr: &Attr, hint: Option<&RnnPd>) -> Result<Self> {
         let _ = hint;
-        let problem = RnnProblem::new(&desc)?;
+        let mut problem = RnnProblem::new(&desc)?;
+        problem.seq_lengths = attr.rnn_seq_lengths;
+        if problem.seq_lengths && problem.is_backward() {
+            unimplemented_err!("RNN backward with per-sample sequence lengths");
+        }
         if !attr.has_default_quantization() {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
         }
@@ -253,6 +258,9 @@ impl RnnPd {
                 ScratchpadMode::Library => MemoryDesc::zero(),
             },
         );
+        if problem.seq_lengths {
+            mds.insert(args::SEQ_LENGTHS, seq_lengths::lengths_md(&problem)?);
+        }
         let isa = Isa::detected();
         let impl_info = if backward {
             "oxidnn:gemm".to_string()
@@ -389,7 +397,7 @@ impl RnnPd {
     }
 
     /// Number of input tensors, counted as oneDNN does: src_layer, both weights, and each
-    /// optional input present; backward adds dst_layer, its diff, the workspace, and each
+    /// optional input present (the sequence lengths too); backward adds dst_layer, its diff, the workspace, and each
     /// dst_iter(_c) and its diff present.
     pub fn num_inputs(&self) -> usize {
         let p = &self.problem;
@@ -403,6 +411,7 @@ impl RnnPd {
         };
         backward
             + 3
+            + usize::from(p.seq_lengths)
             + [
                 p.with_peephole,
                 p.with_projection,

@@ -64,6 +64,9 @@ pub struct RnnProblem {
     pub with_peephole: bool,
     /// LSTM projection weights given.
     pub with_projection: bool,
+    /// Per-sample sequence lengths are given at execution (the pd sets it from the
+    /// attributes; see [`seq_lengths`](super::seq_lengths)).
+    pub seq_lengths: bool,
 }
 
 fn dims_of(md: &MemoryDesc) -> Vec<usize> {
@@ -329,6 +332,7 @@ impl RnnProblem {
             with_bias: bias.is_some(),
             with_peephole: peephole.is_some(),
             with_projection: projection.is_some(),
+            seq_lengths: false,
         })
     }
 

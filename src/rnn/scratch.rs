@@ -10,6 +10,7 @@
 //! | `ht`            | `[N][DHC]`              | LSTMP inference: h̃ = o ⊙ tanh(c) of one step, before projection (training keeps it in the workspace) |
 //! | `proj`          | `[N][Q·32]`             | LSTMP: the projection GEMM's output of one step, in 32-channel panels (`Q` = ⌈DIC/32⌉), copied from there to where h goes |
 //! | `bias`          | `[L][D][P·G·32]`        | bias in panel order, zero-padded (zeros when absent) |
+//! | `seq_lengths`   | see `SeqLengthsLayout`  | per-sample sequence lengths only: the batch order, the gathered inputs |
 //! | `weights_layer` | packed, as `memory::packed` | only when the user's weights are plain: packed at each execution |
 //! | `weights_iter`  | packed                  | same for the recurrent weights |
 //! | `weights_projection` | packed             | same for the projection weights (LSTMP) |
@@ -28,6 +29,7 @@
 use super::arena::{Arena, Region};
 use super::cells::CellKind;
 use super::problem::RnnProblem;
+use super::seq_lengths::SeqLengthsLayout;
 use crate::memory::packed::PANEL;
 use crate::threading;
 use crate::types::Direction;
@@ -124,6 +126,8 @@ pub struct ScratchLayout {
     pub ht: Region,
     /// LSTMP: projection output of one step `[N][Q·32]` (else empty).
     pub proj: Region,
+    /// Per-sample sequence lengths: the batch order and the gathered inputs.
+    pub seq_lengths: Option<SeqLengthsLayout>,
     /// Packed copy of plain `weights_layer`.
     pub weights_layer: Option<Region>,
     /// Packed copy of plain `weights_iter`.
@@ -224,6 +228,7 @@ impl ScratchLayout {
         } else {
             0
         });
+        let seq_lengths = p.seq_lengths.then(|| SeqLengthsLayout::new(p, &mut a));
         let weights_layer = pack_layer.then(|| a.push(packed_len(p, p.slc)));
         let weights_iter = pack_iter.then(|| a.push(packed_len(p, p.sic)));
         let weights_projection =
@@ -244,6 +249,7 @@ impl ScratchLayout {
             peephole,
             ht,
             proj,
+            seq_lengths,
             weights_layer,
             weights_iter,
             weights_projection,
@@ -264,11 +270,12 @@ impl ScratchLayout {
     /// In inference, the `h_slots` slot holding the output of layer `l`, direction `d`; `None`
     /// when that output goes straight to `dst_layer` (the last layer, except the second
     /// direction of a bidirectional sum, which adds itself to `dst_layer` but needs its own
-    /// states for the recurrence).
+    /// states for the recurrence, and except with sequence lengths, whose last layer is
+    /// scattered to `dst_layer` from its slot).
     pub fn inference_h_slot(p: &RnnProblem, l: usize, d: usize) -> Option<usize> {
         let last = l + 1 == p.l;
         let summed = p.direction == Direction::BidirectionalSum && d == 1;
-        if last && !summed {
+        if last && !summed && !p.seq_lengths {
             None
         } else {
             Some(l % 2)
