@@ -57,7 +57,7 @@ impl AutoBroadcast {
             usize::try_from(axis).ok()
         };
         let trimmed = b.len() - b.iter().rev().take_while(|&&d| d == 1).count();
-        let fits = start.filter(|s| s + trimmed <= a.len());
+        let fits = start.filter(|s| b.len() <= a.len() && s + trimmed <= a.len());
         let Some(start) = fits else {
             return Err(invalid(format!(
                 "shape {b:?} does not broadcast onto {a:?} from axis {axis} (pdpd rules)"
