@@ -37,6 +37,7 @@ import openvino.opset5 as o5
 import openvino.opset7 as o7
 import openvino.opset8 as o8
 import openvino.opset9 as o9
+import openvino.opset11 as o11
 import openvino.opset15 as o15
 import openvino.opset16 as o16
 from openvino.opset4.ops import range as range4
@@ -1142,6 +1143,35 @@ def tile_ops():
     return "tile1", Case([named(a, "a"), named(b, "b"), named(c, "c")], [x, xi],
                          {"x": rand(2, 3), "xi": np.arange(4, dtype=np.int32).reshape(2, 1, 2)},
                          "Tile-1: more repeats than data dims, fewer, and a 0 repeat (empty output)")
+
+
+@case
+def topk_ops():
+    x = param("x", [3, 6])
+    a = o11.topk(x, i64(3), -1, "max", "value", "i64", stable=True)
+    b = o11.topk(x, const(np.int32(2)), 0, "min", "index", "i32", stable=True)
+    xi = param("xi", [2, 5], np.int32)
+    c = o3.topk(xi, i64(4), 1, "min", "value", "i64")
+    d = o1.topk(x, i64(1), 1, "max", "value")
+    xv = np.array([[0.5, 2.0, -1.0, 2.0, 0.5, 3.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+                   [-3.0, 4.0, 0.0, -3.0, 4.0, 2.5]], np.float32)
+    return "topk1_3_11", Case(
+        [named(a, "a_val", 0), named(a, "a_idx", 1), named(b, "b_val", 0), named(b, "b_idx", 1),
+         named(c, "c_val", 0), named(c, "c_idx", 1), named(d, "d_val", 0), named(d, "d_idx", 1)],
+        [x, xi], {"x": xv, "xi": np.array([[5, -2, 7, -2, 0], [1, 1, 9, -4, 3]], np.int32)},
+        "TopK-11 stable max by value (ties, i64 indices) and min by index along axis 0 (k i32); TopK-3 min on i32; "
+        "TopK-1 (argmax)")
+
+
+@case
+def convert_like_op():
+    x = param("x", [5])
+    like = param("like", [2], np.int32)
+    y = o1.convert_like(x, like)
+    return "convert_like1", Case([named(y, "y")], [x, like],
+                                 {"x": np.array([2.7, -2.7, 0.0, 7.5, -0.4], np.float32),
+                                  "like": np.array([0, 0], np.int32)},
+                                 "ConvertLike-1 f32 to the type of an i32 input")
 
 
 @case

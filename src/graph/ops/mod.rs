@@ -37,6 +37,7 @@ pub mod strided_slice;
 pub mod subgraph;
 pub mod tensor_iterator;
 pub mod tile;
+pub mod topk;
 pub mod transpose;
 pub mod unary;
 pub mod unsqueeze;
@@ -167,7 +168,8 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "Tile" => Box::new(tile::Tile::from_ir(layer)?),
         "Sigmoid" | "Tanh" | "Relu" | "ReLU" => Box::new(activation::Activation::from_ir(layer)?),
         "MatMul" => Box::new(matmul::MatMul::from_ir(layer)?),
-        "Convert" => Box::new(convert::Convert::from_ir(layer)?),
+        "Convert" | "ConvertLike" => Box::new(convert::Convert::from_ir(layer)?),
+        "TopK" => Box::new(topk::TopK::from_ir(layer)?),
         "ShapeOf" => Box::new(shape_of::ShapeOf::from_ir(layer)?),
         other => {
             return Err(Error::Unimplemented(format!(
@@ -271,6 +273,8 @@ pub const SUPPORTED: &[&str] = &[
     "ReverseSequence",
     "Range",
     "Tile",
+    "ConvertLike",
+    "TopK",
 ];
 
 /// Checks that the layer has a number of input ports within `range`.

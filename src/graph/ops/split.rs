@@ -67,9 +67,11 @@ impl Split {
             match l {
                 -1 if rest.replace(i).is_none() => {}
                 l if l >= 0 => known = known.saturating_add(l as u64),
-                _ => return Err(invalid(format!(
+                _ => {
+                    return Err(invalid(format!(
                     "split_lengths {lengths:?} may hold one -1 and otherwise non-negative lengths"
-                ))),
+                )))
+                }
             }
         }
         let mut out: Vec<Dim> = lengths.iter().map(|&l| usize::try_from(l).ok()).collect();
