@@ -1175,6 +1175,30 @@ def convert_like_op():
 
 
 @case
+def dynamic_shape_ops():
+    # Batch and time dims unknown at load: shapes flow from ShapeOf at run time.
+    x = param("x", [-1, -1, 4])
+    lens = param("lens", [-1], np.int64)
+    t = o8.gather(o3.shape_of(x), i64(1), i64(0))
+    steps = range4(i64(0), t, i64(1), "i64")
+    mask = o1.less(o1.unsqueeze(steps, i64(0)), o1.unsqueeze(lens, i64(1)))          # [N, T]
+    xm = o1.select(o1.unsqueeze(mask, i64(-1)), x, const(np.float32(0)))
+    mean = o1.divide(o1.reduce_sum(xm, i64(1), False), o1.convert(o1.unsqueeze(lens, i64(1)), "f32"))
+    last = o8.slice(x, i64([-1]), i64([np.iinfo(np.int64).min]), i64([-1]), i64([1]))  # reversed time
+    tm = o1.transpose(last, i64([1, 0, 2]))
+    halves = o1.split(x, i64(-1), 2)
+    probs = o8.softmax(o1.tile(halves.output(1), i64([1, 1, 2])), -1)
+    top = o11.topk(probs, i64(1), -1, "max", "value", "i64", stable=True)
+    first = o1.strided_slice(x, i64([0, 0]), i64([0, 1]), i64([1, 1]), begin_mask=[1, 0], end_mask=[1, 0],
+                             shrink_axis_mask=[0, 1])
+    return "dynamic_shapes", Case(
+        [named(mean, "mean"), named(tm, "reversed_time_major"), named(top, "top_idx", 1), named(first, "first")],
+        [x, lens], {"x": rand(3, 5, 4), "lens": np.array([5, 2, 3], np.int64)},
+        "Dynamic batch and time: ShapeOf → Gather → Range-4 → Less length mask → Select → ReduceSum / lengths; "
+        "Slice reversing time, Transpose, Split, Tile, Softmax, TopK, StridedSlice shrink")
+
+
+@case
 def text_classifier_head():
     # Embedding → (LSTM output stand-in) → mean and max pooling over time → Linear → Softmax.
     tokens = param("tokens", [2, 5], np.int64)
