@@ -267,7 +267,11 @@ pub unsafe extern "C" fn oxidnn_primitive_attr_get_rnn_seq_lengths(
     enabled: *mut c_int,
 ) -> dnnl_status_t {
     status("oxidnn_primitive_attr_get_rnn_seq_lengths", || {
-        write_out(enabled, "enabled", c_int::from(as_rust(attr)?.rnn_seq_lengths))
+        write_out(
+            enabled,
+            "enabled",
+            c_int::from(as_rust(attr)?.rnn_seq_lengths),
+        )
     })
 }
 

@@ -68,9 +68,7 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
         // Our own argument given to a primitive that ignores it: the attribute was forgotten,
         // and the results would silently be the full-length ones.
         if args.iter().any(|a| {
-            a.arg == OXIDNN_ARG_SEQ_LENGTHS
-                && !a.memory.is_null()
-                && !uses(&p.pd.pd, a.arg)
+            a.arg == OXIDNN_ARG_SEQ_LENGTHS && !a.memory.is_null() && !uses(&p.pd.pd, a.arg)
         }) {
             invalid!(
                 "OXIDNN_ARG_SEQ_LENGTHS given to a primitive created without \

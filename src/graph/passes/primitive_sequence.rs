@@ -4,8 +4,9 @@
 //!
 //! The states `[N, D, H]` are transposed to and from oneDNN's `ldnc` `[1, D, N, H]`, and a
 //! bidirectional Y from `[N, T, 2·H]` to `[N, 2, T, H]`; with D = 1 both are the same memory.
-//! Samples shorter than T run on the reference op (step by step) until the primitive takes
-//! per-sample lengths; an empty sequence or batch too.
+//! Lengths short of T go to the primitive (`Attr::rnn_seq_lengths`), which leaves a length-0
+//! sample's initial state in Ho / Co where OpenVINO gives zeros: those rows are cleared. An
+//! empty sequence or batch runs on the reference op.
 
 use std::any::Any;
 
@@ -61,10 +62,18 @@ impl Op for PrimitiveSequence {
         let &[n, t, _] = x.shape() else {
             return Err(invalid(format!("X must be 3-D, got shape {:?}", x.shape())));
         };
-        let lengths = sequence_lengths(inputs[l], n, t)?;
-        if n == 0 || t == 0 || lengths.iter().any(|&v| v != t) {
+        if n == 0 || t == 0 {
             return r.execute(inputs);
         }
+        let lengths = sequence_lengths(inputs[l], n, t)?;
+        let mut short: Option<Vec<i32>> = if lengths.iter().all(|&v| v == t) {
+            None
+        } else {
+            let as_i32 = |&v: &usize| {
+                i32::try_from(v).map_err(|_| invalid(format!("sequence length {v} over 2^31")))
+            };
+            Some(lengths.iter().map(as_i32).collect::<Result<_>>()?)
+        };
         let (d, h) = (self.primitive.directions(), r.attrs.hidden_size);
         let x = x.as_standard_layout();
         let mut states = (0..r.states())
@@ -85,7 +94,16 @@ impl Op for PrimitiveSequence {
             })
             .collect::<Result<Vec<_>>>()?;
         let x = x.as_slice().ok_or_else(|| invalid("X is not contiguous"))?;
-        let run = self.primitive.run(t, n, x, &mut states)?;
+        let mut run = self
+            .primitive
+            .run(t, n, x, &mut states, short.as_deref_mut())?;
+        for s in &mut run.states {
+            for (b, _) in lengths.iter().enumerate().filter(|(_, &v)| v == 0) {
+                for dir in 0..d {
+                    s[(dir * n + b) * h..][..h].fill(0.0);
+                }
+            }
+        }
         let y = if d == 1 {
             run.layer
         } else {

@@ -1,7 +1,7 @@
 //! One oneDNN RNN primitive over a whole sequence, as the fused ops run it: the weights are
 //! converted into oneDNN's gate order and packed into the primitive's layout once, when the op
-//! is made; a primitive is made per sequence shape (T, N, with or without per-sample lengths)
-//! the op meets, and the last [`CACHED`] are kept.
+//! is made; a primitive is made per sequence shape (T, N, with or without per-sample lengths,
+//! `Attr::rnn_seq_lengths`) the op meets, and the last [`CACHED`] are kept.
 //!
 //! Every primitive reads the same packed weights: the first shape's (the static shape, or
 //! T = N = 1 for a dynamic one) chooses their layout, later ones are handed it.
@@ -110,13 +110,8 @@ impl Spec {
                 .with(DST_ITER[k], Some(&state));
         }
         desc.activation = self.kind.activation;
-        let attr = Attr::new();
-        if s.lengths {
-            return Err(Error::Unimplemented(format!(
-                "{}: per-sample sequence lengths on the RNN primitive",
-                self.kind.type_name
-            )));
-        }
+        let mut attr = Attr::new();
+        attr.rnn_seq_lengths = s.lengths;
         RnnPd::new(Engine::cpu(), desc, &attr, None)
     }
 }
@@ -268,19 +263,22 @@ impl RnnPrimitive {
     }
 
     /// Runs the primitive over `src_layer` (`[T, N, K]` in the layer layout) from the states
-    /// `src_iter` (`ldnc` `[1, D, N, H]` each).
+    /// `src_iter` (`ldnc` `[1, D, N, H]` each), with per-sample `lengths` (each in `0..=T`)
+    /// when given: then `dst_layer` is zero past each sample's length and the last states are
+    /// those after its last valid step (`src_iter` for a length 0).
     pub fn run(
         &self,
         t: usize,
         n: usize,
         src_layer: &[f32],
         src_iter: &mut [Vec<f32>],
+        lengths: Option<&mut [i32]>,
     ) -> Result<RunOutput> {
         let (d, h) = (self.directions(), self.spec.hidden);
         let c = self.compiled(Shape {
             t,
             n,
-            lengths: false,
+            lengths: lengths.is_some(),
         })?;
         let arg = |a: i32| arg_md(&c.pd, a, self.spec.kind.type_name);
         if src_layer.len() != t * n * self.spec.k || src_iter.len() != self.spec.kind.states {
@@ -323,6 +321,23 @@ impl RnnPrimitive {
         }
         for (k, v) in states.iter_mut().enumerate() {
             owned.push((DST_ITER[k], user(DST_ITER[k], v)?));
+        }
+        if let Some(l) = lengths {
+            if l.len() != n || l.iter().any(|&v| v < 0 || v as usize > t) {
+                return Err(Error::InvalidArguments(format!(
+                    "{}: {} sequence lengths for N={n}, each in 0..={t}",
+                    self.spec.kind.type_name,
+                    l.len()
+                )));
+            }
+            owned.push((
+                args::SEQ_LENGTHS,
+                Memory::new(
+                    arg(args::SEQ_LENGTHS)?,
+                    Engine::cpu(),
+                    Handle::User(l.as_mut_ptr().cast()),
+                )?,
+            ));
         }
         if let Some(md) = c.pd.arg_md(args::SCRATCHPAD).filter(|m| !m.is_zero()) {
             owned.push((args::SCRATCHPAD, Memory::allocate(md)?));

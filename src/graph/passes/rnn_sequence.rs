@@ -176,7 +176,7 @@ impl Op for FusedRnnSequence {
                 Ok(a.iter().copied().collect())
             })
             .collect::<Result<_>>()?;
-        let run = self.primitive.run(t, n, &x, &mut src_states)?;
+        let run = self.primitive.run(t, n, &x, &mut src_states, None)?;
         // Buffers by Produce: [sequence, h, c].
         let mut buffers = vec![run.layer];
         buffers.extend(run.states);
