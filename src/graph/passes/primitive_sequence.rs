@@ -10,7 +10,7 @@
 
 use std::any::Any;
 
-use ndarray::ArrayView3;
+use ndarray::{ArrayView3, ArrayView4};
 
 use super::rnn_primitive::RnnPrimitive;
 use crate::error::Result;
@@ -107,10 +107,7 @@ impl Op for PrimitiveSequence {
         let y = if d == 1 {
             run.layer
         } else {
-            let v = ArrayView3::from_shape((n, t, d * h), &run.layer)
-                .map_err(|e| invalid(e.to_string()))?;
-            let v = v
-                .into_shape_with_order((n, t, d, h))
+            let v = ArrayView4::from_shape((n, t, d, h), &run.layer)
                 .map_err(|e| invalid(e.to_string()))?;
             v.permuted_axes([0, 2, 1, 3]).iter().copied().collect()
         };
