@@ -19,6 +19,7 @@
 mod build;
 mod executor;
 pub mod ir;
+pub mod limits;
 pub mod model;
 pub mod npy;
 pub mod ops;
@@ -26,6 +27,7 @@ pub mod passes;
 pub mod shape;
 pub mod tensor;
 
+pub use limits::Limits;
 pub use model::{IoInfo, Model, Node, PortInfo, ValueRef};
 pub use shape::PartialShape;
 pub use tensor::{ElementType, Tensor};

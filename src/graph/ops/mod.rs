@@ -29,6 +29,7 @@ use std::fmt::Debug;
 use std::ops::RangeInclusive;
 
 use super::ir::IrLayer;
+use super::limits::Budget;
 use super::model::Model;
 use super::shape::PartialShape;
 use super::tensor::{ElementType, Tensor};
@@ -75,6 +76,13 @@ pub trait Op: Debug + Send + Sync + Any {
 
     /// Computes the outputs.
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>>;
+
+    /// Computes the outputs within an execution's budget: what the executor calls. Ops that
+    /// run bodies (TensorIterator, Loop, If) pass the budget on; their [`Op::execute`] runs
+    /// within the default [`Limits`](crate::graph::Limits).
+    fn execute_within(&self, inputs: &[&Tensor], _budget: &Budget) -> Result<Vec<Tensor>> {
+        self.execute(inputs)
+    }
 
     /// `self` as `Any`, so passes can downcast to the concrete op.
     fn as_any(&self) -> &dyn Any;
