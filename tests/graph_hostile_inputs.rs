@@ -92,3 +92,63 @@ fn a_loop_slicing_an_input_shorter_than_its_trip_count_is_an_error() {
         "{msg}"
     );
 }
+
+/// Loads on another thread and gives up after 60 s (a hang is a failure, not a stuck test).
+fn load_within_a_minute(xml: &Path, bin: &Path) -> oxidnn::Result<Model> {
+    let (xml, bin) = (xml.to_path_buf(), bin.to_path_buf());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(Model::load(&xml, Some(&bin)));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("loading did not finish in 60 s")
+}
+
+#[test]
+fn weights_must_be_a_regular_file() {
+    let xml = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/ov_cases/loop5_trip_count_input/model.xml");
+    for device in ["/dev/urandom", "/dev/zero", "/"] {
+        let e = load_within_a_minute(&xml, Path::new(device)).unwrap_err();
+        assert!(matches!(e, Error::InvalidArguments(_)), "{e:?}");
+        assert!(
+            e.to_string()
+                .contains(&format!("{device} is not a regular file")),
+            "{e}"
+        );
+        let e = load_within_a_minute(Path::new(device), Path::new(device)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(&format!("{device} is not a regular file")),
+            "{e}"
+        );
+    }
+}
+
+/// Only the bytes the Consts name are read: a .bin with a large tail loads, and its size (not
+/// its readable bytes) bounds every Const.
+#[test]
+fn weights_are_read_by_range_and_bounded_by_the_file_size() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ov_cases/loop5_trip_count_input");
+    let dir = std::env::temp_dir().join(format!("oxidnn_weights_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bin = std::fs::read(case.join("model.bin")).unwrap();
+    bin.resize(bin.len() + (1 << 20), 0xAB);
+    let big = dir.join("big.bin");
+    std::fs::write(&big, &bin).unwrap();
+    let model = load_within_a_minute(&case.join("model.xml"), &big).unwrap();
+    let x = Tensor::from_vec(&[3], vec![0f32; 3]).unwrap();
+    assert_eq!(
+        model.infer(&[x, Tensor::scalar(2i64)]).unwrap()[1].shape(),
+        [2, 3]
+    );
+    let short = dir.join("short.bin");
+    std::fs::write(&short, &bin[..9]).unwrap();
+    let e = load_within_a_minute(&case.join("model.xml"), &short).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("beyond the end of the .bin (9 bytes)"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -26,6 +26,7 @@ pub mod ops;
 pub mod passes;
 pub mod shape;
 pub mod tensor;
+pub mod weights;
 
 pub use limits::Limits;
 pub use model::{IoInfo, Model, Node, PortInfo, ValueRef};

@@ -33,6 +33,7 @@ use super::limits::Budget;
 use super::model::Model;
 use super::shape::PartialShape;
 use super::tensor::{ElementType, Tensor};
+use super::weights::Weights;
 use crate::error::{Error, Result};
 
 /// What shape inference knows about one input: type, shape and (when constant) the value.
@@ -111,8 +112,8 @@ pub trait Op: Debug + Send + Sync + Any {
 /// What op constructors need besides the layer: the weights, for `Const` and bodies.
 #[derive(Clone, Copy, Debug)]
 pub struct BuildContext<'a> {
-    /// The `.bin` contents.
-    pub bin: &'a [u8],
+    /// The `.bin`.
+    pub weights: &'a Weights<'a>,
 }
 
 /// Creates the op for an IR layer, checking its attributes and input count.

@@ -20,7 +20,7 @@ pub fn build_body(layer: &IrLayer, name: &str, ctx: &BuildContext) -> Result<Mod
     let net = layer
         .body(name)
         .ok_or_else(|| layer.err(format!("has no <{name}>")))?;
-    build_model(net, ctx.bin).map_err(|e| with_context(e, &format!("in <{name}> of {layer}")))
+    build_model(net, ctx.weights).map_err(|e| with_context(e, &format!("in <{name}> of {layer}")))
 }
 
 /// The position among `body`'s Parameters of the Parameter layer `layer_id`.
