@@ -48,9 +48,11 @@ use std::fmt::Debug;
 use std::ops::RangeInclusive;
 
 use super::ir::IrLayer;
+use super::limits::Budget;
 use super::model::Model;
 use super::shape::PartialShape;
 use super::tensor::{ElementType, Tensor};
+use super::weights::Weights;
 use crate::error::{Error, Result};
 
 /// What shape inference knows about one input: type, shape and (when constant) the value.
@@ -95,6 +97,13 @@ pub trait Op: Debug + Send + Sync + Any {
     /// Computes the outputs.
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>>;
 
+    /// Computes the outputs within an execution's budget: what the executor calls. Ops that
+    /// run bodies (TensorIterator, Loop, If) pass the budget on; their [`Op::execute`] runs
+    /// within the default [`Limits`](crate::graph::Limits).
+    fn execute_within(&self, inputs: &[&Tensor], _budget: &Budget) -> Result<Vec<Tensor>> {
+        self.execute(inputs)
+    }
+
     /// `self` as `Any`, so passes can downcast to the concrete op.
     fn as_any(&self) -> &dyn Any;
 
@@ -122,8 +131,8 @@ pub trait Op: Debug + Send + Sync + Any {
 /// What op constructors need besides the layer: the weights, for `Const` and bodies.
 #[derive(Clone, Copy, Debug)]
 pub struct BuildContext<'a> {
-    /// The `.bin` contents.
-    pub bin: &'a [u8],
+    /// The `.bin`.
+    pub weights: &'a Weights<'a>,
 }
 
 /// Creates the op for an IR layer, checking its attributes and input count.
