@@ -242,6 +242,31 @@ opset_case("seq_lstm_large", "LSTMSequence-5 forward N 8 T 12 K 24 H 32", "lstm"
            n=8, t=12, k=24, h=32)
 
 
+def scatter_case():
+    """ScatterElementsUpdate-12 (reduction none) along axis 0 with negative indices, and -3
+    along axis -1 on i64 data: the op PyTorch's pack_padded_sequence converts to."""
+    import openvino.opset3 as o3
+    import openvino.opset12 as o12
+    d = o8.parameter([3, 4], np.float32, name="data")
+    u = o8.parameter([2, 4], np.float32, name="updates")
+    for p in (d, u):
+        p.output(0).get_tensor().set_names({p.get_friendly_name()})
+    idx = o8.constant(np.array([[-1, 0, 2, 1], [0, 2, -3, 2]], np.int32))
+    a = o12.scatter_elements_update(d, idx, u, o8.constant(np.int64(0)), reduction="none")
+    di = o8.constant(np.arange(12, dtype=np.int64).reshape(2, 6))
+    b = o3.scatter_elements_update(di, o8.constant(np.array([[5, 0], [-1, 3]], np.int64)),
+                                   o8.constant(np.array([[100, 101], [102, 103]], np.int64)),
+                                   o8.constant(np.int32(-1)))
+    outs = [a.output(0), o8.add(b, o8.constant(np.int64(0))).output(0)]
+    for o, nm in zip(outs, ["a", "b"]):
+        o.get_tensor().set_names({nm})
+    return Case(ov.Model(outs, [d, u], "scatter"), {"data": data(3, 4), "updates": data(2, 4)}, "opset",
+                "ScatterElementsUpdate-12 reduction none (negative indices, axis 0) and -3 (i64, axis -1)")
+
+
+CASES.append(("scatter_elements_update", scatter_case))
+
+
 # ----------------------------------------------------------------------------- PyTorch
 def torch_case(name, note, module, example, made="pytorch", dynamic=None, more=()):
     """`module` (eval, seeded) converted as `made` says; `example` maps input names to arrays."""
@@ -297,6 +322,21 @@ def torch_modules():
             y, h = self.rnn(x)
             return (y,) + (h if isinstance(h, tuple) else (h,))
 
+    class Packed(nn.Module):
+        """A bidirectional LSTM over a padded batch: pack_padded_sequence (unsorted lengths),
+        the LSTM, pad_packed_sequence."""
+
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(4, 6, batch_first=True, bidirectional=True)
+
+        def forward(self, x, lengths):
+            from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+            packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+            y, (h, c) = self.rnn(packed)
+            y, _ = pad_packed_sequence(y, batch_first=True, total_length=x.shape[1])
+            return y, h, c
+
     class TextClassifier(nn.Module):
         """Embedding -> LSTM -> mean over time -> Linear -> Softmax."""
 
@@ -344,11 +384,11 @@ def torch_modules():
             context = torch.matmul(attn, enc)
             return torch.softmax(self.out(torch.cat([dec, context], dim=-1)), dim=-1), attn
 
-    return Rnn, TextClassifier, CharModel, Seq2Seq
+    return Rnn, Packed, TextClassifier, CharModel, Seq2Seq
 
 
 def torch_cases():
-    Rnn, TextClassifier, CharModel, Seq2Seq = torch_modules()
+    Rnn, Packed, TextClassifier, CharModel, Seq2Seq = torch_modules()
     tokens = lambda n, t, v: RNG.integers(0, v, size=(n, t)).astype(np.int64)  # noqa: E731
     lstm2 = dict(input_size=5, hidden_size=8, num_layers=2, bidirectional=True, batch_first=True)
     torch_case("torch_lstm_2layer_bidirectional_batch_first",
@@ -369,6 +409,12 @@ def torch_cases():
                "N 3 T 6, also N 1 T 9 and N 5 T 2",
                Rnn("LSTM", **lstm2), {"x": data(3, 6, 5)}, dynamic={"x": [-1, -1, 5]},
                more=[("_n1t9", {"x": data(1, 9, 5)}), ("_n5t2", {"x": data(5, 2, 5)})])
+    torch_case("torch_lstm_packed_sequence", "pack_padded_sequence (lengths [5, 2, 4], unsorted) -> "
+               "bidirectional nn.LSTM(4, 6) -> pad_packed_sequence: the lengths reach LSTMSequence's "
+               "sequence_lengths (TopK, Gather, ScatterElementsUpdate around it)",
+               Packed(), {"x": data(3, 5, 4), "lengths": np.array([5, 2, 4], np.int64)},
+               dynamic={"x": [-1, -1, 4], "lengths": [-1]},
+               more=[("_n4t6", {"x": data(4, 6, 4), "lengths": np.array([1, 6, 6, 3], np.int64)})])
     torch_case("torch_text_classifier", "Embedding(30, 8) -> bidirectional LSTM(8, 12) -> mean over time -> "
                "Linear(24, 4) -> Softmax; tokens [?, ?]: N 4 T 7, also N 2 T 11",
                TextClassifier(), {"tokens": tokens(4, 7, 30)}, dynamic={"tokens": [-1, -1]},

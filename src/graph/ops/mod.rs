@@ -28,6 +28,7 @@ pub mod reverse_sequence;
 pub mod rnn_cell;
 pub mod rnn_common;
 pub mod rnn_sequence;
+pub mod scatter_elements_update;
 pub mod select;
 pub mod shape_of;
 pub mod slice;
@@ -149,6 +150,9 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "LSTMCell" => Box::new(lstm_cell::LstmCell::from_ir(layer)?),
         "GRUCell" => Box::new(gru_cell::GruCell::from_ir(layer)?),
         "RNNCell" => Box::new(rnn_cell::RnnCell::from_ir(layer)?),
+        "ScatterElementsUpdate" => Box::new(
+            scatter_elements_update::ScatterElementsUpdate::from_ir(layer)?,
+        ),
         "LSTMSequence" | "GRUSequence" | "RNNSequence" => {
             Box::new(rnn_sequence::RnnSequence::from_ir(layer)?)
         }
@@ -215,6 +219,7 @@ pub const SUPPORTED: &[&str] = &[
     "LSTMSequence",
     "GRUSequence",
     "RNNSequence",
+    "ScatterElementsUpdate",
     "Reshape",
     "Squeeze",
     "Unsqueeze",
