@@ -9,6 +9,7 @@ mod lstm_common;
 use lstm_common::*;
 use oxidnn::rnn::cells::vanilla::Activation;
 use oxidnn::rnn::reference::{self, RefOutputs};
+use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::CellKind;
 use oxidnn::types::{Direction, PropKind};
 
@@ -257,5 +258,119 @@ fn steps_split_by_batch() {
     }
     if oxidnn::threading::num_threads() >= 2 {
         assert!(oxidnn::rnn::forward::batch_split_passes() - before >= passes);
+    }
+}
+
+fn reference_grads_of(
+    c: &Case,
+    x: &Inputs,
+    dy_layer: &[f32],
+    dy_iter: &[f32],
+    dy_iter_c: &[f32],
+) -> RefGrads {
+    let p = c.ref_problem();
+    let fwd = reference::forward(&p, &x.as_ref_inputs()).expect("reference");
+    let dy = RefDiffDst {
+        diff_dst_layer: dy_layer,
+        diff_dst_iter: Some(dy_iter),
+        diff_dst_iter_c: c.cell.has_c_state().then_some(dy_iter_c),
+    };
+    reference_backward::backward(&p, &x.as_ref_inputs(), &fwd, &dy).expect("backward")
+}
+
+/// `|got − exp| ≤ 1e-5·max(|exp|, 1)` point-wise.
+fn close(what: &str, got: &[f32], exp: &[f32]) {
+    compare_scaled(what, got, exp, 1e-5).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn reference_backward_with_lengths_is_each_sample_alone() {
+    let mut k = 0;
+    for cell in CELLS {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                if !accepted(cell, direction, l) {
+                    continue;
+                }
+                let (t, n, dhc) = (4, 5, 5);
+                let slc = if l == 1 { 3 } else { dhc };
+                let mut c = Case::new(direction, l, t, n, slc, dhc).with_cell(cell);
+                c.peephole = cell == CellKind::Lstm && k % 2 == 0;
+                c.src_iter = k % 3 != 2;
+                c.seed = k as u64 + 31;
+                c.signed = true;
+                if cell == CellKind::Lstm && k % 4 == 1 {
+                    c = c.with_projection(4);
+                    c.slc = if l == 1 { 3 } else { 4 };
+                }
+                let mut x = Inputs::random(&c);
+                let (dlc, dic, ld) = (c.dlc(), c.dic, c.l * c.d());
+                let dy_layer = fill(t * n * dlc, k as u64);
+                let dy_iter = fill(ld * n * dic, k as u64 + 1);
+                let dy_iter_c = fill(ld * n * dhc, k as u64 + 2);
+                let full = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
+                x.lengths = Some(vec![t as i32; n]);
+                let all_t = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
+                assert_eq!(all_t, full, "{c:?}");
+                let lengths = mixed_lengths(n, t, k);
+                x.lengths = Some(lengths.clone());
+                let mixed = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
+                // Per sample alone; the weight gradients are sums over the samples.
+                let mut sum = RefGrads::default();
+                for (b, &len) in lengths.iter().enumerate() {
+                    let len = len as usize;
+                    let (one, y) = sample_alone(&c, &x, b, len);
+                    let rows = |v: &[f32], outer: usize, ch: usize| -> Vec<f32> {
+                        (0..outer)
+                            .flat_map(|o| v[(o * n + b) * ch..][..ch].to_vec())
+                            .collect()
+                    };
+                    let g = reference_grads_of(
+                        &one,
+                        &y,
+                        &rows(&dy_layer, len, dlc),
+                        &rows(&dy_iter, ld, dic),
+                        &rows(&dy_iter_c, ld, dhc),
+                    );
+                    let what = format!("{c:?} sample {b} len {len}");
+                    let src = rows(&mixed.diff_src_layer, t, c.slc);
+                    close(&what, &src[..g.diff_src_layer.len()], &g.diff_src_layer);
+                    assert!(src[g.diff_src_layer.len()..].iter().all(|&v| v == 0.0));
+                    close(
+                        &what,
+                        &rows(&mixed.diff_src_iter, ld, c.sic()),
+                        &g.diff_src_iter,
+                    );
+                    if cell.has_c_state() {
+                        close(
+                            &what,
+                            &rows(&mixed.diff_src_iter_c, ld, dhc),
+                            &g.diff_src_iter_c,
+                        );
+                    }
+                    if cell.has_attention() {
+                        let att = rows(&mixed.diff_attention, t, 1);
+                        close(&what, &att[..len], &g.diff_attention);
+                        assert!(att[len..].iter().all(|&v| v == 0.0));
+                    }
+                    let add = |acc: &mut Vec<f32>, v: &[f32]| {
+                        acc.resize(v.len(), 0.0);
+                        acc.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+                    };
+                    add(&mut sum.diff_weights_layer, &g.diff_weights_layer);
+                    add(&mut sum.diff_weights_iter, &g.diff_weights_iter);
+                    add(&mut sum.diff_bias, &g.diff_bias);
+                    add(&mut sum.diff_peephole, &g.diff_peephole);
+                    add(&mut sum.diff_projection, &g.diff_projection);
+                }
+                let what = format!("{c:?} weights");
+                close(&what, &mixed.diff_weights_layer, &sum.diff_weights_layer);
+                close(&what, &mixed.diff_weights_iter, &sum.diff_weights_iter);
+                close(&what, &mixed.diff_bias, &sum.diff_bias);
+                close(&what, &mixed.diff_peephole, &sum.diff_peephole);
+                close(&what, &mixed.diff_projection, &sum.diff_projection);
+                k += 1;
+            }
+        }
     }
 }

@@ -234,7 +234,8 @@ impl Forward<'_> {
             .then(|| threading::join_wait(step_flops * p.t * p.l * p.d));
         threading::team(join_wait, |team| {
             if let Some(o) = &self.order {
-                unsafe { o.gather_input(team, p, self.tensors.src_layer) };
+                let x = |d| unsafe { self.seq_input(d) };
+                unsafe { o.gather_input(team, p, self.tensors.src_layer, x) };
                 team.barrier();
             }
             let stack = |team: &Team, d: usize| {
@@ -265,6 +266,12 @@ impl Forward<'_> {
         self.problem.direction == Direction::BidirectionalSum
             && self.scratch.lanes == 2
             && self.order.is_none()
+    }
+
+    /// With sequence lengths, the gathered `src_layer` of direction `d` by step.
+    unsafe fn seq_input(&self, d: usize) -> SeqView {
+        let layout = self.scratch.seq_lengths.as_ref().expect("sequence lengths");
+        unsafe { layout.x_view(self.problem, self.tensors.scratch, d) }
     }
 
     /// Steps of each layer: T, or the longest sequence length.
@@ -384,7 +391,7 @@ impl Forward<'_> {
         unsafe {
             let x = if l == 0 {
                 match &self.order {
-                    Some(o) => o.x_view(d),
+                    Some(_) => self.seq_input(d),
                     None => self.time_view(t.src_layer, d, 0),
                 }
             } else {
@@ -522,6 +529,16 @@ impl Forward<'_> {
                 s0 = s1;
             }
             self.final_states(team, &pass);
+            if let (Some(o), Some(ws)) = (&self.order, self.workspace) {
+                // What backward reads of every step: h (slot s + 1), c (s + 1), h̃ (s).
+                o.zero_inactive(team, p, pass.h_seq, 0, ws.hc);
+                if p.cell.has_c_state() {
+                    o.zero_inactive(team, p, pass.c_all, 1, p.dhc);
+                }
+                if let Some(ht) = pass.ht {
+                    o.zero_inactive(team, p, ht, 0, p.dhc);
+                }
+            }
             team.barrier();
         }
     }

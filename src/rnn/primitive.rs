@@ -130,7 +130,7 @@ impl RnnPrimitive {
             (Some(seq), Some(ptr)) => match unsafe {
                 // The memory's descriptor is the pd's: N s32 values.
                 let lengths = std::slice::from_raw_parts(ptr.cast::<i32>().cast_const(), p.n);
-                SeqOrder::new(p, seq, scratch, lengths)
+                SeqOrder::new(p, seq.order, scratch, lengths)
             } {
                 Ok(o) => {
                     let states = [src_iter, src_iter_c];

@@ -34,12 +34,17 @@ pub fn lengths_md(p: &RnnProblem) -> Result<MemoryDesc> {
     MemoryDesc::with_tag(&[p.n as i64], DataType::S32, TAG_A)
 }
 
-/// The scratchpad regions of an execution with sequence lengths.
+/// Floats of the scratchpad region holding the batch order ([`SeqOrder`]).
+pub fn order_floats(p: &RnnProblem) -> usize {
+    2 * p.n + p.t
+}
+
+/// The scratchpad regions of a forward execution with sequence lengths.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeqLengthsLayout {
     /// `u32` values (in f32 slots): the sorted batch `[N]`, their lengths `[N]`, the active
     /// rows of each step `[T]`.
-    order: Region,
+    pub order: Region,
     /// `src_layer` gathered in step order, `[D][T][N][SLC]`.
     x: Region,
     /// AUGRU: the attention gathered, `[T][N]`.
@@ -51,11 +56,20 @@ pub struct SeqLengthsLayout {
 }
 
 impl SeqLengthsLayout {
+    /// The gathered `src_layer` of direction `d` by step, in the scratchpad at `scratch`.
+    ///
+    /// # Safety
+    /// `scratch` points to a scratchpad this layout is part of.
+    pub unsafe fn x_view(&self, p: &RnnProblem, scratch: *mut u8, d: usize) -> SeqView {
+        let base = unsafe { self.x.ptr(scratch) };
+        SeqView::dense(base.wrapping_add(d * p.t * p.n * p.slc), p.n, p.slc)
+    }
+
     /// Pushes the regions a problem needs onto a scratchpad arena.
     pub fn new(p: &RnnProblem, a: &mut Arena) -> Self {
         let state = p.l * p.d * p.n;
         Self {
-            order: a.push(2 * p.n + p.t),
+            order: a.push(order_floats(p)),
             x: a.push(p.d * p.t * p.n * p.slc),
             attention: a.push(if p.cell.has_attention() { p.t * p.n } else { 0 }),
             src_iter: a.push(if p.with_src_iter { state * p.sic } else { 0 }),
@@ -71,15 +85,10 @@ pub struct SeqOrder {
     perm: *mut u32,
     len: *mut u32,
     active: *mut u32,
-    /// `[D][T][N][SLC]`, see [`SeqLengthsLayout`].
-    x: *mut f32,
     n: usize,
-    t: usize,
-    slc: usize,
 }
 
-// SAFETY: the order is written once before the driver runs and only read afterwards; the
-// gathered input is written by `gather_input` (disjoint rows per member) before it is read.
+// SAFETY: the order is written once before the driver runs and only read afterwards.
 unsafe impl Send for SeqOrder {}
 unsafe impl Sync for SeqOrder {}
 
@@ -112,14 +121,14 @@ unsafe fn gather_state(
 }
 
 impl SeqOrder {
-    /// Checks the lengths (each in `0..=T`) and orders the batch, in the scratchpad at
-    /// `scratch`.
+    /// Checks the lengths (each in `0..=T`) and orders the batch, in `region` (`2N + T` floats,
+    /// see [`order_floats`]) of the scratchpad at `scratch`.
     ///
     /// # Safety
-    /// `scratch` points to a scratchpad of the layout `layout` was made with, for `p`.
+    /// `region` lies inside the scratchpad at `scratch`.
     pub unsafe fn new(
         p: &RnnProblem,
-        layout: &SeqLengthsLayout,
+        region: Region,
         scratch: *mut u8,
         lengths: &[i32],
     ) -> Result<Self> {
@@ -133,15 +142,12 @@ impl SeqOrder {
         {
             invalid!("sequence length {v} of sample {b} is not in 0..={}", p.t);
         }
-        let base = unsafe { layout.order.ptr(scratch).cast::<u32>() };
+        let base = unsafe { region.ptr(scratch).cast::<u32>() };
         let o = Self {
             perm: base,
             len: base.wrapping_add(p.n),
             active: base.wrapping_add(2 * p.n),
-            x: unsafe { layout.x.ptr(scratch) },
             n: p.n,
-            t: p.t,
-            slc: p.slc,
         };
         // SAFETY: the three arrays are disjoint parts of the `order` region.
         let (perm, len, active) = unsafe {
@@ -197,21 +203,12 @@ impl SeqOrder {
     }
 
     /// Time of step `s` of the sample at sorted row `i` in direction `d`.
-    fn time(&self, p: &RnnProblem, d: usize, i: usize, s: usize) -> usize {
+    pub fn time(&self, p: &RnnProblem, d: usize, i: usize, s: usize) -> usize {
         if p.is_reversed(d) {
             self.len(i) - 1 - s
         } else {
             s
         }
-    }
-
-    /// The gathered `src_layer` of direction `d`, by step.
-    pub fn x_view(&self, d: usize) -> SeqView {
-        SeqView::dense(
-            self.x.wrapping_add(d * self.t * self.n * self.slc),
-            self.n,
-            self.slc,
-        )
     }
 
     /// Copies of `src_iter`, `src_iter_c` and the attention (`[T][N][1]`, read by step) in
@@ -247,19 +244,47 @@ impl SeqOrder {
         }
     }
 
-    /// This member's sorted rows of every direction's gathered `src_layer`: row `(s, i)` of
-    /// direction `d` ← `src_layer[time(d, i, s)][sample(i)]`, for the steps the sample runs.
+    /// This member's sorted rows of every direction's gathered `src_layer`
+    /// ([`SeqLengthsLayout::x_view`]): row `(s, i)` of direction `d` ←
+    /// `src_layer[time(d, i, s)][sample(i)]`, for the steps the sample runs.
     ///
     /// # Safety
-    /// `src_layer` valid for the problem; as [`new`](Self::new).
-    pub unsafe fn gather_input(&self, team: &Team, p: &RnnProblem, src_layer: Strided<3>) {
+    /// `src_layer` valid for the problem; `x(d)` for `[T][N][SLC]`.
+    pub unsafe fn gather_input(
+        &self,
+        team: &Team,
+        p: &RnnProblem,
+        src_layer: Strided<3>,
+        x: impl Fn(usize) -> SeqView,
+    ) {
         for d in 0..p.d {
-            let x = self.x_view(d);
+            let x = x(d);
             for i in team.share(p.n) {
                 for s in 0..self.len(i) {
                     let from = src_layer.at([self.time(p, d, i, s), self.sample(i), 0]);
                     unsafe { std::ptr::copy_nonoverlapping(from, x.row(s, i), p.slc) };
                 }
+            }
+        }
+    }
+
+    /// Zeroes this member's share of the rows `(s + slot, i)` of `v` (`width` floats) that no
+    /// step computed — `i ≥ active(s)`, `s < T` — so that a backward pass reading whole steps
+    /// (its merged GEMMs over `T·N` rows, with zero gradients there) reads finite values.
+    ///
+    /// # Safety
+    /// `v` valid for those rows.
+    pub unsafe fn zero_inactive(
+        &self,
+        team: &Team,
+        p: &RnnProblem,
+        v: SeqView,
+        slot: usize,
+        width: usize,
+    ) {
+        for s in team.share(p.t) {
+            for i in self.active(s)..p.n {
+                unsafe { std::ptr::write_bytes(v.row(s + slot, i), 0, width) };
             }
         }
     }
