@@ -1199,6 +1199,45 @@ def dynamic_shape_ops():
 
 
 @case
+def one_hot_cumsum_ops():
+    idx = param("idx", [2, 3], np.int64)
+    a = o1.one_hot(idx, i64(4), const(np.float32(1.0)), const(np.float32(0.0)), -1)
+    b = o1.one_hot(idx, const(np.int32(3)), const(np.int32(5)), const(np.int32(-1)), 0)
+    x = param("x", [2, 4])
+    c = o3.cumsum(x, i64(1))
+    d = o3.cumsum(x, const(np.int32(-2)), exclusive=True, reverse=True)
+    xi = param("xi", [5], np.int32)
+    e = o3.cumsum(xi, i64(0), reverse=True)
+    return "one_hot1_cumsum3", Case(
+        [named(a, "a"), named(b, "b"), named(c, "c"), named(d, "d"), named(e, "e")], [idx, x, xi],
+        {"idx": np.array([[0, 3, -1], [4, 2, 1]], np.int64), "x": rand(2, 4),
+         "xi": np.array([3, -1, 4, 1, -5], np.int32)},
+        "OneHot-1 axis -1 (f32) and 0 (i32) with negative and too large indices (all off); CumSum-3 plain, "
+        "exclusive + reverse along -2, reverse on i32")
+
+
+@case
+def scatter_non_zero_ops():
+    d = param("d", [4, 3])
+    i = param("i", [2, 1], np.int64)
+    u = param("u", [2, 1, 3])
+    a = o3.scatter_update(d, i, u, i64(0))
+    b = o3.scatter_update(d, const(np.array([2, 0], np.int32)), param("u2", [4, 2]), i64(-1))
+    c = o4.scatter_nd_update(d, i64([[1, 2], [3, 0]]), const(np.array([7.0, 8.0], np.float32)))
+    e = o4.scatter_nd_update(d, i64([[2]]), const(np.array([[1.0, 2.0, 3.0]], np.float32)))
+    xi = param("xi", [2, 3], np.int32)
+    nz = o3.non_zero(xi, "i64")
+    nb = o3.non_zero(o1.greater(d, const(np.float32(0.5))), "i32")
+    return "scatter_update3_scatter_nd_update3_non_zero3", Case(
+        [named(a, "a"), named(b, "b"), named(c, "c"), named(e, "e"), named(nz, "nz"), named(nb, "nb")],
+        [d, i, u, b.input_value(2).get_node(), xi],
+        {"d": rand(4, 3), "i": np.array([[3], [1]], np.int64), "u": rand(2, 1, 3), "u2": rand(4, 2),
+         "xi": np.array([[0, 5, 0], [-2, 0, 1]], np.int32)},
+        "ScatterUpdate-3 along 0 (indices [2,1]) and -1 (i32 indices); ScatterNDUpdate-3 with element and row "
+        "tuples; NonZero-3 on i32 (i64 out) and on a boolean mask (i32 out)")
+
+
+@case
 def text_classifier_head():
     # Embedding → (LSTM output stand-in) → mean and max pooling over time → Linear → Softmax.
     tokens = param("tokens", [2, 5], np.int64)

@@ -10,6 +10,7 @@ pub mod comparison;
 pub mod concat;
 pub mod constant;
 pub mod convert;
+pub mod cumsum;
 pub mod gather;
 pub mod gru_cell;
 pub mod identity;
@@ -18,7 +19,9 @@ pub mod logical;
 pub mod loop_op;
 pub mod lstm_cell;
 pub mod matmul;
+pub mod non_zero;
 pub mod numeric;
+pub mod one_hot;
 pub mod parameter;
 pub mod range;
 pub mod reduce;
@@ -29,6 +32,8 @@ pub mod rnn_cell;
 pub mod rnn_common;
 pub mod rnn_sequence;
 pub mod scatter_elements_update;
+pub mod scatter_nd_update;
+pub mod scatter_update;
 pub mod select;
 pub mod shape_of;
 pub mod slice;
@@ -187,6 +192,11 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "MatMul" => Box::new(matmul::MatMul::from_ir(layer)?),
         "Convert" | "ConvertLike" => Box::new(convert::Convert::from_ir(layer)?),
         "TopK" => Box::new(topk::TopK::from_ir(layer)?),
+        "OneHot" => Box::new(one_hot::OneHot::from_ir(layer)?),
+        "CumSum" => Box::new(cumsum::CumSum::from_ir(layer)?),
+        "NonZero" => Box::new(non_zero::NonZero::from_ir(layer)?),
+        "ScatterUpdate" => Box::new(scatter_update::ScatterUpdate::from_ir(layer)?),
+        "ScatterNDUpdate" => Box::new(scatter_nd_update::ScatterNdUpdate::from_ir(layer)?),
         "ShapeOf" => Box::new(shape_of::ShapeOf::from_ir(layer)?),
         other => {
             return Err(Error::Unimplemented(format!(
@@ -296,6 +306,11 @@ pub const SUPPORTED: &[&str] = &[
     "Tile",
     "ConvertLike",
     "TopK",
+    "OneHot",
+    "CumSum",
+    "NonZero",
+    "ScatterUpdate",
+    "ScatterNDUpdate",
 ];
 
 /// Checks that the layer has a number of input ports within `range`.
