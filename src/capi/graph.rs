@@ -433,8 +433,8 @@ pub unsafe extern "C" fn oxidnn_request_set_input_shape(
 
 /// Sets the bounds of the request's executions: at most `max_iterations` iterations per run
 /// of a Loop or TensorIterator (more: `dnnl_invalid_arguments`), at most `max_bytes` bytes for
-/// one tensor whose size depends on input values and for the per-iteration outputs the Loops
-/// and TensorIterators of one execution hold (more: `dnnl_out_of_memory`). The defaults,
+/// one tensor the execution computes and for the per-iteration outputs the Loops and
+/// TensorIterators of one execution hold (more: `dnnl_out_of_memory`). The defaults,
 /// 2^20 iterations and 2 GiB, keep an input value (a trip count of -1) from running forever
 /// or exhausting memory.
 ///
