@@ -1745,7 +1745,11 @@ dnnl_status_t dnnl_stream_destroy(dnnl_stream_t stream);
 
 /**
  * Loads an IR from files: `xml_path` and `bin_path` (NULL: `MODEL.bin` next to `MODEL.xml`,
- * if it exists).
+ * if it exists). Both must be regular files; only the byte ranges the Consts name are read
+ * from the `.bin`, and its size bounds them.
+ *
+ * A model never changes after loading: any number of threads may query it and run it at
+ * once, each through its own request ([`oxidnn_request_create`]).
  *
  * # Safety
  * `model` is NULL or writable; `xml_path` is NULL or a NUL-terminated string; `bin_path` is
@@ -1755,7 +1759,8 @@ dnnl_status_t oxidnn_model_load(oxidnn_model_t *model, const char *xml_path, con
 
 /**
  * Loads an IR from memory: the XML text (`xml_len` bytes, no NUL needed) and the weights
- * (`bin_len` bytes; `bin` may be NULL when `bin_len` is 0). The buffers are not kept.
+ * (`bin_len` bytes; `bin` may be NULL when `bin_len` is 0). The buffers are not kept. The
+ * model may be shared by threads, as with [`oxidnn_model_load`].
  *
  * # Safety
  * `model` is NULL or writable; `xml` is NULL or readable for `xml_len` bytes; `bin` is NULL or
@@ -1868,8 +1873,8 @@ dnnl_status_t oxidnn_request_set_input_shape(oxidnn_request_t request,
 /**
  * Sets the bounds of the request's executions: at most `max_iterations` iterations per run
  * of a Loop or TensorIterator (more: `dnnl_invalid_arguments`), at most `max_bytes` bytes for
- * one tensor whose size depends on input values and for the per-iteration outputs the Loops
- * and TensorIterators of one execution hold (more: `dnnl_out_of_memory`). The defaults,
+ * one tensor the execution computes and for the per-iteration outputs the Loops and
+ * TensorIterators of one execution hold (more: `dnnl_out_of_memory`). The defaults,
  * 2^20 iterations and 2 GiB, keep an input value (a trip count of -1) from running forever
  * or exhausting memory.
  *

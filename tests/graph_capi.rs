@@ -347,7 +347,7 @@ fn an_output_buffer_too_small_for_this_execution_is_an_error_not_a_write() {
                 out_sizes.as_ptr(),
             )
         };
-        let mut all = vec![0xABu8; 36 + 4];
+        let mut all = [0xABu8; 36 + 4];
         assert_eq!(run(3, &mut all[..36], 12), OK, "{}", last_error());
         let (mut nd, mut dims) = (0, ptr::null());
         assert_eq!(

@@ -158,7 +158,11 @@ fn static_shape(dims: &[i64], what: &str) -> Result<Vec<usize>> {
 }
 
 /// Loads an IR from files: `xml_path` and `bin_path` (NULL: `MODEL.bin` next to `MODEL.xml`,
-/// if it exists).
+/// if it exists). Both must be regular files; only the byte ranges the Consts name are read
+/// from the `.bin`, and its size bounds them.
+///
+/// A model never changes after loading: any number of threads may query it and run it at
+/// once, each through its own request ([`oxidnn_request_create`]).
 ///
 /// # Safety
 /// `model` is NULL or writable; `xml_path` is NULL or a NUL-terminated string; `bin_path` is
@@ -183,7 +187,8 @@ pub unsafe extern "C" fn oxidnn_model_load(
 }
 
 /// Loads an IR from memory: the XML text (`xml_len` bytes, no NUL needed) and the weights
-/// (`bin_len` bytes; `bin` may be NULL when `bin_len` is 0). The buffers are not kept.
+/// (`bin_len` bytes; `bin` may be NULL when `bin_len` is 0). The buffers are not kept. The
+/// model may be shared by threads, as with [`oxidnn_model_load`].
 ///
 /// # Safety
 /// `model` is NULL or writable; `xml` is NULL or readable for `xml_len` bytes; `bin` is NULL or
@@ -433,8 +438,8 @@ pub unsafe extern "C" fn oxidnn_request_set_input_shape(
 
 /// Sets the bounds of the request's executions: at most `max_iterations` iterations per run
 /// of a Loop or TensorIterator (more: `dnnl_invalid_arguments`), at most `max_bytes` bytes for
-/// one tensor whose size depends on input values and for the per-iteration outputs the Loops
-/// and TensorIterators of one execution hold (more: `dnnl_out_of_memory`). The defaults,
+/// one tensor the execution computes and for the per-iteration outputs the Loops and
+/// TensorIterators of one execution hold (more: `dnnl_out_of_memory`). The defaults,
 /// 2^20 iterations and 2 GiB, keep an input value (a trip count of -1) from running forever
 /// or exhausting memory.
 ///

@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use super::build::{allocatable, as_parameter};
 use super::ir::with_context;
 use super::limits::{Budget, Limits};
-use super::model::Model;
-use super::ops::{Op, ValueInfo};
+use super::model::{Model, Node};
+use super::ops::ValueInfo;
 use super::shape::PartialShape;
-use super::tensor::Tensor;
+use super::tensor::{ElementType, Tensor};
 use crate::error::{Error, Result};
 
 impl Model {
@@ -77,9 +77,7 @@ impl Model {
                             .ok_or_else(|| missing(self, i))
                     })
                     .collect::<Result<_>>()?;
-                if node.outputs.iter().any(|o| o.shape.to_static().is_none()) {
-                    check_sizes(op, &args, budget).map_err(|e| with_context(e, &node.label()))?;
-                }
+                check_sizes(node, &args, budget).map_err(|e| with_context(e, &node.label()))?;
                 op.execute_within(&args, budget)
                     .map_err(|e| with_context(e, &node.label()))?
             };
@@ -118,10 +116,23 @@ impl Model {
     }
 }
 
-/// For a node whose output shapes were not all known at load: infers them from the actual inputs
-/// and refuses outputs too large to allocate or over the budget's bytes per tensor (an abort on
-/// allocation failure would cross the C boundary).
-fn check_sizes(op: &dyn Op, args: &[&Tensor], budget: &Budget) -> Result<()> {
+/// Refuses outputs over the budget's bytes per tensor; for a node whose output shapes were not
+/// all known at load, infers them from the actual inputs first and also refuses outputs too large
+/// to allocate (an abort on allocation failure would cross the C boundary).
+fn check_sizes(node: &Node, args: &[&Tensor], budget: &Budget) -> Result<()> {
+    let check = |i: usize, et: ElementType, shape: &[usize]| {
+        let n = allocatable(i, shape).map_err(Error::InvalidArguments)?;
+        let bytes = n.saturating_mul(et.size_bytes());
+        budget.check_tensor(bytes, &format_args!("output {i} of shape {shape:?}"))
+    };
+    let declared: Option<Vec<Vec<usize>>> =
+        node.outputs.iter().map(|o| o.shape.to_static()).collect();
+    if let Some(shapes) = declared {
+        for (i, (o, shape)) in node.outputs.iter().zip(&shapes).enumerate() {
+            check(i, o.element_type, shape)?;
+        }
+        return Ok(());
+    }
     let infos: Vec<ValueInfo> = args
         .iter()
         .map(|t| ValueInfo {
@@ -130,11 +141,9 @@ fn check_sizes(op: &dyn Op, args: &[&Tensor], budget: &Budget) -> Result<()> {
             value: Some(t),
         })
         .collect();
-    for (i, o) in op.infer(&infos)?.iter().enumerate() {
+    for (i, o) in node.op.infer(&infos)?.iter().enumerate() {
         if let Some(shape) = o.shape.to_static() {
-            let n = allocatable(i, &shape).map_err(Error::InvalidArguments)?;
-            let bytes = n.saturating_mul(o.element_type.size_bytes());
-            budget.check_tensor(bytes, &format_args!("output {i} of shape {shape:?}"))?;
+            check(i, o.element_type, &shape)?;
         }
     }
     Ok(())

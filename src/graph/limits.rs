@@ -12,9 +12,9 @@ pub struct Limits {
     /// Most iterations one Loop or TensorIterator runs per execution of it; more is an
     /// `InvalidArguments` error. Default 2^20.
     pub max_iterations: usize,
-    /// Most bytes of one tensor whose size is known only when the model runs, and of the
-    /// per-iteration outputs the Loops and TensorIterators of one execution hold at once
-    /// (before concatenating them); more is an `OutOfMemory` error. Default 2 GiB.
+    /// Most bytes of one tensor an execution computes, and of the per-iteration outputs the
+    /// Loops and TensorIterators of one execution hold at once (before concatenating them);
+    /// more is an `OutOfMemory` error. Default 2 GiB.
     pub max_bytes: usize,
 }
 
