@@ -152,7 +152,7 @@ fn every_cell_direction_layers_and_propagation() {
                         c.activation = [Activation::Tanh, Activation::Relu(0.25)][k % 2];
                         c.src_iter = k % 4 != 1;
                         c.bias = k % 5 != 2;
-                        c.dst_iter = k % 3 != 0;
+                        c.dst_iter = !k.is_multiple_of(3);
                         c.weights_any = k.is_multiple_of(2);
                         c.layer_tag = if k % 7 < 3 { NTC } else { TNC };
                         c.peephole = cell == CellKind::Lstm && k % 2 == 1;
