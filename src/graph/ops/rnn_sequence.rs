@@ -195,7 +195,7 @@ impl RnnSequence {
     }
 }
 
-/// The lengths of `sequence_lengths` (input `i`), each checked to be in `0..=t`.
+/// The values of a `sequence_lengths` input for a batch of `n`, each checked to be in `0..=t`.
 pub fn sequence_lengths(lengths: &Tensor, n: usize, t: usize) -> Result<Vec<usize>> {
     let v = lengths.to_i64_vec("sequence_lengths")?;
     if v.len() != n {
