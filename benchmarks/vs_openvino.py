@@ -136,7 +136,9 @@ def main():
              "rounds' medians. oxidnn: `oxidnn-run --bench` (`Model::infer`, inputs and outputs copied); "
              "OpenVINO: `InferRequest.infer` (PERFORMANCE_HINT=LATENCY, INFERENCE_PRECISION_HINT=f32, "
              "INFERENCE_NUM_THREADS). 1 thread: both under `taskset -c 0`.",
-             f"- The machine is shared (2 CPUs): load average {min(loads):.1f}–{max(loads):.1f} during the runs.",
+             f"- The machine is shared (2 CPUs): load average {min(loads):.1f}–{max(loads):.1f} during the runs"
+             + (": above 2, these timings measure the contention more than the libraries; re-run on a "
+                "quiet machine." if max(loads) > 2 else "."),
              "", "| cell | batch | H | threads | oxidnn ms | OpenVINO ms | ratio | same Y |",
              "|---|---:|---:|---:|---:|---:|---:|:---:|"] + rows
     with open(os.path.join(ROOT, "benchmarks", "VS_OPENVINO.md"), "w") as fh:
