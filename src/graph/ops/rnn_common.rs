@@ -37,6 +37,10 @@ impl CellAttrs {
         if hidden_size <= 0 {
             return Err(layer.err(format!("hidden_size={hidden_size} must be positive")));
         }
+        // Bounded so that gate counts times H never overflow.
+        if hidden_size > i64::from(i32::MAX) {
+            return Err(layer.err(format!("hidden_size={hidden_size} is over 2^31-1")));
+        }
         if names.is_empty() {
             names = defaults.iter().map(|s| s.to_string()).collect();
         }
