@@ -31,7 +31,6 @@ pub mod reverse_sequence;
 pub mod rnn_cell;
 pub mod rnn_common;
 pub mod rnn_sequence;
-pub mod scatter_elements_update;
 pub mod scatter_nd_update;
 pub mod scatter_update;
 pub mod select;
@@ -229,7 +228,6 @@ pub const SUPPORTED: &[&str] = &[
     "LSTMSequence",
     "GRUSequence",
     "RNNSequence",
-    "ScatterElementsUpdate",
     "Reshape",
     "Squeeze",
     "Unsqueeze",
