@@ -12,6 +12,7 @@ pub mod constant;
 pub mod convert;
 pub mod cumsum;
 pub mod gather;
+pub mod gather_elements;
 pub mod gru_cell;
 pub mod identity;
 pub mod if_op;
@@ -19,9 +20,11 @@ pub mod logical;
 pub mod loop_op;
 pub mod lstm_cell;
 pub mod matmul;
+pub mod mvn;
 pub mod non_zero;
 pub mod numeric;
 pub mod one_hot;
+pub mod pad;
 pub mod parameter;
 pub mod range;
 pub mod reduce;
@@ -176,6 +179,9 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "Convert" | "ConvertLike" => Box::new(convert::Convert::from_ir(layer)?),
         "TopK" => Box::new(topk::TopK::from_ir(layer)?),
         "OneHot" => Box::new(one_hot::OneHot::from_ir(layer)?),
+        "MVN" => Box::new(mvn::Mvn::from_ir(layer)?),
+        "Pad" => Box::new(pad::Pad::from_ir(layer)?),
+        "GatherElements" => Box::new(gather_elements::GatherElements::from_ir(layer)?),
         "CumSum" => Box::new(cumsum::CumSum::from_ir(layer)?),
         "NonZero" => Box::new(non_zero::NonZero::from_ir(layer)?),
         "ScatterUpdate" => Box::new(scatter_update::ScatterUpdate::from_ir(layer)?),
@@ -286,6 +292,9 @@ pub const SUPPORTED: &[&str] = &[
     "ConvertLike",
     "TopK",
     "OneHot",
+    "MVN",
+    "Pad",
+    "GatherElements",
     "CumSum",
     "NonZero",
     "ScatterUpdate",
