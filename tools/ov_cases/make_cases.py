@@ -1275,6 +1275,20 @@ def pad_gather_elements_ops():
 
 
 @case
+def gather_nd_ops():
+    x = param("x", [2, 3, 4])
+    a = o8.gather_nd(x, i64([[1, -1], [0, 2]]), 0)
+    b = o8.gather_nd(x, i64([[[2], [0]], [[1], [1]]]), 1)
+    c = o5.gather_nd(x, i64([[[2, 3]], [[0, -4]]]), 1)
+    mask = o1.greater(x, const(np.float32(0.3)))
+    d = o8.gather_nd(x, o1.transpose(o3.non_zero(mask, "i64"), i64([1, 0])), 0)
+    return "gather_nd5_8", Case([named(a, "a"), named(b, "b"), named(c, "c"), named(d, "masked_select")], [x],
+                                {"x": rand(2, 3, 4)},
+                                "GatherND-8 rows by pairs (negative index), batch_dims 1; GatherND-5 batch_dims 1 "
+                                "(batch merged); masked_select as NonZero → Transpose → GatherND")
+
+
+@case
 def text_classifier_head():
     # Embedding → (LSTM output stand-in) → mean and max pooling over time → Linear → Softmax.
     tokens = param("tokens", [2, 5], np.int64)

@@ -13,6 +13,7 @@ pub mod convert;
 pub mod cumsum;
 pub mod gather;
 pub mod gather_elements;
+pub mod gather_nd;
 pub mod gru_cell;
 pub mod identity;
 pub mod if_op;
@@ -182,6 +183,7 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "MVN" => Box::new(mvn::Mvn::from_ir(layer)?),
         "Pad" => Box::new(pad::Pad::from_ir(layer)?),
         "GatherElements" => Box::new(gather_elements::GatherElements::from_ir(layer)?),
+        "GatherND" => Box::new(gather_nd::GatherNd::from_ir(layer)?),
         "CumSum" => Box::new(cumsum::CumSum::from_ir(layer)?),
         "NonZero" => Box::new(non_zero::NonZero::from_ir(layer)?),
         "ScatterUpdate" => Box::new(scatter_update::ScatterUpdate::from_ir(layer)?),
@@ -295,6 +297,7 @@ pub const SUPPORTED: &[&str] = &[
     "MVN",
     "Pad",
     "GatherElements",
+    "GatherND",
     "CumSum",
     "NonZero",
     "ScatterUpdate",
