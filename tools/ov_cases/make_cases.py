@@ -1289,6 +1289,18 @@ def gather_nd_ops():
 
 
 @case
+def scatter_elements_update_ops():
+    x = param("x", [3, 4])
+    a = o3.scatter_elements_update(x, i64([[1, 0, 2, -1], [0, 2, 1, 0]]), param("u", [2, 4]), i64(0))
+    b = o12.scatter_elements_update(x, const(np.array([[3], [0], [-2]], np.int32)),
+                                    const(np.array([[7.0], [8.0], [9.0]], np.float32)), i64(-1), "none")
+    return "scatter_elements_update3_12", Case([named(a, "a"), named(b, "b")], [x, a.input_value(2).get_node()],
+                                               {"x": rand(3, 4), "u": rand(2, 4)},
+                                               "ScatterElementsUpdate-3 along 0 with a negative index, indices "
+                                               "smaller than data; ScatterElementsUpdate-12 reduction none along -1")
+
+
+@case
 def text_classifier_head():
     # Embedding → (LSTM output stand-in) → mean and max pooling over time → Linear → Softmax.
     tokens = param("tokens", [2, 5], np.int64)

@@ -34,6 +34,7 @@ pub mod result;
 pub mod reverse_sequence;
 pub mod rnn_cell;
 pub mod rnn_common;
+pub mod scatter_elements_update;
 pub mod scatter_nd_update;
 pub mod scatter_update;
 pub mod select;
@@ -184,6 +185,9 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "Pad" => Box::new(pad::Pad::from_ir(layer)?),
         "GatherElements" => Box::new(gather_elements::GatherElements::from_ir(layer)?),
         "GatherND" => Box::new(gather_nd::GatherNd::from_ir(layer)?),
+        "ScatterElementsUpdate" => Box::new(
+            scatter_elements_update::ScatterElementsUpdate::from_ir(layer)?,
+        ),
         "CumSum" => Box::new(cumsum::CumSum::from_ir(layer)?),
         "NonZero" => Box::new(non_zero::NonZero::from_ir(layer)?),
         "ScatterUpdate" => Box::new(scatter_update::ScatterUpdate::from_ir(layer)?),
@@ -298,6 +302,7 @@ pub const SUPPORTED: &[&str] = &[
     "Pad",
     "GatherElements",
     "GatherND",
+    "ScatterElementsUpdate",
     "CumSum",
     "NonZero",
     "ScatterUpdate",
