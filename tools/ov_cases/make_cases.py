@@ -34,10 +34,12 @@ import openvino.opset2 as o2
 import openvino.opset3 as o3
 import openvino.opset4 as o4
 import openvino.opset5 as o5
+import openvino.opset6 as o6
 import openvino.opset7 as o7
 import openvino.opset8 as o8
 import openvino.opset9 as o9
 import openvino.opset11 as o11
+import openvino.opset12 as o12
 import openvino.opset15 as o15
 import openvino.opset16 as o16
 from openvino.opset4.ops import range as range4
@@ -1235,6 +1237,67 @@ def scatter_non_zero_ops():
          "xi": np.array([[0, 5, 0], [-2, 0, 1]], np.int32)},
         "ScatterUpdate-3 along 0 (indices [2,1]) and -1 (i32 indices); ScatterNDUpdate-3 with element and row "
         "tuples; NonZero-3 on i32 (i64 out) and on a boolean mask (i32 out)")
+
+
+@case
+def mvn_ops():
+    x = param("x", [2, 3, 4])
+    ln = o1.add(o1.multiply(o6.mvn(x, i64([-1]), True, 1e-5, "inside_sqrt"), const(rand(4))), const(rand(4)))
+    b = o6.mvn(x, i64([0, 2]), True, 0.1, "outside_sqrt")
+    c = o6.mvn(x, i64([1]), False, 1e-9, "inside_sqrt")
+    d = o2.mvn(x, True, True, 1e-3)
+    e = o2.mvn(x, False, True, 1e-3)
+    return "mvn1_mvn6", Case([named(ln, "layer_norm"), named(b, "b"), named(c, "c"), named(d, "d"), named(e, "e")],
+                             [x], {"x": rand(2, 3, 4, lo=-2, hi=2)},
+                             "MVN-6 as LayerNorm (axis -1, then scale and shift), over axes [0, 2] with eps outside "
+                             "the square root, mean only; MVN-1 across channels and per channel")
+
+
+@case
+def pad_gather_elements_ops():
+    x = param("x", [3, 4])
+    a = o12.pad(x, i64([1, -1]), i64([0, 2]), "constant", const(np.float32(9.5)))
+    b = o1.pad(x, i64([2, 1]), i64([1, 0]), "edge")
+    c = o12.pad(x, i64([2, 3]), i64([1, 1]), "reflect")
+    d = o12.pad(x, i64([0, 2]), i64([3, 4]), "symmetric")
+    xi = param("xi", [2, 3], np.int32)
+    e = o12.pad(xi, i64([1, 0]), i64([0, 1]), "constant")
+    idx = param("idx", [3, 2], np.int64)
+    g = o6.gather_elements(x, idx, 1)
+    h = o6.gather_elements(x, i64([[2, -1, 0, 1]]), -2)
+    return "pad1_12_gather_elements6", Case(
+        [named(a, "a"), named(b, "b"), named(c, "c"), named(d, "d"), named(e, "e"), named(g, "g"), named(h, "h")],
+        [x, xi, idx],
+        {"x": rand(3, 4), "xi": np.arange(6, dtype=np.int32).reshape(2, 3),
+         "idx": np.array([[3, 0], [1, -1], [2, 2]], np.int64)},
+        "Pad-12 constant with a value and a negative (cropping) pad, Pad-1 edge, Pad-12 reflect and symmetric "
+        "(pads up to the dim), i32 zeros; GatherElements-6 along 1 and -2 with negative indices")
+
+
+@case
+def gather_nd_ops():
+    x = param("x", [2, 3, 4])
+    a = o8.gather_nd(x, i64([[1, -1], [0, 2]]), 0)
+    b = o8.gather_nd(x, i64([[[2], [0]], [[1], [1]]]), 1)
+    c = o5.gather_nd(x, i64([[[2, 3]], [[0, -4]]]), 1)
+    mask = o1.greater(x, const(np.float32(0.3)))
+    d = o8.gather_nd(x, o1.transpose(o3.non_zero(mask, "i64"), i64([1, 0])), 0)
+    return "gather_nd5_8", Case([named(a, "a"), named(b, "b"), named(c, "c"), named(d, "masked_select")], [x],
+                                {"x": rand(2, 3, 4)},
+                                "GatherND-8 rows by pairs (negative index), batch_dims 1; GatherND-5 batch_dims 1 "
+                                "(batch merged); masked_select as NonZero → Transpose → GatherND")
+
+
+@case
+def scatter_elements_update_ops():
+    x = param("x", [3, 4])
+    a = o3.scatter_elements_update(x, i64([[1, 0, 2, -1], [0, 2, 1, 0]]), param("u", [2, 4]), i64(0))
+    b = o12.scatter_elements_update(x, const(np.array([[3], [0], [-2]], np.int32)),
+                                    const(np.array([[7.0], [8.0], [9.0]], np.float32)), i64(-1), "none")
+    return "scatter_elements_update3_12", Case([named(a, "a"), named(b, "b")], [x, a.input_value(2).get_node()],
+                                               {"x": rand(3, 4), "u": rand(2, 4)},
+                                               "ScatterElementsUpdate-3 along 0 with a negative index, indices "
+                                               "smaller than data; ScatterElementsUpdate-12 reduction none along -1")
 
 
 @case

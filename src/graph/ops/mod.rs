@@ -12,6 +12,8 @@ pub mod constant;
 pub mod convert;
 pub mod cumsum;
 pub mod gather;
+pub mod gather_elements;
+pub mod gather_nd;
 pub mod gru_cell;
 pub mod identity;
 pub mod if_op;
@@ -19,9 +21,11 @@ pub mod logical;
 pub mod loop_op;
 pub mod lstm_cell;
 pub mod matmul;
+pub mod mvn;
 pub mod non_zero;
 pub mod numeric;
 pub mod one_hot;
+pub mod pad;
 pub mod parameter;
 pub mod range;
 pub mod reduce;
@@ -31,6 +35,7 @@ pub mod reverse_sequence;
 pub mod rnn_cell;
 pub mod rnn_common;
 pub mod rnn_sequence;
+pub mod scatter_elements_update;
 pub mod scatter_nd_update;
 pub mod scatter_update;
 pub mod select;
@@ -154,9 +159,6 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "LSTMCell" => Box::new(lstm_cell::LstmCell::from_ir(layer)?),
         "GRUCell" => Box::new(gru_cell::GruCell::from_ir(layer)?),
         "RNNCell" => Box::new(rnn_cell::RnnCell::from_ir(layer)?),
-        "ScatterElementsUpdate" => Box::new(
-            scatter_elements_update::ScatterElementsUpdate::from_ir(layer)?,
-        ),
         "LSTMSequence" | "GRUSequence" | "RNNSequence" => {
             Box::new(rnn_sequence::RnnSequence::from_ir(layer)?)
         }
@@ -192,6 +194,13 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "Convert" | "ConvertLike" => Box::new(convert::Convert::from_ir(layer)?),
         "TopK" => Box::new(topk::TopK::from_ir(layer)?),
         "OneHot" => Box::new(one_hot::OneHot::from_ir(layer)?),
+        "MVN" => Box::new(mvn::Mvn::from_ir(layer)?),
+        "Pad" => Box::new(pad::Pad::from_ir(layer)?),
+        "GatherElements" => Box::new(gather_elements::GatherElements::from_ir(layer)?),
+        "GatherND" => Box::new(gather_nd::GatherNd::from_ir(layer)?),
+        "ScatterElementsUpdate" => Box::new(
+            scatter_elements_update::ScatterElementsUpdate::from_ir(layer)?,
+        ),
         "CumSum" => Box::new(cumsum::CumSum::from_ir(layer)?),
         "NonZero" => Box::new(non_zero::NonZero::from_ir(layer)?),
         "ScatterUpdate" => Box::new(scatter_update::ScatterUpdate::from_ir(layer)?),
@@ -305,6 +314,11 @@ pub const SUPPORTED: &[&str] = &[
     "ConvertLike",
     "TopK",
     "OneHot",
+    "MVN",
+    "Pad",
+    "GatherElements",
+    "GatherND",
+    "ScatterElementsUpdate",
     "CumSum",
     "NonZero",
     "ScatterUpdate",

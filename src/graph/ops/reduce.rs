@@ -182,6 +182,58 @@ impl Reduce {
     }
 }
 
+/// Calls `f(index, group)` for every row-major `index` of `shape` in order, with `group` the
+/// row-major index of its position once the `reduced` axes are dropped; returns the number of
+/// groups. Shared with MVN, which normalizes over such groups.
+pub fn visit_groups(shape: &[usize], reduced: &[bool], mut f: impl FnMut(usize, usize)) -> usize {
+    let rank = shape.len();
+    let mut ostride = vec![0usize; rank];
+    let mut groups = 1usize;
+    for d in (0..rank).rev() {
+        if !reduced[d] {
+            ostride[d] = groups;
+            groups *= shape[d];
+        }
+    }
+    let numel: usize = shape.iter().product();
+    if numel == 0 {
+        return groups;
+    }
+    let Some((&last, outer)) = shape.split_last() else {
+        f(0, 0);
+        return groups;
+    };
+    let step = ostride[rank - 1];
+    let mut idx = vec![0usize; outer.len()];
+    let (mut base, mut index) = (0usize, 0usize);
+    for _ in 0..numel / last {
+        for j in 0..last {
+            f(index, base + j * step);
+            index += 1;
+        }
+        for d in (0..outer.len()).rev() {
+            idx[d] += 1;
+            base += ostride[d];
+            if idx[d] < shape[d] {
+                break;
+            }
+            base -= ostride[d] * shape[d];
+            idx[d] = 0;
+        }
+    }
+    groups
+}
+
+/// The number of elements each group of [`visit_groups`] holds.
+pub fn group_size(shape: &[usize], reduced: &[bool]) -> usize {
+    shape
+        .iter()
+        .zip(reduced)
+        .filter(|(_, &r)| r)
+        .map(|(&d, _)| d)
+        .product()
+}
+
 /// Folds every element of `data` into the accumulator of its output position.
 fn reduce<T: Numeric, A: Acc>(
     data: &ArrayD<T>,
@@ -191,50 +243,21 @@ fn reduce<T: Numeric, A: Acc>(
     from_acc: impl Fn(A) -> T,
 ) -> Result<Vec<T>> {
     let shape = data.shape();
-    let rank = shape.len();
-    let mut ostride = vec![0usize; rank];
-    let mut out_len = 1usize;
-    for d in (0..rank).rev() {
-        if !reduced[d] {
-            ostride[d] = out_len;
-            out_len *= shape[d];
-        }
-    }
-    let n = shape
+    let groups: usize = shape
         .iter()
         .zip(reduced)
-        .filter(|(_, &r)| r)
+        .filter(|(_, &r)| !r)
         .map(|(&d, _)| d)
         .product();
-    let mut acc = vec![A::init(kind); out_len];
+    let mut acc = vec![A::init(kind); groups];
     let contiguous = data.as_standard_layout();
     let values = contiguous
         .as_slice()
         .ok_or_else(|| invalid("data is not contiguous"))?;
-    match rank {
-        _ if values.is_empty() => {}
-        0 => acc[0] = acc[0].fold(kind, to_acc(values[0])),
-        _ => {
-            let (last, step) = (shape[rank - 1], ostride[rank - 1]);
-            let mut idx = vec![0usize; rank - 1];
-            let mut base = 0usize;
-            for row in values.chunks_exact(last) {
-                for (j, &x) in row.iter().enumerate() {
-                    let slot = &mut acc[base + j * step];
-                    *slot = slot.fold(kind, to_acc(x));
-                }
-                for d in (0..rank - 1).rev() {
-                    idx[d] += 1;
-                    base += ostride[d];
-                    if idx[d] < shape[d] {
-                        break;
-                    }
-                    base -= ostride[d] * shape[d];
-                    idx[d] = 0;
-                }
-            }
-        }
-    }
+    visit_groups(shape, reduced, |i, g| {
+        acc[g] = acc[g].fold(kind, to_acc(values[i]));
+    });
+    let n = group_size(shape, reduced);
     Ok(acc
         .into_iter()
         .map(|a| from_acc(a.finish(kind, n)))
