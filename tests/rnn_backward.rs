@@ -97,8 +97,9 @@ fn backward_pd(c: &Case, b: &Bwd, hint: Option<&RnnPd>) -> oxidnn::Result<RnnPd>
         };
         desc.mds.insert(args::DIFF + arg, diff);
     }
-    // The forward pd's attributes: scratchpad mode and test mode.
-    let pd = RnnPd::new(Engine::cpu(), desc, fwd.attr(), hint)?;
+    // The forward pd's attributes: scratchpad mode, test mode, sequence lengths (the hint's).
+    let attr = hint.map_or(fwd.attr(), |h| h.attr());
+    let pd = RnnPd::new(Engine::cpu(), desc, attr, hint)?;
     match c.isa {
         Some(isa) => pd.with_isa(isa),
         None => Ok(pd),
@@ -198,6 +199,12 @@ fn engine_grads(c: &Case, b: &Bwd, x: &Inputs, dy: &DiffIn) -> RefGrads {
         std::ptr::copy_nonoverlapping(fwd.workspace.as_ptr(), ws.data_ptr(), fwd.workspace.len())
     };
     keep.push((args::WORKSPACE, ws));
+    if let Some(v) = &x.lengths {
+        keep.push((
+            args::SEQ_LENGTHS,
+            lengths_memory(&arg(args::SEQ_LENGTHS), v),
+        ));
+    }
     keep.push((
         diff(args::DST_LAYER),
         memory_with(&arg(diff(args::DST_LAYER)), &dy.layer),
@@ -227,7 +234,10 @@ fn engine_grads(c: &Case, b: &Bwd, x: &Inputs, dy: &DiffIn) -> RefGrads {
         outs.push((diff(*a), memory_with(&arg(diff(*a)), v)));
     }
     let sp_md = arg(args::SCRATCHPAD);
-    let scratchpad = (!sp_md.is_zero()).then(|| Memory::allocate(&sp_md).unwrap());
+    let scratchpad = (!sp_md.is_zero()).then(|| match x.lengths {
+        Some(_) => poisoned(&sp_md),
+        None => Memory::allocate(&sp_md).unwrap(),
+    });
     let mut list: Vec<(i32, &Memory)> = keep.iter().chain(&outs).map(|(a, m)| (*a, m)).collect();
     if let Some(m) = &scratchpad {
         list.push((args::SCRATCHPAD, m));
@@ -388,10 +398,13 @@ fn compare_grads(got: &RefGrads, exp: &RefGrads, c: &Case) -> Vec<String> {
 }
 
 fn check(c: &Case, b: &Bwd) {
+    check_inputs(c, b, inputs(c));
+}
+
+fn check_inputs(c: &Case, b: &Bwd, x: Inputs) {
     // Teams wait for every worker: the multi-member paths run whatever the host's wake-up
     // latency (global to this binary; results do not depend on the team size).
     FULL_TEAMS.store(true, Ordering::Relaxed);
-    let x = inputs(c);
     let dy = DiffIn::random(c);
     let got = engine_grads(c, b, &x, &dy);
     let exp = reference_grads(c, &x, &dy, b.overwrite);
@@ -470,6 +483,60 @@ fn every_cell_direction_layers_steps_and_batches() {
         }
     }
     assert_eq!(k, (7 * 4 * 2 + 2) * 3);
+}
+
+/// Per-sample sequence lengths (0, T and between): every cell × direction × L 1–2, LSTM with
+/// peephole and with projection, batches stepped by one thread and by a team, the plain and
+/// packed weights paths.
+#[test]
+fn sequence_lengths_every_cell_direction_and_layers() {
+    let mut k = 0usize;
+    for entry in cells() {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                if !accepted(entry.0, direction, l) {
+                    continue;
+                }
+                for (t, n) in [(4, 5), (6, 24)] {
+                    let dhc = [5, 8, 33][k % 3];
+                    let slc = if l == 1 { [7, 3, 40][(k / 3) % 3] } else { dhc };
+                    let mut c = cell_case(entry, direction, (l, t, n, slc, dhc));
+                    if entry.0 == CellKind::Lstm && k.is_multiple_of(3) {
+                        c = c.with_projection(4);
+                        c.slc = if l == 1 { slc } else { 4 };
+                    }
+                    c.src_iter = k % 4 != 1;
+                    c.dst_iter = k % 3 != 2;
+                    c.weights_any = k.is_multiple_of(2);
+                    c.user_scratchpad = k % 3 != 1;
+                    c.seed = k as u64 + 7;
+                    let b = Bwd {
+                        weights_tag: [ANY, LDIGO][k % 2],
+                        diff_weights_tag: [ANY, LDGOI][(k / 2) % 2],
+                        overwrite: k % 4 == 3,
+                    };
+                    let mut x = inputs(&c);
+                    x.lengths = Some(
+                        (0..n)
+                            .map(|i| [t, 0, 1, t - 1, 2][(i + k) % 5] as i32)
+                            .collect(),
+                    );
+                    check_inputs(&c, &b, x);
+                    k += 1;
+                }
+            }
+        }
+        // Steps large enough for a team (element-wise rows and GEMM columns split).
+        for direction in [Direction::Left2Right, Direction::BidirectionalConcat] {
+            let direction = direction_for(entry.0, direction);
+            let mut c = cell_case(entry, direction, (1, 5, 40, 64, 64));
+            c.seed = k as u64;
+            let mut x = inputs(&c);
+            x.lengths = Some((0..40).map(|i| i * 3 % 6).collect());
+            check_inputs(&c, &Bwd::default(), x);
+            k += 1;
+        }
+    }
 }
 
 /// Test mode (benchdnn's `--skip-nonlinear`): linear activations, every cell and direction,

@@ -156,6 +156,7 @@ fn every_cell_direction_layers_and_propagation() {
                         c.weights_any = k.is_multiple_of(2);
                         c.layer_tag = if k % 7 < 3 { NTC } else { TNC };
                         c.peephole = cell == CellKind::Lstm && k % 2 == 1;
+                        c.user_scratchpad = k.is_multiple_of(3);
                         c.seed = k as u64 + 5;
                         check(&c, mixed_lengths(n, t, k));
                         k += 1;

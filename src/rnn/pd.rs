@@ -190,9 +190,6 @@ impl RnnPd {
         let _ = hint;
         let mut problem = RnnProblem::new(&desc)?;
         problem.seq_lengths = attr.rnn_seq_lengths;
-        if problem.seq_lengths && problem.is_backward() {
-            unimplemented_err!("RNN backward with per-sample sequence lengths");
-        }
         if !attr.has_default_quantization() {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
         }

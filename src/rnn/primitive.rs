@@ -272,7 +272,9 @@ impl RnnPrimitive {
     /// Runs a backward primitive.
     fn execute_backward(&self, pd: &RnnPd, args: &ExecArgs) -> Result<()> {
         let (scratch, pooled) = self.take_scratch(pd, args)?;
-        let result = backward::exec::run(pd, args, scratch);
+        // SAFETY: the scratchpad is the user's (checked against the pd's descriptor) or one of
+        // the pool's, of the pd's size, used by this execution only.
+        let result = unsafe { backward::exec::run(pd, args, scratch) };
         self.give_back(pooled);
         result
     }

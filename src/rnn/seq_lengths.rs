@@ -16,6 +16,12 @@
 //! forward driver then runs each step on its active rows only — a batch costs what its valid
 //! steps cost — and the top layer's states are scattered back to `dst_layer`. Everything lives
 //! in the scratchpad ([`SeqLengthsLayout`]), planned with the pd.
+//!
+//! Training keeps the workspace in that order, with zeros in the rows no step computed; the
+//! backward driver orders the batch the same way (the same lengths are given to it), runs each
+//! step's element-wise part and recurrent GEMMs on the active rows (the others' state gradients
+//! pass through untouched), and its merged GEMMs over all `T·N` rows see zero gradients in
+//! the inactive ones.
 
 use super::arena::{Arena, Region};
 use super::problem::RnnProblem;

@@ -108,6 +108,16 @@ pub fn memory_with(md: &MemoryDesc, values: &[f32]) -> Memory {
     m
 }
 
+/// A sequence lengths memory (`s32` `{N}`) holding `v`.
+pub fn lengths_memory(md: &MemoryDesc, v: &[i32]) -> Memory {
+    let m = Memory::allocate(md).expect("allocate");
+    assert_eq!(md.nelems(), v.len());
+    // SAFETY: the memory holds N s32 values.
+    unsafe { std::slice::from_raw_parts_mut(m.data_ptr().cast::<i32>(), v.len()) }
+        .copy_from_slice(v);
+    m
+}
+
 /// Memory filled with a recognisable garbage value (outputs must overwrite it).
 pub fn poisoned(md: &MemoryDesc) -> Memory {
     let m = Memory::allocate(md).expect("allocate");
@@ -599,16 +609,19 @@ pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
     let dst_iter = c.dst_iter.then(|| poisoned(&arg(args::DST_ITER)));
     let dst_iter_c = (c.dst_iter && c.cell.has_c_state()).then(|| poisoned(&arg(args::DST_ITER_C)));
     let ws_md = arg(args::WORKSPACE);
-    let workspace = (!ws_md.is_zero()).then(|| Memory::allocate(&ws_md).unwrap());
+    // With sequence lengths the buffers start as NaN: rows no step computes must not leak
+    // into the results (nor into a backward pass reading the workspace).
+    let fresh = |md: &MemoryDesc| match x.lengths {
+        Some(_) => poisoned(md),
+        None => Memory::allocate(md).unwrap(),
+    };
+    let workspace = (!ws_md.is_zero()).then(|| fresh(&ws_md));
     let sp_md = arg(args::SCRATCHPAD);
-    let scratchpad = (!sp_md.is_zero()).then(|| Memory::allocate(&sp_md).unwrap());
-    let lengths = x.lengths.as_ref().map(|v| {
-        let m = Memory::allocate(&arg(args::SEQ_LENGTHS)).unwrap();
-        // SAFETY: the memory holds N s32 values.
-        unsafe { std::slice::from_raw_parts_mut(m.data_ptr().cast::<i32>(), v.len()) }
-            .copy_from_slice(v);
-        m
-    });
+    let scratchpad = (!sp_md.is_zero()).then(|| fresh(&sp_md));
+    let lengths = x
+        .lengths
+        .as_ref()
+        .map(|v| lengths_memory(&arg(args::SEQ_LENGTHS), v));
     for (a, m) in [
         (args::DST_ITER, &dst_iter),
         (args::DST_ITER_C, &dst_iter_c),

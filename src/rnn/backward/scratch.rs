@@ -24,6 +24,7 @@
 //! | `att`     | `[T][N]`           | AUGRU: attention in step order |
 //! | `d_att`   | `[N]`              | AUGRU: attention gradient of one step |
 //! | `pack`    | per thread         | packed blocks of the weight-gradient GEMMs ([`gemm_tn`](super::gemm::gemm_tn)) |
+//! | `order`   | `2N + T`           | sequence lengths: the batch order (`seq_lengths::SeqOrder`; lane 0's serves both) |
 
 use super::gemm::tn_pack_floats;
 use super::transposed::Transposed;
@@ -32,6 +33,7 @@ use crate::rnn::arena::{Arena, Region};
 use crate::rnn::cells::CellKind;
 use crate::rnn::problem::RnnProblem;
 use crate::rnn::scratch::concurrent_directions;
+use crate::rnn::seq_lengths::order_floats;
 
 /// Offsets of the backward scratchpad regions for one problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +78,8 @@ pub struct BackwardScratch {
     pub d_att: Region,
     /// See the module table.
     pub pack: Region,
+    /// Sequence lengths: the batch order (empty without).
+    pub order: Region,
     /// Lanes: 2 when the directions run at the same time, else 1.
     pub lanes: usize,
     /// Bytes of one lane.
@@ -127,6 +131,7 @@ impl BackwardScratch {
         let proj_m = if p.with_projection { dhc } else { 0 };
         let m = p.slc.max(p.sic).max(p.dic).max(proj_m);
         let pack = a.push(tn_pack_floats(rows, m, cols));
+        let order = a.push(if p.seq_lengths { order_floats(p) } else { 0 });
         Self {
             da,
             da_iter,
@@ -148,6 +153,7 @@ impl BackwardScratch {
             att,
             d_att,
             pack,
+            order,
             lanes,
             lane_bytes: a.bytes(),
             bytes: lanes * a.bytes(),
