@@ -413,3 +413,58 @@ fn an_output_buffer_too_small_for_this_execution_is_an_error_not_a_write() {
         assert_eq!(oxidnn_model_destroy(m), OK);
     }
 }
+
+/// A request serves one thread at a time: while one thread runs a long execution on it (a Loop
+/// with trip count -1, stopped by the iteration limit), another thread's call on the same
+/// request is refused with an error rather than racing on its state.
+#[test]
+fn a_request_in_use_by_another_thread_is_refused() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name() == "loop5_trip_count_input")
+        .expect("loop5_trip_count_input");
+    unsafe {
+        let m = load_from_files(&case);
+        let mut r: oxidnn_request_t = ptr::null_mut();
+        assert_eq!(oxidnn_request_create(&mut r, m), OK);
+        assert_eq!(oxidnn_request_set_limits(r, 300_000, 1 << 30), OK);
+        let shared = r as usize;
+        let busy = std::thread::spawn(move || {
+            let x = [0f32; 3];
+            let trip = -1i64;
+            let inputs: [*const c_void; 2] = [x.as_ptr().cast(), (&trip as *const i64).cast()];
+            let sizes = [12usize, 8];
+            // The main thread's calls may hold the request for an instant: retry until this
+            // execution gets it.
+            loop {
+                let st = oxidnn_request_execute(
+                    shared as oxidnn_request_t,
+                    2,
+                    inputs.as_ptr(),
+                    sizes.as_ptr(),
+                    0,
+                    ptr::null(),
+                    ptr::null(),
+                );
+                let e = last_error();
+                if st != dnnl_invalid_arguments || !e.contains("in use by another thread") {
+                    return (st, e);
+                }
+            }
+        });
+        let mut refused = None;
+        while !busy.is_finished() && refused.is_none() {
+            let (mut nd, mut dims) = (0, ptr::null());
+            if oxidnn_request_get_output_shape(r, 0, &mut nd, &mut dims) != OK {
+                refused = Some(last_error());
+            }
+        }
+        let (st, e) = busy.join().unwrap();
+        assert_eq!(st, dnnl_invalid_arguments, "{e}");
+        assert!(e.contains("more than 300000 iterations"), "{e}");
+        let refused = refused.expect("no call was refused while the request ran");
+        assert!(refused.contains("in use by another thread"), "{refused}");
+        assert_eq!(oxidnn_request_destroy(r), OK);
+        assert_eq!(oxidnn_model_destroy(m), OK);
+    }
+}
