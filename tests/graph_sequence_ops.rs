@@ -190,6 +190,11 @@ fn an_unknown_op_fails_at_load_naming_type_opset_and_layer() {
 fn a_huge_hidden_size_fails_at_load() {
     let case = corpus("seq_rnn_forward");
     let x = xml(&case).replace("hidden_size=\"6\"", "hidden_size=\"4611686018427387904\"");
-    let e = Model::from_ir(x.as_bytes(), &bin(&case)).unwrap_err().to_string();
-    assert!(e.contains("over 2^31-1") && e.contains("RNNSequence_"), "{e}");
+    let e = Model::from_ir(x.as_bytes(), &bin(&case))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("over 2^31-1") && e.contains("RNNSequence_"),
+        "{e}"
+    );
 }
