@@ -10,7 +10,9 @@
  * .npy (|got - want| <= 1e-5 * max(1, |want|)); otherwise the inputs are deterministic and the
  * outputs only printed. Without arguments the model is looked up relative to the current
  * directory: the repository root, a build directory inside it (where ctest runs the example)
- * or one level deeper. Uses the oxidnn_model_* extension of the C API (include "oxidnn.h").
+ * or one level deeper. Uses the oxidnn_model_* / oxidnn_request_* extension of the C API
+ * (include "oxidnn.h"): the model is loaded once (and could be shared by threads), a request
+ * holds one thread's executions, and every buffer is passed with its size in bytes.
  */
 #include <math.h>
 #include <stdio.h>
@@ -166,9 +168,10 @@ int main(int argc, char **argv) {
     const char *xml = argc > 1 ? argv[1] : default_model();
     const char *bin = argc > 2 ? argv[2] : NULL;
     oxidnn_model_t model;
+    oxidnn_request_t request;
     int n_in, n_out, i;
     float *in[8], *out[8];
-    size_t in_len[8], out_len[8], k, manifest_len;
+    size_t in_len[8], out_len[8], in_bytes[8], out_bytes[8], k, manifest_len;
     const void *in_ptrs[8];
     void *out_ptrs[8];
     char dir[2048], manifest_path[4096], path[4096], *manifest;
@@ -207,6 +210,7 @@ int main(int argc, char **argv) {
             for (k = 0; k < in_len[i]; k++) in[i][k] = 0.5f * sinf(0.37f * (float)k + (float)i);
         }
         in_ptrs[i] = in[i];
+        in_bytes[i] = in_len[i] * sizeof(float);
     }
     /* The outputs' shapes are static here, so user buffers can be sized before running. */
     for (i = 0; i < n_out; i++) {
@@ -214,9 +218,12 @@ int main(int argc, char **argv) {
         out[i] = malloc(out_len[i] * sizeof(float));
         if (!out[i]) return 1;
         out_ptrs[i] = out[i];
+        out_bytes[i] = out_len[i] * sizeof(float);
     }
 
-    CHECK(oxidnn_model_execute(model, n_in, in_ptrs, n_out, out_ptrs));
+    /* A request holds this thread's executions; too small a buffer would be an error. */
+    CHECK(oxidnn_request_create(&request, model));
+    CHECK(oxidnn_request_execute(request, n_in, in_ptrs, in_bytes, n_out, out_ptrs, out_bytes));
 
     for (i = 0; i < n_out; i++) {
         const char *name;
@@ -226,7 +233,12 @@ int main(int argc, char **argv) {
         double sum = 0.0;
         CHECK(oxidnn_model_get_output_name(model, i, &name));
         /* The library keeps a copy of each output too: it must equal the user buffer. */
-        CHECK(oxidnn_model_get_output_data(model, i, &owned, &bytes));
+        CHECK(oxidnn_request_get_output_data(request, i, &owned, &bytes));
+        if (bytes != out_bytes[i]) {
+            fprintf(stderr, "output %s: %lu bytes, expected %lu\n", name, (unsigned long)bytes,
+                    (unsigned long)out_bytes[i]);
+            return 1;
+        }
         for (k = 0; k < out_len[i]; k++) {
             float v = out[i][k];
             if (v != ((const float *)owned)[k]) {
@@ -267,6 +279,7 @@ int main(int argc, char **argv) {
 
     for (i = 0; i < n_in; i++) free(in[i]);
     for (i = 0; i < n_out; i++) free(out[i]);
+    CHECK(oxidnn_request_destroy(request));
     CHECK(oxidnn_model_destroy(model));
     return 0;
 }

@@ -55,6 +55,9 @@ typedef const struct dnnl_primitive *const_dnnl_primitive_t;
 struct oxidnn_model;
 typedef struct oxidnn_model *oxidnn_model_t;
 typedef const struct oxidnn_model *const_oxidnn_model_t;
+struct oxidnn_request;
+typedef struct oxidnn_request *oxidnn_request_t;
+typedef const struct oxidnn_request *const_oxidnn_request_t;
 
 
 /**
@@ -1745,7 +1748,11 @@ dnnl_status_t dnnl_stream_destroy(dnnl_stream_t stream);
 
 /**
  * Loads an IR from files: `xml_path` and `bin_path` (NULL: `MODEL.bin` next to `MODEL.xml`,
- * if it exists).
+ * if it exists). Both must be regular files; only the byte ranges the Consts name are read
+ * from the `.bin`, and its size bounds them.
+ *
+ * A model never changes after loading: any number of threads may query it and run it at
+ * once, each through its own request ([`oxidnn_request_create`]).
  *
  * # Safety
  * `model` is NULL or writable; `xml_path` is NULL or a NUL-terminated string; `bin_path` is
@@ -1755,7 +1762,8 @@ dnnl_status_t oxidnn_model_load(oxidnn_model_t *model, const char *xml_path, con
 
 /**
  * Loads an IR from memory: the XML text (`xml_len` bytes, no NUL needed) and the weights
- * (`bin_len` bytes; `bin` may be NULL when `bin_len` is 0). The buffers are not kept.
+ * (`bin_len` bytes; `bin` may be NULL when `bin_len` is 0). The buffers are not kept. The
+ * model may be shared by threads, as with [`oxidnn_model_load`].
  *
  * # Safety
  * `model` is NULL or writable; `xml` is NULL or readable for `xml_len` bytes; `bin` is NULL or
@@ -1819,7 +1827,7 @@ dnnl_status_t oxidnn_model_get_input_type(const_oxidnn_model_t model, int i, dnn
 dnnl_status_t oxidnn_model_get_output_type(const_oxidnn_model_t model, int i, dnnl_data_type_t *dt);
 
 /**
- * The shape of input `i`: `*ndims` dims at `*dims` (valid until the shape is set again or the
+ * The shape of input `i` as the model declares it: `*ndims` dims at `*dims` (valid until the
  * model is destroyed). A dynamic dim is -1; an unknown rank gives `*ndims == -1` and NULL dims.
  *
  * # Safety
@@ -1831,8 +1839,9 @@ dnnl_status_t oxidnn_model_get_input_shape(const_oxidnn_model_t model,
                                            const int64_t **dims);
 
 /**
- * The shape of output `i`, as [`oxidnn_model_get_input_shape`]: the shape the model declares
- * until an execution, then the last execution's (always static).
+ * The shape of output `i` as the model declares it, as [`oxidnn_model_get_input_shape`] (a
+ * dim that depends on input values is -1; a request reports each execution's actual shape:
+ * [`oxidnn_request_get_output_shape`]).
  *
  * # Safety
  * `model` is NULL or a live model; `ndims` and `dims` are NULL or writable.
@@ -1843,54 +1852,107 @@ dnnl_status_t oxidnn_model_get_output_shape(const_oxidnn_model_t model,
                                             const int64_t **dims);
 
 /**
- * Sets the shape of input `i` for the next executions: needed when the model declares it with
- * dynamic dims; it must be compatible with the declared shape.
+ * Creates a request: the state of executions of `model` (input shapes, limits, the last
+ * outputs). Make one per thread that runs the model; the request keeps the model alive, so
+ * the model handle may be destroyed first.
  *
  * # Safety
- * `model` is NULL or a live model; `dims` is NULL or readable for `ndims` values.
+ * `request` is NULL or writable; `model` is NULL or a live model.
  */
-dnnl_status_t oxidnn_model_set_input_shape(oxidnn_model_t model,
-                                           int i,
-                                           int ndims,
-                                           const int64_t *dims);
+dnnl_status_t oxidnn_request_create(oxidnn_request_t *request, const_oxidnn_model_t model);
+
+/**
+ * Sets the shape of input `i` for the request's next executions: needed when the model
+ * declares it with dynamic dims; it must be compatible with the declared shape.
+ *
+ * # Safety
+ * `request` is NULL or a live request; `dims` is NULL or readable for `ndims` values.
+ */
+dnnl_status_t oxidnn_request_set_input_shape(oxidnn_request_t request,
+                                             int i,
+                                             int ndims,
+                                             const int64_t *dims);
+
+/**
+ * Sets the bounds of the request's executions: at most `max_iterations` iterations per run
+ * of a Loop or TensorIterator (more: `dnnl_invalid_arguments`), at most `max_bytes` bytes for
+ * one tensor the execution computes and for the per-iteration outputs the Loops and
+ * TensorIterators of one execution hold (more: `dnnl_out_of_memory`). The defaults,
+ * 2^20 iterations and 2 GiB, keep an input value (a trip count of -1) from running forever
+ * or exhausting memory.
+ *
+ * # Safety
+ * `request` is NULL or a live request.
+ */
+dnnl_status_t oxidnn_request_set_limits(oxidnn_request_t request,
+                                        size_t max_iterations,
+                                        size_t max_bytes);
 
 /**
  * Runs the model.
  *
  * `inputs` holds one buffer per input, in input order (`n_inputs` must equal the number of
- * inputs): dense row-major data of the input's type and shape (see
- * [`oxidnn_model_set_input_shape`] for dynamic shapes), native byte order.
+ * inputs), and `input_sizes` their sizes in bytes: dense row-major data of the input's type
+ * and shape (see [`oxidnn_request_set_input_shape`] for dynamic shapes), native byte order;
+ * a buffer smaller than its shape needs is `dnnl_invalid_arguments`.
  *
  * Outputs: when `outputs` is not NULL, `n_outputs` must equal the number of outputs and each
- * non-NULL `outputs[i]` receives output `i` (the caller sized it from the output's shape,
- * which must then be static or known from an earlier execution). Whether or not they are
- * copied, the outputs stay readable with [`oxidnn_model_get_output_data`] and their shapes
- * with [`oxidnn_model_get_output_shape`] until the next execution. On failure no output buffer
- * is written.
+ * non-NULL `outputs[i]` receives output `i` if `output_sizes[i]` (its size in bytes) is large
+ * enough for this execution's output; otherwise no output buffer is written and the call
+ * fails with `dnnl_invalid_arguments` naming the output and both sizes. An output's size may
+ * depend on input values (a Loop's trip count): read it after an execution with
+ * [`oxidnn_request_get_output_shape`] or [`oxidnn_request_get_output_data`]. After a
+ * successful execution, or one that failed only for a too-small output buffer, the outputs
+ * stay readable with those two functions until the request's next execution; after any other
+ * failure the request holds no outputs.
  *
  * # Safety
- * `model` is NULL or a live model; `inputs` is NULL or readable for `n_inputs` pointers, each
- * readable for its input's bytes; `outputs` is NULL or readable for `n_outputs` pointers, each
- * NULL or writable for its output's bytes.
+ * `request` is NULL or a live request; `inputs` and `input_sizes` are NULL or readable for
+ * `n_inputs` values, each `inputs[i]` readable for `input_sizes[i]` bytes; `outputs` and
+ * `output_sizes` are NULL or readable for `n_outputs` values, each `outputs[i]` NULL or
+ * writable for `output_sizes[i]` bytes.
  */
-dnnl_status_t oxidnn_model_execute(oxidnn_model_t model,
-                                   int n_inputs,
-                                   const void *const *inputs,
-                                   int n_outputs,
-                                   void *const *outputs);
+dnnl_status_t oxidnn_request_execute(oxidnn_request_t request,
+                                     int n_inputs,
+                                     const void *const *inputs,
+                                     const size_t *input_sizes,
+                                     int n_outputs,
+                                     void *const *outputs,
+                                     const size_t *output_sizes);
 
 /**
- * The data of output `i` from the last execution (dense row-major, native byte order, aligned
- * to 8 bytes), valid until the next execution or the model's destruction; `size` (may be NULL)
- * receives its size in bytes. Fails before the first successful execution.
+ * The shape of output `i` of the request's last execution (before one: the declared shape,
+ * as [`oxidnn_model_get_output_shape`]); `*dims` is valid until the request's next execution
+ * or its destruction.
  *
  * # Safety
- * `model` is NULL or a live model; `data` is NULL or writable; `size` is NULL or writable.
+ * `request` is NULL or a live request; `ndims` and `dims` are NULL or writable.
  */
-dnnl_status_t oxidnn_model_get_output_data(const_oxidnn_model_t model,
-                                           int i,
-                                           const void **data,
-                                           size_t *size);
+dnnl_status_t oxidnn_request_get_output_shape(const_oxidnn_request_t request,
+                                              int i,
+                                              int *ndims,
+                                              const int64_t **dims);
+
+/**
+ * The data of output `i` from the request's last execution (dense row-major, native byte
+ * order, aligned to 8 bytes), valid until the request's next execution or its destruction;
+ * `size` (may be NULL) receives its size in bytes. Fails when the request holds no outputs.
+ *
+ * # Safety
+ * `request` is NULL or a live request; `data` is NULL or writable; `size` is NULL or writable.
+ */
+dnnl_status_t oxidnn_request_get_output_data(const_oxidnn_request_t request,
+                                             int i,
+                                             const void **data,
+                                             size_t *size);
+
+/**
+ * Destroys a request (NULL: no-op); the shapes and output data it returned become invalid.
+ *
+ * # Safety
+ * `request` is NULL or a live request not used afterwards (nor being used by another thread).
+ */
+dnnl_status_t oxidnn_request_destroy(oxidnn_request_t request);
 
 /**
  * Destroys a model (NULL: no-op); the strings, shapes and output data it returned become

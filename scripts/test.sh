@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — every test of the project, in the order CI runs them:
 #   cargo fmt --check; cargo clippy --all-targets -D warnings; cargo doc (warnings are errors);
-#   cargo test --release;
+#   cargo test --release (with the graph fuzzer, tests/graph_fuzz.rs, for OXIDNN_FUZZ_SECONDS, default 90);
 #   CMake configure + build (C examples, C API tests); ctest (capi, example, valgrind, package,
 #   and vs_onednn when a oneDNN oracle is found); an ASan/UBSan build of the C programs;
 #   the Python package (python/) pip-installed into a venv, and its pytest suite.
@@ -49,7 +49,7 @@ ctest_args=(--output-on-failure -j "$jobs")
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy" cargo clippy --all-targets -- -D warnings
 step "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
-step "cargo test --release" cargo test --release
+step "cargo test --release" env OXIDNN_FUZZ_SECONDS="${OXIDNN_FUZZ_SECONDS:-90}" cargo test --release
 step "cmake configure" cmake -S . -B "$build" "${cmake_args[@]}"
 step "cmake build" cmake --build "$build" -j "$jobs"
 step "ctest" ctest --test-dir "$build" "${ctest_args[@]}"

@@ -49,6 +49,10 @@ opaque!(
 opaque!(
     /// A loaded OpenVINO IR model (`oxidnn_model_*`).
     oxidnn_model, oxidnn_model_t, const_oxidnn_model_t => super::graph::CModel);
+opaque!(
+    /// The state of executions of a model: input shapes, limits, last outputs
+    /// (`oxidnn_request_*`).
+    oxidnn_request, oxidnn_request_t, const_oxidnn_request_t => super::graph::CRequest);
 
 /// A dimension size.
 pub type dnnl_dim_t = i64;

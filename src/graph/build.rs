@@ -11,17 +11,18 @@ use super::ops::{
 };
 use super::shape::PartialShape;
 use super::tensor::{checked_numel, ElementType, Tensor};
+use super::weights::Weights;
 use crate::error::{Error, Result};
 
 /// Values known at load time, per node output (constants and what folds from them).
 type Folded = Vec<Option<Arc<Tensor>>>;
 
-/// Builds a model (or a body) from a parsed net and the `.bin` contents.
-pub fn build_model(net: &IrNet, bin: &[u8]) -> Result<Model> {
+/// Builds a model (or a body) from a parsed net and the weights.
+pub fn build_model(net: &IrNet, weights: &Weights) -> Result<Model> {
     let index = layer_index(net)?;
     let sources = resolve_edges(net, &index)?;
     let order = topological_order(net, &sources)?;
-    let ctx = BuildContext { bin };
+    let ctx = BuildContext { weights };
 
     // Position of each XML layer in the node list.
     let mut node_of = vec![usize::MAX; net.layers.len()];

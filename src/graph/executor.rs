@@ -5,23 +5,40 @@ use std::borrow::Cow;
 
 use super::build::{allocatable, as_parameter};
 use super::ir::with_context;
-use super::model::Model;
-use super::ops::{Op, ValueInfo};
+use super::limits::{Budget, Limits};
+use super::model::{Model, Node};
+use super::ops::ValueInfo;
 use super::shape::PartialShape;
-use super::tensor::Tensor;
+use super::tensor::{ElementType, Tensor};
 use crate::error::{Error, Result};
 
 impl Model {
-    /// Runs the model on `inputs` (in [`Model::inputs`] order) and returns the outputs (in
-    /// [`Model::outputs`] order).
+    /// Runs the model on `inputs` (in [`Model::inputs`] order) within the default [`Limits`]
+    /// and returns the outputs (in [`Model::outputs`] order).
     pub fn infer(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        let args = inputs.iter().map(Cow::Borrowed).collect();
-        Ok(self.run(args)?.into_iter().map(Cow::into_owned).collect())
+        self.infer_with(inputs, &Limits::default())
     }
 
-    /// Runs the model on borrowed or owned inputs; outputs may borrow from the inputs or from
-    /// the model's constants. Used for bodies, whose inputs change every iteration.
-    pub fn run<'a>(&'a self, inputs: Vec<Cow<'a, Tensor>>) -> Result<Vec<Cow<'a, Tensor>>> {
+    /// Runs the model as [`Model::infer`] within `limits`. A model may run on several threads
+    /// at once: an execution's state lives in the call.
+    pub fn infer_with(&self, inputs: &[Tensor], limits: &Limits) -> Result<Vec<Tensor>> {
+        let args = inputs.iter().map(Cow::Borrowed).collect();
+        let budget = Budget::new(*limits);
+        Ok(self
+            .run(args, &budget)?
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect())
+    }
+
+    /// Runs the model on borrowed or owned inputs within the execution's `budget`; outputs may
+    /// borrow from the inputs or from the model's constants. Used for bodies, whose inputs
+    /// change every iteration.
+    pub fn run<'a>(
+        &'a self,
+        inputs: Vec<Cow<'a, Tensor>>,
+        budget: &Budget,
+    ) -> Result<Vec<Cow<'a, Tensor>>> {
         if inputs.len() != self.parameters.len() {
             return Err(Error::InvalidArguments(format!(
                 "the model has {} inputs, got {}",
@@ -60,10 +77,8 @@ impl Model {
                             .ok_or_else(|| missing(self, i))
                     })
                     .collect::<Result<_>>()?;
-                if node.outputs.iter().any(|o| o.shape.to_static().is_none()) {
-                    check_sizes(op, &args).map_err(|e| with_context(e, &node.label()))?;
-                }
-                op.execute(&args)
+                check_sizes(node, &args, budget).map_err(|e| with_context(e, &node.label()))?;
+                op.execute_within(&args, budget)
                     .map_err(|e| with_context(e, &node.label()))?
             };
             if outs.len() != node.outputs.len() {
@@ -101,10 +116,23 @@ impl Model {
     }
 }
 
-/// For a node whose output shapes were not all known at load: infers them from the actual inputs
-/// and refuses outputs too large to allocate (an abort on allocation failure would cross the C
-/// boundary).
-fn check_sizes(op: &dyn Op, args: &[&Tensor]) -> Result<()> {
+/// Refuses outputs over the budget's bytes per tensor; for a node whose output shapes were not
+/// all known at load, infers them from the actual inputs first and also refuses outputs too large
+/// to allocate (an abort on allocation failure would cross the C boundary).
+fn check_sizes(node: &Node, args: &[&Tensor], budget: &Budget) -> Result<()> {
+    let check = |i: usize, et: ElementType, shape: &[usize]| {
+        let n = allocatable(i, shape).map_err(Error::InvalidArguments)?;
+        let bytes = n.saturating_mul(et.size_bytes());
+        budget.check_tensor(bytes, &format_args!("output {i} of shape {shape:?}"))
+    };
+    let declared: Option<Vec<Vec<usize>>> =
+        node.outputs.iter().map(|o| o.shape.to_static()).collect();
+    if let Some(shapes) = declared {
+        for (i, (o, shape)) in node.outputs.iter().zip(&shapes).enumerate() {
+            check(i, o.element_type, shape)?;
+        }
+        return Ok(());
+    }
     let infos: Vec<ValueInfo> = args
         .iter()
         .map(|t| ValueInfo {
@@ -113,9 +141,9 @@ fn check_sizes(op: &dyn Op, args: &[&Tensor]) -> Result<()> {
             value: Some(t),
         })
         .collect();
-    for (i, o) in op.infer(&infos)?.iter().enumerate() {
+    for (i, o) in node.op.infer(&infos)?.iter().enumerate() {
         if let Some(shape) = o.shape.to_static() {
-            allocatable(i, &shape).map_err(Error::InvalidArguments)?;
+            check(i, o.element_type, &shape)?;
         }
     }
     Ok(())

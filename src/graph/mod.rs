@@ -19,13 +19,16 @@
 mod build;
 mod executor;
 pub mod ir;
+pub mod limits;
 pub mod model;
 pub mod npy;
 pub mod ops;
 pub mod passes;
 pub mod shape;
 pub mod tensor;
+pub mod weights;
 
+pub use limits::Limits;
 pub use model::{IoInfo, Model, Node, PortInfo, ValueRef};
 pub use shape::PartialShape;
 pub use tensor::{ElementType, Tensor};

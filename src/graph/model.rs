@@ -11,6 +11,7 @@ use std::path::Path;
 use super::ops::Op;
 use super::shape::PartialShape;
 use super::tensor::ElementType;
+use super::weights::{read_regular_file, Weights};
 use crate::error::{Error, Result};
 
 /// A reference to one output of a node: `nodes[node].outputs[port]`.
@@ -93,16 +94,23 @@ impl Model {
     /// The graph passes run on the loaded model (see `graph::passes`: a TensorIterator over an
     /// LSTMCell, GRUCell or RNNCell becomes one RNN primitive).
     pub fn from_ir(xml: &[u8], bin: &[u8]) -> Result<Model> {
-        let mut model = Model::from_ir_unfused(xml, bin)?;
-        super::passes::apply(&mut model)?;
-        Ok(model)
+        Model::build(xml, &Weights::Memory(bin), true)
     }
 
     /// Loads an IR from memory as [`Model::from_ir`] does, without running the graph passes:
     /// every op runs as the IR spells it.
     pub fn from_ir_unfused(xml: &[u8], bin: &[u8]) -> Result<Model> {
+        Model::build(xml, &Weights::Memory(bin), false)
+    }
+
+    /// Parses and builds a model, then runs the graph passes when `fuse` is set.
+    fn build(xml: &[u8], weights: &Weights, fuse: bool) -> Result<Model> {
         let net = super::ir::parse_ir(xml)?;
-        super::build::build_model(&net, bin)
+        let mut model = super::build::build_model(&net, weights)?;
+        if fuse {
+            super::passes::apply(&mut model)?;
+        }
+        Ok(model)
     }
 
     /// The number of nodes, in the model and in the bodies of its sub-graph ops at any depth,
@@ -111,7 +119,7 @@ impl Model {
         self.nodes
             .iter()
             .map(|n| {
-                let fused = super::passes::FUSED_TYPES.contains(&n.op.type_name());
+                let fused = super::passes::fused_primitive(n.op.as_ref()).is_some();
                 usize::from(fused)
                     + n.op
                         .bodies()
@@ -122,18 +130,36 @@ impl Model {
             .sum()
     }
 
+    /// One line per RNN node, in the model and in the bodies of its sub-graph ops at any
+    /// depth: which ran fused onto which primitive, which step by step (see
+    /// `graph::passes::rnn_summary`).
+    pub fn rnn_report(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for n in &self.nodes {
+            let at = format!("layer {} \"{}\"", n.layer_id, n.name);
+            if let Some(s) = super::passes::rnn_summary(n.op.as_ref()) {
+                lines.push(format!("{at}: {s}"));
+            }
+            for b in n.op.bodies() {
+                lines.extend(b.rnn_report().into_iter().map(|l| format!("{at} > {l}")));
+            }
+        }
+        lines
+    }
+
     /// Loads an IR from files and runs the graph passes, as [`Model::from_ir`]. Without `bin`,
     /// `MODEL.bin` next to `MODEL.xml` is used when it exists (a model without constants needs
-    /// none).
+    /// none). Both must be regular files; only the byte ranges the Consts name are read from
+    /// the `.bin`.
     pub fn load(xml: &Path, bin: Option<&Path>) -> Result<Model> {
-        let (xml, bin) = read_ir_files(xml, bin)?;
-        Model::from_ir(&xml, &bin)
+        let (xml, weights) = open_ir_files(xml, bin)?;
+        Model::build(&xml, &weights, true)
     }
 
     /// Loads an IR from files as [`Model::load`] does, without running the graph passes.
     pub fn load_unfused(xml: &Path, bin: Option<&Path>) -> Result<Model> {
-        let (xml, bin) = read_ir_files(xml, bin)?;
-        Model::from_ir_unfused(&xml, &bin)
+        let (xml, weights) = open_ir_files(xml, bin)?;
+        Model::build(&xml, &weights, false)
     }
 
     /// The inputs, in Parameter order (the order of Parameter layers in the XML).
@@ -187,25 +213,21 @@ impl Model {
     }
 }
 
-/// The XML and `.bin` bytes of an IR (see [`Model::load`] for the default `.bin`).
-fn read_ir_files(xml: &Path, bin: Option<&Path>) -> Result<(Vec<u8>, Vec<u8>)> {
-    let read = |p: &Path| {
-        std::fs::read(p)
-            .map_err(|e| Error::InvalidArguments(format!("cannot read {}: {e}", p.display())))
-    };
-    let xml_bytes = read(xml)?;
-    let bin_bytes = match bin {
-        Some(b) => read(b)?,
+/// The XML bytes and the opened `.bin` of an IR (see [`Model::load`] for the default `.bin`).
+fn open_ir_files(xml: &Path, bin: Option<&Path>) -> Result<(Vec<u8>, Weights<'static>)> {
+    let xml_bytes = read_regular_file(xml)?;
+    let weights = match bin {
+        Some(b) => Weights::open(b)?,
         None => {
             let default = xml.with_extension("bin");
             if default.exists() {
-                read(&default)?
+                Weights::open(&default)?
             } else {
-                Vec::new()
+                Weights::Memory(&[])
             }
         }
     };
-    Ok((xml_bytes, bin_bytes))
+    Ok((xml_bytes, weights))
 }
 
 impl fmt::Display for IoInfo {

@@ -3,13 +3,14 @@
 use super::IrLayer;
 use crate::error::Result;
 use crate::graph::tensor::{checked_numel, ElementType, Tensor};
+use crate::graph::weights::Weights;
 
-/// Reads the value of a `Const` layer from `bin`.
+/// Reads the value of a `Const` layer from the weights (only the bytes it needs).
 ///
 /// `element_type` and `shape` come from `<data>` (IR v10 files written by old tools may omit
 /// them; then the output port's precision and dims are used). Checks that `offset + size` lies
-/// inside `bin` and that `size` covers `numel · element size`.
-pub fn read_const_blob(layer: &IrLayer, bin: &[u8]) -> Result<Tensor> {
+/// inside the weights and that `size` covers `numel · element size`.
+pub fn read_const_blob(layer: &IrLayer, weights: &Weights) -> Result<Tensor> {
     let port = layer.outputs.first();
     let element_type = if layer.attr("element_type").is_some() {
         layer.attr_element_type("element_type")?
@@ -41,15 +42,12 @@ pub fn read_const_blob(layer: &IrLayer, bin: &[u8]) -> Result<Tensor> {
         return Err(layer.err(format!("offset={offset} size={size}: negative values")));
     }
     let (offset, size) = (offset as u64, size as u64);
-    let end = offset
-        .checked_add(size)
-        .filter(|&e| e <= bin.len() as u64)
-        .ok_or_else(|| {
-            layer.err(format!(
-                "offset={offset} size={size} reaches beyond the end of the .bin ({} bytes)",
-                bin.len()
-            ))
-        })?;
+    if offset.checked_add(size).is_none_or(|e| e > weights.len()) {
+        return Err(layer.err(format!(
+            "offset={offset} size={size} reaches beyond the end of the .bin ({} bytes)",
+            weights.len()
+        )));
+    }
     let numel = checked_numel(&shape).map_err(|e| layer.err(e))?;
     let need = (numel as u64).checked_mul(element_type.size_bytes() as u64);
     if need.is_none_or(|n| n > size) {
@@ -58,7 +56,8 @@ pub fn read_const_blob(layer: &IrLayer, bin: &[u8]) -> Result<Tensor> {
             need.map_or_else(|| "overflow".to_string(), |n| n.to_string())
         )));
     }
-    let need = need.unwrap_or(0) as usize;
-    let bytes = &bin[offset as usize..end as usize][..need];
-    Tensor::from_le_bytes(element_type, &shape, bytes).map_err(|e| layer.err(e))
+    let bytes = weights
+        .read(offset, need.unwrap_or(0))
+        .map_err(|e| layer.err(e))?;
+    Tensor::from_le_bytes(element_type, &shape, &bytes).map_err(|e| layer.err(e))
 }

@@ -27,7 +27,9 @@ pub fn parse_ir(xml: &[u8]) -> Result<IrNet> {
     let doc = Document::parse_with_options(text, options)
         .map_err(|e| Error::InvalidArguments(format!("IR: malformed XML: {e}")))?;
     let root = doc.root_element();
-    let p = Parser { doc: &doc };
+    let p = Parser {
+        lines: LineIndex::new(text)?,
+    };
     if root.tag_name().name() != "net" {
         return Err(p.err(
             root,
@@ -55,13 +57,41 @@ pub fn parse_ir(xml: &[u8]) -> Result<IrNet> {
     Ok(net)
 }
 
-struct Parser<'d, 'i> {
-    doc: &'d Document<'i>,
+/// Byte offset → 1-based line number, from one scan of the document: every layer, port and
+/// edge records its line, so asking roxmltree (which rescans from the start each time) would
+/// make loading quadratic in the file size.
+struct LineIndex {
+    /// Byte offsets of the document's `\n`s, ascending.
+    newlines: Vec<usize>,
 }
 
-impl Parser<'_, '_> {
+impl LineIndex {
+    fn new(text: &str) -> Result<Self> {
+        let is_newline = |&(_, b): &(usize, u8)| b == b'\n';
+        let mut newlines = Vec::new();
+        let count = text.bytes().enumerate().filter(is_newline).count();
+        newlines.try_reserve_exact(count).map_err(|_| {
+            Error::OutOfMemory(format!(
+                "IR: no memory to index the {count} lines of the XML"
+            ))
+        })?;
+        newlines.extend(text.bytes().enumerate().filter(is_newline).map(|(i, _)| i));
+        Ok(Self { newlines })
+    }
+
+    fn line(&self, offset: usize) -> u32 {
+        let before = self.newlines.partition_point(|&nl| nl < offset);
+        u32::try_from(before + 1).unwrap_or(u32::MAX)
+    }
+}
+
+struct Parser {
+    lines: LineIndex,
+}
+
+impl Parser {
     fn line(&self, node: Node) -> u32 {
-        self.doc.text_pos_at(node.range().start).row
+        self.lines.line(node.range().start)
     }
 
     fn err(&self, node: Node, msg: impl std::fmt::Display) -> Error {
@@ -295,6 +325,13 @@ mod tests {
     fn names_with_escaped_commas() {
         assert_eq!(split_names("a,b\\,c, d"), vec!["a", "b,c", "d"]);
         assert_eq!(split_names(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn line_numbers_count_newlines_before_the_offset() {
+        let lines = LineIndex::new("a\nbc\n\nd").unwrap();
+        let got: Vec<u32> = [0, 1, 2, 4, 5, 6, 7].map(|o| lines.line(o)).to_vec();
+        assert_eq!(got, vec![1, 1, 2, 2, 3, 4, 4]);
     }
 
     #[test]

@@ -21,7 +21,7 @@ impl Constant {
     pub fn from_ir(layer: &IrLayer, ctx: &BuildContext) -> Result<Self> {
         expect_inputs(layer, 0..=0)?;
         Ok(Self {
-            value: Arc::new(read_const_blob(layer, ctx.bin)?),
+            value: Arc::new(read_const_blob(layer, ctx.weights)?),
         })
     }
 

@@ -12,6 +12,7 @@ use super::subgraph::{
 use super::{expect_inputs, invalid, BuildContext, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::{IrLayer, PortMapKind};
+use crate::graph::limits::Budget;
 use crate::graph::model::Model;
 use crate::graph::shape::PartialShape;
 use crate::graph::tensor::Tensor;
@@ -90,14 +91,14 @@ impl Branch {
             .collect()
     }
 
-    fn run(&self, outer: &[&Tensor]) -> Result<Vec<Tensor>> {
+    fn run(&self, outer: &[&Tensor], budget: &Budget) -> Result<Vec<Tensor>> {
         let args = self
             .inputs
             .iter()
             .map(|&i| Cow::Borrowed(outer[i]))
             .collect();
         let mut outs: Vec<Option<Cow<Tensor>>> =
-            self.body.run(args)?.into_iter().map(Some).collect();
+            self.body.run(args, budget)?.into_iter().map(Some).collect();
         self.outputs
             .iter()
             .map(|&r| match outs[r].take() {
@@ -172,6 +173,9 @@ impl Op for If {
             .collect()
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        self.execute_within(inputs, &Budget::default())
+    }
+    fn execute_within(&self, inputs: &[&Tensor], budget: &Budget) -> Result<Vec<Tensor>> {
         let cond = inputs
             .first()
             .ok_or_else(|| invalid("If needs a condition input"))?;
@@ -182,9 +186,9 @@ impl Op for If {
             )));
         }
         if truthy(cond)? {
-            self.then_branch.run(inputs)
+            self.then_branch.run(inputs, budget)
         } else {
-            self.else_branch.run(inputs)
+            self.else_branch.run(inputs, budget)
         }
     }
     fn as_any(&self) -> &dyn Any {

@@ -16,6 +16,7 @@ use super::tensor_iterator::iteration_outputs;
 use super::{expect_inputs, invalid, BuildContext, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::{IrLayer, PortMapKind};
+use crate::graph::limits::Budget;
 use crate::graph::model::Model;
 use crate::graph::tensor::Tensor;
 
@@ -96,6 +97,9 @@ impl Op for Loop {
         iteration_outputs(&self.body, &self.outputs, n)
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        self.execute_within(inputs, &Budget::default())
+    }
+    fn execute_within(&self, inputs: &[&Tensor], budget: &Budget) -> Result<Vec<Tensor>> {
         if inputs.len() < 2 {
             return Err(invalid("Loop needs the trip count and condition inputs"));
         }
@@ -115,6 +119,7 @@ impl Op for Loop {
             inputs,
             max,
             self.control,
+            budget,
         )
     }
     fn as_any(&self) -> &dyn Any {

@@ -6,9 +6,10 @@ use std::borrow::Cow;
 use ndarray::{Axis, Slice};
 
 use super::{invalid, BuildContext};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::graph::build::build_model;
 use crate::graph::ir::{with_context, IrLayer, IrPortMapEntry, PortMapKind};
+use crate::graph::limits::Budget;
 use crate::graph::model::Model;
 use crate::graph::shape::{normalize_axis, PartialShape};
 use crate::graph::tensor::{ElementType, Scalar, Tensor};
@@ -19,7 +20,7 @@ pub fn build_body(layer: &IrLayer, name: &str, ctx: &BuildContext) -> Result<Mod
     let net = layer
         .body(name)
         .ok_or_else(|| layer.err(format!("has no <{name}>")))?;
-    build_model(net, ctx.bin).map_err(|e| with_context(e, &format!("in <{name}> of {layer}")))
+    build_model(net, ctx.weights).map_err(|e| with_context(e, &format!("in <{name}> of {layer}")))
 }
 
 /// The position among `body`'s Parameters of the Parameter layer `layer_id`.
@@ -157,10 +158,22 @@ impl SliceSpec {
         normalize_axis(self.axis, rank, "port map axis")
     }
 
-    /// Slice number `i` of `t` (in iteration order).
+    /// Slice number `i` of `t` (in iteration order); an error when `t` has fewer slices (a
+    /// Loop whose trip count exceeds its sliced input's length).
     pub fn slice(&self, t: &Tensor, i: usize) -> Result<Tensor> {
         let axis = self.axis(t.shape().len())?;
         let (lo, n) = self.range(t.shape()[axis])?;
+        if i >= n {
+            return Err(invalid(format!(
+                "iteration {i} needs slice {i} of an input of shape {:?}, which has {n} slices \
+                 along axis {axis} (start={} end={} stride={} part_size={})",
+                t.shape(),
+                self.start,
+                self.end,
+                self.stride,
+                self.part_size
+            )));
+        }
         let (part, step) = (self.part_size as usize, self.stride.unsigned_abs() as usize);
         let begin = if self.stride > 0 {
             lo + i * step
@@ -335,7 +348,8 @@ pub struct LoopControl {
 }
 
 /// Runs `body` up to `max_iterations` times (`None`: until the condition is false), feeding it
-/// per `inputs` and producing the outer outputs per `outputs`.
+/// per `inputs` and producing the outer outputs per `outputs`, within the execution's `budget`
+/// (iterations, bytes of the per-iteration outputs kept for concatenation).
 pub fn iterate(
     body: &Model,
     inputs: &[InputMapping],
@@ -343,6 +357,7 @@ pub fn iterate(
     outer: &[&Tensor],
     max_iterations: Option<usize>,
     control: LoopControl,
+    budget: &Budget,
 ) -> Result<Vec<Tensor>> {
     let n_params = body.parameter_nodes().len();
     let mut feed: Vec<Option<Cow<Tensor>>> = vec![None; n_params];
@@ -360,9 +375,11 @@ pub fn iterate(
         }
     }
     let mut concat: Vec<Vec<Tensor>> = vec![Vec::new(); outputs.len()];
+    let mut held = budget.hold();
     let mut last: Option<Vec<Cow<Tensor>>> = None;
     let mut i = 0usize;
     while max_iterations.is_none_or(|m| i < m) {
+        budget.check_iteration(i)?;
         for m in inputs {
             if let InputMapping::Sliced { input, param, spec } = m {
                 feed[*param] = Some(Cow::Owned(spec.slice(outer[*input], i)?));
@@ -389,11 +406,17 @@ pub fn iterate(
             })
             .collect::<Result<_>>()?;
         let outs = body
-            .run(args)
+            .run(args, budget)
             .map_err(|e| with_context(e, &format!("iteration {i}")))?;
         for (k, m) in outputs.iter().enumerate() {
             if let OutputMapping::Concat { result, .. } = m {
-                concat[k].push(outs[*result].clone().into_owned());
+                let part = &outs[*result];
+                let bytes = part.len().saturating_mul(part.element_type().size_bytes());
+                held.add(bytes.saturating_add(std::mem::size_of::<Tensor>()))?;
+                concat[k].try_reserve(1).map_err(|_| {
+                    Error::OutOfMemory(format!("no memory to keep the output of iteration {i}"))
+                })?;
+                concat[k].push(part.clone().into_owned());
             }
         }
         for m in inputs {

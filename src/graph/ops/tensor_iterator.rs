@@ -18,6 +18,7 @@ use super::subgraph::{
 use super::{BuildContext, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
+use crate::graph::limits::Budget;
 use crate::graph::model::Model;
 use crate::graph::shape::PartialShape;
 use crate::graph::tensor::Tensor;
@@ -128,6 +129,9 @@ impl Op for TensorIterator {
         iteration_outputs(&self.body, &self.outputs, self.iterations(&shapes)?)
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
+        self.execute_within(inputs, &Budget::default())
+    }
+    fn execute_within(&self, inputs: &[&Tensor], budget: &Budget) -> Result<Vec<Tensor>> {
         let shapes: Vec<PartialShape> = inputs
             .iter()
             .map(|t| PartialShape::from_static(t.shape()))
@@ -140,6 +144,7 @@ impl Op for TensorIterator {
             inputs,
             Some(n),
             LoopControl::default(),
+            budget,
         )
     }
     fn as_any(&self) -> &dyn Any {
