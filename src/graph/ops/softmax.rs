@@ -48,16 +48,21 @@ impl Softmax {
                     *m = m.max(v);
                 }
             }
+            // Softmax keeps e^(x − max) in place; LogSoftmax keeps x − max.
             sum.fill(0.0);
             for row in block.chunks_exact_mut(inner) {
                 for ((v, s), m) in row.iter_mut().zip(&mut sum).zip(&max) {
-                    *v -= m;
-                    *s += v.exp();
+                    let e = (*v - m).exp();
+                    *s += e;
+                    *v = if self.log { *v - m } else { e };
                 }
+            }
+            if self.log {
+                sum.iter_mut().for_each(|s| *s = s.ln());
             }
             for row in block.chunks_exact_mut(inner) {
                 for (v, s) in row.iter_mut().zip(&sum) {
-                    *v = if self.log { *v - s.ln() } else { v.exp() / s };
+                    *v = if self.log { *v - s } else { *v / s };
                 }
             }
         }

@@ -317,11 +317,13 @@ impl Unary {
                     }
                 }
             }
-            "Elu" => UnaryKind::Elu {
-                alpha: layer
-                    .attr_str("alpha")
-                    .and_then(|_| layer.attr_f32_or("alpha", 1.0))? as f64,
-            },
+            "Elu" => {
+                let text = layer.attr_str("alpha")?;
+                let alpha = text.trim().parse().map_err(|_| {
+                    layer.err(format!("attribute alpha=\"{text}\" is not a number"))
+                })?;
+                UnaryKind::Elu { alpha }
+            }
             _ => PLAIN
                 .iter()
                 .find(|(n, _)| *n == name)
