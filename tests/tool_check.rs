@@ -111,12 +111,17 @@ fn missing_tools_are_installed_with_apt_get_as_root() {
         .map(|d| d.join("cmake"))
         .find(|p| p.exists())
         .expect("cmake on PATH");
-    // root, and an apt-get that logs its arguments and "installs" cmake
+    // root, and an apt-get that logs its arguments and "installs" cmake. Each script is
+    // written under another name and copied into place by `cp`: a file this process held open
+    // for writing could be inherited by another test thread's fork and make exec fail with
+    // "Text file busy" (ETXTBSY).
     let script = |name: &str, body: String| {
-        let path = bin.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        let (path, draft) = (bin.join(name), dir.join(format!("{name}.draft")));
+        std::fs::write(&draft, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&draft, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
+        let copied = Command::new("cp").arg(&draft).arg(&path).status();
+        assert!(copied.expect("cp runs").success(), "cp {name}");
     };
     script("id", "echo 0".into());
     let log = dir.join("apt.log");
