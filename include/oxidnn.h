@@ -1937,7 +1937,7 @@ dnnl_status_t dnnl_stream_destroy(dnnl_stream_t stream);
 /**
  * `C = alpha·op(A)·op(B) + beta·C` on row-major f32 matrices; `transa`/`transb` are `'N'` or
  * `'T'`. Bad flags, negative sizes, a leading dimension below the row length, or a NULL
- * matrix that the call would read → `dnnl_invalid_arguments`.
+ * matrix → `dnnl_invalid_arguments`.
  *
  * # Safety
  * `A`, `B`, `C` are NULL or hold the matrices their sizes and leading dimensions describe.
@@ -1958,8 +1958,9 @@ dnnl_status_t dnnl_sgemm(char transa,
 
 /**
  * `C = alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co` with u8 `A`, s8 `B` and s32 `C`
- * (row-major); `offsetc` `'F'` adds `co[0]` everywhere, `'C'` `co[j]` to column `j`, `'R'`
- * `co[i]` to row `i`. The result is rounded to nearest even and saturated.
+ * (row-major); `offsetc` `'F'` adds `co[0]` everywhere, `'C'` `co[i]` to row `i` (an offset
+ * column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, the scaled product is
+ * rounded half away from zero and saturated before the offset is added.
  *
  * # Safety
  * `A`, `B`, `C`, `co` are NULL or hold what the sizes, leading dimensions and `offsetc`
@@ -2330,6 +2331,20 @@ dnnl_status_t dnnl_memory_desc_create_submemory(dnnl_memory_desc_t *memory_desc,
 dnnl_status_t dnnl_memory_desc_permute_axes(dnnl_memory_desc_t *out_memory_desc,
                                             const_dnnl_memory_desc_t in_memory_desc,
                                             const int *permutation);
+
+/**
+ * The same tensor with other dims (same number of elements): dims are merged or split only
+ * where the data is contiguous; otherwise, or for ndims outside 1..=12, →
+ * `dnnl_invalid_arguments`.
+ *
+ * # Safety
+ * `out_memory_desc` is NULL or writable; `in_memory_desc` is NULL or live; `dims` is NULL or
+ * holds `ndims` values.
+ */
+dnnl_status_t dnnl_memory_desc_reshape(dnnl_memory_desc_t *out_memory_desc,
+                                       const_dnnl_memory_desc_t in_memory_desc,
+                                       int ndims,
+                                       const dnnl_dim_t *dims);
 
 /**
  * Copies a descriptor.

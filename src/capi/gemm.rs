@@ -4,15 +4,26 @@
 use super::boundary::{slice, status};
 use super::types::*;
 use crate::kernels::blas::{self, COffset, GemmShape};
+use crate::ensure_args;
+use crate::error::Result;
 use libc::c_char;
 
-/// A mutable slice from a C pointer and the length a call writes (NULL with a non-zero length
-/// → `invalid_arguments`).
+/// The `len` elements of a matrix argument a call reads; NULL → `invalid_arguments`, even
+/// when nothing is read (as in oneDNN).
+///
+/// # Safety
+/// `p` is NULL or valid for reading `len` values.
+unsafe fn matrix<'a, T>(p: *const T, len: usize, name: &str) -> Result<&'a [T]> {
+    ensure_args!(!p.is_null(), "{name} is NULL");
+    slice(p, len, name)
+}
+
+/// As [`matrix`], for the output `C`.
 ///
 /// # Safety
 /// `p` is NULL or valid for reading and writing `len` values.
-unsafe fn slice_mut<'a, T>(p: *mut T, len: usize, name: &str) -> crate::error::Result<&'a mut [T]> {
-    slice(p.cast_const(), len, name)?;
+unsafe fn matrix_mut<'a, T>(p: *mut T, len: usize, name: &str) -> Result<&'a mut [T]> {
+    matrix(p.cast_const(), len, name)?;
     Ok(if len == 0 {
         &mut []
     } else {
@@ -22,7 +33,7 @@ unsafe fn slice_mut<'a, T>(p: *mut T, len: usize, name: &str) -> crate::error::R
 
 /// `C = alpha·op(A)·op(B) + beta·C` on row-major f32 matrices; `transa`/`transb` are `'N'` or
 /// `'T'`. Bad flags, negative sizes, a leading dimension below the row length, or a NULL
-/// matrix that the call would read → `dnnl_invalid_arguments`.
+/// matrix → `dnnl_invalid_arguments`.
 ///
 /// # Safety
 /// `A`, `B`, `C` are NULL or hold the matrices their sizes and leading dimensions describe.
@@ -45,8 +56,8 @@ pub unsafe extern "C" fn dnnl_sgemm(
 ) -> dnnl_status_t {
     status("dnnl_sgemm", || {
         let s = GemmShape::new(transa as u8, transb as u8, [M, N, K], [lda, ldb, ldc])?;
-        let (a, b) = (slice(A, s.a_len(), "A")?, slice(B, s.b_len(), "B")?);
-        blas::sgemm(&s, alpha, a, b, beta, slice_mut(C, s.c_len(), "C")?);
+        let (a, b) = (matrix(A, s.a_len(), "A")?, matrix(B, s.b_len(), "B")?);
+        blas::sgemm(&s, alpha, a, b, beta, matrix_mut(C, s.c_len(), "C")?);
         Ok(())
     })
 }
@@ -69,10 +80,10 @@ unsafe fn gemm_int<T: Copy + Into<i32>>(
     status(func, || {
         let s = GemmShape::new(transa as u8, transb as u8, mnk, [lda, ldb, ldc])?;
         let offset = COffset::parse(offsetc as u8)?;
-        let (a, b) = (slice(A, s.a_len(), "A")?, slice(B, s.b_len(), "B")?);
-        let c = slice_mut(C, s.c_len(), "C")?;
+        let (a, b) = (matrix(A, s.a_len(), "A")?, matrix(B, s.b_len(), "B")?);
+        let c = matrix_mut(C, s.c_len(), "C")?;
         let co_len = if s.c_len() > 0 { offset.len(&s) } else { 0 };
-        let co = slice(co, co_len, "co")?;
+        let co = matrix(co, co_len, "co")?;
         if s.c_len() > 0 {
             blas::gemm_s32(&s, alpha, (a, ao), (b, i32::from(bo)), beta, c, (co, offset));
         }
@@ -81,8 +92,9 @@ unsafe fn gemm_int<T: Copy + Into<i32>>(
 }
 
 /// `C = alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co` with u8 `A`, s8 `B` and s32 `C`
-/// (row-major); `offsetc` `'F'` adds `co[0]` everywhere, `'C'` `co[j]` to column `j`, `'R'`
-/// `co[i]` to row `i`. The result is rounded to nearest even and saturated.
+/// (row-major); `offsetc` `'F'` adds `co[0]` everywhere, `'C'` `co[i]` to row `i` (an offset
+/// column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, the scaled product is
+/// rounded half away from zero and saturated before the offset is added.
 ///
 /// # Safety
 /// `A`, `B`, `C`, `co` are NULL or hold what the sizes, leading dimensions and `offsetc`

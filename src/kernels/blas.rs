@@ -67,9 +67,11 @@ impl GemmShape {
             trans_b,
             ld: lds,
         };
+        // a slice of the span must stay within isize::MAX bytes (4-byte elements at most)
+        let max = isize::MAX as usize / 4;
         for (i, name) in ["A", "B", "C"].into_iter().enumerate() {
             ensure_args!(
-                s.stored(i).is_some(),
+                s.stored(i).is_some_and(|n| n <= max),
                 "{name} is too large to address ({m} x {n} x {k})"
             );
         }
@@ -176,9 +178,9 @@ pub fn sgemm(s: &GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &mut
 pub enum COffset {
     /// `'F'`: one value for every element.
     Fixed,
-    /// `'C'`: one value per column (`n` values).
+    /// `'C'`: an offset column, one value per row of `C` (`m` values).
     Column,
-    /// `'R'`: one value per row (`m` values).
+    /// `'R'`: an offset row, one value per column of `C` (`n` values).
     Row,
 }
 
@@ -197,15 +199,16 @@ impl COffset {
     pub fn len(self, s: &GemmShape) -> usize {
         match self {
             Self::Fixed => 1,
-            Self::Column => s.n,
-            Self::Row => s.m,
+            Self::Column => s.m,
+            Self::Row => s.n,
         }
     }
 }
 
-/// The integer GEMM: `C = sat(round(alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co))`, the
-/// product accumulated exactly in i64, the rest in f64, rounded half to even and saturated to
-/// s32. Slices hold at least `a_len()`, `b_len()`, `c_len()` and `offset.len()`.
+/// The integer GEMM, as oneDNN computes it: `C = sat(round(alpha·(op(A) − ao)·(op(B) − bo) +
+/// beta·C)) + co` — the product accumulated exactly in i64, scaled in f64, rounded half away
+/// from zero and saturated to s32, then the offset added (saturating). Slices hold at least
+/// `a_len()`, `b_len()`, `c_len()` and `offset.len()`.
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_s32<A: Copy + Into<i32>>(
     s: &GemmShape,
@@ -225,13 +228,13 @@ pub fn gemm_s32<A: Copy + Into<i32>>(
             for (j, &v) in row.iter().enumerate() {
                 let off = match offset {
                     COffset::Fixed => co[0],
-                    COffset::Column => co[j],
-                    COffset::Row => co[i],
+                    COffset::Column => co[i],
+                    COffset::Row => co[j],
                 };
                 let d = &mut c[i * ldc + j];
                 let old = if beta == 0.0 { 0.0 } else { f64::from(beta) * f64::from(*d) };
-                let r = (f64::from(alpha) * v as f64 + old + f64::from(off)).round_ties_even();
-                *d = r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+                let r = (f64::from(alpha) * v as f64 + old).round();
+                *d = (r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32).saturating_add(off);
             }
         },
     );
@@ -271,7 +274,8 @@ mod tests {
         assert_eq!((s.a_len(), s.b_len(), s.c_len()), (8, 12, 6));
         let empty = GemmShape::new(b'N', b'N', [0, 3, 4], [4, 3, 3]).unwrap();
         assert_eq!((empty.a_len(), empty.b_len(), empty.c_len()), (0, 0, 0));
-        assert!(GemmShape::new(b'N', b'N', [i64::MAX, 1, 1], [1, 1, 1]).is_err());
+        assert!(GemmShape::new(b'N', b'N', [i64::MAX / 2, 1, 1], [1, 1, 1]).is_err());
+        assert!(GemmShape::new(b'N', b'N', [i64::MAX, 1, 1], [2, 1, 1]).is_err());
     }
 
     #[test]
@@ -281,14 +285,14 @@ mod tests {
         let b: [i8; 4] = [1, -2, 3, 4];
         // (A − 10)·(B − 1) = [[0,10],[20,30]]·[[0,-3],[2,3]] = [[20,30],[60,30]]
         let mut c = [100, 100, 100, 100];
-        gemm_s32(&s, 1.5, (&a, 10), (&b, 1), 1.0, &mut c, (&[1, 2], COffset::Row));
+        gemm_s32(&s, 1.5, (&a, 10), (&b, 1), 1.0, &mut c, (&[1, 2], COffset::Column));
         assert_eq!(c, [131, 146, 192, 147]);
         let mut c = [0; 4];
-        gemm_s32(&s, 0.25, (&a, 0), (&b, 0), 0.0, &mut c, (&[5, -5], COffset::Column));
-        // A·B = [[70,60],[150,100]]; /4 = 17.5, 15, 37.5, 25 → 18, 15, 38, 25 (ties to even)
+        gemm_s32(&s, 0.25, (&a, 0), (&b, 0), 0.0, &mut c, (&[5, -5], COffset::Row));
+        // A·B = [[70,60],[150,100]]; /4 = 17.5, 15, 37.5, 25 → halves away from zero
         assert_eq!(c, [23, 10, 43, 20]);
         let mut c = [0; 4];
-        gemm_s32(&s, 1e9, (&a, 0), (&b, 0), 0.0, &mut c, (&[0], COffset::Fixed));
-        assert_eq!(c, [i32::MAX; 4]);
+        gemm_s32(&s, -1e9, (&a, 0), (&b, 0), 0.0, &mut c, (&[5], COffset::Fixed));
+        assert_eq!(c, [i32::MIN + 5; 4]);
     }
 }

@@ -37,8 +37,8 @@ impl Memory {
             "cannot create memory for a format_tag::any descriptor"
         );
         let (owned, data) = match handle {
-            Handle::Allocate if desc.size_bytes() > 0 => {
-                let buf = AlignedBuf::zeroed(desc.size_bytes())?;
+            Handle::Allocate if Self::spanned(desc) > 0 => {
+                let buf = AlignedBuf::zeroed(Self::spanned(desc))?;
                 let p = buf.as_ptr();
                 (Some(buf), p)
             }
@@ -77,6 +77,28 @@ impl Memory {
     pub fn set_data_ptr(&mut self, p: *mut u8) {
         self.owned = None;
         self.data = p;
+    }
+
+    /// Bytes from the handle a descriptor reaches: its size, or more for a sub-memory view
+    /// (whose offset counts too). The library allocates that much; a user buffer must hold it.
+    fn spanned(desc: &MemoryDesc) -> usize {
+        desc.size_bytes().max(desc.extent_bytes())
+    }
+
+    /// Checks that reading this memory's buffer through `md` — a primitive's descriptor, which
+    /// decides how an argument is read (oneDNN's rule: the memory supplies the handle) — stays
+    /// within the bytes the memory's own descriptor spans. `what` names the argument, `aliases`
+    /// its plain layouts' names for the message.
+    pub fn check_spans(&self, md: &MemoryDesc, what: &str, aliases: &[&str]) -> Result<()> {
+        let (need, have) = (Self::spanned(md), Self::spanned(&self.desc));
+        ensure_args!(
+            need <= have,
+            "{what}: the primitive descriptor's {} reaches {need} bytes from the data handle, \
+             but the memory's descriptor, {}, spans only {have}",
+            super::describe(md, aliases),
+            super::describe(&self.desc, aliases)
+        );
+        Ok(())
     }
 
     /// True when the memory describes no element or has no buffer.

@@ -63,16 +63,12 @@ impl Reorder {
         &self.dst
     }
 
-    /// Copies `from` into `to`. Padding of a packed destination is zeroed.
+    /// Copies `from` into `to`, read and written through the reorder's descriptors (the
+    /// memories supply the handles and must span as much). Padding of a packed destination is
+    /// zeroed.
     pub fn execute(&self, from: &Memory, to: &Memory) -> Result<()> {
-        ensure_args!(
-            from.desc().dims() == self.src.dims(),
-            "reorder source dims differ from its descriptor"
-        );
-        ensure_args!(
-            to.desc().dims() == self.dst.dims(),
-            "reorder destination dims differ from its descriptor"
-        );
+        from.check_spans(&self.src, "reorder source", &[])?;
+        to.check_spans(&self.dst, "reorder destination", &[])?;
         if self.src.nelems() == 0 {
             return Ok(());
         }
