@@ -66,6 +66,11 @@ typedef const struct oxidnn_model *const_oxidnn_model_t;
 #define DNNL_MAX_NDIMS 12
 
 /**
+ * `DNNL_RUNTIME_SIZE_VAL`: the size of a memory descriptor with runtime dims or strides.
+ */
+#define DNNL_RUNTIME_SIZE_VAL (size_t)DNNL_RUNTIME_DIM_VAL
+
+/**
  * Threading runtime values of `dnnl_version_t`.
  * `DNNL_RUNTIME_NONE`.
  */
@@ -531,7 +536,8 @@ typedef unsigned int dnnl_stream_flags_t;
 typedef dnnl_dim_t dnnl_dims_t[DNNL_MAX_NDIMS];
 
 /**
- * A dimension known only at execution time (not supported: gives `dnnl_unimplemented`).
+ * A dimension known only at execution time: descriptors may hold it, memories and primitives
+ * cannot be made from them.
  */
 #define DNNL_RUNTIME_DIM_VAL INT64_MIN
 

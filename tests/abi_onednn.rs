@@ -198,7 +198,8 @@ fn real_dnnl_h_functions(include: &Path, dir: &Path) -> Vec<String> {
     let mut i = 0;
     while let Some(p) = text[i..].find("dnnl_") {
         let start = i + p;
-        let boundary = start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        let boundary =
+            start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
         let end = start
             + text[start..]
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))

@@ -111,7 +111,10 @@ fn macro_stubs() -> Vec<Stub> {
                     let (ty, v) = r.split_once('=').expect("`-> type = value;`");
                     (ty.trim().to_string(), v.trim().to_string())
                 }
-                None => ("dnnl_status_t".to_string(), "dnnl_unimplemented".to_string()),
+                None => (
+                    "dnnl_status_t".to_string(),
+                    "dnnl_unimplemented".to_string(),
+                ),
             };
             out.push(Stub {
                 name: t[..open].to_string(),

@@ -3,9 +3,9 @@
 
 use super::boundary::{slice, status};
 use super::types::*;
-use crate::kernels::blas::{self, COffset, GemmShape};
 use crate::ensure_args;
 use crate::error::Result;
+use crate::kernels::blas::{self, COffset, GemmShape};
 use libc::c_char;
 
 /// The `len` elements of a matrix argument a call reads; NULL → `invalid_arguments`, even
@@ -85,7 +85,15 @@ unsafe fn gemm_int<T: Copy + Into<i32>>(
         let co_len = if s.c_len() > 0 { offset.len(&s) } else { 0 };
         let co = matrix(co, co_len, "co")?;
         if s.c_len() > 0 {
-            blas::gemm_s32(&s, alpha, (a, ao), (b, i32::from(bo)), beta, c, (co, offset));
+            blas::gemm_s32(
+                &s,
+                alpha,
+                (a, ao),
+                (b, i32::from(bo)),
+                beta,
+                c,
+                (co, offset),
+            );
         }
         Ok(())
     })

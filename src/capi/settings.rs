@@ -154,7 +154,9 @@ pub extern "C" fn dnnl_set_jit_profiling_jitdumpdir(dir: *const c_char) -> dnnl_
 /// `enabled` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dnnl_verbose_profiling_enabled(enabled: *mut c_int) -> dnnl_status_t {
-    status("dnnl_verbose_profiling_enabled", || write_out(enabled, "enabled", 0))
+    status("dnnl_verbose_profiling_enabled", || {
+        write_out(enabled, "enabled", 0)
+    })
 }
 
 /// Bytes of one element of a data type, as oneDNN answers for every type it knows (its

@@ -60,8 +60,11 @@ pub type dnnl_dim_t = i64;
 pub const DNNL_MAX_NDIMS: usize = 12;
 /// A dims array (`DNNL_MAX_NDIMS` dimensions).
 pub type dnnl_dims_t = [dnnl_dim_t; DNNL_MAX_NDIMS];
-/// A dimension known only at execution time (not supported: gives `dnnl_unimplemented`).
+/// A dimension known only at execution time: descriptors may hold it, memories and primitives
+/// cannot be made from them.
 pub const DNNL_RUNTIME_DIM_VAL: dnnl_dim_t = i64::MIN;
+/// `DNNL_RUNTIME_SIZE_VAL`: the size of a memory descriptor with runtime dims or strides.
+pub const DNNL_RUNTIME_SIZE_VAL: usize = DNNL_RUNTIME_DIM_VAL as usize;
 
 /// One execution argument: an argument index and the memory bound to it.
 #[repr(C)]

@@ -57,7 +57,10 @@ impl GemmShape {
             lds[i] = usize::try_from(ld[i])
                 .ok()
                 .filter(|&l| l >= need)
-                .map_or_else(|| crate::invalid!("{name} is {}: must be >= {need}", ld[i]), Ok)?;
+                .map_or_else(
+                    || crate::invalid!("{name} is {}: must be >= {need}", ld[i]),
+                    Ok,
+                )?;
         }
         let s = Self {
             m,
@@ -232,7 +235,11 @@ pub fn gemm_s32<A: Copy + Into<i32>>(
                     COffset::Row => co[j],
                 };
                 let d = &mut c[i * ldc + j];
-                let old = if beta == 0.0 { 0.0 } else { f64::from(beta) * f64::from(*d) };
+                let old = if beta == 0.0 {
+                    0.0
+                } else {
+                    f64::from(beta) * f64::from(*d)
+                };
                 let r = (f64::from(alpha) * v as f64 + old).round();
                 *d = (r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32).saturating_add(off);
             }
@@ -285,14 +292,38 @@ mod tests {
         let b: [i8; 4] = [1, -2, 3, 4];
         // (A − 10)·(B − 1) = [[0,10],[20,30]]·[[0,-3],[2,3]] = [[20,30],[60,30]]
         let mut c = [100, 100, 100, 100];
-        gemm_s32(&s, 1.5, (&a, 10), (&b, 1), 1.0, &mut c, (&[1, 2], COffset::Column));
+        gemm_s32(
+            &s,
+            1.5,
+            (&a, 10),
+            (&b, 1),
+            1.0,
+            &mut c,
+            (&[1, 2], COffset::Column),
+        );
         assert_eq!(c, [131, 146, 192, 147]);
         let mut c = [0; 4];
-        gemm_s32(&s, 0.25, (&a, 0), (&b, 0), 0.0, &mut c, (&[5, -5], COffset::Row));
+        gemm_s32(
+            &s,
+            0.25,
+            (&a, 0),
+            (&b, 0),
+            0.0,
+            &mut c,
+            (&[5, -5], COffset::Row),
+        );
         // A·B = [[70,60],[150,100]]; /4 = 17.5, 15, 37.5, 25 → halves away from zero
         assert_eq!(c, [23, 10, 43, 20]);
         let mut c = [0; 4];
-        gemm_s32(&s, -1e9, (&a, 0), (&b, 0), 0.0, &mut c, (&[5], COffset::Fixed));
+        gemm_s32(
+            &s,
+            -1e9,
+            (&a, 0),
+            (&b, 0),
+            0.0,
+            &mut c,
+            (&[5], COffset::Fixed),
+        );
         assert_eq!(c, [i32::MIN + 5; 4]);
     }
 }

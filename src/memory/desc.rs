@@ -10,8 +10,12 @@ use crate::types::{CEnum, DataType, FormatKind};
 /// Maximum number of dimensions (`DNNL_MAX_NDIMS`).
 pub const MAX_NDIMS: usize = 12;
 
-/// `DNNL_RUNTIME_DIM_VAL`: a dimension only known at execution time (not supported).
+/// `DNNL_RUNTIME_DIM_VAL`: a dimension (or stride) only known at execution time. Descriptors
+/// may hold it; memories and primitives cannot be made from them.
 pub const RUNTIME_DIM: i64 = i64::MIN;
+
+/// `DNNL_RUNTIME_SIZE_VAL`: the size of a descriptor with runtime dims or strides.
+pub const RUNTIME_SIZE: usize = 1 << 63;
 
 /// How the elements of a tensor are placed in memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,12 +71,10 @@ fn check_dims(dims: &[i64]) -> Result<()> {
         dims.len()
     );
     for (i, &d) in dims.iter().enumerate() {
-        if d == RUNTIME_DIM {
-            return Err(Error::Unimplemented(format!(
-                "runtime dimension at index {i}"
-            )));
-        }
-        ensure_args!(d >= 0, "dimension {i} is negative ({d})");
+        ensure_args!(
+            d >= 0 || d == RUNTIME_DIM,
+            "dimension {i} is negative ({d})"
+        );
     }
     Ok(())
 }
@@ -130,7 +132,13 @@ impl MemoryDesc {
         check_dims(dims)?;
         ensure_args!(data_type != DataType::Undef, "data type is undef");
         let layout = match tag {
-            TAG_ANY => Layout::Any,
+            TAG_ANY => {
+                ensure_args!(
+                    !dims.contains(&RUNTIME_DIM),
+                    "format_tag::any with runtime dimensions"
+                );
+                Layout::Any
+            }
             _ => Layout::Strided {
                 strides: strides_for_tag(dims, tag)?,
                 offset0: 0,
@@ -155,13 +163,14 @@ impl MemoryDesc {
             Some(s) => {
                 ensure_args!(s.len() == dims.len(), "strides count differs from ndims");
                 for (i, &st) in s.iter().enumerate() {
-                    if st == RUNTIME_DIM {
-                        return Err(Error::Unimplemented(format!("runtime stride at index {i}")));
-                    }
-                    ensure_args!(st >= 0, "stride {i} is negative ({st})");
+                    ensure_args!(
+                        st >= 0 || st == RUNTIME_DIM,
+                        "stride {i} is negative ({st})"
+                    );
                 }
+                let runtime = s.contains(&RUNTIME_DIM) || dims.contains(&RUNTIME_DIM);
                 ensure_args!(
-                    !strides_overlap(dims, s),
+                    runtime || !strides_overlap(dims, s),
                     "strides {s:?} make elements of {dims:?} overlap"
                 );
                 s.to_vec()
@@ -201,6 +210,7 @@ impl MemoryDesc {
     /// Zero, `any` and packed parents give `unimplemented`, as oneDNN does for layouts it
     /// cannot take a view of.
     pub fn submemory(&self, dims: &[i64], offsets: &[i64]) -> Result<Self> {
+        self.no_runtime_dims("a sub-memory")?;
         let Layout::Strided { strides, offset0 } = &self.layout else {
             return Err(Error::Unimplemented(format!(
                 "sub-memory of a {} memory descriptor",
@@ -239,6 +249,7 @@ impl MemoryDesc {
     /// The same tensor with its axes renamed: logical axis `i` becomes axis `perm[i]`
     /// (oneDNN's `permute_axes`). Only strided and `any` descriptors can be permuted.
     pub fn permute_axes(&self, perm: &[i32]) -> Result<Self> {
+        self.no_runtime_dims("permuting the axes")?;
         ensure_args!(
             !self.is_zero(),
             "cannot permute the axes of a zero memory descriptor"
@@ -356,9 +367,25 @@ impl MemoryDesc {
         }
     }
 
-    /// Number of logical elements.
+    /// Whether a dim or stride is `DNNL_RUNTIME_DIM_VAL`.
+    pub fn has_runtime_dims(&self) -> bool {
+        self.dims().contains(&RUNTIME_DIM)
+            || self.strides().is_some_and(|s| s.contains(&RUNTIME_DIM))
+    }
+
+    /// `unimplemented` naming `what` when the descriptor has runtime dims or strides.
+    pub fn no_runtime_dims(&self, what: &str) -> Result<()> {
+        if self.has_runtime_dims() {
+            return Err(Error::Unimplemented(format!(
+                "{what} from a memory descriptor with runtime dimensions or strides"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Number of logical elements (0 with runtime dims: none is known).
     pub fn nelems(&self) -> usize {
-        if self.is_zero() {
+        if self.is_zero() || self.has_runtime_dims() {
             0
         } else {
             self.dims().iter().map(|&d| d as usize).product()
@@ -369,6 +396,9 @@ impl MemoryDesc {
     /// `max_d(dims[d]·strides[d])` elements — a sub-memory view reports its parent's extent
     /// reachable from its own strides, as oneDNN 3.13 does; 0 for zero, `any` or empty tensors.
     pub fn size_bytes(&self) -> usize {
+        if self.has_runtime_dims() {
+            return RUNTIME_SIZE;
+        }
         if self.nelems() == 0 {
             return 0;
         }

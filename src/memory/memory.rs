@@ -36,6 +36,10 @@ impl Memory {
             !desc.is_any(),
             "cannot create memory for a format_tag::any descriptor"
         );
+        ensure_args!(
+            !desc.has_runtime_dims(),
+            "cannot create memory for a descriptor with runtime dimensions or strides"
+        );
         let (owned, data) = match handle {
             Handle::Allocate if Self::spanned(desc) > 0 => {
                 let buf = AlignedBuf::zeroed(Self::spanned(desc))?;

@@ -19,6 +19,8 @@ pub struct Reorder {
 impl Reorder {
     /// Checks that `src` can be reordered into `dst`.
     pub fn new(src: &MemoryDesc, dst: &MemoryDesc) -> Result<Self> {
+        src.no_runtime_dims("a reorder")?;
+        dst.no_runtime_dims("a reorder")?;
         ensure_args!(
             !src.is_any() && !dst.is_any(),
             "reorder descriptors must not be format_tag::any"

@@ -33,7 +33,10 @@ fn regroup(input: &[(i64, i64)], out: &[i64]) -> Option<Vec<i64>> {
             }
         }
         let group = &input[i0..i];
-        if group.windows(2).any(|w| w[0].1 != w[1].1.checked_mul(w[1].0).unwrap_or(-1)) {
+        if group
+            .windows(2)
+            .any(|w| w[0].1 != w[1].1.checked_mul(w[1].0).unwrap_or(-1))
+        {
             return None;
         }
         let mut s = group[group.len() - 1].1;
@@ -60,6 +63,7 @@ impl MemoryDesc {
     /// (else `invalid_arguments`, as in oneDNN); packed ones are `unimplemented`.
     pub fn reshape(&self, dims: &[i64]) -> Result<Self> {
         ensure_args!(!self.is_zero(), "cannot reshape the zero memory descriptor");
+        self.no_runtime_dims("a reshape")?;
         ensure_args!(!dims.is_empty(), "reshape to 0 dimensions");
         for (i, &d) in dims.iter().enumerate() {
             ensure_args!(d >= 0, "dimension {i} is negative ({d})");
@@ -121,10 +125,19 @@ mod tests {
     fn merges_splits_and_inserts_like_onednn() {
         let abc = strided(&[2, 3, 4], &[12, 4, 1]);
         assert_eq!(strides_of(&abc.reshape(&[6, 4]).unwrap()), [4, 1]);
-        assert_eq!(strides_of(&abc.reshape(&[2, 1, 3, 4]).unwrap()), [12, 12, 4, 1]);
+        assert_eq!(
+            strides_of(&abc.reshape(&[2, 1, 3, 4]).unwrap()),
+            [12, 12, 4, 1]
+        );
         assert_eq!(strides_of(&abc.reshape(&[24]).unwrap()), [1]);
-        assert_eq!(strides_of(&abc.reshape(&[2, 3, 2, 2]).unwrap()), [12, 4, 2, 1]);
-        assert_eq!(strides_of(&abc.reshape(&[2, 3, 4, 1]).unwrap()), [12, 4, 1, 1]);
+        assert_eq!(
+            strides_of(&abc.reshape(&[2, 3, 2, 2]).unwrap()),
+            [12, 4, 2, 1]
+        );
+        assert_eq!(
+            strides_of(&abc.reshape(&[2, 3, 4, 1]).unwrap()),
+            [12, 4, 1, 1]
+        );
         // padded rows (stride 5 for 4 columns): the rows cannot merge with the columns
         let padded = strided(&[3, 4], &[5, 1]);
         assert_eq!(strides_of(&padded.reshape(&[3, 2, 2]).unwrap()), [5, 2, 1]);

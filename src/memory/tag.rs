@@ -1,6 +1,7 @@
 //! Plain format tags (`dnnl_format_tag_t`): oneDNN's numeric value ↔ the order of dimensions
 //! from outermost to innermost, written as letters (`"abdec"`: dims a, b, d, e, c, c innermost).
 
+use super::desc::RUNTIME_DIM;
 use crate::error::{Error, Result};
 
 /// `dnnl_format_tag_undef`.
@@ -94,7 +95,12 @@ pub fn strides_for_tag(dims: &[i64], tag: i32) -> Result<Vec<i64>> {
     for c in letters.bytes().rev() {
         let d = (c - b'a') as usize;
         strides[d] = stride;
-        stride = stride.saturating_mul(dims[d].max(1));
+        // a stride past a runtime dimension is only known at run time too
+        stride = if stride == RUNTIME_DIM || dims[d] == RUNTIME_DIM {
+            RUNTIME_DIM
+        } else {
+            stride.saturating_mul(dims[d].max(1))
+        };
     }
     Ok(strides)
 }

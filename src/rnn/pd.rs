@@ -190,6 +190,9 @@ impl RnnPd {
     /// `hint` (the forward pd of a backward one) is unused by forward primitives.
     pub fn new(engine: Engine, desc: RnnDesc, attr: &Attr, hint: Option<&RnnPd>) -> Result<Self> {
         let _ = hint;
+        for md in desc.mds.values() {
+            md.no_runtime_dims("an RNN primitive descriptor")?;
+        }
         let problem = RnnProblem::new(&desc)?;
         if !attr.has_default_quantization() {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
