@@ -68,7 +68,6 @@ pub unsafe extern "C" fn dnnl_sgemm(
 /// As [`dnnl_gemm_u8s8s32`].
 #[allow(non_snake_case, clippy::too_many_arguments)]
 unsafe fn gemm_int<T: Copy + Into<i32>>(
-    func: &str,
     (transa, transb, offsetc): (c_char, c_char, c_char),
     mnk: [dnnl_dim_t; 3],
     alpha: f32,
@@ -76,27 +75,25 @@ unsafe fn gemm_int<T: Copy + Into<i32>>(
     (B, ldb, bo): (*const i8, dnnl_dim_t, i8),
     beta: f32,
     (C, ldc, co): (*mut i32, dnnl_dim_t, *const i32),
-) -> dnnl_status_t {
-    status(func, || {
-        let s = GemmShape::new(transa as u8, transb as u8, mnk, [lda, ldb, ldc])?;
-        let offset = COffset::parse(offsetc as u8)?;
-        let (a, b) = (matrix(A, s.a_len(), "A")?, matrix(B, s.b_len(), "B")?);
-        let c = matrix_mut(C, s.c_len(), "C")?;
-        let co_len = if s.c_len() > 0 { offset.len(&s) } else { 0 };
-        let co = matrix(co, co_len, "co")?;
-        if s.c_len() > 0 {
-            blas::gemm_s32(
-                &s,
-                alpha,
-                (a, ao),
-                (b, i32::from(bo)),
-                beta,
-                c,
-                (co, offset),
-            );
-        }
-        Ok(())
-    })
+) -> Result<()> {
+    let s = GemmShape::new(transa as u8, transb as u8, mnk, [lda, ldb, ldc])?;
+    let offset = COffset::parse(offsetc as u8)?;
+    let (a, b) = (matrix(A, s.a_len(), "A")?, matrix(B, s.b_len(), "B")?);
+    let c = matrix_mut(C, s.c_len(), "C")?;
+    let co_len = if s.c_len() > 0 { offset.len(&s) } else { 0 };
+    let co = matrix(co, co_len, "co")?;
+    if s.c_len() > 0 {
+        blas::gemm_s32(
+            &s,
+            alpha,
+            (a, ao),
+            (b, i32::from(bo)),
+            beta,
+            c,
+            (co, offset),
+        );
+    }
+    Ok(())
 }
 
 /// `C = alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co` with u8 `A`, s8 `B` and s32 `C`
@@ -128,16 +125,17 @@ pub unsafe extern "C" fn dnnl_gemm_u8s8s32(
     ldc: dnnl_dim_t,
     co: *const i32,
 ) -> dnnl_status_t {
-    gemm_int(
-        "dnnl_gemm_u8s8s32",
-        (transa, transb, offsetc),
-        [M, N, K],
-        alpha,
-        (A, lda, i32::from(ao)),
-        (B, ldb, bo),
-        beta,
-        (C, ldc, co),
-    )
+    status("dnnl_gemm_u8s8s32", || {
+        gemm_int(
+            (transa, transb, offsetc),
+            [M, N, K],
+            alpha,
+            (A, lda, i32::from(ao)),
+            (B, ldb, bo),
+            beta,
+            (C, ldc, co),
+        )
+    })
 }
 
 /// As [`dnnl_gemm_u8s8s32`] with s8 `A` and `ao`.
@@ -165,14 +163,15 @@ pub unsafe extern "C" fn dnnl_gemm_s8s8s32(
     ldc: dnnl_dim_t,
     co: *const i32,
 ) -> dnnl_status_t {
-    gemm_int(
-        "dnnl_gemm_s8s8s32",
-        (transa, transb, offsetc),
-        [M, N, K],
-        alpha,
-        (A, lda, i32::from(ao)),
-        (B, ldb, bo),
-        beta,
-        (C, ldc, co),
-    )
+    status("dnnl_gemm_s8s8s32", || {
+        gemm_int(
+            (transa, transb, offsetc),
+            [M, N, K],
+            alpha,
+            (A, lda, i32::from(ao)),
+            (B, ldb, bo),
+            beta,
+            (C, ldc, co),
+        )
+    })
 }

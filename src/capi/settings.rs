@@ -69,11 +69,13 @@ pub extern "C" fn dnnl_set_max_cpu_isa(isa: dnnl_cpu_isa_t) -> dnnl_status_t {
 /// afterwards).
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_get_effective_cpu_isa() -> dnnl_cpu_isa_t {
-    let isa = Isa::detected();
-    ISA_VALUES
-        .iter()
-        .find(|&&(i, _)| i == isa)
-        .map_or(dnnl_cpu_isa_sse41, |&(_, v)| v)
+    value("dnnl_get_effective_cpu_isa", dnnl_cpu_isa_sse41, || {
+        let isa = Isa::detected();
+        Ok(ISA_VALUES
+            .iter()
+            .find(|&&(i, _)| i == isa)
+            .map_or(dnnl_cpu_isa_sse41, |&(_, v)| v))
+    })
 }
 
 /// The ISA hints: set once by `dnnl_set_cpu_isa_hints` or fixed at "no hints" when first read.
@@ -94,7 +96,9 @@ pub extern "C" fn dnnl_set_cpu_isa_hints(isa_hints: dnnl_cpu_isa_hints_t) -> dnn
 /// The ISA hints (fixes them: `dnnl_set_cpu_isa_hints` fails afterwards).
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_get_cpu_isa_hints() -> dnnl_cpu_isa_hints_t {
-    *ISA_HINTS.get_or_init(|| dnnl_cpu_isa_no_hints)
+    value("dnnl_get_cpu_isa_hints", dnnl_cpu_isa_no_hints, || {
+        Ok(*ISA_HINTS.get_or_init(|| dnnl_cpu_isa_no_hints))
+    })
 }
 
 /// Sets the fpmath mode attributes start with; an unknown mode → `dnnl_invalid_arguments`.
@@ -122,8 +126,10 @@ pub unsafe extern "C" fn dnnl_get_default_fpmath_mode(
 /// Turns the JIT code dump on or off: accepted (no code is generated at run time).
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_set_jit_dump(enable: c_int) -> dnnl_status_t {
-    let _ = enable;
-    dnnl_success
+    status("dnnl_set_jit_dump", || {
+        let _ = enable;
+        Ok(())
+    })
 }
 
 /// `DNNL_JIT_PROFILE_*` bits oneDNN accepts (VTune, Linux perf map, jitdump, timestamps).
@@ -144,8 +150,10 @@ pub extern "C" fn dnnl_set_jit_profiling_flags(flags: c_uint) -> dnnl_status_t {
 /// Sets the jitdump directory: accepted, NULL included (nothing is ever dumped).
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_set_jit_profiling_jitdumpdir(dir: *const c_char) -> dnnl_status_t {
-    let _ = dir;
-    dnnl_success
+    status("dnnl_set_jit_profiling_jitdumpdir", || {
+        let _ = dir;
+        Ok(())
+    })
 }
 
 /// Whether verbose profiling (timing of GPU kernels) is on: always 0.

@@ -8,19 +8,16 @@
 //! One line per function. cbindgen cannot expand macros: tests/header.rs reads these lines
 //! (`name(params);` or `name(params) -> type = value;`) and declares them in the header.
 
-use super::boundary::status;
+use super::boundary::{status, value};
 use super::types::*;
-use crate::error::Error;
+use crate::error::{Error, Result};
 use libc::{c_int, c_uint, c_void};
 
 /// The failure every function here reports.
-fn unimplemented(func: &str) -> dnnl_status_t {
-    status(func, || {
-        Err(Error::Unimplemented(
-            "not implemented: oxidnn implements oneDNN's RNN primitives, reorder and GEMM only"
-                .into(),
-        ))
-    })
+fn unimplemented() -> Result<()> {
+    Err(Error::Unimplemented(
+        "not implemented: oxidnn implements oneDNN's RNN primitives, reorder and GEMM only".into(),
+    ))
 }
 
 /// `name(params);` → a function returning `dnnl_unimplemented`; `name(params) -> T = v;` → a
@@ -31,7 +28,7 @@ macro_rules! unimplemented_fns {
         #[unsafe(no_mangle)]
         pub extern "C" fn $name($($p: $t),*) -> dnnl_status_t {
             let _ = ($($p,)*);
-            unimplemented(stringify!($name))
+            status(stringify!($name), unimplemented)
         }
     )*};
     ($($name:ident($($p:ident: $t:ty),*) -> $ret:ty = $v:expr;)*) => {$(
@@ -39,8 +36,7 @@ macro_rules! unimplemented_fns {
         #[unsafe(no_mangle)]
         pub extern "C" fn $name($($p: $t),*) -> $ret {
             let _ = ($($p,)*);
-            unimplemented(stringify!($name));
-            $v
+            value(stringify!($name), $v, || unimplemented().map(|()| $v))
         }
     )*};
 }
