@@ -52,6 +52,9 @@ typedef const struct dnnl_primitive_desc *const_dnnl_primitive_desc_t;
 struct dnnl_primitive;
 typedef struct dnnl_primitive *dnnl_primitive_t;
 typedef const struct dnnl_primitive *const_dnnl_primitive_t;
+struct dnnl_post_ops;
+typedef struct dnnl_post_ops *dnnl_post_ops_t;
+typedef const struct dnnl_post_ops *const_dnnl_post_ops_t;
 struct oxidnn_model;
 typedef struct oxidnn_model *oxidnn_model_t;
 typedef const struct oxidnn_model *const_oxidnn_model_t;
@@ -64,6 +67,11 @@ typedef const struct oxidnn_request *const_oxidnn_request_t;
  * Maximum number of dimensions of a tensor.
  */
 #define DNNL_MAX_NDIMS 12
+
+/**
+ * `DNNL_RUNTIME_SIZE_VAL`: the size of a memory descriptor with runtime dims or strides.
+ */
+#define DNNL_RUNTIME_SIZE_VAL (size_t)DNNL_RUNTIME_DIM_VAL
 
 /**
  * Threading runtime values of `dnnl_version_t`.
@@ -503,6 +511,31 @@ typedef struct {
 } dnnl_exec_arg_t;
 
 /**
+ * CPU instruction set architecture (`dnnl_set_max_cpu_isa`, `dnnl_get_effective_cpu_isa`).
+ */
+typedef int dnnl_cpu_isa_t;
+
+/**
+ * CPU ISA hints (`dnnl_set_cpu_isa_hints`).
+ */
+typedef int dnnl_cpu_isa_hints_t;
+
+/**
+ * Accumulation mode attribute (not supported: its functions return `dnnl_unimplemented`).
+ */
+typedef int dnnl_accumulation_mode_t;
+
+/**
+ * Rounding mode attribute (not supported: its functions return `dnnl_unimplemented`).
+ */
+typedef int dnnl_rounding_mode_t;
+
+/**
+ * Quantization mode of scales (not supported: its functions return `dnnl_unimplemented`).
+ */
+typedef int dnnl_quantization_mode_t;
+
+/**
  * Stream flags.
  */
 typedef unsigned int dnnl_stream_flags_t;
@@ -513,7 +546,8 @@ typedef unsigned int dnnl_stream_flags_t;
 typedef dnnl_dim_t dnnl_dims_t[DNNL_MAX_NDIMS];
 
 /**
- * A dimension known only at execution time (not supported: gives `dnnl_unimplemented`).
+ * A dimension known only at execution time: descriptors may hold it, memories and primitives
+ * cannot be made from them.
  */
 #define DNNL_RUNTIME_DIM_VAL INT64_MIN
 
@@ -1383,6 +1417,171 @@ typedef dnnl_dim_t dnnl_dims_t[DNNL_MAX_NDIMS];
  */
 #define dnnl_stream_default_flags 1
 
+/**
+ * `dnnl_cpu_isa_default`: no limit (every ISA the CPU has).
+ */
+#define dnnl_cpu_isa_default 0
+
+/**
+ * `dnnl_cpu_isa_sse41`.
+ */
+#define dnnl_cpu_isa_sse41 1
+
+/**
+ * `dnnl_cpu_isa_avx`.
+ */
+#define dnnl_cpu_isa_avx 3
+
+/**
+ * `dnnl_cpu_isa_avx2`.
+ */
+#define dnnl_cpu_isa_avx2 7
+
+/**
+ * `dnnl_cpu_isa_avx2_vnni`.
+ */
+#define dnnl_cpu_isa_avx2_vnni 15
+
+/**
+ * `dnnl_cpu_isa_avx2_vnni_2`.
+ */
+#define dnnl_cpu_isa_avx2_vnni_2 31
+
+/**
+ * `dnnl_cpu_isa_avx512_core`.
+ */
+#define dnnl_cpu_isa_avx512_core 39
+
+/**
+ * `dnnl_cpu_isa_avx512_core_vnni`.
+ */
+#define dnnl_cpu_isa_avx512_core_vnni 103
+
+/**
+ * `dnnl_cpu_isa_avx512_core_bf16`.
+ */
+#define dnnl_cpu_isa_avx512_core_bf16 231
+
+/**
+ * `dnnl_cpu_isa_avx10_1_512`.
+ */
+#define dnnl_cpu_isa_avx10_1_512 495
+
+/**
+ * `dnnl_cpu_isa_avx512_core_fp16` (= `avx10_1_512`).
+ */
+#define dnnl_cpu_isa_avx512_core_fp16 495
+
+/**
+ * `dnnl_cpu_isa_avx10_1_512_amx`.
+ */
+#define dnnl_cpu_isa_avx10_1_512_amx 4079
+
+/**
+ * `dnnl_cpu_isa_avx512_core_amx` (= `avx10_1_512_amx`).
+ */
+#define dnnl_cpu_isa_avx512_core_amx 4079
+
+/**
+ * `dnnl_cpu_isa_avx10_1_512_amx_fp16`.
+ */
+#define dnnl_cpu_isa_avx10_1_512_amx_fp16 8175
+
+/**
+ * `dnnl_cpu_isa_avx512_core_amx_fp16` (= `avx10_1_512_amx_fp16`).
+ */
+#define dnnl_cpu_isa_avx512_core_amx_fp16 8175
+
+/**
+ * `dnnl_cpu_isa_avx10_2`.
+ */
+#define dnnl_cpu_isa_avx10_2 131583
+
+/**
+ * `dnnl_cpu_isa_avx10_2_512` (= `avx10_2`).
+ */
+#define dnnl_cpu_isa_avx10_2_512 131583
+
+/**
+ * `dnnl_cpu_isa_avx10_2_amx_2`.
+ */
+#define dnnl_cpu_isa_avx10_2_amx_2 143359
+
+/**
+ * `dnnl_cpu_isa_avx10_2_512_amx_2` (= `avx10_2_amx_2`).
+ */
+#define dnnl_cpu_isa_avx10_2_512_amx_2 143359
+
+/**
+ * `dnnl_cpu_isa_no_hints`.
+ */
+#define dnnl_cpu_isa_no_hints 0
+
+/**
+ * `dnnl_cpu_isa_prefer_ymm`.
+ */
+#define dnnl_cpu_isa_prefer_ymm 1
+
+/**
+ * `dnnl_accumulation_mode_strict`.
+ */
+#define dnnl_accumulation_mode_strict 0
+
+/**
+ * `dnnl_accumulation_mode_relaxed`.
+ */
+#define dnnl_accumulation_mode_relaxed 1
+
+/**
+ * `dnnl_accumulation_mode_any`.
+ */
+#define dnnl_accumulation_mode_any 2
+
+/**
+ * `dnnl_accumulation_mode_s32`.
+ */
+#define dnnl_accumulation_mode_s32 3
+
+/**
+ * `dnnl_accumulation_mode_f32`.
+ */
+#define dnnl_accumulation_mode_f32 4
+
+/**
+ * `dnnl_accumulation_mode_f16`.
+ */
+#define dnnl_accumulation_mode_f16 5
+
+/**
+ * `dnnl_rounding_mode_environment`.
+ */
+#define dnnl_rounding_mode_environment 0
+
+/**
+ * `dnnl_rounding_mode_stochastic`.
+ */
+#define dnnl_rounding_mode_stochastic 1
+
+/**
+ * `dnnl_quantization_mode_undef`.
+ */
+#define dnnl_quantization_mode_undef 0
+
+/**
+ * `dnnl_quantization_mode_static_sazp`.
+ */
+#define dnnl_quantization_mode_static_sazp 1
+
+/**
+ * `dnnl_quantization_mode_dynamic_mx`.
+ */
+#define dnnl_quantization_mode_dynamic_mx 2
+
+/**
+ * `dnnl_quantization_mode_dynamic_fp`.
+ */
+#define dnnl_quantization_mode_dynamic_fp 3
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -1598,6 +1797,42 @@ dnnl_status_t dnnl_primitive_attr_set_rnn_tparams(dnnl_primitive_attr_t attr,
                                                   float cscale);
 
 /**
+ * Sets the primitive cache capacity (0 or more; negative → `dnnl_invalid_arguments`).
+ */
+dnnl_status_t dnnl_set_primitive_cache_capacity(int capacity);
+
+/**
+ * The primitive cache capacity (1024 unless set).
+ *
+ * # Safety
+ * `capacity` is NULL or writable.
+ */
+dnnl_status_t dnnl_get_primitive_cache_capacity(int *capacity);
+
+/**
+ * Creates a primitive from a cache blob: NULL arguments → `dnnl_invalid_arguments`, else
+ * `dnnl_unimplemented` (oneDNN's CPU engines have no cache blobs).
+ *
+ * # Safety
+ * `primitive` is NULL or writable; `primitive_desc` is NULL or live.
+ */
+dnnl_status_t dnnl_primitive_create_from_cache_blob(dnnl_primitive_t *primitive,
+                                                    const_dnnl_primitive_desc_t primitive_desc,
+                                                    size_t size,
+                                                    const uint8_t *cache_blob);
+
+/**
+ * A primitive's cache blob: NULL arguments → `dnnl_invalid_arguments`, else
+ * `dnnl_unimplemented` (oneDNN's CPU engines have no cache blobs).
+ *
+ * # Safety
+ * `primitive` is NULL or live; `size` is NULL or writable.
+ */
+dnnl_status_t dnnl_primitive_get_cache_blob(const_dnnl_primitive_t primitive,
+                                            size_t *size,
+                                            uint8_t *cache_blob);
+
+/**
  * The library version (a pointer to a static structure).
  */
 const dnnl_version_t *dnnl_version(void);
@@ -1745,6 +1980,80 @@ dnnl_status_t dnnl_stream_wait(dnnl_stream_t stream);
  * `stream` is NULL or a live stream not used afterwards.
  */
 dnnl_status_t dnnl_stream_destroy(dnnl_stream_t stream);
+
+/**
+ * `C = alpha·op(A)·op(B) + beta·C` on row-major f32 matrices; `transa`/`transb` are `'N'` or
+ * `'T'`. Bad flags, negative sizes, a leading dimension below the row length, or a NULL
+ * matrix → `dnnl_invalid_arguments`.
+ *
+ * # Safety
+ * `A`, `B`, `C` are NULL or hold the matrices their sizes and leading dimensions describe.
+ */
+dnnl_status_t dnnl_sgemm(char transa,
+                         char transb,
+                         dnnl_dim_t M,
+                         dnnl_dim_t N,
+                         dnnl_dim_t K,
+                         float alpha,
+                         const float *A,
+                         dnnl_dim_t lda,
+                         const float *B,
+                         dnnl_dim_t ldb,
+                         float beta,
+                         float *C,
+                         dnnl_dim_t ldc);
+
+/**
+ * `C = alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co` with u8 `A`, s8 `B` and s32 `C`
+ * (row-major); `offsetc` `'F'` adds `co[0]` everywhere, `'C'` `co[i]` to row `i` (an offset
+ * column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, the scaled product is
+ * rounded half away from zero and saturated before the offset is added.
+ *
+ * # Safety
+ * `A`, `B`, `C`, `co` are NULL or hold what the sizes, leading dimensions and `offsetc`
+ * describe.
+ */
+dnnl_status_t dnnl_gemm_u8s8s32(char transa,
+                                char transb,
+                                char offsetc,
+                                dnnl_dim_t M,
+                                dnnl_dim_t N,
+                                dnnl_dim_t K,
+                                float alpha,
+                                const uint8_t *A,
+                                dnnl_dim_t lda,
+                                uint8_t ao,
+                                const int8_t *B,
+                                dnnl_dim_t ldb,
+                                int8_t bo,
+                                float beta,
+                                int32_t *C,
+                                dnnl_dim_t ldc,
+                                const int32_t *co);
+
+/**
+ * As [`dnnl_gemm_u8s8s32`] with s8 `A` and `ao`.
+ *
+ * # Safety
+ * As [`dnnl_gemm_u8s8s32`].
+ */
+dnnl_status_t dnnl_gemm_s8s8s32(char transa,
+                                char transb,
+                                char offsetc,
+                                dnnl_dim_t M,
+                                dnnl_dim_t N,
+                                dnnl_dim_t K,
+                                float alpha,
+                                const int8_t *A,
+                                dnnl_dim_t lda,
+                                int8_t ao,
+                                const int8_t *B,
+                                dnnl_dim_t ldb,
+                                int8_t bo,
+                                float beta,
+                                int32_t *C,
+                                dnnl_dim_t ldc,
+                                const int32_t *co);
 
 /**
  * Loads an IR from files: `xml_path` and `bin_path` (NULL: `MODEL.bin` next to `MODEL.xml`,
@@ -2128,6 +2437,20 @@ dnnl_status_t dnnl_memory_desc_create_submemory(dnnl_memory_desc_t *memory_desc,
 dnnl_status_t dnnl_memory_desc_permute_axes(dnnl_memory_desc_t *out_memory_desc,
                                             const_dnnl_memory_desc_t in_memory_desc,
                                             const int *permutation);
+
+/**
+ * The same tensor with other dims (same number of elements): dims are merged or split only
+ * where the data is contiguous; otherwise, or for ndims outside 1..=12, →
+ * `dnnl_invalid_arguments`.
+ *
+ * # Safety
+ * `out_memory_desc` is NULL or writable; `in_memory_desc` is NULL or live; `dims` is NULL or
+ * holds `ndims` values.
+ */
+dnnl_status_t dnnl_memory_desc_reshape(dnnl_memory_desc_t *out_memory_desc,
+                                       const_dnnl_memory_desc_t in_memory_desc,
+                                       int ndims,
+                                       const dnnl_dim_t *dims);
 
 /**
  * Copies a descriptor.
@@ -2643,6 +2966,912 @@ dnnl_status_t dnnl_lbr_augru_backward_primitive_desc_create(dnnl_primitive_desc_
                                                             unsigned int flags,
                                                             const_dnnl_primitive_desc_t hint_fwd_pd,
                                                             const_dnnl_primitive_attr_t attr);
+
+/**
+ * Caps the instruction set the library uses. As in oneDNN, only the first call made before
+ * the kernels (or `dnnl_get_effective_cpu_isa`) first ran succeeds; later calls and unknown
+ * values → `dnnl_invalid_arguments`.
+ */
+dnnl_status_t dnnl_set_max_cpu_isa(dnnl_cpu_isa_t isa);
+
+/**
+ * The instruction set the library's kernels use (fixes it: `dnnl_set_max_cpu_isa` fails
+ * afterwards).
+ */
+dnnl_cpu_isa_t dnnl_get_effective_cpu_isa(void);
+
+/**
+ * Sets the ISA hints (recorded; our kernels choose their vector width themselves). As in
+ * oneDNN, any value is taken, once, before the hints were first read; later →
+ * `dnnl_runtime_error`.
+ */
+dnnl_status_t dnnl_set_cpu_isa_hints(dnnl_cpu_isa_hints_t isa_hints);
+
+/**
+ * The ISA hints (fixes them: `dnnl_set_cpu_isa_hints` fails afterwards).
+ */
+dnnl_cpu_isa_hints_t dnnl_get_cpu_isa_hints(void);
+
+/**
+ * Sets the fpmath mode attributes start with; an unknown mode → `dnnl_invalid_arguments`.
+ */
+dnnl_status_t dnnl_set_default_fpmath_mode(dnnl_fpmath_mode_t mode);
+
+/**
+ * The fpmath mode attributes start with (strict unless changed).
+ *
+ * # Safety
+ * `mode` is NULL or writable.
+ */
+dnnl_status_t dnnl_get_default_fpmath_mode(dnnl_fpmath_mode_t *mode);
+
+/**
+ * Turns the JIT code dump on or off: accepted (no code is generated at run time).
+ */
+dnnl_status_t dnnl_set_jit_dump(int enable);
+
+/**
+ * Sets the JIT profiler flags: accepted when they are oneDNN's known bits (no code is
+ * generated at run time); other bits → `dnnl_invalid_arguments`.
+ */
+dnnl_status_t dnnl_set_jit_profiling_flags(unsigned int flags);
+
+/**
+ * Sets the jitdump directory: accepted, NULL included (nothing is ever dumped).
+ */
+dnnl_status_t dnnl_set_jit_profiling_jitdumpdir(const char *dir);
+
+/**
+ * Whether verbose profiling (timing of GPU kernels) is on: always 0.
+ *
+ * # Safety
+ * `enabled` is NULL or writable.
+ */
+dnnl_status_t dnnl_verbose_profiling_enabled(int *enabled);
+
+/**
+ * Bytes of one element of a data type, as oneDNN answers for every type it knows (its
+ * sub-byte types count 1); `(size_t)-1` for an unknown value.
+ */
+size_t dnnl_data_type_size(dnnl_data_type_t data_type);
+
+/**
+ * `dnnl_batch_normalization_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_batch_normalization_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                      dnnl_engine_t engine,
+                                                                      dnnl_prop_kind_t prop_kind,
+                                                                      const_dnnl_memory_desc_t diff_src_desc,
+                                                                      const_dnnl_memory_desc_t diff_dst_desc,
+                                                                      const_dnnl_memory_desc_t src_desc,
+                                                                      float epsilon,
+                                                                      unsigned int flags,
+                                                                      const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                      const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_batch_normalization_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_batch_normalization_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                     dnnl_engine_t engine,
+                                                                     dnnl_prop_kind_t prop_kind,
+                                                                     const_dnnl_memory_desc_t src_desc,
+                                                                     const_dnnl_memory_desc_t dst_desc,
+                                                                     float epsilon,
+                                                                     unsigned int flags,
+                                                                     const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_binary_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_binary_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                dnnl_engine_t engine,
+                                                dnnl_alg_kind_t alg_kind,
+                                                const_dnnl_memory_desc_t src0_desc,
+                                                const_dnnl_memory_desc_t src1_desc,
+                                                const_dnnl_memory_desc_t dst_desc,
+                                                const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_binary_primitive_desc_create_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_binary_primitive_desc_create_v2(dnnl_primitive_desc_t *primitive_desc,
+                                                   dnnl_engine_t engine,
+                                                   dnnl_alg_kind_t alg_kind,
+                                                   const_dnnl_memory_desc_t src0_desc,
+                                                   const_dnnl_memory_desc_t src1_desc,
+                                                   const_dnnl_memory_desc_t src2_desc,
+                                                   const_dnnl_memory_desc_t dst_desc,
+                                                   const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_concat_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_concat_primitive_desc_create(dnnl_primitive_desc_t *concat_primitive_desc,
+                                                dnnl_engine_t engine,
+                                                const_dnnl_memory_desc_t dst_desc,
+                                                int n,
+                                                int concat_dimension,
+                                                const const_dnnl_memory_desc_t *src_descs,
+                                                const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_convolution_backward_data_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_convolution_backward_data_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                   dnnl_engine_t engine,
+                                                                   dnnl_alg_kind_t alg_kind,
+                                                                   const_dnnl_memory_desc_t diff_src_desc,
+                                                                   const_dnnl_memory_desc_t weights_desc,
+                                                                   const_dnnl_memory_desc_t diff_dst_desc,
+                                                                   const dnnl_dim_t *strides,
+                                                                   const dnnl_dim_t *dilates,
+                                                                   const dnnl_dim_t *padding_l,
+                                                                   const dnnl_dim_t *padding_r,
+                                                                   const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                   const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_convolution_backward_weights_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_convolution_backward_weights_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                      dnnl_engine_t engine,
+                                                                      dnnl_alg_kind_t alg_kind,
+                                                                      const_dnnl_memory_desc_t src_desc,
+                                                                      const_dnnl_memory_desc_t diff_weights_desc,
+                                                                      const_dnnl_memory_desc_t diff_bias_desc,
+                                                                      const_dnnl_memory_desc_t diff_dst_desc,
+                                                                      const dnnl_dim_t *strides,
+                                                                      const dnnl_dim_t *dilates,
+                                                                      const dnnl_dim_t *padding_l,
+                                                                      const dnnl_dim_t *padding_r,
+                                                                      const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                      const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_convolution_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_convolution_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                             dnnl_engine_t engine,
+                                                             dnnl_prop_kind_t prop_kind,
+                                                             dnnl_alg_kind_t alg_kind,
+                                                             const_dnnl_memory_desc_t src_desc,
+                                                             const_dnnl_memory_desc_t weights_desc,
+                                                             const_dnnl_memory_desc_t bias_desc,
+                                                             const_dnnl_memory_desc_t dst_desc,
+                                                             const dnnl_dim_t *strides,
+                                                             const dnnl_dim_t *dilates,
+                                                             const dnnl_dim_t *padding_l,
+                                                             const dnnl_dim_t *padding_r,
+                                                             const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_deconvolution_backward_data_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_deconvolution_backward_data_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                     dnnl_engine_t engine,
+                                                                     dnnl_alg_kind_t alg_kind,
+                                                                     const_dnnl_memory_desc_t diff_src_desc,
+                                                                     const_dnnl_memory_desc_t weights_desc,
+                                                                     const_dnnl_memory_desc_t diff_dst_desc,
+                                                                     const dnnl_dim_t *strides,
+                                                                     const dnnl_dim_t *dilates,
+                                                                     const dnnl_dim_t *padding_l,
+                                                                     const dnnl_dim_t *padding_r,
+                                                                     const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                     const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_deconvolution_backward_weights_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_deconvolution_backward_weights_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                        dnnl_engine_t engine,
+                                                                        dnnl_alg_kind_t alg_kind,
+                                                                        const_dnnl_memory_desc_t src_desc,
+                                                                        const_dnnl_memory_desc_t diff_weights_desc,
+                                                                        const_dnnl_memory_desc_t diff_bias_desc,
+                                                                        const_dnnl_memory_desc_t diff_dst_desc,
+                                                                        const dnnl_dim_t *strides,
+                                                                        const dnnl_dim_t *dilates,
+                                                                        const dnnl_dim_t *padding_l,
+                                                                        const dnnl_dim_t *padding_r,
+                                                                        const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                        const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_deconvolution_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_deconvolution_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                               dnnl_engine_t engine,
+                                                               dnnl_prop_kind_t prop_kind,
+                                                               dnnl_alg_kind_t alg_kind,
+                                                               const_dnnl_memory_desc_t src_desc,
+                                                               const_dnnl_memory_desc_t weights_desc,
+                                                               const_dnnl_memory_desc_t bias_desc,
+                                                               const_dnnl_memory_desc_t dst_desc,
+                                                               const dnnl_dim_t *strides,
+                                                               const dnnl_dim_t *dilates,
+                                                               const dnnl_dim_t *padding_l,
+                                                               const dnnl_dim_t *padding_r,
+                                                               const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_eltwise_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_eltwise_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                          dnnl_engine_t engine,
+                                                          dnnl_alg_kind_t alg_kind,
+                                                          const_dnnl_memory_desc_t diff_src_desc,
+                                                          const_dnnl_memory_desc_t diff_dst_desc,
+                                                          const_dnnl_memory_desc_t data_desc,
+                                                          float alpha,
+                                                          float beta,
+                                                          const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                          const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_eltwise_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_eltwise_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                         dnnl_engine_t engine,
+                                                         dnnl_prop_kind_t prop_kind,
+                                                         dnnl_alg_kind_t alg_kind,
+                                                         const_dnnl_memory_desc_t src_desc,
+                                                         const_dnnl_memory_desc_t dst_desc,
+                                                         float alpha,
+                                                         float beta,
+                                                         const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_group_normalization_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_group_normalization_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                      dnnl_engine_t engine,
+                                                                      dnnl_prop_kind_t prop_kind,
+                                                                      const_dnnl_memory_desc_t diff_src_desc,
+                                                                      const_dnnl_memory_desc_t diff_dst_desc,
+                                                                      const_dnnl_memory_desc_t src_desc,
+                                                                      dnnl_dim_t groups,
+                                                                      float epsilon,
+                                                                      unsigned int flags,
+                                                                      const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                      const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_group_normalization_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_group_normalization_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                     dnnl_engine_t engine,
+                                                                     dnnl_prop_kind_t prop_kind,
+                                                                     const_dnnl_memory_desc_t src_desc,
+                                                                     const_dnnl_memory_desc_t dst_desc,
+                                                                     dnnl_dim_t groups,
+                                                                     float epsilon,
+                                                                     unsigned int flags,
+                                                                     const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_inner_product_backward_data_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_inner_product_backward_data_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                     dnnl_engine_t engine,
+                                                                     const_dnnl_memory_desc_t diff_src_desc,
+                                                                     const_dnnl_memory_desc_t weights_desc,
+                                                                     const_dnnl_memory_desc_t diff_dst_desc,
+                                                                     const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                     const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_inner_product_backward_weights_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_inner_product_backward_weights_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                        dnnl_engine_t engine,
+                                                                        const_dnnl_memory_desc_t src_desc,
+                                                                        const_dnnl_memory_desc_t diff_weights_desc,
+                                                                        const_dnnl_memory_desc_t diff_bias_desc,
+                                                                        const_dnnl_memory_desc_t diff_dst_desc,
+                                                                        const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                        const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_inner_product_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_inner_product_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                               dnnl_engine_t engine,
+                                                               dnnl_prop_kind_t prop_kind,
+                                                               const_dnnl_memory_desc_t src_desc,
+                                                               const_dnnl_memory_desc_t weights_desc,
+                                                               const_dnnl_memory_desc_t bias_desc,
+                                                               const_dnnl_memory_desc_t dst_desc,
+                                                               const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_layer_normalization_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_layer_normalization_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                      dnnl_engine_t engine,
+                                                                      dnnl_prop_kind_t prop_kind,
+                                                                      const_dnnl_memory_desc_t diff_src_desc,
+                                                                      const_dnnl_memory_desc_t diff_dst_desc,
+                                                                      const_dnnl_memory_desc_t src_desc,
+                                                                      const_dnnl_memory_desc_t stat_desc,
+                                                                      float epsilon,
+                                                                      unsigned int flags,
+                                                                      const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                      const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_layer_normalization_backward_primitive_desc_create_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_layer_normalization_backward_primitive_desc_create_v2(dnnl_primitive_desc_t *primitive_desc,
+                                                                         dnnl_engine_t engine,
+                                                                         dnnl_prop_kind_t prop_kind,
+                                                                         const_dnnl_memory_desc_t diff_src_desc,
+                                                                         const_dnnl_memory_desc_t diff_dst_desc,
+                                                                         const_dnnl_memory_desc_t src_desc,
+                                                                         const_dnnl_memory_desc_t stat_desc,
+                                                                         dnnl_data_type_t diff_scale_shift_data_type,
+                                                                         dnnl_data_type_t scale_shift_data_type,
+                                                                         float epsilon,
+                                                                         unsigned int flags,
+                                                                         const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                                         const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_layer_normalization_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_layer_normalization_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                                     dnnl_engine_t engine,
+                                                                     dnnl_prop_kind_t prop_kind,
+                                                                     const_dnnl_memory_desc_t src_desc,
+                                                                     const_dnnl_memory_desc_t dst_desc,
+                                                                     const_dnnl_memory_desc_t stat_desc,
+                                                                     float epsilon,
+                                                                     unsigned int flags,
+                                                                     const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_layer_normalization_forward_primitive_desc_create_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_layer_normalization_forward_primitive_desc_create_v2(dnnl_primitive_desc_t *primitive_desc,
+                                                                        dnnl_engine_t engine,
+                                                                        dnnl_prop_kind_t prop_kind,
+                                                                        const_dnnl_memory_desc_t src_desc,
+                                                                        const_dnnl_memory_desc_t dst_desc,
+                                                                        const_dnnl_memory_desc_t stat_desc,
+                                                                        dnnl_data_type_t scale_shift_data_type,
+                                                                        float epsilon,
+                                                                        unsigned int flags,
+                                                                        const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_lrn_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_lrn_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                      dnnl_engine_t engine,
+                                                      dnnl_alg_kind_t alg_kind,
+                                                      const_dnnl_memory_desc_t diff_src_desc,
+                                                      const_dnnl_memory_desc_t diff_dst_desc,
+                                                      const_dnnl_memory_desc_t src_desc,
+                                                      dnnl_dim_t local_size,
+                                                      float alpha,
+                                                      float beta,
+                                                      float k,
+                                                      const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                      const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_lrn_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_lrn_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                     dnnl_engine_t engine,
+                                                     dnnl_prop_kind_t prop_kind,
+                                                     dnnl_alg_kind_t alg_kind,
+                                                     const_dnnl_memory_desc_t src_desc,
+                                                     const_dnnl_memory_desc_t dst_desc,
+                                                     dnnl_dim_t local_size,
+                                                     float alpha,
+                                                     float beta,
+                                                     float k,
+                                                     const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_matmul_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_matmul_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                dnnl_engine_t engine,
+                                                const_dnnl_memory_desc_t src_desc,
+                                                const_dnnl_memory_desc_t weights_desc,
+                                                const_dnnl_memory_desc_t bias_desc,
+                                                const_dnnl_memory_desc_t dst_desc,
+                                                const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_memory_create_host_scalar`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_create_host_scalar(dnnl_memory_t *memory,
+                                             const_dnnl_memory_desc_t memory_desc,
+                                             void *scalar_ptr);
+
+/**
+ * `dnnl_memory_desc_create_host_scalar`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_desc_create_host_scalar(dnnl_memory_desc_t *memory_desc,
+                                                  dnnl_data_type_t data_type);
+
+/**
+ * `dnnl_memory_desc_create_with_blob`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_desc_create_with_blob(dnnl_memory_desc_t *memory_desc,
+                                                const uint8_t *blob);
+
+/**
+ * `dnnl_memory_desc_create_with_coo_encoding`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_desc_create_with_coo_encoding(dnnl_memory_desc_t *memory_desc,
+                                                        int ndims,
+                                                        const dnnl_dim_t *dims,
+                                                        dnnl_data_type_t data_type,
+                                                        dnnl_dim_t nnz,
+                                                        dnnl_data_type_t indices_dt);
+
+/**
+ * `dnnl_memory_desc_create_with_csr_encoding`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_desc_create_with_csr_encoding(dnnl_memory_desc_t *memory_desc,
+                                                        int ndims,
+                                                        const dnnl_dim_t *dims,
+                                                        dnnl_data_type_t data_type,
+                                                        dnnl_dim_t nnz,
+                                                        dnnl_data_type_t indices_dt,
+                                                        dnnl_data_type_t pointers_dt);
+
+/**
+ * `dnnl_memory_desc_create_with_packed_encoding`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_desc_create_with_packed_encoding(dnnl_memory_desc_t *memory_desc,
+                                                           int ndims,
+                                                           const dnnl_dim_t *dims,
+                                                           dnnl_data_type_t data_type,
+                                                           dnnl_dim_t nnz);
+
+/**
+ * `dnnl_memory_desc_get_blob`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_desc_get_blob(uint8_t *blob,
+                                        size_t *size,
+                                        const_dnnl_memory_desc_t memory_desc);
+
+/**
+ * `dnnl_memory_get_host_scalar_value`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_get_host_scalar_value(const_dnnl_memory_t memory, void *value);
+
+/**
+ * `dnnl_memory_set_host_scalar_value`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_memory_set_host_scalar_value(dnnl_memory_t memory, const void *value);
+
+/**
+ * `dnnl_pooling_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_pooling_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                          dnnl_engine_t engine,
+                                                          dnnl_alg_kind_t alg_kind,
+                                                          const_dnnl_memory_desc_t diff_src_desc,
+                                                          const_dnnl_memory_desc_t diff_dst_desc,
+                                                          const dnnl_dim_t *strides,
+                                                          const dnnl_dim_t *kernel,
+                                                          const dnnl_dim_t *dilation,
+                                                          const dnnl_dim_t *padding_l,
+                                                          const dnnl_dim_t *padding_r,
+                                                          const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                          const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_pooling_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_pooling_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                         dnnl_engine_t engine,
+                                                         dnnl_prop_kind_t prop_kind,
+                                                         dnnl_alg_kind_t alg_kind,
+                                                         const_dnnl_memory_desc_t src_desc,
+                                                         const_dnnl_memory_desc_t dst_desc,
+                                                         const dnnl_dim_t *strides,
+                                                         const dnnl_dim_t *kernel,
+                                                         const dnnl_dim_t *dilation,
+                                                         const dnnl_dim_t *padding_l,
+                                                         const dnnl_dim_t *padding_r,
+                                                         const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_post_ops_append_binary`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_append_binary(dnnl_post_ops_t post_ops,
+                                          dnnl_alg_kind_t alg_kind,
+                                          const_dnnl_memory_desc_t src1_desc);
+
+/**
+ * `dnnl_post_ops_append_binary_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_append_binary_v2(dnnl_post_ops_t post_ops,
+                                             dnnl_alg_kind_t alg_kind,
+                                             const_dnnl_memory_desc_t src1_desc,
+                                             const_dnnl_memory_desc_t src2_desc);
+
+/**
+ * `dnnl_post_ops_append_dw`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_append_dw(dnnl_post_ops_t post_ops,
+                                      dnnl_data_type_t weights_data_type,
+                                      dnnl_data_type_t bias_data_type,
+                                      dnnl_data_type_t dst_data_type,
+                                      dnnl_dim_t kernel_size,
+                                      dnnl_dim_t stride_size,
+                                      dnnl_dim_t padding_l_size);
+
+/**
+ * `dnnl_post_ops_append_eltwise`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_append_eltwise(dnnl_post_ops_t post_ops,
+                                           dnnl_alg_kind_t alg_kind,
+                                           float alpha,
+                                           float beta);
+
+/**
+ * `dnnl_post_ops_append_prelu`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_append_prelu(dnnl_post_ops_t post_ops, int mask);
+
+/**
+ * `dnnl_post_ops_append_sum`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_append_sum(dnnl_post_ops_t post_ops,
+                                       float scale,
+                                       int32_t zero_point,
+                                       dnnl_data_type_t data_type);
+
+/**
+ * `dnnl_post_ops_clone`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_clone(dnnl_post_ops_t *post_ops,
+                                  const_dnnl_post_ops_t existing_post_ops);
+
+/**
+ * `dnnl_post_ops_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_create(dnnl_post_ops_t *post_ops);
+
+/**
+ * `dnnl_post_ops_destroy`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_destroy(dnnl_post_ops_t post_ops);
+
+/**
+ * `dnnl_post_ops_get_params_binary`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_get_params_binary(const_dnnl_post_ops_t post_ops,
+                                              int index,
+                                              dnnl_alg_kind_t *alg_kind,
+                                              const_dnnl_memory_desc_t *src1_desc);
+
+/**
+ * `dnnl_post_ops_get_params_binary_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_get_params_binary_v2(const_dnnl_post_ops_t post_ops,
+                                                 int index,
+                                                 dnnl_alg_kind_t *alg_kind,
+                                                 const_dnnl_memory_desc_t *src1_desc,
+                                                 const_dnnl_memory_desc_t *src2_desc);
+
+/**
+ * `dnnl_post_ops_get_params_dw`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_get_params_dw(const_dnnl_post_ops_t post_ops,
+                                          int index,
+                                          dnnl_data_type_t *weights_data_type,
+                                          dnnl_data_type_t *bias_data_type,
+                                          dnnl_data_type_t *dst_data_type,
+                                          dnnl_dim_t *kernel_size,
+                                          dnnl_dim_t *stride_size,
+                                          dnnl_dim_t *padding_l_size);
+
+/**
+ * `dnnl_post_ops_get_params_eltwise`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_get_params_eltwise(const_dnnl_post_ops_t post_ops,
+                                               int index,
+                                               dnnl_alg_kind_t *alg_kind,
+                                               float *alpha,
+                                               float *beta);
+
+/**
+ * `dnnl_post_ops_get_params_prelu`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_get_params_prelu(const_dnnl_post_ops_t post_ops, int index, int *mask);
+
+/**
+ * `dnnl_post_ops_get_params_sum`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_post_ops_get_params_sum(const_dnnl_post_ops_t post_ops,
+                                           int index,
+                                           float *scale,
+                                           int32_t *zero_point,
+                                           dnnl_data_type_t *data_type);
+
+/**
+ * `dnnl_prelu_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_prelu_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                        dnnl_engine_t engine,
+                                                        const_dnnl_memory_desc_t src_desc,
+                                                        const_dnnl_memory_desc_t weights_desc,
+                                                        const_dnnl_memory_desc_t diff_src_desc,
+                                                        const_dnnl_memory_desc_t diff_weights_desc,
+                                                        const_dnnl_memory_desc_t diff_dst_desc,
+                                                        const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                        const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_prelu_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_prelu_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                       dnnl_engine_t engine,
+                                                       dnnl_prop_kind_t prop_kind,
+                                                       const_dnnl_memory_desc_t src_desc,
+                                                       const_dnnl_memory_desc_t weights_desc,
+                                                       const_dnnl_memory_desc_t dst_desc,
+                                                       const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_primitive_attr_get_accumulation_mode`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_get_accumulation_mode(const_dnnl_primitive_attr_t attr,
+                                                        dnnl_accumulation_mode_t *mode);
+
+/**
+ * `dnnl_primitive_attr_get_dropout`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_get_dropout(const_dnnl_primitive_attr_t attr,
+                                              const_dnnl_memory_desc_t *mask_desc);
+
+/**
+ * `dnnl_primitive_attr_get_dropout_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_get_dropout_v2(const_dnnl_primitive_attr_t attr,
+                                                 const_dnnl_memory_desc_t *mask_desc,
+                                                 dnnl_data_type_t *seed_dt,
+                                                 int *use_offset,
+                                                 int *use_host_scalars);
+
+/**
+ * `dnnl_primitive_attr_get_post_ops`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_get_post_ops(const_dnnl_primitive_attr_t attr,
+                                               const_dnnl_post_ops_t *post_ops);
+
+/**
+ * `dnnl_primitive_attr_get_rounding`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_get_rounding(dnnl_primitive_attr_t attr,
+                                               int arg,
+                                               dnnl_rounding_mode_t *mode);
+
+/**
+ * `dnnl_primitive_attr_set_accumulation_mode`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_accumulation_mode(dnnl_primitive_attr_t attr,
+                                                        dnnl_accumulation_mode_t mode);
+
+/**
+ * `dnnl_primitive_attr_set_dropout`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_dropout(dnnl_primitive_attr_t attr,
+                                              const_dnnl_memory_desc_t mask_desc);
+
+/**
+ * `dnnl_primitive_attr_set_dropout_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_dropout_v2(dnnl_primitive_attr_t attr,
+                                                 const_dnnl_memory_desc_t mask_desc,
+                                                 dnnl_data_type_t seed_dt,
+                                                 int use_offset,
+                                                 int use_host_scalars);
+
+/**
+ * `dnnl_primitive_attr_set_post_ops`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_post_ops(dnnl_primitive_attr_t attr,
+                                               const_dnnl_post_ops_t post_ops);
+
+/**
+ * `dnnl_primitive_attr_set_precomputed_reductions`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_precomputed_reductions(dnnl_primitive_attr_t attr,
+                                                             int arg,
+                                                             int mask,
+                                                             int group_ndims,
+                                                             const dnnl_dim_t *group_dims,
+                                                             dnnl_data_type_t data_type);
+
+/**
+ * `dnnl_primitive_attr_set_rounding`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_rounding(dnnl_primitive_attr_t attr,
+                                               int arg,
+                                               dnnl_rounding_mode_t mode);
+
+/**
+ * `dnnl_primitive_attr_set_scales`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_scales(dnnl_primitive_attr_t attr,
+                                             int arg,
+                                             int mask,
+                                             int group_ndims,
+                                             const dnnl_dim_t *group_dims,
+                                             dnnl_data_type_t data_type);
+
+/**
+ * `dnnl_primitive_attr_set_scales_mask`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_scales_mask(dnnl_primitive_attr_t attr, int arg, int mask);
+
+/**
+ * `dnnl_primitive_attr_set_scales_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_scales_v2(dnnl_primitive_attr_t attr,
+                                                int arg,
+                                                int mask,
+                                                int ndims,
+                                                const dnnl_dim_t *group_dims,
+                                                dnnl_data_type_t data_type,
+                                                int is_on_host);
+
+/**
+ * `dnnl_primitive_attr_set_scales_v3`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_scales_v3(dnnl_primitive_attr_t attr,
+                                                int arg,
+                                                int mask,
+                                                int ndims,
+                                                const dnnl_dim_t *group_dims,
+                                                dnnl_data_type_t data_type,
+                                                int is_on_host,
+                                                dnnl_quantization_mode_t qmode);
+
+/**
+ * `dnnl_primitive_attr_set_zero_points`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_zero_points(dnnl_primitive_attr_t attr,
+                                                  int arg,
+                                                  int mask,
+                                                  int group_ndims,
+                                                  const dnnl_dim_t *group_dims,
+                                                  dnnl_data_type_t data_type);
+
+/**
+ * `dnnl_primitive_attr_set_zero_points_mask`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_zero_points_mask(dnnl_primitive_attr_t attr,
+                                                       int arg,
+                                                       int mask);
+
+/**
+ * `dnnl_primitive_attr_set_zero_points_v2`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_primitive_attr_set_zero_points_v2(dnnl_primitive_attr_t attr,
+                                                     int arg,
+                                                     int mask,
+                                                     int ndims,
+                                                     const dnnl_dim_t *group_dims,
+                                                     dnnl_data_type_t data_type,
+                                                     int is_on_host);
+
+/**
+ * `dnnl_reduction_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_reduction_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                   dnnl_engine_t engine,
+                                                   dnnl_alg_kind_t alg_kind,
+                                                   const_dnnl_memory_desc_t src_desc,
+                                                   const_dnnl_memory_desc_t dst_desc,
+                                                   float p,
+                                                   float eps,
+                                                   const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_resampling_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_resampling_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                             dnnl_engine_t engine,
+                                                             dnnl_alg_kind_t alg_kind,
+                                                             const float *factors,
+                                                             const_dnnl_memory_desc_t diff_src_desc,
+                                                             const_dnnl_memory_desc_t diff_dst_desc,
+                                                             const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                             const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_resampling_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_resampling_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                            dnnl_engine_t engine,
+                                                            dnnl_prop_kind_t prop_kind,
+                                                            dnnl_alg_kind_t alg_kind,
+                                                            const float *factors,
+                                                            const_dnnl_memory_desc_t src_desc,
+                                                            const_dnnl_memory_desc_t dst_desc,
+                                                            const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_shuffle_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_shuffle_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                          dnnl_engine_t engine,
+                                                          const_dnnl_memory_desc_t diff_src_desc,
+                                                          const_dnnl_memory_desc_t diff_dst_desc,
+                                                          int axis,
+                                                          dnnl_dim_t group_size,
+                                                          const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                          const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_shuffle_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_shuffle_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                         dnnl_engine_t engine,
+                                                         dnnl_prop_kind_t prop_kind,
+                                                         const_dnnl_memory_desc_t src_desc,
+                                                         const_dnnl_memory_desc_t dst_desc,
+                                                         int axis,
+                                                         dnnl_dim_t group_size,
+                                                         const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_softmax_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_softmax_backward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                          dnnl_engine_t engine,
+                                                          dnnl_alg_kind_t alg_kind,
+                                                          const_dnnl_memory_desc_t diff_src_desc,
+                                                          const_dnnl_memory_desc_t diff_dst_desc,
+                                                          const_dnnl_memory_desc_t dst_desc,
+                                                          int softmax_axis,
+                                                          const_dnnl_primitive_desc_t hint_fwd_pd,
+                                                          const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_softmax_forward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_softmax_forward_primitive_desc_create(dnnl_primitive_desc_t *primitive_desc,
+                                                         dnnl_engine_t engine,
+                                                         dnnl_prop_kind_t prop_kind,
+                                                         dnnl_alg_kind_t alg_kind,
+                                                         const_dnnl_memory_desc_t src_desc,
+                                                         const_dnnl_memory_desc_t dst_desc,
+                                                         int softmax_axis,
+                                                         const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_sum_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.
+ */
+dnnl_status_t dnnl_sum_primitive_desc_create(dnnl_primitive_desc_t *sum_primitive_desc,
+                                             dnnl_engine_t engine,
+                                             const_dnnl_memory_desc_t dst_desc,
+                                             int n,
+                                             const float *scales,
+                                             const const_dnnl_memory_desc_t *src_descs,
+                                             const_dnnl_primitive_attr_t attr);
+
+/**
+ * `dnnl_post_ops_get_kind`: not implemented, returns `dnnl_undefined_primitive`.
+ */
+dnnl_primitive_kind_t dnnl_post_ops_get_kind(const_dnnl_post_ops_t post_ops, int index);
+
+/**
+ * `dnnl_post_ops_len`: not implemented, returns `-1`.
+ */
+int dnnl_post_ops_len(const_dnnl_post_ops_t post_ops);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -4,7 +4,7 @@
 use crate::attr::Attr;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::memory::{describe, Memory, MemoryDesc, Reorder};
+use crate::memory::{Memory, MemoryDesc, Reorder};
 use crate::rnn::{RnnPd, RnnPrimitive};
 use crate::types::{PrimitiveKind, PropKind};
 use crate::{args, ensure_args};
@@ -56,8 +56,10 @@ impl<'a> ExecArgs<'a> {
             .map(|(_, m)| *m)
     }
 
-    /// The memory for an argument of a `kind` primitive whose descriptor must equal `md` (dims,
-    /// type and layout); `None` when the argument is absent or empty.
+    /// The memory for an argument of a `kind` primitive with descriptor `md`; `None` when the
+    /// argument is absent or empty. As in oneDNN, `md` decides how the buffer is read and the
+    /// memory supplies the handle (a primitive made on a sub-memory view runs on the whole
+    /// memory); a memory whose own descriptor spans fewer bytes than `md` reads is refused.
     pub fn get_checked(
         &self,
         arg: i32,
@@ -71,12 +73,10 @@ impl<'a> ExecArgs<'a> {
         match self.get(arg) {
             None => Ok(None),
             Some(m) if m.desc() == md => Ok(Some(m)),
-            Some(m) => Err(Error::InvalidArguments(format!(
-                "{}: the memory is {}, the primitive descriptor's is {}",
-                args::name(arg, Some(kind)),
-                describe(m.desc(), aliases),
-                describe(md, aliases)
-            ))),
+            Some(m) => {
+                m.check_spans(md, &args::name(arg, Some(kind)), aliases)?;
+                Ok(Some(m))
+            }
         }
     }
 

@@ -200,12 +200,28 @@ c_enum! {
     }
 }
 
+/// The library-wide default of [`FpmathMode`] (`dnnl_set_default_fpmath_mode`).
+static DEFAULT_FPMATH: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+impl FpmathMode {
+    /// Sets the mode new attributes start with.
+    pub fn set_default(mode: Self) {
+        DEFAULT_FPMATH.store(mode.raw(), std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The mode set by [`FpmathMode::set_default`] (strict unless changed), as in oneDNN.
+impl Default for FpmathMode {
+    fn default() -> Self {
+        Self::from_raw(DEFAULT_FPMATH.load(std::sync::atomic::Ordering::Relaxed))
+            .unwrap_or(Self::Strict)
+    }
+}
+
 c_enum! {
     /// Floating-point math mode (`dnnl_fpmath_mode_t`).
-    #[derive(Default)]
     FpmathMode, "fpmath mode" {
         /// Strict f32 math.
-        #[default]
         Strict = 0 => "strict",
         /// Implicit down-conversion to bf16 allowed.
         Bf16 = 1 => "bf16",

@@ -178,3 +178,71 @@ fn program_built_against_onednn_runs_on_oxidnn() {
         );
     }
 }
+
+/// Names of the `dnnl_*` functions a C program sees after `#include <oneapi/dnnl/dnnl.h>` of
+/// the real oneDNN (preprocessed, so declarations under `DNNL_EXPERIMENTAL_*` are left out;
+/// the graph API lives in other headers).
+fn real_dnnl_h_functions(include: &Path, dir: &Path) -> Vec<String> {
+    let src = dir.join("list.c");
+    fs::write(&src, "#include <oneapi/dnnl/dnnl.h>\n").unwrap();
+    let out = Command::new("gcc")
+        .args(["-E", "-P", "-I"])
+        .arg(include)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "gcc -E dnnl.h: {}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut names: Vec<String> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(p) = text[i..].find("dnnl_") {
+        let start = i + p;
+        let boundary =
+            start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        let end = start
+            + text[start..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(text.len() - start);
+        if boundary && text[end..].trim_start().starts_with('(') {
+            names.push(text[start..end].to_string());
+        }
+        i = end;
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn every_function_of_onednn_dnnl_h_is_exported() {
+    let (Some(dir), Some(so)) = (oracle("3.13"), built_cdylib()) else {
+        eprintln!("note: oneDNN 3.13 not cached or liboxidnn.so not built; not compared");
+        return;
+    };
+    if !have_gcc() {
+        eprintln!("note: gcc not found; not compared");
+        return;
+    }
+    let work = scratch("dnnl_h_functions");
+    let wanted = real_dnnl_h_functions(&dir.join("include"), &work);
+    assert!(
+        wanted.len() > 150 && wanted.iter().any(|n| n == "dnnl_sgemm"),
+        "could not list oneDNN's functions: {wanted:?}"
+    );
+    let nm = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&so)
+        .output()
+        .unwrap();
+    assert!(nm.status.success(), "nm: {}", show(&nm));
+    let exported: std::collections::BTreeSet<String> = String::from_utf8_lossy(&nm.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
+        .collect();
+    let missing: Vec<_> = wanted.iter().filter(|n| !exported.contains(*n)).collect();
+    assert!(
+        missing.is_empty(),
+        "oneDNN 3.13's dnnl.h declares functions liboxidnn.so does not export: {missing:?}"
+    );
+}

@@ -68,14 +68,77 @@ fn generate() -> String {
             config.export.include.push(t);
         }
     }
+    let stubs = Path::new(env!("CARGO_TARGET_TMPDIR")).join("oxidnn-unimplemented-expanded.rs");
+    fs::write(&stubs, expanded_stubs()).unwrap();
     let bindings = cbindgen::Builder::new()
         .with_config(config)
         .with_src(root().join("src").join("capi").join("mod.rs"))
+        .with_src(&stubs)
         .generate()
         .expect("cbindgen could not process src/capi/");
     let mut out = Vec::new();
     bindings.write(&mut out);
     String::from_utf8(out).expect("cbindgen wrote UTF-8")
+}
+
+/// One function of the `unimplemented_fns!` blocks of `src/capi/unimplemented.rs`.
+struct Stub {
+    name: String,
+    params: String,
+    ret: String,
+    value: String,
+}
+
+/// The functions `src/capi/unimplemented.rs` generates with its macro, which cbindgen cannot
+/// expand: one per line inside each `unimplemented_fns! {` block, `name(params);` (returns
+/// `dnnl_unimplemented`) or `name(params) -> type = value;`.
+fn macro_stubs() -> Vec<Stub> {
+    let path = root().join("src").join("capi").join("unimplemented.rs");
+    let text = fs::read_to_string(path).unwrap();
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t == "unimplemented_fns! {" {
+            inside = true;
+        } else if inside && t == "}" {
+            inside = false;
+        } else if inside {
+            let (open, close) = (t.find('(').unwrap(), t.rfind(')').unwrap());
+            let tail = t[close + 1..].trim().trim_end_matches(';');
+            let (ret, value) = match tail.strip_prefix("->") {
+                Some(r) => {
+                    let (ty, v) = r.split_once('=').expect("`-> type = value;`");
+                    (ty.trim().to_string(), v.trim().to_string())
+                }
+                None => (
+                    "dnnl_status_t".to_string(),
+                    "dnnl_unimplemented".to_string(),
+                ),
+            };
+            out.push(Stub {
+                name: t[..open].to_string(),
+                params: t[open + 1..close].to_string(),
+                ret,
+                value,
+            });
+        }
+    }
+    out
+}
+
+/// The macro's functions written out, for cbindgen (same prototypes and doc lines).
+fn expanded_stubs() -> String {
+    macro_stubs()
+        .iter()
+        .map(|s| {
+            format!(
+                "/// `{}`: not implemented, returns `{}`.\n#[unsafe(no_mangle)]\n\
+                 pub extern \"C\" fn {}({}) -> {} {{ loop {{}} }}\n",
+                s.name, s.value, s.name, s.params, s.ret
+            )
+        })
+        .collect()
 }
 
 fn blessing() -> bool {
@@ -114,7 +177,7 @@ fn have(tool: &str) -> bool {
 }
 
 /// The names after `#[unsafe(no_mangle)]` (or `#[no_mangle]`) in `src/capi/**.rs` (not in
-/// `src/capi/tests/`).
+/// `src/capi/tests/`), plus the functions of the `unimplemented_fns!` blocks.
 fn exported_fns() -> BTreeSet<String> {
     fn walk(dir: &Path, out: &mut BTreeSet<String>) {
         let mut entries: Vec<_> = fs::read_dir(dir)
@@ -142,7 +205,10 @@ fn exported_fns() -> BTreeSet<String> {
                                     .chars()
                                     .take_while(|c| c.is_alphanumeric() || *c == '_')
                                     .collect();
-                                out.insert(name);
+                                // `fn $name(` in a macro: its lines are macro_stubs()
+                                if !name.is_empty() {
+                                    out.insert(name);
+                                }
                                 pending = false;
                             }
                         }
@@ -153,6 +219,7 @@ fn exported_fns() -> BTreeSet<String> {
     }
     let mut out = BTreeSet::new();
     walk(&root().join("src").join("capi"), &mut out);
+    out.extend(macro_stubs().into_iter().map(|s| s.name));
     out
 }
 

@@ -9,6 +9,7 @@
 use super::boundary::{check_handle_index, check_out, put, slice, status, value};
 use super::handle::{as_rust, as_rust_opt, destroy, write_handle};
 use super::types::*;
+use crate::ensure_args;
 use crate::error::{Error, Result};
 use crate::memory::MemoryDesc;
 use crate::types::{CEnum, DataType};
@@ -167,6 +168,30 @@ pub unsafe extern "C" fn dnnl_memory_desc_permute_axes(
             return Err(Error::InvalidArguments("permutation is NULL".into()));
         }
         let md = md.permute_axes(slice(permutation, md.ndims(), "permutation")?)?;
+        write_handle::<dnnl_memory_desc>(out_memory_desc, "out_memory_desc", md)
+    })
+}
+
+/// The same tensor with other dims (same number of elements): dims are merged or split only
+/// where the data is contiguous; otherwise, or for ndims outside 1..=12, →
+/// `dnnl_invalid_arguments`.
+///
+/// # Safety
+/// `out_memory_desc` is NULL or writable; `in_memory_desc` is NULL or live; `dims` is NULL or
+/// holds `ndims` values.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dnnl_memory_desc_reshape(
+    out_memory_desc: *mut dnnl_memory_desc_t,
+    in_memory_desc: const_dnnl_memory_desc_t,
+    ndims: c_int,
+    dims: *const dnnl_dim_t,
+) -> dnnl_status_t {
+    status("dnnl_memory_desc_reshape", || {
+        check_out(out_memory_desc, "out_memory_desc")?;
+        let md = as_rust(in_memory_desc)?;
+        let n = parse_ndims(ndims)?;
+        ensure_args!(n > 0, "ndims is 0");
+        let md = md.reshape(slice(dims, n, "dims")?)?;
         write_handle::<dnnl_memory_desc>(out_memory_desc, "out_memory_desc", md)
     })
 }

@@ -4,8 +4,10 @@
 
 pub mod attr;
 pub(crate) mod boundary;
+pub mod cache;
 pub mod debug;
 pub mod engine;
+pub mod gemm;
 pub mod graph;
 pub(crate) mod handle;
 pub mod memory;
@@ -15,7 +17,9 @@ pub mod primitive;
 pub mod primitive_desc;
 pub mod reorder;
 pub mod rnn;
+pub mod settings;
 pub mod types;
+pub mod unimplemented;
 pub mod verbose;
 
 #[cfg(test)]

@@ -47,6 +47,10 @@ opaque!(
     /// A primitive.
     dnnl_primitive, dnnl_primitive_t, const_dnnl_primitive_t => super::objects::CPrimitive);
 opaque!(
+    /// A post-ops chain (not supported: the `dnnl_post_ops_*` functions return
+    /// `dnnl_unimplemented`, so no such object is ever created).
+    dnnl_post_ops, dnnl_post_ops_t, const_dnnl_post_ops_t => ());
+opaque!(
     /// A loaded OpenVINO IR model (`oxidnn_model_*`).
     oxidnn_model, oxidnn_model_t, const_oxidnn_model_t => super::graph::CModel);
 opaque!(
@@ -60,8 +64,11 @@ pub type dnnl_dim_t = i64;
 pub const DNNL_MAX_NDIMS: usize = 12;
 /// A dims array (`DNNL_MAX_NDIMS` dimensions).
 pub type dnnl_dims_t = [dnnl_dim_t; DNNL_MAX_NDIMS];
-/// A dimension known only at execution time (not supported: gives `dnnl_unimplemented`).
+/// A dimension known only at execution time: descriptors may hold it, memories and primitives
+/// cannot be made from them.
 pub const DNNL_RUNTIME_DIM_VAL: dnnl_dim_t = i64::MIN;
+/// `DNNL_RUNTIME_SIZE_VAL`: the size of a memory descriptor with runtime dims or strides.
+pub const DNNL_RUNTIME_SIZE_VAL: usize = DNNL_RUNTIME_DIM_VAL as usize;
 
 /// One execution argument: an argument index and the memory bound to it.
 #[repr(C)]
@@ -611,3 +618,84 @@ pub const DNNL_ARG_DIFF_WEIGHTS_3: c_int = 164;
 pub const DNNL_ARG_DIFF_WEIGHTS_PROJECTION: c_int = 164;
 /// `DNNL_ARG_DIFF_BIAS`.
 pub const DNNL_ARG_DIFF_BIAS: c_int = 169;
+
+/// CPU instruction set architecture (`dnnl_set_max_cpu_isa`, `dnnl_get_effective_cpu_isa`).
+pub type dnnl_cpu_isa_t = c_int;
+/// `dnnl_cpu_isa_default`: no limit (every ISA the CPU has).
+pub const dnnl_cpu_isa_default: dnnl_cpu_isa_t = 0x0;
+/// `dnnl_cpu_isa_sse41`.
+pub const dnnl_cpu_isa_sse41: dnnl_cpu_isa_t = 0x1;
+/// `dnnl_cpu_isa_avx`.
+pub const dnnl_cpu_isa_avx: dnnl_cpu_isa_t = 0x3;
+/// `dnnl_cpu_isa_avx2`.
+pub const dnnl_cpu_isa_avx2: dnnl_cpu_isa_t = 0x7;
+/// `dnnl_cpu_isa_avx2_vnni`.
+pub const dnnl_cpu_isa_avx2_vnni: dnnl_cpu_isa_t = 0xf;
+/// `dnnl_cpu_isa_avx2_vnni_2`.
+pub const dnnl_cpu_isa_avx2_vnni_2: dnnl_cpu_isa_t = 0x1f;
+/// `dnnl_cpu_isa_avx512_core`.
+pub const dnnl_cpu_isa_avx512_core: dnnl_cpu_isa_t = 0x27;
+/// `dnnl_cpu_isa_avx512_core_vnni`.
+pub const dnnl_cpu_isa_avx512_core_vnni: dnnl_cpu_isa_t = 0x67;
+/// `dnnl_cpu_isa_avx512_core_bf16`.
+pub const dnnl_cpu_isa_avx512_core_bf16: dnnl_cpu_isa_t = 0xe7;
+/// `dnnl_cpu_isa_avx10_1_512`.
+pub const dnnl_cpu_isa_avx10_1_512: dnnl_cpu_isa_t = 0x1ef;
+/// `dnnl_cpu_isa_avx512_core_fp16` (= `avx10_1_512`).
+pub const dnnl_cpu_isa_avx512_core_fp16: dnnl_cpu_isa_t = 0x1ef;
+/// `dnnl_cpu_isa_avx10_1_512_amx`.
+pub const dnnl_cpu_isa_avx10_1_512_amx: dnnl_cpu_isa_t = 0xfef;
+/// `dnnl_cpu_isa_avx512_core_amx` (= `avx10_1_512_amx`).
+pub const dnnl_cpu_isa_avx512_core_amx: dnnl_cpu_isa_t = 0xfef;
+/// `dnnl_cpu_isa_avx10_1_512_amx_fp16`.
+pub const dnnl_cpu_isa_avx10_1_512_amx_fp16: dnnl_cpu_isa_t = 0x1fef;
+/// `dnnl_cpu_isa_avx512_core_amx_fp16` (= `avx10_1_512_amx_fp16`).
+pub const dnnl_cpu_isa_avx512_core_amx_fp16: dnnl_cpu_isa_t = 0x1fef;
+/// `dnnl_cpu_isa_avx10_2`.
+pub const dnnl_cpu_isa_avx10_2: dnnl_cpu_isa_t = 0x201ff;
+/// `dnnl_cpu_isa_avx10_2_512` (= `avx10_2`).
+pub const dnnl_cpu_isa_avx10_2_512: dnnl_cpu_isa_t = 0x201ff;
+/// `dnnl_cpu_isa_avx10_2_amx_2`.
+pub const dnnl_cpu_isa_avx10_2_amx_2: dnnl_cpu_isa_t = 0x22fff;
+/// `dnnl_cpu_isa_avx10_2_512_amx_2` (= `avx10_2_amx_2`).
+pub const dnnl_cpu_isa_avx10_2_512_amx_2: dnnl_cpu_isa_t = 0x22fff;
+
+/// CPU ISA hints (`dnnl_set_cpu_isa_hints`).
+pub type dnnl_cpu_isa_hints_t = c_int;
+/// `dnnl_cpu_isa_no_hints`.
+pub const dnnl_cpu_isa_no_hints: dnnl_cpu_isa_hints_t = 0x0;
+/// `dnnl_cpu_isa_prefer_ymm`.
+pub const dnnl_cpu_isa_prefer_ymm: dnnl_cpu_isa_hints_t = 0x1;
+
+/// Accumulation mode attribute (not supported: its functions return `dnnl_unimplemented`).
+pub type dnnl_accumulation_mode_t = c_int;
+/// `dnnl_accumulation_mode_strict`.
+pub const dnnl_accumulation_mode_strict: dnnl_accumulation_mode_t = 0;
+/// `dnnl_accumulation_mode_relaxed`.
+pub const dnnl_accumulation_mode_relaxed: dnnl_accumulation_mode_t = 1;
+/// `dnnl_accumulation_mode_any`.
+pub const dnnl_accumulation_mode_any: dnnl_accumulation_mode_t = 2;
+/// `dnnl_accumulation_mode_s32`.
+pub const dnnl_accumulation_mode_s32: dnnl_accumulation_mode_t = 3;
+/// `dnnl_accumulation_mode_f32`.
+pub const dnnl_accumulation_mode_f32: dnnl_accumulation_mode_t = 4;
+/// `dnnl_accumulation_mode_f16`.
+pub const dnnl_accumulation_mode_f16: dnnl_accumulation_mode_t = 5;
+
+/// Rounding mode attribute (not supported: its functions return `dnnl_unimplemented`).
+pub type dnnl_rounding_mode_t = c_int;
+/// `dnnl_rounding_mode_environment`.
+pub const dnnl_rounding_mode_environment: dnnl_rounding_mode_t = 0;
+/// `dnnl_rounding_mode_stochastic`.
+pub const dnnl_rounding_mode_stochastic: dnnl_rounding_mode_t = 1;
+
+/// Quantization mode of scales (not supported: its functions return `dnnl_unimplemented`).
+pub type dnnl_quantization_mode_t = c_int;
+/// `dnnl_quantization_mode_undef`.
+pub const dnnl_quantization_mode_undef: dnnl_quantization_mode_t = 0;
+/// `dnnl_quantization_mode_static_sazp`.
+pub const dnnl_quantization_mode_static_sazp: dnnl_quantization_mode_t = 1;
+/// `dnnl_quantization_mode_dynamic_mx`.
+pub const dnnl_quantization_mode_dynamic_mx: dnnl_quantization_mode_t = 2;
+/// `dnnl_quantization_mode_dynamic_fp`.
+pub const dnnl_quantization_mode_dynamic_fp: dnnl_quantization_mode_t = 3;

@@ -61,16 +61,27 @@ pub enum Isa {
     Avx512,
 }
 
+/// The cap of [`Isa::set_max`]; fixed (to "no cap" if unset) by the first [`Isa::detected`].
+static MAX: OnceLock<Isa> = OnceLock::new();
+
 impl Isa {
-    /// The best instruction set this CPU supports, capped by `OXIDNN_ISA`; decided once.
+    /// Caps the instruction set the kernels use (oneDNN's `dnnl_set_max_cpu_isa`): only once,
+    /// and only before the kernels first ran. Returns whether the cap was taken.
+    pub fn set_max(cap: Isa) -> bool {
+        MAX.set(cap).is_ok()
+    }
+
+    /// The best instruction set this CPU supports, capped by `OXIDNN_ISA` and [`Isa::set_max`];
+    /// decided once.
     pub fn detected() -> Isa {
         static ISA: OnceLock<Isa> = OnceLock::new();
         *ISA.get_or_init(|| {
-            let cap = match std::env::var(ISA_ENV).as_deref() {
+            let env = match std::env::var(ISA_ENV).as_deref() {
                 Ok("portable") => Isa::Portable,
                 Ok("avx2") => Isa::Avx2,
                 _ => Isa::Avx512,
             };
+            let cap = env.min(*MAX.get_or_init(|| Isa::Avx512));
             Self::all_supported()
                 .into_iter()
                 .filter(|&i| i <= cap)

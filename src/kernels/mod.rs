@@ -2,6 +2,7 @@
 //! AVX-512, an AVX2/FMA and a portable version chosen at run time ([`isa`]).
 
 pub mod activations;
+pub mod blas;
 pub mod gemm;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;

@@ -12,8 +12,12 @@ use std::fmt;
 /// Maximum number of dimensions (`DNNL_MAX_NDIMS`).
 pub const MAX_NDIMS: usize = 12;
 
-/// `DNNL_RUNTIME_DIM_VAL`: a dimension only known at execution time (not supported).
+/// `DNNL_RUNTIME_DIM_VAL`: a dimension (or stride) only known at execution time. Descriptors
+/// may hold it; memories and primitives cannot be made from them.
 pub const RUNTIME_DIM: i64 = i64::MIN;
+
+/// `DNNL_RUNTIME_SIZE_VAL`: the size of a descriptor with runtime dims or strides.
+pub const RUNTIME_SIZE: usize = 1 << 63;
 
 /// How the elements of a tensor are placed in memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,7 +82,17 @@ impl Sizes {
     /// Every layout holds at least its elements; a strided layout needs `max_d(dims[d]·strides[d])`
     /// elements (oneDNN's `get_size`; a dim of 1 counts 1 whatever its stride) and reaches
     /// `offset0 + Σ_d (dims[d] − 1)·strides[d] + 1`; packed layouts their padded length.
+    /// With runtime dims or strides nothing is known: no elements, `get_size` is
+    /// `DNNL_RUNTIME_SIZE_VAL` (such descriptors never get memory or a primitive).
     fn of(dims: &[i64], data_type: DataType, layout: &Layout) -> Result<Self> {
+        let runtime_strides =
+            matches!(layout, Layout::Strided { strides, .. } if strides.contains(&RUNTIME_DIM));
+        if dims.contains(&RUNTIME_DIM) || runtime_strides {
+            return Ok(Self {
+                bytes: RUNTIME_SIZE,
+                ..Self::default()
+            });
+        }
         let what = Described(dims, data_type);
         let udims = dims
             .iter()
@@ -133,12 +147,10 @@ fn check_dims(dims: &[i64]) -> Result<()> {
         dims.len()
     );
     for (i, &d) in dims.iter().enumerate() {
-        if d == RUNTIME_DIM {
-            return Err(Error::Unimplemented(format!(
-                "runtime dimension at index {i}"
-            )));
-        }
-        ensure_args!(d >= 0, "dimension {i} is negative ({d})");
+        ensure_args!(
+            d >= 0 || d == RUNTIME_DIM,
+            "dimension {i} is negative ({d})"
+        );
     }
     Ok(())
 }
@@ -205,7 +217,13 @@ impl MemoryDesc {
         check_dims(dims)?;
         ensure_args!(data_type != DataType::Undef, "data type is undef");
         let layout = match tag {
-            TAG_ANY => Layout::Any,
+            TAG_ANY => {
+                ensure_args!(
+                    !dims.contains(&RUNTIME_DIM),
+                    "format_tag::any with runtime dimensions"
+                );
+                Layout::Any
+            }
             _ => Layout::Strided {
                 strides: strides_for_tag(dims, tag)?,
                 offset0: 0,
@@ -231,10 +249,10 @@ impl MemoryDesc {
             Some(s) => {
                 ensure_args!(s.len() == dims.len(), "strides count differs from ndims");
                 for (i, &st) in s.iter().enumerate() {
-                    if st == RUNTIME_DIM {
-                        return Err(Error::Unimplemented(format!("runtime stride at index {i}")));
-                    }
-                    ensure_args!(st >= 0, "stride {i} is negative ({st})");
+                    ensure_args!(
+                        st >= 0 || st == RUNTIME_DIM,
+                        "stride {i} is negative ({st})"
+                    );
                 }
                 s.to_vec()
             }
@@ -246,8 +264,9 @@ impl MemoryDesc {
         // Sizes first: overlap is judged on strides·dims that fit.
         let md = Self::build(dims, data_type, layout)?;
         if let Some(s) = strides_given {
+            let runtime = s.contains(&RUNTIME_DIM) || dims.contains(&RUNTIME_DIM);
             ensure_args!(
-                !strides_overlap(dims, s),
+                runtime || !strides_overlap(dims, s),
                 "strides {s:?} make elements of {dims:?} overlap"
             );
         }
@@ -274,6 +293,7 @@ impl MemoryDesc {
     /// Zero, `any` and packed parents give `unimplemented`, as oneDNN does for layouts it
     /// cannot take a view of.
     pub fn submemory(&self, dims: &[i64], offsets: &[i64]) -> Result<Self> {
+        self.no_runtime_dims("a sub-memory")?;
         let Layout::Strided { strides, offset0 } = &self.layout else {
             return Err(Error::Unimplemented(format!(
                 "sub-memory of a {} memory descriptor",
@@ -316,6 +336,7 @@ impl MemoryDesc {
     /// The same tensor with its axes renamed: logical axis `i` becomes axis `perm[i]`
     /// (oneDNN's `permute_axes`). Only strided and `any` descriptors can be permuted.
     pub fn permute_axes(&self, perm: &[i32]) -> Result<Self> {
+        self.no_runtime_dims("permuting the axes")?;
         ensure_args!(
             !self.is_zero(),
             "cannot permute the axes of a zero memory descriptor"
@@ -355,6 +376,21 @@ impl MemoryDesc {
             }
         };
         Self::build(&permute(self.dims()), self.data_type, layout)
+    }
+
+    /// The same strided descriptor with its first element `offset0` elements from the buffer
+    /// start (sizes checked again).
+    pub fn with_offset0(&self, offset0: i64) -> Result<Self> {
+        let Layout::Strided { strides, .. } = &self.layout else {
+            return Err(Error::InvalidArguments(
+                "an offset needs a strided memory descriptor".into(),
+            ));
+        };
+        let layout = Layout::Strided {
+            strides: strides.clone(),
+            offset0,
+        };
+        Self::build(self.dims(), self.data_type, layout)
     }
 
     /// Same dims and type, dense in the order of the given plain tag.
@@ -428,7 +464,23 @@ impl MemoryDesc {
         }
     }
 
-    /// Number of logical elements.
+    /// Whether a dim or stride is `DNNL_RUNTIME_DIM_VAL`.
+    pub fn has_runtime_dims(&self) -> bool {
+        self.dims().contains(&RUNTIME_DIM)
+            || self.strides().is_some_and(|s| s.contains(&RUNTIME_DIM))
+    }
+
+    /// `unimplemented` naming `what` when the descriptor has runtime dims or strides.
+    pub fn no_runtime_dims(&self, what: &str) -> Result<()> {
+        if self.has_runtime_dims() {
+            return Err(Error::Unimplemented(format!(
+                "{what} from a memory descriptor with runtime dimensions or strides"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Number of logical elements (0 with runtime dims: none is known).
     pub fn nelems(&self) -> usize {
         self.sizes.nelems
     }

@@ -36,6 +36,10 @@ impl Memory {
             !desc.is_any(),
             "cannot create memory for a format_tag::any descriptor"
         );
+        ensure_args!(
+            !desc.has_runtime_dims(),
+            "cannot create memory for a descriptor with runtime dimensions or strides"
+        );
         let (owned, data) = match handle {
             Handle::Allocate if desc.buffer_bytes() > 0 => {
                 let buf = AlignedBuf::zeroed(desc.buffer_bytes())?;
@@ -77,6 +81,22 @@ impl Memory {
     pub fn set_data_ptr(&mut self, p: *mut u8) {
         self.owned = None;
         self.data = p;
+    }
+
+    /// Checks that reading this memory's buffer through `md` — a primitive's descriptor, which
+    /// decides how an argument is read (oneDNN's rule: the memory supplies the handle) — stays
+    /// within the bytes the memory's own descriptor spans. `what` names the argument, `aliases`
+    /// its plain layouts' names for the message.
+    pub fn check_spans(&self, md: &MemoryDesc, what: &str, aliases: &[&str]) -> Result<()> {
+        let (need, have) = (md.buffer_bytes(), self.desc.buffer_bytes());
+        ensure_args!(
+            need <= have,
+            "{what}: the primitive descriptor's {} reaches {need} bytes from the data handle, \
+             but the memory's descriptor, {}, spans only {have}",
+            super::describe(md, aliases),
+            super::describe(&self.desc, aliases)
+        );
+        Ok(())
     }
 
     /// True when the memory describes no element or has no buffer.

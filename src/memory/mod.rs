@@ -8,6 +8,7 @@ pub mod memory;
 pub mod packed;
 pub mod packed_transposed;
 pub mod reorder;
+pub mod reshape;
 pub mod tag;
 
 pub use desc::{Layout, MemoryDesc};

@@ -19,6 +19,8 @@ pub struct Reorder {
 impl Reorder {
     /// Checks that `src` can be reordered into `dst`.
     pub fn new(src: &MemoryDesc, dst: &MemoryDesc) -> Result<Self> {
+        src.no_runtime_dims("a reorder")?;
+        dst.no_runtime_dims("a reorder")?;
         ensure_args!(
             !src.is_any() && !dst.is_any(),
             "reorder descriptors must not be format_tag::any"
@@ -63,16 +65,12 @@ impl Reorder {
         &self.dst
     }
 
-    /// Copies `from` into `to`. Padding of a packed destination is zeroed.
+    /// Copies `from` into `to`, read and written through the reorder's descriptors (the
+    /// memories supply the handles and must span as much). Padding of a packed destination is
+    /// zeroed.
     pub fn execute(&self, from: &Memory, to: &Memory) -> Result<()> {
-        ensure_args!(
-            from.desc().dims() == self.src.dims(),
-            "reorder source dims differ from its descriptor"
-        );
-        ensure_args!(
-            to.desc().dims() == self.dst.dims(),
-            "reorder destination dims differ from its descriptor"
-        );
+        from.check_spans(&self.src, "reorder source", &[])?;
+        to.check_spans(&self.dst, "reorder destination", &[])?;
         if self.src.nelems() == 0 {
             return Ok(());
         }

@@ -1,6 +1,7 @@
 //! Plain format tags (`dnnl_format_tag_t`): oneDNN's numeric value ↔ the order of dimensions
 //! from outermost to innermost, written as letters (`"abdec"`: dims a, b, d, e, c, c innermost).
 
+use super::desc::RUNTIME_DIM;
 use crate::error::{Error, Result};
 use crate::size;
 
@@ -113,11 +114,23 @@ fn dense_strides_in_order(dims: &[i64], order: impl Iterator<Item = usize>) -> R
     let what = StridesOf(dims);
     let mut strides = vec![0i64; dims.len()];
     // The product past the outermost dim is never stored: only a stored stride must fit.
-    let mut next = Ok(1usize);
+    // `None`: past a runtime dimension, strides are only known at run time too.
+    let mut next = Ok(Some(1usize));
     for d in order {
-        let stride = next?;
+        let stride = match std::mem::replace(&mut next, Ok(None)) {
+            Ok(Some(stride)) => stride,
+            Ok(None) => {
+                strides[d] = RUNTIME_DIM;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         strides[d] = size::to_dim(&what, stride)?;
-        next = size::product(&what, &[stride, size::from_dim(&what, dims[d])?.max(1)]);
+        next = if dims[d] == RUNTIME_DIM {
+            Ok(None)
+        } else {
+            size::product(&what, &[stride, size::from_dim(&what, dims[d])?.max(1)]).map(Some)
+        };
     }
     Ok(strides)
 }

@@ -192,6 +192,9 @@ impl RnnPd {
     /// `hint` (the forward pd of a backward one) is unused by forward primitives.
     pub fn new(engine: Engine, desc: RnnDesc, attr: &Attr, hint: Option<&RnnPd>) -> Result<Self> {
         let _ = hint;
+        for md in desc.mds.values() {
+            md.no_runtime_dims("an RNN primitive descriptor")?;
+        }
         let mut problem = RnnProblem::new(&desc)?;
         problem.seq_lengths = attr.rnn_seq_lengths;
         if !attr.has_default_quantization() {

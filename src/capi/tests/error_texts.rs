@@ -131,19 +131,25 @@ fn execution_errors_name_arguments_and_layouts() {
         let mds = [src, w(), w(), bias, dst];
         assert_eq!(execute(pd, mds, &[]), dnnl_success, "{}", last_error());
 
+        // the pd's descriptor decides how a buffer is read: another layout of the same span is
+        // taken (as in oneDNN), a memory spanning less is refused
         let ntc = md(&[2, 3, 4], dnnl_ntc);
-        assert_eq!(execute(pd, [ntc, w(), w(), bias, dst], &[]), 2);
+        assert_eq!(execute(pd, [ntc, w(), w(), bias, dst], &[]), dnnl_success);
+        let short = md(&[2, 3, 2], dnnl_tnc);
+        assert_eq!(execute(pd, [short, w(), w(), bias, dst], &[]), 2);
         assert_eq!(
             last_error(),
-            "dnnl_primitive_execute: invalid arguments: DNNL_ARG_SRC_LAYER: the memory is f32 \
-             [2, 3, 4] ntc, the primitive descriptor's is f32 [2, 3, 4] tnc"
+            "dnnl_primitive_execute: invalid arguments: DNNL_ARG_SRC_LAYER: the primitive \
+             descriptor's f32 [2, 3, 4] tnc reaches 96 bytes from the data handle, but the \
+             memory's descriptor, f32 [2, 3, 2] tnc, spans only 48"
         );
-        let ldgoi = md(&[1, 1, 4, 4, 4], dnnl_ldgoi);
-        assert_eq!(execute(pd, [src, w(), ldgoi, bias, dst], &[]), 2);
+        let small_w = md(&[1, 1, 4, 4, 2], dnnl_ldgoi);
+        assert_eq!(execute(pd, [src, w(), small_w, bias, dst], &[]), 2);
         assert_eq!(
             last_error(),
-            "dnnl_primitive_execute: invalid arguments: DNNL_ARG_WEIGHTS_ITER: the memory is f32 \
-             [1, 1, 4, 4, 4] ldgoi, the primitive descriptor's is f32 [1, 1, 4, 4, 4] ldigo"
+            "dnnl_primitive_execute: invalid arguments: DNNL_ARG_WEIGHTS_ITER: the primitive \
+             descriptor's f32 [1, 1, 4, 4, 4] ldigo reaches 256 bytes from the data handle, \
+             but the memory's descriptor, f32 [1, 1, 4, 4, 2] ldgoi, spans only 128"
         );
         // a negative entry drops that argument; a positive one repeats it
         assert_eq!(execute(pd, mds, &[-DNNL_ARG_BIAS]), 2);

@@ -12,6 +12,7 @@ mod memory;
 mod memory_desc;
 mod primitive;
 mod rnn;
+mod unimplemented;
 
 use super::debug::oxidnn_get_last_error_message;
 use super::engine::{dnnl_engine_create, dnnl_stream_create};

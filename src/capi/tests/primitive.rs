@@ -375,11 +375,35 @@ fn reorder_executes_and_execute_validates() {
                 memory: mx,
             },
         ];
+        // oneDNN's rule: the pd's descriptors decide how the buffers are read; memories of
+        // another layout spanning as much are taken, a shorter one is refused
+        assert_eq!(dnnl_primitive_execute(prim, s, 2, swapped.as_ptr()), 0);
+        let mut short = null_mut();
         assert_eq!(
-            dnnl_primitive_execute(prim, s, 2, swapped.as_ptr()),
-            2,
-            "descriptors differ"
+            dnnl_memory_create(
+                &mut short,
+                md(&[2, 3, 2], dnnl_tnc),
+                e,
+                y.as_mut_ptr().cast()
+            ),
+            0
         );
+        let too_short = [
+            dnnl_exec_arg_t {
+                arg: DNNL_ARG_FROM,
+                memory: short,
+            },
+            dnnl_exec_arg_t {
+                arg: DNNL_ARG_TO,
+                memory: my,
+            },
+        ];
+        assert_eq!(
+            dnnl_primitive_execute(prim, s, 2, too_short.as_ptr()),
+            2,
+            "a source spanning 48 of 96 bytes"
+        );
+        assert_eq!(dnnl_memory_destroy(short), 0);
         for m in [mx, my, mz] {
             assert_eq!(dnnl_memory_destroy(m), 0);
         }

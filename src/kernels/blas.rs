@@ -1,0 +1,329 @@
+//! oneDNN's BLAS-like GEMM calls (`dnnl_sgemm`, `dnnl_gemm_u8s8s32`, `dnnl_gemm_s8s8s32`):
+//! row-major `C = alpha·op(A)·op(B) + beta·C` on user buffers with leading dimensions. A plain
+//! i-k-j loop (rows of `B` and `C` contiguous when `B` is not transposed): these calls are for
+//! programs that use them next to the RNN primitives, not the library's hot path.
+
+use crate::ensure_args;
+use crate::error::Result;
+
+/// The shape of one GEMM call, validated: `op(A)` is `m × k`, `op(B)` is `k × n`, `C` is
+/// `m × n`; every matrix is row-major with its leading dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GemmShape {
+    /// Rows of `op(A)` and `C`.
+    pub m: usize,
+    /// Columns of `op(B)` and `C`.
+    pub n: usize,
+    /// Columns of `op(A)`, rows of `op(B)`.
+    pub k: usize,
+    /// `A` is stored `k × m` (`transa` `'T'`).
+    pub trans_a: bool,
+    /// `B` is stored `n × k` (`transb` `'T'`).
+    pub trans_b: bool,
+    /// Leading dimensions (elements between rows) of `A`, `B`, `C`.
+    pub ld: [usize; 3],
+}
+
+/// Reads oneDNN's transposition flag: `'N'`/`'n'` or `'T'`/`'t'`.
+fn trans(name: &str, c: u8) -> Result<bool> {
+    match c {
+        b'N' | b'n' => Ok(false),
+        b'T' | b't' => Ok(true),
+        _ => crate::invalid!("{name} is {:?}: expected 'N' or 'T'", c as char),
+    }
+}
+
+/// Elements a row-major `rows × cols` matrix with leading dimension `ld` spans (0 when empty).
+fn span(rows: usize, cols: usize, ld: usize) -> Option<usize> {
+    if rows == 0 || cols == 0 {
+        return Some(0);
+    }
+    (rows - 1).checked_mul(ld)?.checked_add(cols)
+}
+
+impl GemmShape {
+    /// Validates oneDNN's arguments: flags, non-negative sizes, `ld ≥ max(1, stored columns)`.
+    pub fn new(transa: u8, transb: u8, mnk: [i64; 3], ld: [i64; 3]) -> Result<Self> {
+        let (trans_a, trans_b) = (trans("transa", transa)?, trans("transb", transb)?);
+        let mut v = [0usize; 3];
+        for (i, (&x, name)) in mnk.iter().zip(["M", "N", "K"]).enumerate() {
+            v[i] = usize::try_from(x).or_else(|_| crate::invalid!("{name} is negative ({x})"))?;
+        }
+        let [m, n, k] = v;
+        let cols = [if trans_a { m } else { k }, if trans_b { k } else { n }, n];
+        let mut lds = [0usize; 3];
+        for (i, name) in ["lda", "ldb", "ldc"].into_iter().enumerate() {
+            let need = cols[i].max(1);
+            lds[i] = usize::try_from(ld[i])
+                .ok()
+                .filter(|&l| l >= need)
+                .map_or_else(
+                    || crate::invalid!("{name} is {}: must be >= {need}", ld[i]),
+                    Ok,
+                )?;
+        }
+        let s = Self {
+            m,
+            n,
+            k,
+            trans_a,
+            trans_b,
+            ld: lds,
+        };
+        // a slice of the span must stay within isize::MAX bytes (4-byte elements at most)
+        let max = isize::MAX as usize / 4;
+        for (i, name) in ["A", "B", "C"].into_iter().enumerate() {
+            ensure_args!(
+                s.stored(i).is_some_and(|n| n <= max),
+                "{name} is too large to address ({m} x {n} x {k})"
+            );
+        }
+        Ok(s)
+    }
+
+    /// Elements of matrix `i` (0 `A`, 1 `B`, 2 `C`) the call reads or writes, from its start.
+    fn stored(&self, i: usize) -> Option<usize> {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let (rows, cols) = match i {
+            0 if self.trans_a => (k, m),
+            0 => (m, k),
+            1 if self.trans_b => (n, k),
+            1 => (k, n),
+            _ => (m, n),
+        };
+        // an empty product reads neither A nor B
+        let used = if i < 2 { m.min(n) > 0 } else { true };
+        if used {
+            span(rows, cols, self.ld[i])
+        } else {
+            Some(0)
+        }
+    }
+
+    /// Elements of `A` the call reads.
+    pub fn a_len(&self) -> usize {
+        self.stored(0).unwrap_or(0)
+    }
+
+    /// Elements of `B` the call reads.
+    pub fn b_len(&self) -> usize {
+        self.stored(1).unwrap_or(0)
+    }
+
+    /// Elements of `C` the call reads and writes.
+    pub fn c_len(&self) -> usize {
+        self.stored(2).unwrap_or(0)
+    }
+
+    fn a_at(&self, i: usize, p: usize) -> usize {
+        if self.trans_a {
+            p * self.ld[0] + i
+        } else {
+            i * self.ld[0] + p
+        }
+    }
+
+    fn b_at(&self, p: usize, j: usize) -> usize {
+        if self.trans_b {
+            j * self.ld[1] + p
+        } else {
+            p * self.ld[1] + j
+        }
+    }
+
+    /// `acc(i, j) = Σ_p f(a(i, p), b(p, j))`, row by row into `row` (length `n`), then `out`.
+    fn for_each_row<A: Copy, B: Copy, T>(
+        &self,
+        a: &[A],
+        b: &[B],
+        mut prod: impl FnMut(&mut T, A, B),
+        mut out: impl FnMut(usize, &[T]),
+    ) where
+        T: Copy + Default,
+    {
+        let mut row = vec![T::default(); self.n];
+        for i in 0..self.m {
+            row.fill(T::default());
+            for p in 0..self.k {
+                let av = a[self.a_at(i, p)];
+                for (j, r) in row.iter_mut().enumerate() {
+                    prod(r, av, b[self.b_at(p, j)]);
+                }
+            }
+            out(i, &row);
+        }
+    }
+}
+
+/// `C = alpha·op(A)·op(B) + beta·C` in f32; with `beta == 0` the old `C` is not read (NaNs in
+/// it do not propagate), as in BLAS. Slices hold at least `a_len()`, `b_len()`, `c_len()`.
+pub fn sgemm(s: &GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) {
+    let ldc = s.ld[2];
+    s.for_each_row(
+        a,
+        b,
+        |r: &mut f32, x, y| *r += x * y,
+        |i, row| {
+            let dst = &mut c[i * ldc..i * ldc + s.n];
+            for (d, &v) in dst.iter_mut().zip(row) {
+                *d = if beta == 0.0 {
+                    alpha * v
+                } else {
+                    alpha * v + beta * *d
+                };
+            }
+        },
+    );
+}
+
+/// How `co` offsets `C` in the integer GEMMs (oneDNN's `offsetc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum COffset {
+    /// `'F'`: one value for every element.
+    Fixed,
+    /// `'C'`: an offset column, one value per row of `C` (`m` values).
+    Column,
+    /// `'R'`: an offset row, one value per column of `C` (`n` values).
+    Row,
+}
+
+impl COffset {
+    /// Reads oneDNN's flag `'F'`, `'C'` or `'R'` (either case).
+    pub fn parse(c: u8) -> Result<Self> {
+        match c.to_ascii_uppercase() {
+            b'F' => Ok(Self::Fixed),
+            b'C' => Ok(Self::Column),
+            b'R' => Ok(Self::Row),
+            _ => crate::invalid!("offsetc is {:?}: expected 'F', 'C' or 'R'", c as char),
+        }
+    }
+
+    /// Values of `co` the call reads.
+    pub fn len(self, s: &GemmShape) -> usize {
+        match self {
+            Self::Fixed => 1,
+            Self::Column => s.m,
+            Self::Row => s.n,
+        }
+    }
+}
+
+/// The integer GEMM, as oneDNN computes it: `C = sat(round(alpha·(op(A) − ao)·(op(B) − bo) +
+/// beta·C)) + co` — the product accumulated exactly in i64, scaled in f64, rounded half away
+/// from zero and saturated to s32, then the offset added (saturating). Slices hold at least
+/// `a_len()`, `b_len()`, `c_len()` and `offset.len()`.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_s32<A: Copy + Into<i32>>(
+    s: &GemmShape,
+    alpha: f32,
+    (a, ao): (&[A], i32),
+    (b, bo): (&[i8], i32),
+    beta: f32,
+    c: &mut [i32],
+    (co, offset): (&[i32], COffset),
+) {
+    let ldc = s.ld[2];
+    s.for_each_row(
+        a,
+        b,
+        |r: &mut i64, x: A, y: i8| *r += i64::from(x.into() - ao) * i64::from(i32::from(y) - bo),
+        |i, row| {
+            for (j, &v) in row.iter().enumerate() {
+                let off = match offset {
+                    COffset::Fixed => co[0],
+                    COffset::Column => co[i],
+                    COffset::Row => co[j],
+                };
+                let d = &mut c[i * ldc + j];
+                let old = if beta == 0.0 {
+                    0.0
+                } else {
+                    f64::from(beta) * f64::from(*d)
+                };
+                let r = (f64::from(alpha) * v as f64 + old).round();
+                *d = (r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32).saturating_add(off);
+            }
+        },
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgemm_matches_a_hand_computed_product_in_every_transposition() {
+        // op(A) = [[1,2,3],[4,5,6]], op(B) = [[1,0],[0,1],[1,1]], C = [[1,1],[1,1]]
+        let a_n = [1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0]; // 2 x 3, lda 4
+        let a_t = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]; // 3 x 2, lda 2
+        let b_n = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0]; // 3 x 2, ldb 2
+        let b_t = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]; // 2 x 3, ldb 3
+        for (ta, a, lda) in [(b'N', &a_n[..], 4), (b't', &a_t[..], 2)] {
+            for (tb, b, ldb) in [(b'n', &b_n[..], 2), (b'T', &b_t[..], 3)] {
+                let s = GemmShape::new(ta, tb, [2, 2, 3], [lda, ldb, 3]).unwrap();
+                let mut c = [1.0, 1.0, -7.0, 1.0, 1.0, -7.0];
+                sgemm(&s, 2.0, a, b, 0.5, &mut c);
+                // A·B = [[4,5],[10,11]]; 2·AB + 0.5·1; the column past N stays
+                assert_eq!(c, [8.5, 10.5, -7.0, 20.5, 22.5, -7.0]);
+            }
+        }
+    }
+
+    #[test]
+    fn shape_checks_are_onednns() {
+        assert!(GemmShape::new(b'X', b'N', [1, 1, 1], [1, 1, 1]).is_err());
+        assert!(GemmShape::new(b'N', b'N', [-1, 1, 1], [1, 1, 1]).is_err());
+        assert!(GemmShape::new(b'N', b'N', [2, 3, 4], [3, 3, 3]).is_err()); // lda < K
+        assert!(GemmShape::new(b'N', b'N', [2, 3, 4], [4, 2, 3]).is_err()); // ldb < N
+        assert!(GemmShape::new(b'N', b'N', [2, 3, 4], [4, 3, 2]).is_err()); // ldc < N
+        assert!(GemmShape::new(b'N', b'N', [0, 0, 0], [0, 1, 1]).is_err()); // ld >= 1
+        let s = GemmShape::new(b'T', b'N', [2, 3, 4], [2, 3, 3]).unwrap();
+        assert_eq!((s.a_len(), s.b_len(), s.c_len()), (8, 12, 6));
+        let empty = GemmShape::new(b'N', b'N', [0, 3, 4], [4, 3, 3]).unwrap();
+        assert_eq!((empty.a_len(), empty.b_len(), empty.c_len()), (0, 0, 0));
+        assert!(GemmShape::new(b'N', b'N', [i64::MAX / 2, 1, 1], [1, 1, 1]).is_err());
+        assert!(GemmShape::new(b'N', b'N', [i64::MAX, 1, 1], [2, 1, 1]).is_err());
+    }
+
+    #[test]
+    fn integer_gemm_applies_zero_points_offsets_rounding_and_saturation() {
+        let s = GemmShape::new(b'N', b'N', [2, 2, 2], [2, 2, 2]).unwrap();
+        let a: [u8; 4] = [10, 20, 30, 40];
+        let b: [i8; 4] = [1, -2, 3, 4];
+        // (A − 10)·(B − 1) = [[0,10],[20,30]]·[[0,-3],[2,3]] = [[20,30],[60,30]]
+        let mut c = [100, 100, 100, 100];
+        gemm_s32(
+            &s,
+            1.5,
+            (&a, 10),
+            (&b, 1),
+            1.0,
+            &mut c,
+            (&[1, 2], COffset::Column),
+        );
+        assert_eq!(c, [131, 146, 192, 147]);
+        let mut c = [0; 4];
+        gemm_s32(
+            &s,
+            0.25,
+            (&a, 0),
+            (&b, 0),
+            0.0,
+            &mut c,
+            (&[5, -5], COffset::Row),
+        );
+        // A·B = [[70,60],[150,100]]; /4 = 17.5, 15, 37.5, 25 → halves away from zero
+        assert_eq!(c, [23, 10, 43, 20]);
+        let mut c = [0; 4];
+        gemm_s32(
+            &s,
+            -1e9,
+            (&a, 0),
+            (&b, 0),
+            0.0,
+            &mut c,
+            (&[5], COffset::Fixed),
+        );
+        assert_eq!(c, [i32::MIN + 5; 4]);
+    }
+}
