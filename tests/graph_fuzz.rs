@@ -451,6 +451,20 @@ unsafe fn run(rng: &mut Rng, m: oxidnn_model_t, r: oxidnn_request_t) -> Result<O
     Ok(Outcome::Ran)
 }
 
+/// Writes a finding's IR to `<temp dir>/oxidnn-graph-fuzz/<i>.xml` and `.bin` (to be kept as a
+/// regression case) and returns where it went.
+fn save(s: &Sample, i: usize) -> String {
+    let dir = std::env::temp_dir().join("oxidnn-graph-fuzz");
+    let xml = dir.join(format!("{i}.xml"));
+    let saved = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&xml, &s.xml))
+        .and_then(|()| std::fs::write(xml.with_extension("bin"), &s.bin));
+    match saved {
+        Ok(()) => format!("mutant {i} of {} (saved as {})", s.name, xml.display()),
+        Err(e) => format!("mutant {i} of {} (not saved: {e})", s.name),
+    }
+}
+
 #[test]
 fn mutated_irs_never_panic_through_the_c_api() {
     let seconds = env_u64("OXIDNN_FUZZ_SECONDS", 5);
@@ -495,11 +509,8 @@ fn mutated_irs_never_panic_through_the_c_api() {
                 loaded += u64::from(outcome != Outcome::Refused);
                 ran += u64::from(outcome == Outcome::Ran);
             }
-            Ok(Err(e)) => findings.push(format!("mutant {i} of {}: {e}", sample.name)),
-            Err(_) => findings.push(format!(
-                "mutant {i} of {}: the harness panicked",
-                sample.name
-            )),
+            Ok(Err(e)) => findings.push(format!("{}: {e}", save(&sample, i))),
+            Err(_) => findings.push(format!("{}: the harness panicked", save(&sample, i))),
         }
         if findings.len() >= 5 {
             break;
