@@ -111,6 +111,15 @@ static inline void check_abort_(void) {
 }
 
 /*
+ * Under AddressSanitizer (the `sanitize` build) an allocation larger than the
+ * allocator supports aborts the program; with this default it returns NULL, as
+ * malloc does, so a library reports out_of_memory (test_md_sizes.c and
+ * test_rnn_sizes.c ask for 2^62-byte buffers). Read by ASan at start-up only.
+ */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+
+/*
  * True when the library loaded at run time is oxidnn (its dnnl_version() hash starts with
  * "oxidnn"), also for a binary compiled against the real oneDNN headers and run with oxidnn
  * in place of libdnnl.so.3.

@@ -1,7 +1,7 @@
 # Install layout (prefix-relative, so `cmake --install <build> --prefix <anywhere>` works):
 #   lib/liboxidnn.so.X.Y.Z, lib/liboxidnn.so.X -> .so.X.Y.Z, lib/liboxidnn.so -> .so.X
 #   lib/liboxidnn.a
-#   include/oxidnn.h, include/dnnl*.h, include/oneapi/dnnl/dnnl*.h
+#   include/oxidnn.h, include/dnnl*.h(pp), include/oneapi/dnnl/dnnl*.h(pp)
 #   lib/cmake/oxidnn/oxidnnConfig.cmake + oxidnnConfigVersion.cmake  (find_package(oxidnn))
 #   lib/pkgconfig/oxidnn.pc (shared), lib/pkgconfig/oxidnn-static.pc (static)
 
@@ -17,7 +17,7 @@ install(FILES "${OXIDNN_LIB_DIR}/${OXIDNN_SHARED_SONAME}" "${OXIDNN_LIB_DIR}/lib
 install(FILES "${OXIDNN_STATIC_LIB}" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 install(DIRECTORY "${OXIDNN_INCLUDE_DIR}/"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-  FILES_MATCHING PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
 
 # CMake package
 configure_package_config_file(

@@ -252,6 +252,13 @@ typedef const struct oxidnn_request *const_oxidnn_request_t;
 #define DNNL_ARG_SCRATCHPAD 80
 
 /**
+ * oxidnn extension: an RNN's per-sample sequence lengths (`s32`, dims `{N}`), see
+ * `oxidnn_primitive_attr_set_rnn_seq_lengths`. Bit 30, above every `DNNL_ARG_*` (oneDNN's
+ * indices use bits up to 20, post-op arguments included), so it never collides with one.
+ */
+#define OXIDNN_ARG_SEQ_LENGTHS 1073741824
+
+/**
  * `DNNL_ARG_DIFF_SRC_0`.
  */
 #define DNNL_ARG_DIFF_SRC_0 129
@@ -1478,6 +1485,37 @@ dnnl_status_t dnnl_primitive_attr_get_deterministic(const_dnnl_primitive_attr_t 
  * `attr` is NULL or live.
  */
 dnnl_status_t dnnl_primitive_attr_set_deterministic(dnnl_primitive_attr_t attr, int value);
+
+/**
+ * oxidnn extension: per-sample sequence lengths. With `enabled` = 1, RNN primitives created
+ * with these attributes take an execution argument `OXIDNN_ARG_SEQ_LENGTHS`: an `s32` memory
+ * of dims `{N}` (its descriptor is the pd's `dnnl_query_exec_arg_md` for that index), each
+ * length in `0..=T` (else execution returns `dnnl_invalid_arguments`). Sample `b` then runs
+ * its first `len_b` steps only, in every layer — a reversed direction reads times
+ * `len_b − 1 … 0` — and costs what those steps cost: its `dst_layer` rows at times `≥ len_b`
+ * are zeros, its `dst_iter` / `dst_iter_c` rows hold each layer's state after its last valid
+ * step (`src_iter` / `src_iter_c`, or zeros, when `len_b` = 0); the directions of a
+ * bidirectional RNN are concatenated or summed on the valid times. Forward inference,
+ * training and backward (a backward primitive takes the same attribute and the same lengths
+ * as the forward training pass whose workspace it reads; its gradients at times `≥ len_b`
+ * are zeros). `enabled` = 0 (the default) switches it off; other values are
+ * `dnnl_invalid_arguments`.
+ *
+ * # Safety
+ * `attr` is NULL or live.
+ */
+dnnl_status_t oxidnn_primitive_attr_set_rnn_seq_lengths(dnnl_primitive_attr_t attr,
+                                                        int enabled);
+
+/**
+ * oxidnn extension: whether per-sample sequence lengths are switched on (1 or 0), see
+ * [`oxidnn_primitive_attr_set_rnn_seq_lengths`].
+ *
+ * # Safety
+ * `attr` is NULL or live; `enabled` is NULL or writable.
+ */
+dnnl_status_t oxidnn_primitive_attr_get_rnn_seq_lengths(const_dnnl_primitive_attr_t attr,
+                                                        int *enabled);
 
 /**
  * Sets the RNN data quantization `q = scale·x + shift` (int8 inference and its reorders).

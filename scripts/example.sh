@@ -3,9 +3,12 @@
 # run the flagship example: examples_c/lstm_inference.c, a 2-layer LSTM over a 20-step sequence
 # written as a oneDNN user writes it.
 #
-# Env: BUILD_DIR (default build), JOBS (default nproc).
+# Env: BUILD_DIR (default build), JOBS (default nproc), OXIDNN_INSTALL_TOOLS=0 (never install
+# missing tools; see scripts/lib/tools.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/tools.sh
+oxidnn_require_tools example.sh cargo cc cmake
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 

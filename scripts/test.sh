@@ -3,16 +3,22 @@
 #   cargo fmt --check; cargo clippy --all-targets -D warnings; cargo doc (warnings are errors);
 #   cargo test --release (with the graph fuzzer, tests/graph_fuzz.rs, for OXIDNN_FUZZ_SECONDS, default 90);
 #   CMake configure + build (C examples, C API tests); ctest (capi, example, valgrind, package,
-#   and vs_onednn when a oneDNN oracle is found); an ASan/UBSan build of the C programs.
+#   and vs_onednn when a oneDNN oracle is found); an ASan/UBSan build of the C programs;
+#   the Python package (python/) pip-installed into a venv, and its pytest suite.
 #
 # Env: BUILD_DIR (default build), JOBS (default nproc), KEEP_GOING=1 runs every step even after a
 # failure (the exit status still reports it), OXIDNN_TEST_ASAN=0 skips the sanitizer pass,
-# OXIDNN_TEST_VALGRIND=0 skips the valgrind label, ONEDNN_ROOT (a real oneDNN for vs_onednn;
-# default: the cache of ../shared/tools/onednn-setup.sh when present).
+# OXIDNN_TEST_VALGRIND=0 skips the valgrind label, OXIDNN_TEST_PYTHON=0 skips the Python step,
+# ONEDNN_ROOT (a real oneDNN for vs_onednn; default: the cache of ../shared/tools/onednn-setup.sh
+# when present), OXIDNN_INSTALL_TOOLS=0 (never install missing tools: fail at once naming them;
+# see scripts/lib/tools.sh).
 # cargo and CMake share target/ (CMake's cargo call uses the same target dir and profile), so
 # the library is compiled once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/tools.sh
+# shellcheck disable=SC2046 # a list of words
+oxidnn_require_tools test.sh $(oxidnn_test_tools)
 root=$(pwd)
 build=${BUILD_DIR:-build}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -54,6 +60,18 @@ if [ "${OXIDNN_TEST_ASAN:-1}" != 0 ]; then
     step "ctest (ASan/UBSan)" ctest --test-dir "$build-asan" --output-on-failure -j "$jobs" \
         -L 'capi|example|sanitize'
 fi
+
+# The Python package in a venv under the build dir (numpy and pytest from PyPI; live torch
+# comparisons skip without torch); pytest's "no tests collected" (5) is a failure.
+python_tests() {
+    local venv rc=0
+    venv=$(cd "$(dirname "$build")" && pwd)/$(basename "$build")/python-venv
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q numpy pytest ./python || return
+    "$venv/bin/python" -m pytest -q python/tests || rc=$?
+    [ $rc != 5 ] || echo "test.sh: pytest collected no tests in python/tests" >&2
+    return $rc
+}
+[ "${OXIDNN_TEST_PYTHON:-1}" = 0 ] || step "python (pip install ./python, pytest)" python_tests
 
 if [ ${#failed[@]} -gt 0 ]; then
     printf '\ntest.sh: FAILED after %ss: %s\n' "$(( $(date +%s) - t0 ))" "$(IFS=,; echo "${failed[*]}")" >&2

@@ -63,6 +63,9 @@ pub struct Attr {
     /// Deterministic results requested (`dnnl_primitive_attr_set_deterministic`); recorded and
     /// reported back, it does not change how primitives run.
     pub deterministic: bool,
+    /// RNN: per-sample sequence lengths are given at execution
+    /// ([`args::SEQ_LENGTHS`](crate::args::SEQ_LENGTHS); an `oxidnn_` extension).
+    pub rnn_seq_lengths: bool,
 }
 
 impl Attr {

@@ -14,6 +14,7 @@ pub mod kernels;
 pub mod memory;
 pub mod primitive;
 pub mod rnn;
+pub mod size;
 pub mod stream;
 pub mod threading;
 pub mod types;

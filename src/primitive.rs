@@ -4,7 +4,7 @@
 use crate::attr::Attr;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::memory::{Memory, MemoryDesc, Reorder};
+use crate::memory::{describe, Memory, MemoryDesc, Reorder};
 use crate::rnn::{RnnPd, RnnPrimitive};
 use crate::types::{PrimitiveKind, PropKind};
 use crate::{args, ensure_args};
@@ -41,7 +41,8 @@ impl<'a> ExecArgs<'a> {
         for (i, (a, _)) in list.iter().enumerate() {
             ensure_args!(
                 !list[..i].iter().any(|(b, _)| b == a),
-                "execution argument {a} given twice"
+                "execution argument {} given twice",
+                args::name(*a, None)
             );
         }
         Ok(Self { list })
@@ -55,26 +56,37 @@ impl<'a> ExecArgs<'a> {
             .map(|(_, m)| *m)
     }
 
-    /// The memory for an argument whose descriptor must equal `md` (dims, type and layout);
-    /// `None` when the argument is absent or empty.
-    pub fn get_checked(&self, arg: i32, md: &MemoryDesc) -> Result<Option<&'a Memory>> {
+    /// The memory for an argument of a `kind` primitive whose descriptor must equal `md` (dims,
+    /// type and layout); `None` when the argument is absent or empty.
+    pub fn get_checked(
+        &self,
+        arg: i32,
+        md: &MemoryDesc,
+        kind: PrimitiveKind,
+    ) -> Result<Option<&'a Memory>> {
+        let aliases = match kind {
+            PrimitiveKind::Rnn => args::rnn_tag_aliases(arg),
+            _ => &[],
+        };
         match self.get(arg) {
             None => Ok(None),
             Some(m) if m.desc() == md => Ok(Some(m)),
             Some(m) => Err(Error::InvalidArguments(format!(
-                "argument {arg}: memory descriptor {:?}/{:?} does not match the primitive's {:?}/{:?}",
-                m.desc().dims(),
-                m.desc().layout(),
-                md.dims(),
-                md.layout()
+                "{}: the memory is {}, the primitive descriptor's is {}",
+                args::name(arg, Some(kind)),
+                describe(m.desc(), aliases),
+                describe(md, aliases)
             ))),
         }
     }
 
     /// Like [`get_checked`](Self::get_checked) but the argument must be present.
-    pub fn require(&self, arg: i32, md: &MemoryDesc) -> Result<&'a Memory> {
-        self.get_checked(arg, md)?.ok_or_else(|| {
-            Error::InvalidArguments(format!("required execution argument {arg} is missing"))
+    pub fn require(&self, arg: i32, md: &MemoryDesc, kind: PrimitiveKind) -> Result<&'a Memory> {
+        self.get_checked(arg, md, kind)?.ok_or_else(|| {
+            Error::InvalidArguments(format!(
+                "execution argument {} is missing",
+                args::name(arg, Some(kind))
+            ))
         })
     }
 }
@@ -241,8 +253,8 @@ impl Primitive {
         match (&self.imp, &self.pd) {
             (Impl::Rnn(prim), PrimitiveDesc::Rnn(pd)) => prim.execute(pd, args),
             (Impl::Reorder, PrimitiveDesc::Reorder(r)) => {
-                let from = args.require(args::FROM, r.reorder.src())?;
-                let to = args.require(args::TO, r.reorder.dst())?;
+                let from = args.require(args::FROM, r.reorder.src(), PrimitiveKind::Reorder)?;
+                let to = args.require(args::TO, r.reorder.dst(), PrimitiveKind::Reorder)?;
                 r.reorder.execute(from, to)
             }
             _ => Err(Error::Runtime(

@@ -37,6 +37,12 @@ macro_rules! c_enum {
             fn raw(self) -> i32 { match self { $($name::$var => $val,)* } }
             fn name(self) -> &'static str { match self { $($name::$var => $str,)* } }
         }
+        /// oneDNN's name, as in messages.
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
     };
 }
 

@@ -83,6 +83,7 @@ fn case_of(g: &GoldenCase) -> (Case, Inputs) {
         attention: t("attention"),
         peephole: t("weights_peephole"),
         projection: t("weights_projection"),
+        lengths: None,
     };
     c.peephole = x.peephole.is_some();
     (c, x)

@@ -36,6 +36,8 @@ struct Params {
     attention: Option<Vec<f32>>,
     /// LSTM projection `[L][D][DHC][DIC]` (the problem's `with_projection`).
     projection: Option<Vec<f32>>,
+    /// Per-sample sequence lengths (not perturbed).
+    lengths: Option<Vec<i32>>,
 }
 
 impl Params {
@@ -62,6 +64,7 @@ impl Params {
             // AUGRU: zero attention, where oneDNN's backward is the analytic gradient.
             attention: p.cell.has_attention().then(|| vec![0.0; p.t * n]),
             projection: p.with_projection.then(|| f(l * d * dhc * p.dic, 7, 1.0)),
+            lengths: None,
         }
     }
 
@@ -76,6 +79,7 @@ impl Params {
             attention: self.attention.as_deref(),
             peephole: self.peephole.as_deref(),
             projection: self.projection.as_deref(),
+            lengths: self.lengths.as_deref(),
         }
     }
 
@@ -142,7 +146,11 @@ fn loss(p: &RefProblem, x: &Params, y: &Seeds) -> f64 {
 }
 
 fn check(p: &RefProblem, peephole: bool, positive: bool, seed: u64) -> usize {
-    let x = Params::random(p, peephole, positive, seed);
+    check_params(p, Params::random(p, peephole, positive, seed), seed)
+}
+
+fn check_params(p: &RefProblem, x: Params, seed: u64) -> usize {
+    let peephole = x.peephole.is_some();
     let cells = p.l * p.d();
     let y = Seeds {
         y_layer: fill(p.t * p.n * p.dlc(), seed + 100),
@@ -261,6 +269,43 @@ fn lstm_projection_matches_finite_differences() {
         }
     }
     assert_eq!(cases, 3 * 8);
+}
+
+/// Per-sample sequence lengths (0, shorter than T, T): every cell × direction × L 1–2, LSTM with
+/// peephole and with projection.
+#[test]
+fn sequence_lengths_match_finite_differences() {
+    let mut cases = 0;
+    let variants: Vec<(CellKind, Option<Activation>, bool, bool)> = vec![
+        (CellKind::VanillaRnn, Some(Activation::Tanh), false, false),
+        (CellKind::Lstm, None, true, false),
+        (CellKind::Lstm, None, false, true),
+        (CellKind::Gru, None, false, false),
+        (CellKind::LbrGru, None, false, false),
+        (CellKind::Augru, None, false, false),
+        (CellKind::LbrAugru, None, false, false),
+    ];
+    for (k, (cell, act, peephole, projection)) in variants.into_iter().enumerate() {
+        for direction in DIRECTIONS {
+            for l in 1..=2 {
+                if cell.has_attention() && (l > 1 || direction != Direction::Left2Right) {
+                    continue;
+                }
+                let p = RefProblem {
+                    n: 3,
+                    with_projection: projection,
+                    ..problem(cell, direction, l, act)
+                };
+                let seed = (k * 8 + l + 300) as u64;
+                let mut x = Params::random(&p, peephole, false, seed);
+                x.lengths = Some(vec![2, 0, 3]);
+                let points = check_params(&p, x, seed);
+                assert!(points > 40, "{points}");
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 5 * 8 + 2);
 }
 
 #[test]

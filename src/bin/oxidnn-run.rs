@@ -1,13 +1,15 @@
 //! `oxidnn-run`: runs an OpenVINO IR model on `.npy` inputs and writes one `.npy` per output.
 //!
 //! ```text
-//! oxidnn-run MODEL.xml [--bin MODEL.bin] --input NAME=FILE.npy ... --output-dir DIR [--bench N] [--no-fuse]
+//! oxidnn-run MODEL.xml [--bin MODEL.bin] --input NAME=FILE.npy ... --output-dir DIR [--bench N] [--no-fuse] [--verbose]
 //! ```
 //! Each output is written to `DIR/<name>.npy`, `<name>` being the output tensor's first name
 //! (the Result layer's name when the producing port has none), with `/` and `\` replaced by
 //! `_`. `--bench N` also runs the model N more times and prints the median and minimum time.
 //! `--no-fuse` skips the graph passes (a TensorIterator over an LSTM / GRU / RNN cell then runs
-//! step by step).
+//! step by step). `--verbose` prints the load time and, for every RNN node, whether it runs
+//! fused onto one RNN primitive (which) or step by step. A model with an op the library does
+//! not know fails at load, naming the op's type, opset and layer.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,14 +18,15 @@ use std::time::Instant;
 use oxidnn::graph::npy::{read_npy_file, write_npy_file};
 use oxidnn::graph::{Model, Tensor};
 
-const USAGE: &str = "usage: oxidnn-run MODEL.xml [--bin MODEL.bin] --input NAME=FILE.npy ... --output-dir DIR [--bench N] [--no-fuse]
+const USAGE: &str = "usage: oxidnn-run MODEL.xml [--bin MODEL.bin] --input NAME=FILE.npy ... --output-dir DIR [--bench N] [--no-fuse] [--verbose]
 
   MODEL.xml            OpenVINO IR (v10 or v11)
   --bin MODEL.bin      weights (default: MODEL.bin next to MODEL.xml, if present)
   --input NAME=FILE    a model input (by tensor or Parameter name) from a .npy file; one per input
   --output-dir DIR     where DIR/<output name>.npy files are written (created if missing)
   --bench N            run N more times and print the median and minimum time in ms
-  --no-fuse            run every op as the IR spells it (no TensorIterator -> RNN primitive fusion)";
+  --no-fuse            run every op as the IR spells it (no fusion onto RNN primitives)
+  --verbose            print the load time and which RNN nodes run on which RNN primitive";
 
 /// The parsed command line.
 #[derive(Debug, Default)]
@@ -34,6 +37,7 @@ struct Args {
     output_dir: PathBuf,
     bench: Option<usize>,
     no_fuse: bool,
+    verbose: bool,
 }
 
 fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -54,6 +58,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
                 args.inputs.push((name.to_string(), PathBuf::from(file)));
             }
             "--no-fuse" => args.no_fuse = true,
+            "--verbose" | "-v" => args.verbose = true,
             "--output-dir" => output_dir = Some(PathBuf::from(value("--output-dir")?)),
             "--bench" => {
                 let v = value("--bench")?;
@@ -114,7 +119,21 @@ fn run(args: &Args) -> Result<(), String> {
     } else {
         Model::load
     };
+    let start = Instant::now();
     let model = load(&args.model, args.bin.as_deref()).map_err(|e| e.to_string())?;
+    if args.verbose {
+        let report = model.rnn_report();
+        eprintln!(
+            "loaded {} in {:.1} ms: {} of {} RNN nodes fused",
+            args.model.display(),
+            start.elapsed().as_secs_f64() * 1e3,
+            model.fused_node_count(),
+            report.len()
+        );
+        for line in report {
+            eprintln!("  {line}");
+        }
+    }
     let inputs = load_inputs(&model, &args.inputs)?;
     let outputs = model.infer(&inputs).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&args.output_dir)

@@ -9,6 +9,7 @@ use super::handle::{as_rust, as_rust_mut, destroy, write_handle};
 use super::types::*;
 use crate::attr::{Attr, RnnTestParams, WeightsQParams};
 use crate::error::{Error, Result};
+use crate::invalid;
 use crate::types::{CEnum, FpmathMode, ScratchpadMode};
 use libc::c_int;
 
@@ -223,6 +224,57 @@ pub unsafe extern "C" fn dnnl_primitive_attr_set_deterministic(
     status("dnnl_primitive_attr_set_deterministic", || {
         as_rust_mut(attr)?.deterministic = value != 0;
         Ok(())
+    })
+}
+
+/// oxidnn extension: per-sample sequence lengths. With `enabled` = 1, RNN primitives created
+/// with these attributes take an execution argument `OXIDNN_ARG_SEQ_LENGTHS`: an `s32` memory
+/// of dims `{N}` (its descriptor is the pd's `dnnl_query_exec_arg_md` for that index), each
+/// length in `0..=T` (else execution returns `dnnl_invalid_arguments`). Sample `b` then runs
+/// its first `len_b` steps only, in every layer — a reversed direction reads times
+/// `len_b − 1 … 0` — and costs what those steps cost: its `dst_layer` rows at times `≥ len_b`
+/// are zeros, its `dst_iter` / `dst_iter_c` rows hold each layer's state after its last valid
+/// step (`src_iter` / `src_iter_c`, or zeros, when `len_b` = 0); the directions of a
+/// bidirectional RNN are concatenated or summed on the valid times. Forward inference,
+/// training and backward (a backward primitive takes the same attribute and the same lengths
+/// as the forward training pass whose workspace it reads; its gradients at times `≥ len_b`
+/// are zeros). `enabled` = 0 (the default) switches it off; other values are
+/// `dnnl_invalid_arguments`.
+///
+/// # Safety
+/// `attr` is NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oxidnn_primitive_attr_set_rnn_seq_lengths(
+    attr: dnnl_primitive_attr_t,
+    enabled: c_int,
+) -> dnnl_status_t {
+    status("oxidnn_primitive_attr_set_rnn_seq_lengths", || {
+        let a = as_rust_mut(attr)?;
+        a.rnn_seq_lengths = match enabled {
+            0 => false,
+            1 => true,
+            other => invalid!("enabled must be 0 or 1, not {other}"),
+        };
+        Ok(())
+    })
+}
+
+/// oxidnn extension: whether per-sample sequence lengths are switched on (1 or 0), see
+/// [`oxidnn_primitive_attr_set_rnn_seq_lengths`].
+///
+/// # Safety
+/// `attr` is NULL or live; `enabled` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn oxidnn_primitive_attr_get_rnn_seq_lengths(
+    attr: const_dnnl_primitive_attr_t,
+    enabled: *mut c_int,
+) -> dnnl_status_t {
+    status("oxidnn_primitive_attr_get_rnn_seq_lengths", || {
+        write_out(
+            enabled,
+            "enabled",
+            c_int::from(as_rust(attr)?.rnn_seq_lengths),
+        )
     })
 }
 

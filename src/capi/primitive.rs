@@ -6,6 +6,7 @@ use super::objects::CPrimitive;
 use super::types::*;
 use super::verbose;
 use crate::error::Error;
+use crate::invalid;
 use crate::primitive::{ExecArgs, Primitive, PrimitiveDesc};
 use libc::c_int;
 use std::time::Instant;
@@ -63,7 +64,18 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
         as_rust(stream)?;
         let n = usize::try_from(nargs)
             .map_err(|_| Error::InvalidArguments(format!("nargs is negative ({nargs})")))?;
-        let list = slice(args, n, "args")?
+        let args = slice(args, n, "args")?;
+        // Our own argument given to a primitive that ignores it: the attribute was forgotten,
+        // and the results would silently be the full-length ones.
+        if args.iter().any(|a| {
+            a.arg == OXIDNN_ARG_SEQ_LENGTHS && !a.memory.is_null() && !uses(&p.pd.pd, a.arg)
+        }) {
+            invalid!(
+                "OXIDNN_ARG_SEQ_LENGTHS given to a primitive created without \
+                 oxidnn_primitive_attr_set_rnn_seq_lengths"
+            );
+        }
+        let list = args
             .iter()
             .filter(|a| uses(&p.pd.pd, a.arg))
             .filter_map(|a| as_rust_opt(a.memory).map(|m| (a.arg, &m.memory)))

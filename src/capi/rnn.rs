@@ -46,9 +46,12 @@ fn op(
     let prop = PropKind::parse(prop_kind)?;
     if !allowed.contains(&prop) {
         return Err(Error::InvalidArguments(format!(
-            "propagation kind {} is not one of {:?} for this function",
-            prop.name(),
-            allowed.iter().map(|p| p.name()).collect::<Vec<_>>()
+            "propagation kind {prop} is not one of {} for this function",
+            allowed
+                .iter()
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let direction = match Direction::parse(direction)? {
@@ -128,13 +131,15 @@ unsafe fn create(
             match as_rust_opt(md) {
                 None => {
                     return Err(Error::InvalidArguments(format!(
-                        "the descriptor of argument {arg} is NULL"
+                        "the descriptor of {} is NULL",
+                        args::rnn_name(arg)
                     )))
                 }
                 // oneDNN answers a zero descriptor for a required tensor with `unimplemented`.
                 Some(m) if m.is_zero() => {
                     return Err(Error::Unimplemented(format!(
-                        "the descriptor of argument {arg} is a zero memory descriptor"
+                        "the descriptor of {} is a zero memory descriptor",
+                        args::rnn_name(arg)
                     )))
                 }
                 Some(_) => {}

@@ -555,6 +555,10 @@ pub const DNNL_ARG_BIAS: c_int = 41;
 pub const DNNL_ARG_WORKSPACE: c_int = 64;
 /// `DNNL_ARG_SCRATCHPAD`.
 pub const DNNL_ARG_SCRATCHPAD: c_int = 80;
+/// oxidnn extension: an RNN's per-sample sequence lengths (`s32`, dims `{N}`), see
+/// `oxidnn_primitive_attr_set_rnn_seq_lengths`. Bit 30, above every `DNNL_ARG_*` (oneDNN's
+/// indices use bits up to 20, post-op arguments included), so it never collides with one.
+pub const OXIDNN_ARG_SEQ_LENGTHS: c_int = 0x4000_0000;
 /// `DNNL_ARG_DIFF_SRC_0`.
 pub const DNNL_ARG_DIFF_SRC_0: c_int = 129;
 /// `DNNL_ARG_DIFF_SRC`.

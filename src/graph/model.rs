@@ -119,7 +119,7 @@ impl Model {
         self.nodes
             .iter()
             .map(|n| {
-                let fused = super::passes::FUSED_TYPES.contains(&n.op.type_name());
+                let fused = super::passes::fused_primitive(n.op.as_ref()).is_some();
                 usize::from(fused)
                     + n.op
                         .bodies()
@@ -128,6 +128,23 @@ impl Model {
                         .sum::<usize>()
             })
             .sum()
+    }
+
+    /// One line per RNN node, in the model and in the bodies of its sub-graph ops at any
+    /// depth: which ran fused onto which primitive, which step by step (see
+    /// `graph::passes::rnn_summary`).
+    pub fn rnn_report(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for n in &self.nodes {
+            let at = format!("layer {} \"{}\"", n.layer_id, n.name);
+            if let Some(s) = super::passes::rnn_summary(n.op.as_ref()) {
+                lines.push(format!("{at}: {s}"));
+            }
+            for b in n.op.bodies() {
+                lines.extend(b.rnn_report().into_iter().map(|l| format!("{at} > {l}")));
+            }
+        }
+        lines
     }
 
     /// Loads an IR from files and runs the graph passes, as [`Model::from_ir`]. Without `bin`,

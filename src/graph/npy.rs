@@ -12,10 +12,19 @@ fn io_err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> Error {
     Error::InvalidArguments(format!("{what}: {e}"))
 }
 
+/// A read failure; data that ends too early is called truncated.
+fn read_err(what: &str, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        io_err(what, "truncated .npy data (the file ends early)")
+    } else {
+        io_err(what, e)
+    }
+}
+
 /// Reads a C-order `.npy` array of a supported element type (`f4`, `f2`, `i4`, `i8`, `u1`,
 /// `i1`, `b1`, either byte order).
 pub fn read_npy(reader: impl Read, what: &str) -> Result<Tensor> {
-    let file = npyz::NpyFile::new(reader).map_err(|e| io_err(what, e))?;
+    let file = npyz::NpyFile::new(reader).map_err(|e| read_err(what, e))?;
     if file.order() == Order::Fortran {
         return Err(io_err(what, "Fortran-order arrays are not supported"));
     }
@@ -34,7 +43,7 @@ pub fn read_npy(reader: impl Read, what: &str) -> Result<Tensor> {
         "b1" => ElementType::Boolean,
         _ => return Err(io_err(what, format!("dtype '{code}' is not supported"))),
     };
-    crate::dispatch_type!(et, T => Tensor::from_vec(&shape, file.into_vec::<T>().map_err(|e| io_err(what, e))?))
+    crate::dispatch_type!(et, T => Tensor::from_vec(&shape, file.into_vec::<T>().map_err(|e| read_err(what, e))?))
 }
 
 /// Reads a `.npy` file.
@@ -83,5 +92,18 @@ mod tests {
         let mut buf = Vec::new();
         write_npy(&mut buf, &s).unwrap();
         assert_eq!(read_npy(&buf[..], "buf").unwrap(), s);
+    }
+
+    #[test]
+    fn truncated_data_says_so() {
+        let mut buf = Vec::new();
+        write_npy(&mut buf, &Tensor::zeros(ElementType::F32, &[2, 3])).unwrap();
+        // cut in the data, and in the header
+        for len in [buf.len() - 1, 20] {
+            assert_eq!(
+                read_npy(&buf[..len], "x.npy").unwrap_err().to_string(),
+                "invalid arguments: x.npy: truncated .npy data (the file ends early)"
+            );
+        }
     }
 }

@@ -5,7 +5,9 @@ use super::packed_transposed::TransposedLayout;
 use super::tag::{dense_strides, strides_for_tag, TAG_ANY, TAG_UNDEF};
 use crate::ensure_args;
 use crate::error::{Error, Result};
+use crate::size;
 use crate::types::{CEnum, DataType, FormatKind};
+use std::fmt;
 
 /// Maximum number of dimensions (`DNNL_MAX_NDIMS`).
 pub const MAX_NDIMS: usize = 12;
@@ -40,7 +42,8 @@ pub enum Layout {
 /// Dims (and, for strided layouts, strides) are also kept as fixed `[i64; MAX_NDIMS]` arrays,
 /// zero past `ndims`: oneDNN's C API hands out `const dnnl_dims_t *` pointers into the
 /// descriptor, so the C layer needs 12-element arrays that live exactly as long as the
-/// descriptor. Both arrays are derived from the other fields when the descriptor is built.
+/// descriptor. Both arrays, and the sizes, are derived from the other fields when the
+/// descriptor is built.
 #[derive(Clone, PartialEq, Eq)]
 pub struct MemoryDesc {
     ndims: usize,
@@ -48,6 +51,69 @@ pub struct MemoryDesc {
     data_type: DataType,
     layout: Layout,
     strides: [i64; MAX_NDIMS],
+    sizes: Sizes,
+}
+
+/// Element count and byte sizes of a descriptor, computed with checked arithmetic when it is
+/// built: a descriptor exists only when all of them fit (`size::MAX_BYTES`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Sizes {
+    nelems: usize,
+    /// oneDNN's `get_size`.
+    bytes: usize,
+    /// Bytes from the buffer start that an access may reach.
+    extent: usize,
+}
+
+/// Names a descriptor in size errors (formatted only when one occurs).
+struct Described<'a>(&'a [i64], DataType);
+
+impl fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "memory descriptor {:?} {}", self.0, self.1.name())
+    }
+}
+
+impl Sizes {
+    /// Every layout holds at least its elements; a strided layout needs `max_d(dims[d]·strides[d])`
+    /// elements (oneDNN's `get_size`; a dim of 1 counts 1 whatever its stride) and reaches
+    /// `offset0 + Σ_d (dims[d] − 1)·strides[d] + 1`; packed layouts their padded length.
+    fn of(dims: &[i64], data_type: DataType, layout: &Layout) -> Result<Self> {
+        let what = Described(dims, data_type);
+        let udims = dims
+            .iter()
+            .map(|&d| size::from_dim(&what, d))
+            .collect::<Result<Vec<_>>>()?;
+        let nelems = size::product(&what, &udims)?;
+        let elem = data_type.size();
+        size::bytes(&what, nelems, elem)?;
+        if nelems == 0 {
+            return Ok(Self::default());
+        }
+        let (len, extent) = match layout {
+            Layout::Undef | Layout::Any => (0, 0),
+            Layout::Strided { strides, offset0 } => {
+                let (mut len, mut last) = (0, size::from_dim(&what, *offset0)?);
+                for (&d, &s) in udims.iter().zip(strides) {
+                    let s = size::from_dim(&what, s)?;
+                    len = len.max(if d == 1 {
+                        1
+                    } else {
+                        size::product(&what, &[d, s])?
+                    });
+                    last = size::add(&what, last, size::product(&what, &[d - 1, s])?)?;
+                }
+                (len, size::add(&what, last, 1)?)
+            }
+            Layout::Packed(p) => (p.len(), p.len()),
+            Layout::PackedTransposed(t) => (t.len(), t.len()),
+        };
+        Ok(Self {
+            nelems,
+            bytes: size::bytes(&what, len, elem)?,
+            extent: size::bytes(&what, extent, elem)?,
+        })
+    }
 }
 
 impl std::fmt::Debug for MemoryDesc {
@@ -80,6 +146,7 @@ fn check_dims(dims: &[i64]) -> Result<()> {
 /// oneDNN's rule for explicit strides: taken in order of stride, every dimension of size > 1
 /// with a non-zero stride must start past the end of the previous one, so no two elements share
 /// an address. Zero strides (broadcast), size-1 dimensions and empty tensors are exempt.
+/// Called once the descriptor's sizes are checked, so every `stride · dim` here fits.
 fn strides_overlap(dims: &[i64], strides: &[i64]) -> bool {
     if dims.contains(&0) {
         return false;
@@ -91,20 +158,27 @@ fn strides_overlap(dims: &[i64], strides: &[i64]) -> bool {
         .map(|(&d, &s)| (s, d))
         .collect();
     by_stride.sort_unstable();
-    by_stride
-        .windows(2)
-        .any(|w| w[1].0 < w[0].0.saturating_mul(w[0].1))
+    by_stride.windows(2).any(|w| w[1].0 < w[0].0 * w[0].1)
 }
 
 impl MemoryDesc {
     /// The zero descriptor (ndims 0): describes "no tensor"; memory made from it is empty.
     pub fn zero() -> Self {
-        Self::build(&[], DataType::Undef, Layout::Undef)
+        Self {
+            ndims: 0,
+            dims: [0; MAX_NDIMS],
+            data_type: DataType::Undef,
+            layout: Layout::Undef,
+            strides: [0; MAX_NDIMS],
+            sizes: Sizes::default(),
+        }
     }
 
-    /// The one constructor: fills the fixed-size dims and strides arrays. `dims` has at most
-    /// `MAX_NDIMS` entries (callers check first).
-    fn build(dims: &[i64], data_type: DataType, layout: Layout) -> Self {
+    /// The one constructor: fills the fixed-size dims and strides arrays and computes the sizes
+    /// (`invalid_arguments` when one does not fit). `dims` has at most `MAX_NDIMS` entries
+    /// (callers check first).
+    fn build(dims: &[i64], data_type: DataType, layout: Layout) -> Result<Self> {
+        let sizes = Sizes::of(dims, data_type, &layout)?;
         let mut d = [0i64; MAX_NDIMS];
         d[..dims.len()].copy_from_slice(dims);
         let mut strides = [0i64; MAX_NDIMS];
@@ -112,13 +186,14 @@ impl MemoryDesc {
             let n = s.len().min(MAX_NDIMS);
             strides[..n].copy_from_slice(&s[..n]);
         }
-        Self {
+        Ok(Self {
             ndims: dims.len(),
             dims: d,
             data_type,
             layout,
             strides,
-        }
+            sizes,
+        })
     }
 
     /// A descriptor from dims, data type and a format tag value (plain tag or `any`).
@@ -136,7 +211,7 @@ impl MemoryDesc {
                 offset0: 0,
             },
         };
-        Ok(Self::build(dims, data_type, layout))
+        Self::build(dims, data_type, layout)
     }
 
     /// A plain descriptor with explicit strides (`None`: dense row-major).
@@ -150,8 +225,9 @@ impl MemoryDesc {
         }
         check_dims(dims)?;
         ensure_args!(data_type != DataType::Undef, "data type is undef");
+        let strides_given = strides;
         let strides = match strides {
-            None => dense_strides(dims),
+            None => dense_strides(dims)?,
             Some(s) => {
                 ensure_args!(s.len() == dims.len(), "strides count differs from ndims");
                 for (i, &st) in s.iter().enumerate() {
@@ -160,41 +236,38 @@ impl MemoryDesc {
                     }
                     ensure_args!(st >= 0, "stride {i} is negative ({st})");
                 }
-                ensure_args!(
-                    !strides_overlap(dims, s),
-                    "strides {s:?} make elements of {dims:?} overlap"
-                );
                 s.to_vec()
             }
         };
-        Ok(Self::build(
-            dims,
-            data_type,
-            Layout::Strided {
-                strides,
-                offset0: 0,
-            },
-        ))
+        let layout = Layout::Strided {
+            strides,
+            offset0: 0,
+        };
+        // Sizes first: overlap is judged on strides·dims that fit.
+        let md = Self::build(dims, data_type, layout)?;
+        if let Some(s) = strides_given {
+            ensure_args!(
+                !strides_overlap(dims, s),
+                "strides {s:?} make elements of {dims:?} overlap"
+            );
+        }
+        Ok(md)
     }
 
     /// Our packed weights descriptor for 5-D `ldigo` (or 4-D `ldio`) logical dims, panels in
     /// blocks of `block_gates` gates (see `memory::packed`).
     pub fn packed(dims: &[i64], data_type: DataType, block_gates: usize) -> Result<Self> {
         check_dims(dims)?;
-        let p = PackedLayout::from_dims(dims)
-            .ok_or_else(|| Error::InvalidArguments("packed weights need 4 or 5 dims".into()))?;
-        let p = p.with_block_gates(block_gates);
-        Ok(Self::build(dims, data_type, Layout::Packed(p)))
+        let p = PackedLayout::from_dims(dims)?.with_block_gates(block_gates);
+        Self::build(dims, data_type, Layout::Packed(p))
     }
 
     /// Our packed transposed weights descriptor for 5-D `ldigo` logical dims (see
     /// `memory::packed_transposed`).
     pub fn packed_transposed(dims: &[i64], data_type: DataType) -> Result<Self> {
         check_dims(dims)?;
-        let t = TransposedLayout::from_dims(dims).ok_or_else(|| {
-            Error::InvalidArguments("packed transposed weights need 5 dims".into())
-        })?;
-        Ok(Self::build(dims, data_type, Layout::PackedTransposed(t)))
+        let t = TransposedLayout::from_dims(dims)?;
+        Self::build(dims, data_type, Layout::PackedTransposed(t))
     }
 
     /// A view of a part of this (strided) tensor: `dims` elements starting at `offsets`.
@@ -215,25 +288,29 @@ impl MemoryDesc {
             dims.len() == self.ndims() && offsets.len() == self.ndims(),
             "ndims mismatch"
         );
-        let mut off = *offset0;
+        let what = "sub-memory offset";
+        let mut off = size::from_dim(what, *offset0)?;
         for d in 0..self.ndims() {
+            let (n, o, parent) = (dims[d], offsets[d], self.dims[d]);
+            // Written without `n + o`, which may wrap.
             ensure_args!(
-                dims[d] >= 0 && offsets[d] >= 0 && dims[d] + offsets[d] <= self.dims[d],
-                "sub-memory dim {d}: offset {} + size {} exceeds parent {}",
-                offsets[d],
-                dims[d],
-                self.dims[d]
+                n >= 0 && o >= 0 && n <= parent && o <= parent - n,
+                "sub-memory dim {d}: offset {o} + size {n} exceeds parent {parent}"
             );
-            off += offsets[d] * strides[d];
+            let step = size::product(
+                what,
+                &[size::from_dim(what, o)?, size::from_dim(what, strides[d])?],
+            )?;
+            off = size::add(what, off, step)?;
         }
-        Ok(Self::build(
+        Self::build(
             dims,
             self.data_type,
             Layout::Strided {
                 strides: strides.clone(),
-                offset0: off,
+                offset0: size::to_dim(what, off)?,
             },
-        ))
+        )
     }
 
     /// The same tensor with its axes renamed: logical axis `i` becomes axis `perm[i]`
@@ -277,12 +354,7 @@ impl MemoryDesc {
                 )))
             }
         };
-        Ok(Self::build(&permute(self.dims()), self.data_type, layout))
-    }
-
-    /// Same descriptor with another layout (used when a primitive resolves `any`).
-    pub fn with_layout(&self, layout: Layout) -> Self {
-        Self::build(self.dims(), self.data_type, layout)
+        Self::build(&permute(self.dims()), self.data_type, layout)
     }
 
     /// Same dims and type, dense in the order of the given plain tag.
@@ -358,53 +430,27 @@ impl MemoryDesc {
 
     /// Number of logical elements.
     pub fn nelems(&self) -> usize {
-        if self.is_zero() {
-            0
-        } else {
-            self.dims().iter().map(|&d| d as usize).product()
-        }
+        self.sizes.nelems
     }
 
     /// Bytes a buffer for this descriptor needs (oneDNN's `get_size`): for strided layouts
-    /// `max_d(dims[d]·strides[d])` elements — a sub-memory view reports its parent's extent
-    /// reachable from its own strides, as oneDNN 3.13 does; 0 for zero, `any` or empty tensors.
+    /// `max_d(dims[d]·strides[d])` elements (a dim of 1 counts 1) — a sub-memory view reports
+    /// its parent's extent reachable from its own strides, as oneDNN 3.13 does; 0 for zero,
+    /// `any` or empty tensors.
     pub fn size_bytes(&self) -> usize {
-        if self.nelems() == 0 {
-            return 0;
-        }
-        let elems = match &self.layout {
-            Layout::Undef | Layout::Any => 0,
-            Layout::Strided { strides, .. } => self
-                .dims()
-                .iter()
-                .zip(strides)
-                .map(|(&d, &s)| (d * s) as usize)
-                .max()
-                .unwrap_or(0),
-            Layout::Packed(p) => p.len(),
-            Layout::PackedTransposed(t) => t.len(),
-        };
-        elems * self.data_type.size()
+        self.sizes.bytes
     }
 
     /// Bytes from the buffer start that an access through this descriptor may touch:
-    /// `offset0` plus the last element, plus one.
+    /// `offset0` plus the last element, plus one (the size for packed layouts).
     pub fn extent_bytes(&self) -> usize {
-        if self.nelems() == 0 {
-            return 0;
-        }
-        match &self.layout {
-            Layout::Strided { strides, offset0 } => {
-                let last: i64 = self
-                    .dims()
-                    .iter()
-                    .zip(strides)
-                    .map(|(&d, &s)| (d - 1) * s)
-                    .sum();
-                (offset0 + last + 1) as usize * self.data_type.size()
-            }
-            _ => self.size_bytes(),
-        }
+        self.sizes.extent
+    }
+
+    /// Bytes of a buffer the library allocates for this descriptor: `get_size`, or the extent
+    /// when a sub-memory's offset reaches past it.
+    pub fn buffer_bytes(&self) -> usize {
+        self.sizes.bytes.max(self.sizes.extent)
     }
 
     /// Element offset (from the buffer start) of the element at logical index `idx`.
@@ -468,6 +514,67 @@ mod tests {
             MemoryDesc::with_tag(&[5, 3, 4], DataType::F32, TAG_UNDEF).unwrap(),
             MemoryDesc::zero()
         );
+    }
+
+    fn is_invalid(r: Result<MemoryDesc>) -> bool {
+        matches!(r, Err(Error::InvalidArguments(_)))
+    }
+
+    #[test]
+    fn sizes_that_do_not_fit_are_rejected_at_creation() {
+        const P62: i64 = 1 << 62;
+        let f32_tag = |dims: &[i64], tag| MemoryDesc::with_tag(dims, DataType::F32, tag);
+        let f32_strides =
+            |dims: &[i64], s: &[i64]| MemoryDesc::with_strides(dims, DataType::F32, Some(s));
+        // Issue 30 item 1: element counts past 2^64 (tnc, ntc) and strides·dims past 2^64.
+        assert!(is_invalid(f32_tag(&[P62 + 1, 4, 1], 4)));
+        assert!(is_invalid(f32_tag(&[P62 + 1, 4, 1], 16)));
+        assert!(is_invalid(f32_strides(&[2, 1, 1], &[(1 << 61) + 1, 1, 1])));
+        // Elements that fit, bytes that do not (2^63 bytes: past isize and i64).
+        assert!(is_invalid(f32_tag(&[1 << 61], 2)));
+        assert!(is_invalid(f32_tag(&[1 << 31, 1 << 31], 3)));
+        assert!(is_invalid(f32_strides(&[2], &[1 << 60])));
+        let u8s = MemoryDesc::with_tag(&[i64::MAX], DataType::U8, 2).unwrap();
+        assert_eq!(u8s.size_bytes(), i64::MAX as usize);
+        // Empty tensors: no bytes, but their strides must fit.
+        let empty = f32_tag(&[0, 1 << 20, 1 << 20], 4).unwrap();
+        assert_eq!((empty.nelems(), empty.size_bytes()), (0, 0));
+        assert!(is_invalid(f32_tag(&[0, 1 << 40, 1 << 40], 4)));
+        // A dim of 1 counts one element whatever its stride (oneDNN's get_size).
+        let one = f32_strides(&[1, 3], &[P62, 1]).unwrap();
+        assert_eq!((one.size_bytes(), one.extent_bytes()), (12, 12));
+        // Packed layouts: 2^58 layers of 4 gates fit as ldigo, not padded to 32 units.
+        assert!(f32_tag(&[1 << 58, 1, 1, 4, 1], 6).is_ok());
+        assert!(is_invalid(MemoryDesc::packed(
+            &[1 << 58, 1, 1, 4, 1],
+            DataType::F32,
+            2
+        )));
+        assert!(is_invalid(MemoryDesc::packed_transposed(
+            &[1 << 58, 1, 1, 4, 1],
+            DataType::F32
+        )));
+    }
+
+    #[test]
+    fn sub_memory_offsets_are_checked() {
+        let parent = MemoryDesc::with_tag(&[4, 4], DataType::F32, 3).unwrap();
+        // offset + dims wraps below the parent's dim
+        assert!(is_invalid(parent.submemory(&[2, 2], &[i64::MAX, 0])));
+        assert!(is_invalid(parent.submemory(&[2, 2], &[i64::MAX - 1, 1])));
+        assert!(is_invalid(parent.submemory(&[i64::MAX, 2], &[2, 0])));
+        // A window at the end: get_size omits the offset, a library buffer covers it.
+        let tnc = MemoryDesc::with_tag(&[5, 3, 4], DataType::F32, 4).unwrap();
+        let sub = tnc.submemory(&[2, 3, 4], &[3, 0, 0]).unwrap();
+        assert_eq!(
+            (sub.size_bytes(), sub.extent_bytes(), sub.buffer_bytes()),
+            (96, 240, 240)
+        );
+        // Offsets of a view whose strides reach past i64 (dims of 1 are free to).
+        let wide = MemoryDesc::with_strides(&[1, 2], DataType::U8, Some(&[i64::MAX, 1])).unwrap();
+        assert!(wide.submemory(&[0, 2], &[1, 0]).is_ok());
+        let sub = wide.submemory(&[1, 1], &[0, 1]).unwrap();
+        assert!(is_invalid(sub.submemory(&[0, 1], &[1, 0])));
     }
 
     #[test]

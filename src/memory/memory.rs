@@ -37,8 +37,8 @@ impl Memory {
             "cannot create memory for a format_tag::any descriptor"
         );
         let (owned, data) = match handle {
-            Handle::Allocate if desc.size_bytes() > 0 => {
-                let buf = AlignedBuf::zeroed(desc.size_bytes())?;
+            Handle::Allocate if desc.buffer_bytes() > 0 => {
+                let buf = AlignedBuf::zeroed(desc.buffer_bytes())?;
                 let p = buf.as_ptr();
                 (Some(buf), p)
             }

@@ -2,6 +2,7 @@
 
 pub mod buffer;
 pub mod desc;
+pub mod describe;
 #[allow(clippy::module_inception)]
 pub mod memory;
 pub mod packed;
@@ -10,6 +11,7 @@ pub mod reorder;
 pub mod tag;
 
 pub use desc::{Layout, MemoryDesc};
+pub use describe::describe;
 pub use memory::{Handle, Memory};
 pub use packed::PackedLayout;
 pub use packed_transposed::TransposedLayout;

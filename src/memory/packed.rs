@@ -27,6 +27,9 @@
 //! tensor serves every primitive with the same weights descriptor. Reported to users as
 //! `dnnl_format_kind_opaque`.
 
+use crate::error::Result;
+use crate::{invalid, size};
+
 /// Hidden units per panel: two 16-lane AVX-512 vectors of f32.
 pub const PANEL: usize = 32;
 /// Gates per block of a panel unless a primitive asks for fewer (see the module docs).
@@ -51,28 +54,29 @@ pub struct PackedLayout {
 
 impl PackedLayout {
     /// Layout for 5-D `ldigo` dims or 4-D `ldio` dims (then one gate), blocks of
-    /// [`BLOCK_GATES`] gates.
-    pub fn from_dims(dims: &[i64]) -> Option<Self> {
-        let u = |v: i64| usize::try_from(v).ok();
-        match *dims {
-            [l, d, i, g, o] => Some(Self {
-                l: u(l)?,
-                d: u(d)?,
-                i: u(i)?,
-                g: u(g)?,
-                o: u(o)?,
-                block_gates: BLOCK_GATES,
-            }),
-            [l, d, i, o] => Some(Self {
-                l: u(l)?,
-                d: u(d)?,
-                i: u(i)?,
-                g: 1,
-                o: u(o)?,
-                block_gates: BLOCK_GATES,
-            }),
-            _ => None,
-        }
+    /// [`BLOCK_GATES`] gates; `invalid_arguments` for other dims, negative ones, or a padded
+    /// length ([`Self::len`]) that does not fit (offsets inside it then never overflow).
+    pub fn from_dims(dims: &[i64]) -> Result<Self> {
+        let what = "packed weights";
+        let u = |v: i64| size::from_dim(what, v);
+        let (l, d, i, g, o) = match *dims {
+            [l, d, i, g, o] => (u(l)?, u(d)?, u(i)?, u(g)?, u(o)?),
+            [l, d, i, o] => (u(l)?, u(d)?, u(i)?, 1, u(o)?),
+            _ => invalid!("packed weights need 4 or 5 dims, not {}", dims.len()),
+        };
+        let lay = Self {
+            l,
+            d,
+            i,
+            g,
+            o,
+            block_gates: BLOCK_GATES,
+        };
+        size::product(
+            format_args!("packed weights {dims:?}"),
+            &[l, d, lay.panels(), i, g, PANEL],
+        )?;
+        Ok(lay)
     }
 
     /// The same layout with blocks of `gates` gates (1 or [`BLOCK_GATES`]).
@@ -158,6 +162,21 @@ mod tests {
             assert_eq!(seen.iter().filter(|s| **s).count(), 2 * 2 * 3 * 4 * 37);
             assert_eq!(p.len(), 2 * 2 * 2 * 3 * 4 * PANEL);
         }
+    }
+
+    #[test]
+    fn lengths_that_do_not_fit_are_rejected() {
+        // 2^57 layers of 4 gates: 2^59 weights, 2^64 once each hidden unit is padded to a
+        // panel (the byte size is the descriptor's to check).
+        assert_eq!(
+            PackedLayout::from_dims(&[1 << 56, 1, 1, 4, 1])
+                .unwrap()
+                .len(),
+            1 << 63
+        );
+        assert!(PackedLayout::from_dims(&[1 << 57, 1, 1, 4, 1]).is_err());
+        assert!(PackedLayout::from_dims(&[1, 1, -1, 4]).is_err());
+        assert!(PackedLayout::from_dims(&[1, 1, 4]).is_err());
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! in place: with few steps, packing is a large part of a backward pass (LSTM T=1 N=128 C=512
 //! SLC=1024: 8 % of forward + backward). Reported to users as `dnnl_format_kind_opaque`.
 
+use crate::error::Result;
+use crate::{invalid, size};
 use std::ops::Range;
 
 /// Columns (input channels) per panel: one 4-vector tile column of 16-lane f32 vectors.
@@ -36,19 +38,24 @@ pub struct TransposedLayout {
 }
 
 impl TransposedLayout {
-    /// Layout for 5-D `ldigo` dims.
-    pub fn from_dims(dims: &[i64]) -> Option<Self> {
-        let u = |v: i64| usize::try_from(v).ok();
-        match *dims {
-            [l, d, i, g, o] => Some(Self {
-                l: u(l)?,
-                d: u(d)?,
-                i: u(i)?,
-                g: u(g)?,
-                o: u(o)?,
-            }),
-            _ => None,
-        }
+    /// Layout for 5-D `ldigo` dims; `invalid_arguments` for other dims, negative ones, or a
+    /// padded length ([`Self::len`]) that does not fit (offsets inside it then never overflow).
+    pub fn from_dims(dims: &[i64]) -> Result<Self> {
+        let what = "packed transposed weights";
+        let u = |v: i64| size::from_dim(what, v);
+        let [l, d, i, g, o] = *dims else {
+            invalid!("packed transposed weights need 5 dims, not {}", dims.len())
+        };
+        let lay = Self {
+            l: u(l)?,
+            d: u(d)?,
+            i: u(i)?,
+            g: u(g)?,
+            o: u(o)?,
+        };
+        let width = size::round_up(what, lay.i, CHUNK)?;
+        size::product(what, &[lay.l, lay.d, lay.g, lay.o, width])?;
+        Ok(lay)
     }
 
     /// Rows of each matrix (`G·O`).
@@ -142,6 +149,6 @@ mod tests {
         assert_eq!(t.offset(0, 0, 69, 2, 4), 15 * 64 + 14 * 32 + 5);
         // Direction 1 after the whole first matrix.
         assert_eq!(t.offset(0, 1, 0, 0, 0), 15 * 96);
-        assert!(TransposedLayout::from_dims(&[1, 1, 4, 4]).is_none());
+        assert!(TransposedLayout::from_dims(&[1, 1, 4, 4]).is_err());
     }
 }

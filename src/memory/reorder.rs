@@ -42,7 +42,7 @@ impl Reorder {
         let f32_side = src.data_type() == DataType::F32 || dst.data_type() == DataType::F32;
         if !(f32_side && convertible(src.data_type()) && convertible(dst.data_type())) {
             unimplemented_err!(
-                "reorder {:?} -> {:?}: only f32 to/from f32, s32, s8, u8 is implemented",
+                "reorder {} -> {}: only f32 to/from f32, s32, s8, u8 is implemented",
                 src.data_type(),
                 dst.data_type()
             );

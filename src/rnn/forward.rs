@@ -40,7 +40,8 @@ use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::items::{next_item, PhaseItems};
 use super::problem::RnnProblem;
-use super::scratch::{gates_width, l2_bytes, ScratchLayout, L2_BYTES};
+use super::scratch::{l2_bytes, ScratchLayout, L2_BYTES};
+use super::seq_lengths::SeqOrder;
 use super::views::{SeqView, Strided};
 use super::weights::PackedWeights;
 use super::workspace::WorkspaceLayout;
@@ -123,6 +124,9 @@ pub struct Forward<'a> {
     pub linear: Option<Linear>,
     /// The tensors.
     pub tensors: ForwardTensors,
+    /// Per-sample sequence lengths: the batch order (the tensors then hold the gathered
+    /// `src_iter`, `src_iter_c` and attention, see [`seq_lengths`](super::seq_lengths)).
+    pub order: Option<SeqOrder>,
 }
 
 // SAFETY: `Forward` only holds addresses; `run` hands each work item disjoint output rows and
@@ -224,11 +228,28 @@ impl Forward<'_> {
             return;
         }
         // One team for the whole pass; a single thread when steps are tiny.
-        let proj = if p.with_projection { p.dhc * p.dic } else { 0 };
-        let step_flops = 2 * p.n * ((p.sic + p.slc) * gates_width(p) + proj);
-        let join_wait = (step_flops >= PARALLEL_MIN_FLOPS)
-            .then(|| threading::join_wait(step_flops * p.t * p.l * p.d));
+        // Flops only decide the threading: saturating is exact for the comparisons.
+        let proj = if p.with_projection {
+            p.dhc.saturating_mul(p.dic)
+        } else {
+            0
+        };
+        let row_flops = (p.sic.saturating_add(p.slc))
+            .saturating_mul(self.scratch.gates_width)
+            .saturating_add(proj);
+        let step_flops = row_flops.saturating_mul(2 * p.n);
+        let join_wait = (step_flops >= PARALLEL_MIN_FLOPS).then(|| {
+            let pass_flops = [p.t, p.l, p.d]
+                .iter()
+                .fold(step_flops, |f, &k| f.saturating_mul(k));
+            threading::join_wait(pass_flops)
+        });
         threading::team(join_wait, |team| {
+            if let Some(o) = &self.order {
+                let x = |d| unsafe { self.seq_input(d) };
+                unsafe { o.gather_input(team, p, self.tensors.src_layer, x) };
+                team.barrier();
+            }
             let stack = |team: &Team, d: usize| {
                 for l in 0..p.l {
                     unsafe { self.layer(team, l, d) };
@@ -237,19 +258,42 @@ impl Forward<'_> {
             if self.scratch.lanes == 2 {
                 // The two directions at the same time, on a half of the team each.
                 team.halves(|d, half| stack(half, d));
-                if p.direction == Direction::BidirectionalSum {
+                if self.sum_deferred() {
                     unsafe { self.add_second_direction(team) };
                 }
             } else {
                 (0..p.d).for_each(|d| stack(team, d));
             }
+            if let Some(o) = &self.order {
+                let h = |d| unsafe { self.h_output(p.l - 1, d) };
+                unsafe { o.scatter_output(team, p, h, self.tensors.dst_layer) };
+            }
         });
     }
 
     /// Whether direction 1 of a bidirectional sum adds its last layer into `dst_layer` after
-    /// both directions are done (they run at the same time), rather than during its pass.
+    /// both directions are done (they run at the same time), rather than during its pass
+    /// (with sequence lengths, `SeqOrder::scatter_output` sums).
     fn sum_deferred(&self) -> bool {
-        self.problem.direction == Direction::BidirectionalSum && self.scratch.lanes == 2
+        self.problem.direction == Direction::BidirectionalSum
+            && self.scratch.lanes == 2
+            && self.order.is_none()
+    }
+
+    /// With sequence lengths, the gathered `src_layer` of direction `d` by step.
+    unsafe fn seq_input(&self, d: usize) -> SeqView {
+        let layout = self.scratch.seq_lengths.as_ref().expect("sequence lengths");
+        unsafe { layout.x_view(self.problem, self.tensors.scratch, d) }
+    }
+
+    /// Steps of each layer: T, or the longest sequence length.
+    fn steps(&self) -> usize {
+        self.order.map_or(self.problem.t, |o| o.steps())
+    }
+
+    /// Batch rows computed at step `s`: N, or those of the samples still running.
+    fn active(&self, s: usize) -> usize {
+        self.order.map_or(self.problem.n, |o| o.active(s))
     }
 
     /// Bidirectional sum with concurrent directions: `dst_layer += h` of direction 1's last
@@ -358,13 +402,17 @@ impl Forward<'_> {
         let t = &self.tensors;
         unsafe {
             let x = if l == 0 {
-                self.time_view(t.src_layer, d, 0)
+                match &self.order {
+                    Some(_) => self.seq_input(d),
+                    None => self.time_view(t.src_layer, d, 0),
+                }
             } else {
                 self.h_output(l - 1, d)
             };
             let h_seq = self.h_output(l, d);
             let last = l + 1 == p.l;
             let h_extra = (last
+                && self.order.is_none()
                 && !(d == 1 && self.sum_deferred())
                 && (self.workspace.is_some()
                     || ScratchLayout::inference_h_slot(p, l, d).is_some()))
@@ -413,6 +461,7 @@ impl Forward<'_> {
                 extra_add: p.direction == Direction::BidirectionalSum && d == 1,
                 c_all,
                 c_direct: self.workspace.is_none()
+                    && self.order.is_none()
                     && p.cell.has_c_state()
                     && [t.src_iter_c, t.dst_iter_c]
                         .iter()
@@ -469,10 +518,10 @@ impl Forward<'_> {
                 }
             }
             team.barrier();
-            let tc = self.scratch.t_chunk.max(1);
+            let (tc, steps) = (self.scratch.t_chunk.max(1), self.steps());
             let mut s0 = 0;
-            while s0 < p.t {
-                let s1 = p.t.min(s0 + tc);
+            while s0 < steps {
+                let s1 = steps.min(s0 + tc);
                 if !self.scratch.fused_layer_gemm {
                     self.layer_gemm(team, &pass, s0, s1);
                     team.barrier();
@@ -492,6 +541,16 @@ impl Forward<'_> {
                 s0 = s1;
             }
             self.final_states(team, &pass);
+            if let (Some(o), Some(ws)) = (&self.order, self.workspace) {
+                // What backward reads of every step: h (slot s + 1), c (s + 1), h̃ (s).
+                o.zero_inactive(team, p, pass.h_seq, 0, ws.hc);
+                if p.cell.has_c_state() {
+                    o.zero_inactive(team, p, pass.c_all, 1, p.dhc);
+                }
+                if let Some(ht) = pass.ht {
+                    o.zero_inactive(team, p, ht, 0, p.dhc);
+                }
+            }
             team.barrier();
         }
     }
@@ -499,7 +558,11 @@ impl Forward<'_> {
     /// Gates of steps `s0..s1` = `x·W + b`: this member's share of (row block × panel) items.
     unsafe fn layer_gemm(&self, team: &Team, pass: &Pass, s0: usize, s1: usize) {
         let p = self.problem;
-        let (width, total, gld) = (self.width(), gates_width(p), self.scratch.gates_ld);
+        let (width, total, gld) = (
+            self.width(),
+            self.scratch.gates_width,
+            self.scratch.gates_ld,
+        );
         let block = LAYER_ROW_BLOCK.min((s1 - s0) * p.n);
         let gates = unsafe { self.lane(&self.scratch.gates, pass.d) };
         let bias = self
@@ -517,7 +580,7 @@ impl Forward<'_> {
             // The next panel's weights, fetched while this item runs.
             let next = items.next_panel(&share, it, false).map(weights);
             // SAFETY: each item writes its own rows × panel of the gates scratch.
-            unsafe {
+            let gemm = |rows: std::ops::Range<usize>, next: Option<Panel>| unsafe {
                 let c = gates.add(rows.start * gld + panel * width);
                 gemm::gemm(
                     self.isa,
@@ -533,17 +596,41 @@ impl Forward<'_> {
                         streamed: w_streamed,
                     },
                 );
+            };
+            match self.order {
+                None => gemm(rows, next),
+                // Only the rows of the samples running at each step of the chunk, in runs of
+                // consecutive rows (steps whose rows all run join the next step's).
+                Some(_) => {
+                    let mut run = rows.start..rows.start;
+                    for s in s0 + rows.start / p.n..s0 + rows.end.div_ceil(p.n) {
+                        let first = (s - s0) * p.n;
+                        let part = rows.start.max(first)..rows.end.min(first + self.active(s));
+                        if part.start != run.end {
+                            if !run.is_empty() {
+                                gemm(run, None);
+                            }
+                            run = part.start..part.start;
+                        }
+                        run.end = run.end.max(part.end);
+                    }
+                    if !run.is_empty() {
+                        gemm(run, next);
+                    }
+                }
             }
         });
     }
 
-    /// The (batch block × panel) items of a step phase: one block per member when
-    /// the pass is split by batch, else by panel, over batch blocks of at most
-    /// `STEP_MAX_BATCH_BLOCK` rows (smaller when there would be fewer items than members).
-    fn step_items(&self, team: &Team, pass: &Pass) -> PhaseItems {
-        let n = self.problem.n;
+    /// The (batch block × panel) items of step `s`'s phases over its [active](Self::active)
+    /// rows: one block per member when the pass is split by batch (the same blocks of all N
+    /// rows at every step, each member keeping its own rows), else by panel, over batch blocks
+    /// of at most `STEP_MAX_BATCH_BLOCK` rows (smaller when there would be fewer items than
+    /// members).
+    fn step_items(&self, team: &Team, pass: &Pass, s: usize) -> PhaseItems {
+        let n = self.active(s);
         if pass.by_batch {
-            return PhaseItems::by_block(n, team.size(), self.panels());
+            return PhaseItems::by_block(self.problem.n, team.size(), self.panels()).clipped(n);
         }
         let mut blocks = n.div_ceil(STEP_MAX_BATCH_BLOCK);
         if blocks * self.panels() < team.size() {
@@ -599,7 +686,7 @@ impl Forward<'_> {
     /// is needed) add `(r ⊙ h_prev)·U_o` to the `o` columns and run the second post-GEMM part.
     unsafe fn step(&self, team: &Team, pass: &Pass, s: usize, s0: usize) {
         let p = self.problem;
-        let (width, total) = (self.width(), gates_width(p));
+        let (width, total) = (self.width(), self.scratch.gates_width);
         // Row stride of the gates and `rec` scratch (`total` is the bias rows' length).
         let gld = self.scratch.gates_ld;
         let h_prev = if s == 0 {
@@ -607,7 +694,7 @@ impl Forward<'_> {
         } else {
             Some(pass.h_seq.from_step(s - 1))
         };
-        let items = self.step_items(team, pass);
+        let items = self.step_items(team, pass, s);
         let gates = unsafe {
             self.lane(&self.scratch.gates, pass.d)
                 .add((s - s0) * p.n * gld)
@@ -656,6 +743,9 @@ impl Forward<'_> {
         };
         self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
+            if rows.is_empty() {
+                return; // a member's rows past the active ones (split by batch)
+            }
             // The item this member takes next in this phase, if any.
             let next = next_item(&share, it, reverse);
             // Training: own the lines of the next item's workspace rows before its stores.
@@ -760,6 +850,9 @@ impl Forward<'_> {
         let flops = 2 * items.block * PANEL * p.sic;
         self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
+            if rows.is_empty() {
+                return; // a member's rows past the active ones (split by batch)
+            }
             // SAFETY: as above; `rh` is complete (barrier) and read-only now.
             unsafe {
                 let o = tile.add(2 * PANEL);
@@ -896,7 +989,7 @@ impl Forward<'_> {
         let panels = p.dic.div_ceil(PANEL);
         let ld = panels * PANEL;
         // The step's batch blocks (split by batch, each member projects its own rows).
-        let items = self.step_items(team, pass).with_panels(panels);
+        let items = self.step_items(team, pass, s).with_panels(panels);
         let out = unsafe { self.lane(&self.scratch.proj, pass.d) };
         let a = ht.gemm_rows(s, p.n);
         let reverse = s % 2 == 1;
@@ -904,6 +997,9 @@ impl Forward<'_> {
         let flops = 2 * items.block * p.dhc * PANEL;
         self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel) = items.tile(it);
+            if rows.is_empty() {
+                return; // a member's rows past the active ones (split by batch)
+            }
             let then = items
                 .next_panel(&share, it, reverse)
                 .map(|n| (w.panel(pass.l, pass.d, n), p.dhc));
@@ -1064,20 +1160,26 @@ impl Forward<'_> {
         }
     }
 
-    /// `dst_iter` / `dst_iter_c` of this layer and direction (this member's batch rows).
+    /// `dst_iter` / `dst_iter_c` of this layer and direction (this member's batch rows): the
+    /// states after the last step (with sequence lengths, each sample's last valid step, to
+    /// the sample's row).
     unsafe fn final_states(&self, team: &Team, pass: &Pass) {
         let p = self.problem;
         let (l, d) = (pass.l, pass.d);
+        // Row `i`'s sample and steps.
+        let of = |i| self.order.map_or((i, p.t), |o| (o.sample(i), o.len(i)));
         unsafe {
             if let Some(di) = self.tensors.dst_iter {
-                for n in team.share(p.n) {
+                for i in team.share(p.n) {
+                    let (n, steps) = of(i);
                     let dst = di.at([l, d, n, 0]);
-                    if p.t > 0 {
-                        copy_or_zero(dst, Some(pass.h_seq.row(p.t - 1, n).cast_const()), p.dic);
+                    if steps > 0 {
+                        let h = pass.h_seq.row(steps - 1, i).cast_const();
+                        copy_or_zero(dst, Some(h), p.dic);
                     } else {
                         // No step: the initial state (its first DIC channels; zeros beyond SIC).
                         let k = p.sic.min(p.dic);
-                        copy_or_zero(dst, pass.h_init.map(|v| v.row(0, n).cast_const()), k);
+                        copy_or_zero(dst, pass.h_init.map(|v| v.row(0, i).cast_const()), k);
                         copy_or_zero(dst.add(k), None, p.dic - k);
                     }
                 }
@@ -1087,12 +1189,10 @@ impl Forward<'_> {
                 .dst_iter_c
                 .filter(|_| !(pass.c_direct && p.t > 0))
             {
-                for n in team.share(p.n) {
-                    copy_or_zero(
-                        dc.at([l, d, n, 0]),
-                        Some(pass.c_all.row(p.t, n).cast_const()),
-                        p.dhc,
-                    );
+                for i in team.share(p.n) {
+                    let (n, steps) = of(i);
+                    let c = pass.c_all.row(steps, i).cast_const();
+                    copy_or_zero(dc.at([l, d, n, 0]), Some(c), p.dhc);
                 }
             }
         }

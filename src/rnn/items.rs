@@ -24,6 +24,8 @@ pub struct PhaseItems {
     panels: usize,
     /// Numbered block by block (else panel by panel).
     by_block: bool,
+    /// Rows from which tiles are clipped off (the rows of samples whose sequence has ended).
+    active: usize,
 }
 
 impl PhaseItems {
@@ -36,6 +38,7 @@ impl PhaseItems {
             blocks: n.div_ceil(block),
             panels,
             by_block: false,
+            active: n,
         }
     }
 
@@ -47,12 +50,18 @@ impl PhaseItems {
             blocks: members,
             panels,
             by_block: true,
+            active: n,
         }
     }
 
     /// The same blocking over another set of panels (e.g. the projection's).
     pub fn with_panels(self, panels: usize) -> Self {
         Self { panels, ..self }
+    }
+
+    /// The same items with their rows clipped to the first `active` (tiles may be empty).
+    pub fn clipped(self, active: usize) -> Self {
+        Self { active, ..self }
     }
 
     /// Number of items.
@@ -72,7 +81,10 @@ impl PhaseItems {
         } else {
             b * self.block..self.n.min((b + 1) * self.block)
         };
-        (rows, panel)
+        (
+            rows.start.min(self.active)..rows.end.min(self.active),
+            panel,
+        )
     }
 
     /// The panel of the item a member takes after `it` in its `share` (walked backwards when

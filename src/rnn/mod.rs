@@ -19,6 +19,7 @@ pub mod problem;
 pub mod reference;
 pub mod reference_backward;
 pub mod scratch;
+pub mod seq_lengths;
 pub mod views;
 pub mod weights;
 pub mod workspace;

@@ -23,6 +23,7 @@ use super::cells::CellKind;
 use super::desc::RnnDesc;
 use super::problem::RnnProblem;
 use super::scratch::ScratchLayout;
+use super::seq_lengths;
 use super::weights;
 use super::workspace::WorkspaceLayout;
 use crate::args;
@@ -30,8 +31,9 @@ use crate::attr::Attr;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::kernels::Isa;
-use crate::memory::{Layout, MemoryDesc};
+use crate::memory::{describe, Layout, MemoryDesc};
 use crate::primitive::MdQuery;
+use crate::size;
 use crate::types::{DataType, ScratchpadMode};
 use crate::{invalid, unimplemented_err};
 use std::collections::BTreeMap;
@@ -135,12 +137,14 @@ fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
 /// tensor (a superset: oneDNN takes only its own), but not the packed forward layout.
 fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Result<MemoryDesc> {
     let role = role(arg);
+    let name = args::rnn_name(arg);
+    let given = || describe(md, args::rnn_tag_aliases(arg));
     let peephole = arg % args::DIFF == args::WEIGHTS_PEEPHOLE;
     let projection = arg % args::DIFF == args::WEIGHTS_PROJECTION;
     let gate_weights = role == Role::Weights && !peephole && !projection;
     match md.layout() {
         Layout::Undef => {
-            invalid!("argument {arg}: memory descriptor has no layout (format_tag undef)")
+            invalid!("{name}: the memory descriptor has no layout (format_tag undef)")
         }
         Layout::Any => match role {
             // Peephole weights are a few rows per layer: plain ldgo, as oneDNN resolves them.
@@ -154,28 +158,29 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
             _ => md.with_plain_tag(default_tag(arg)),
         },
         Layout::Packed(_) if role == Role::Weights && backward => unimplemented_err!(
-            "argument {arg}: backward takes plain weights (reorder the packed forward weights)"
+            "{name}: backward takes plain weights (reorder the packed forward weights)"
         ),
         Layout::Packed(_) if role == Role::Weights => Ok(md.clone()),
         Layout::Packed(_) => {
-            unimplemented_err!("argument {arg}: the packed layout is only for weights")
+            unimplemented_err!("{name}: the packed layout is only for weights")
         }
         Layout::PackedTransposed(_) if gate_weights && backward => Ok(md.clone()),
         Layout::PackedTransposed(_) => unimplemented_err!(
-            "argument {arg}: the packed transposed layout is only for backward weights_layer \
-             and weights_iter"
+            "{name}: the packed transposed layout is only for backward weights_layer and \
+             weights_iter"
         ),
         Layout::Strided { strides, .. } => {
             if matches!(role, Role::DataIn | Role::DataOut) {
                 let c = md.ndims() - 1;
                 if md.dims()[c] > 1 && strides[c] != 1 {
                     unimplemented_err!(
-                        "argument {arg}: channels must be contiguous (innermost stride 1)"
+                        "{name} is {}: channels must be contiguous (innermost stride 1)",
+                        given()
                     );
                 }
             }
             if role == Role::DataOut && !non_overlapping(md.dims(), strides) {
-                unimplemented_err!("argument {arg}: output layout with overlapping elements");
+                unimplemented_err!("{name} is {}: an output whose elements overlap", given());
             }
             Ok(md.clone())
         }
@@ -187,7 +192,8 @@ impl RnnPd {
     /// `hint` (the forward pd of a backward one) is unused by forward primitives.
     pub fn new(engine: Engine, desc: RnnDesc, attr: &Attr, hint: Option<&RnnPd>) -> Result<Self> {
         let _ = hint;
-        let problem = RnnProblem::new(&desc)?;
+        let mut problem = RnnProblem::new(&desc)?;
+        problem.seq_lengths = attr.rnn_seq_lengths;
         if !attr.has_default_quantization() {
             unimplemented_err!("RNN quantization parameters apply to int8 only");
         }
@@ -223,22 +229,29 @@ impl RnnPd {
                 Some(Layout::Strided { .. })
             )
         };
+        // Every buffer's size is checked here, before anything walks layers or steps.
         let scratch = ScratchLayout::new(
             &problem,
             is_plain(args::WEIGHTS_LAYER),
             is_plain(args::WEIGHTS_ITER),
             is_plain(args::WEIGHTS_PROJECTION),
-        );
-        let workspace = (problem.is_training() || backward).then(|| WorkspaceLayout::new(&problem));
-        let backward_scratch = backward.then(|| {
-            BackwardScratch::new(
-                &problem,
-                is_plain(args::WEIGHTS_LAYER),
-                is_plain(args::WEIGHTS_ITER),
-            )
-        });
+        )?;
+        let workspace = (problem.is_training() || backward)
+            .then(|| WorkspaceLayout::new(&problem))
+            .transpose()?;
+        let backward_scratch = backward
+            .then(|| {
+                BackwardScratch::new(
+                    &problem,
+                    is_plain(args::WEIGHTS_LAYER),
+                    is_plain(args::WEIGHTS_ITER),
+                )
+            })
+            .transpose()?;
         let scratch_bytes = backward_scratch.as_ref().map_or(scratch.bytes, |b| b.bytes);
-        let bytes_md = |bytes: usize| MemoryDesc::with_tag(&[bytes as i64], DataType::U8, TAG_A);
+        let bytes_md = |bytes: usize| {
+            MemoryDesc::with_tag(&[size::to_dim("RNN buffer", bytes)?], DataType::U8, TAG_A)
+        };
         mds.insert(
             args::WORKSPACE,
             match &workspace {
@@ -253,6 +266,9 @@ impl RnnPd {
                 ScratchpadMode::Library => MemoryDesc::zero(),
             },
         );
+        if problem.seq_lengths {
+            mds.insert(args::SEQ_LENGTHS, seq_lengths::lengths_md(&problem)?);
+        }
         let isa = Isa::detected();
         let impl_info = if backward {
             "oxidnn:gemm".to_string()
@@ -389,7 +405,7 @@ impl RnnPd {
     }
 
     /// Number of input tensors, counted as oneDNN does: src_layer, both weights, and each
-    /// optional input present; backward adds dst_layer, its diff, the workspace, and each
+    /// optional input present (the sequence lengths too); backward adds dst_layer, its diff, the workspace, and each
     /// dst_iter(_c) and its diff present.
     pub fn num_inputs(&self) -> usize {
         let p = &self.problem;
@@ -403,6 +419,7 @@ impl RnnPd {
         };
         backward
             + 3
+            + usize::from(p.seq_lengths)
             + [
                 p.with_peephole,
                 p.with_projection,
@@ -456,7 +473,7 @@ impl RnnPd {
     pub(crate) fn md(&self, arg: i32) -> Result<&MemoryDesc> {
         self.mds
             .get(&arg)
-            .ok_or_else(|| Error::Runtime(format!("argument {arg} has no descriptor")))
+            .ok_or_else(|| Error::Runtime(format!("{} has no descriptor", args::rnn_name(arg))))
     }
 }
 

@@ -17,6 +17,7 @@ use super::backward;
 use super::cells::Linear;
 use super::forward::{Forward, ForwardTensors};
 use super::pd::RnnPd;
+use super::seq_lengths::SeqOrder;
 use super::views::Strided;
 use super::weights::{self, PackedWeights};
 use crate::args;
@@ -25,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::memory::buffer::AlignedBuf;
 use crate::memory::{Layout, MemoryDesc, PackedLayout};
 use crate::primitive::ExecArgs;
-use crate::types::ScratchpadMode;
+use crate::types::{PrimitiveKind, ScratchpadMode};
 use std::sync::Mutex;
 
 /// An RNN primitive, ready to execute.
@@ -46,13 +47,13 @@ pub(super) fn buffer(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<Option<*mu
     if md.nelems() == 0 {
         return Ok(Some(std::ptr::null_mut()));
     }
-    let mem = args.require(arg, md)?;
+    let mem = args.require(arg, md, PrimitiveKind::Rnn)?;
     Ok(Some(mem.data_ptr()))
 }
 
 pub(super) fn required(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<*mut u8> {
     buffer(pd, args, arg)?
-        .ok_or_else(|| Error::Runtime(format!("argument {arg} has a zero descriptor")))
+        .ok_or_else(|| Error::Runtime(format!("{} has a zero descriptor", args::rnn_name(arg))))
 }
 
 impl RnnPrimitive {
@@ -81,8 +82,8 @@ impl RnnPrimitive {
         };
         let src_layer = strided3(args::SRC_LAYER)?;
         let dst_layer = strided3(args::DST_LAYER)?;
-        let (src_iter, dst_iter) = (strided4(args::SRC_ITER)?, strided4(args::DST_ITER)?);
-        let (src_iter_c, dst_iter_c) = if p.cell.has_c_state() {
+        let (mut src_iter, dst_iter) = (strided4(args::SRC_ITER)?, strided4(args::DST_ITER)?);
+        let (mut src_iter_c, dst_iter_c) = if p.cell.has_c_state() {
             (strided4(args::SRC_ITER_C)?, strided4(args::DST_ITER_C)?)
         } else {
             (None, None)
@@ -93,7 +94,7 @@ impl RnnPrimitive {
         } else {
             None
         };
-        let attention = if p.cell.has_attention() {
+        let mut attention = if p.cell.has_attention() {
             ensure_args!(
                 p.with_attention,
                 "AUGRU needs the attention tensor: this primitive descriptor was created without one"
@@ -113,12 +114,37 @@ impl RnnPrimitive {
             Some(_) => required(pd, args, args::WORKSPACE)?,
             None => std::ptr::null_mut(),
         };
+        let lengths = if p.seq_lengths {
+            Some(required(pd, args, args::SEQ_LENGTHS)?)
+        } else {
+            None
+        };
         if p.is_empty() {
             return Ok(());
         }
 
         let layout = pd.scratch_layout();
         let (scratch, pooled) = self.take_scratch(pd, args)?;
+        let order = match (&layout.seq_lengths, lengths) {
+            // SAFETY: the scratchpad has the pd's layout; the tensors were checked above.
+            (Some(seq), Some(ptr)) => match unsafe {
+                // The memory's descriptor is the pd's: N s32 values.
+                let lengths = std::slice::from_raw_parts(ptr.cast::<i32>().cast_const(), p.n);
+                SeqOrder::new(p, seq.order, scratch, lengths)
+            } {
+                Ok(o) => {
+                    let states = [src_iter, src_iter_c];
+                    let gathered = unsafe { o.gather_small(p, seq, scratch, states, attention) };
+                    ([src_iter, src_iter_c], attention) = gathered;
+                    Some(o)
+                }
+                Err(e) => {
+                    self.give_back(pooled);
+                    return Err(e);
+                }
+            },
+            _ => None,
+        };
 
         // SAFETY: every pointer comes from a memory object whose descriptor equals the pd's
         // (checked by `ExecArgs::require`), the scratchpad and workspace are at least as large as
@@ -135,8 +161,7 @@ impl RnnPrimitive {
                         layout: *lay,
                     }),
                     (Layout::Strided { .. }, Some(region)) => {
-                        let lay = PackedLayout::from_dims(md.dims())
-                            .expect("4-D or 5-D weights")
+                        let lay = PackedLayout::from_dims(md.dims())?
                             .with_block_gates(weights::block_gates(p));
                         let dst = region.ptr(scratch);
                         weights::pack(weights::ldigo_view(buf, md), dst, &lay);
@@ -146,7 +171,8 @@ impl RnnPrimitive {
                         })
                     }
                     _ => Err(Error::Runtime(format!(
-                        "argument {arg}: unexpected weights layout"
+                        "{}: unexpected weights layout",
+                        args::rnn_name(arg)
                     ))),
                 }
             };
@@ -204,6 +230,7 @@ impl RnnPrimitive {
                     scratch,
                     workspace,
                 },
+                order,
             };
             forward.run();
         }
@@ -245,7 +272,9 @@ impl RnnPrimitive {
     /// Runs a backward primitive.
     fn execute_backward(&self, pd: &RnnPd, args: &ExecArgs) -> Result<()> {
         let (scratch, pooled) = self.take_scratch(pd, args)?;
-        let result = backward::exec::run(pd, args, scratch);
+        // SAFETY: the scratchpad is the user's (checked against the pd's descriptor) or one of
+        // the pool's, of the pd's size, used by this execution only.
+        let result = unsafe { backward::exec::run(pd, args, scratch) };
         self.give_back(pooled);
         result
     }

@@ -64,6 +64,9 @@ pub struct RnnProblem {
     pub with_peephole: bool,
     /// LSTM projection weights given.
     pub with_projection: bool,
+    /// Per-sample sequence lengths are given at execution (the pd sets it from the
+    /// attributes; see [`seq_lengths`](super::seq_lengths)).
+    pub seq_lengths: bool,
 }
 
 fn dims_of(md: &MemoryDesc) -> Vec<usize> {
@@ -105,19 +108,24 @@ fn check_diff_tensors(desc: &RnnDesc, cell: CellKind) -> Result<()> {
             (Some(f), Some(d)) => {
                 if d.data_type() != DataType::F32 {
                     unimplemented_err!(
-                        "diff of argument {arg} is {:?}: diff tensors must be f32",
+                        "{} is {}: diff tensors must be f32",
+                        args::rnn_name(args::DIFF + arg),
                         d.data_type()
                     );
                 }
                 ensure_args!(
                     d.ndims() == f.ndims() && d.dims() == f.dims(),
-                    "diff of argument {arg} has dims {:?}, its tensor {:?}",
+                    "{} has dims {:?}, {} {:?}",
+                    args::rnn_name(args::DIFF + arg),
                     d.dims(),
+                    args::rnn_name(arg),
                     f.dims()
                 );
             }
             _ => invalid!(
-                "argument {arg} and its diff must be both given or both absent in backward"
+                "{} and {} must be both given or both absent in backward",
+                args::rnn_name(arg),
+                args::rnn_name(args::DIFF + arg)
             ),
         }
     }
@@ -129,10 +137,10 @@ impl RnnProblem {
     pub fn new(desc: &RnnDesc) -> Result<Self> {
         match desc.prop {
             PropKind::ForwardTraining | PropKind::ForwardInference | PropKind::Backward => {}
-            other => invalid!("propagation kind {other:?} is not valid for an RNN"),
+            other => invalid!("propagation kind {other} is not valid for an RNN"),
         }
         let cell = CellKind::from_alg(desc.cell).ok_or_else(|| {
-            Error::InvalidArguments(format!("{:?} is not an RNN cell kind", desc.cell))
+            Error::InvalidArguments(format!("{} is not an RNN cell kind", desc.cell))
         })?;
         ensure_args!(desc.direction != Direction::Undef, "RNN direction is undef");
         if cell == CellKind::VanillaRnn {
@@ -141,7 +149,7 @@ impl RnnProblem {
                     desc.activation,
                     AlgKind::EltwiseRelu | AlgKind::EltwiseTanh | AlgKind::EltwiseLogistic
                 ),
-                "vanilla RNN activation {:?} is not relu, tanh or logistic",
+                "vanilla RNN activation {} is not eltwise_relu, eltwise_tanh or eltwise_logistic",
                 desc.activation
             );
         }
@@ -207,7 +215,7 @@ impl RnnProblem {
         for m in present {
             if m.data_type() != DataType::F32 {
                 unimplemented_err!(
-                    "RNN with {:?} tensors: only f32 is implemented",
+                    "RNN with {} tensors: only f32 is implemented",
                     m.data_type()
                 );
             }
@@ -223,7 +231,7 @@ impl RnnProblem {
 
         ensure_args!(
             d == desc.direction.num_directions(),
-            "weights have {d} directions but {:?} needs {}",
+            "weights have {d} directions but {} needs {}",
             desc.direction,
             desc.direction.num_directions()
         );
@@ -329,6 +337,7 @@ impl RnnProblem {
             with_bias: bias.is_some(),
             with_peephole: peephole.is_some(),
             with_projection: projection.is_some(),
+            seq_lengths: false,
         })
     }
 

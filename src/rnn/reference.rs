@@ -146,8 +146,13 @@ impl RefProblem {
 
     /// Time index of step `s` of direction `dir`.
     pub fn time(&self, dir: usize, s: usize) -> usize {
+        self.time_in(dir, s, self.t)
+    }
+
+    /// Time index of step `s` of direction `dir` in a sequence of `len` steps.
+    pub fn time_in(&self, dir: usize, s: usize, len: usize) -> usize {
         if self.reversed(dir) {
-            self.t - 1 - s
+            len - 1 - s
         } else {
             s
         }
@@ -175,6 +180,15 @@ pub struct RefInputs<'a> {
     pub peephole: Option<&'a [f32]>,
     /// LSTM projection weights `[L][D][DHC][DIC]` (ldio); required when the problem has them.
     pub projection: Option<&'a [f32]>,
+    /// Per-sample sequence lengths `[N]` (each in `0..=T`), or none (all T).
+    pub lengths: Option<&'a [i32]>,
+}
+
+impl RefInputs<'_> {
+    /// The sequence length of batch row `r`.
+    pub fn len(&self, t: usize, r: usize) -> usize {
+        self.lengths.map_or(t, |v| v[r] as usize)
+    }
 }
 
 /// Outputs, plus every intermediate state (indexed by processing step, as in our workspace).
@@ -499,10 +513,32 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
     if let Some(v) = x.peephole {
         check_len("peephole", v, l_n * d_n * 3 * dhc)?;
     }
+    if let Some(v) = x.lengths {
+        if v.len() != n
+            || v.iter()
+                .any(|&len| !(0..=t_n as i64).contains(&(len as i64)))
+        {
+            return Err(Error::InvalidArguments(
+                "reference: sequence lengths must be N values in 0..=T".into(),
+            ));
+        }
+    }
+    let len = |r: usize| x.len(t_n, r);
+    let slc = p.slc;
     for d in 0..d_n {
-        // Output sequence (by step) of the layer below, for the current direction.
+        // Output sequence (by step) of the layer below, for the current direction; a sample's
+        // step s reads its time `time_in(d, s, len)` (zeros past its length).
         let mut below: Vec<Vec<f32>> = (0..t_n)
-            .map(|s| x.src_layer[p.time(d, s) * n * p.slc..][..n * p.slc].to_vec())
+            .map(|s| {
+                (0..n)
+                    .flat_map(|r| match s < len(r) {
+                        true => {
+                            x.src_layer[(p.time_in(d, s, len(r)) * n + r) * slc..][..slc].to_vec()
+                        }
+                        false => vec![0.0; slc],
+                    })
+                    .collect()
+            })
             .collect();
         for l in 0..l_n {
             let ld = l * d_n + d;
@@ -536,7 +572,24 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
             let mut seq = Vec::with_capacity(t_n);
             for (s, xs) in below.iter().enumerate() {
                 let att = attention.map(|a| &a[p.time(d, s) * n..][..n]);
-                let step = cell_forward(p, &wts, xs, k, &h_prev, &c_prev, att)?;
+                let mut step = cell_forward(p, &wts, xs, k, &h_prev, &c_prev, att)?;
+                // Samples whose sequence has ended keep their states; nothing else of the step.
+                let hp_ch = h_prev.len() / n.max(1);
+                for r in (0..n).filter(|&r| s >= len(r)) {
+                    let row = &mut step.h[r * dic..][..dic];
+                    row.fill(0.0);
+                    let k = hp_ch.min(dic);
+                    row[..k].copy_from_slice(&h_prev[r * hp_ch..][..k]);
+                    if has_c {
+                        step.c[r * dhc..][..dhc].copy_from_slice(&c_prev[r * dhc..][..dhc]);
+                    }
+                    step.gates[r * g * dhc..][..g * dhc].fill(0.0);
+                    for v in [&mut step.ht, &mut step.lbr] {
+                        if !v.is_empty() {
+                            v[r * dhc..][..dhc].fill(0.0);
+                        }
+                    }
+                }
                 if lbr {
                     out.lbr[(ld * t_n + s) * state..][..state].copy_from_slice(&step.lbr);
                 }
@@ -564,10 +617,10 @@ pub fn forward(p: &RefProblem, x: &RefInputs) -> Result<RefOutputs> {
             }
             below = seq;
         }
-        // The last layer's sequence goes to dst_layer.
+        // The last layer's sequence goes to dst_layer (each sample's valid steps).
         for (s, h) in below.iter().enumerate() {
-            let t = p.time(d, s);
-            for r in 0..n {
+            for r in (0..n).filter(|&r| s < len(r)) {
+                let t = p.time_in(d, s, len(r));
                 for o in 0..dic {
                     let v = h[r * dic + o];
                     let idx = (t * n + r) * dlc;
@@ -620,6 +673,7 @@ mod tests {
                 attention: None,
                 peephole: None,
                 projection: None,
+                lengths: None,
             },
         )
         .unwrap();

@@ -423,18 +423,26 @@ pub fn backward(
             Vec::new()
         }
     };
+    // Sequence lengths: a sample's step s is at time `time_in(d, s, len)`; past its length it
+    // receives nothing and passes the state gradients through.
+    let len = |r: usize| x.len(t_n, r);
     for d in 0..d_n {
         // Gradient reaching each step's h from above, by step: diff_dst_layer for the top layer.
         let mut above: Vec<Vec<f32>> = (0..t_n)
             .map(|s| {
-                let t = p.time(d, s);
                 let col = if p.direction == Direction::BidirectionalConcat {
                     d * dic
                 } else {
                     0
                 };
                 (0..n)
-                    .flat_map(|r| dy.diff_dst_layer[(t * n + r) * dlc + col..][..dic].to_vec())
+                    .flat_map(|r| match s < len(r) {
+                        true => {
+                            let t = p.time_in(d, s, len(r));
+                            dy.diff_dst_layer[(t * n + r) * dlc + col..][..dic].to_vec()
+                        }
+                        false => vec![0.0; dic],
+                    })
                     .collect()
             })
             .collect();
@@ -456,7 +464,8 @@ pub fn backward(
             });
             let mut below = vec![Vec::new(); t_n];
             for s in (0..t_n).rev() {
-                let t = p.time(d, s);
+                // Batch row r's time at this step, if it has one.
+                let time = |r: usize| (s < len(r)).then(|| p.time_in(d, s, len(r)));
                 let st = CellState {
                     gates: &fwd.gates[(ld * t_n + s) * n * cols..][..n * cols],
                     h_prev: h_rows(ld, s, sic),
@@ -467,10 +476,27 @@ pub fn backward(
                     } else {
                         &fwd.lbr[(ld * t_n + s) * n * dhc..][..n * dhc]
                     },
-                    att: x.attention.map(|a| &a[t * n..][..n]),
+                    att: None,
+                };
+                let att: Option<Vec<f32>> = x.attention.map(|a| {
+                    (0..n)
+                        .map(|r| time(r).map_or(0.0, |t| a[t * n + r]))
+                        .collect()
+                });
+                let st = CellState {
+                    att: att.as_deref(),
+                    ..st
                 };
                 let mut dh = above[s].clone();
                 add_into(&mut dh, &dh_next);
+                let mut dc_in = dc_next.clone();
+                let dh_ch = dh_next.len() / n.max(1);
+                for r in (0..n).filter(|&r| time(r).is_none()) {
+                    dh[r * dic..][..dic].fill(0.0);
+                    if has_c {
+                        dc_in[r * dhc..][..dhc].fill(0.0);
+                    }
+                }
                 // LSTMP, h = h̃·R: dR += h̃ᵀ·dh, and the cell receives dh̃ = dh·Rᵀ.
                 if let Some(r) = x.projection {
                     let r = &r[ld * dhc * dic..][..dhc * dic];
@@ -481,11 +507,27 @@ pub fn backward(
                     add_a_bt(&mut dht, &dh, r, dic, dhc, 0..dic);
                     dh = dht;
                 }
-                let step = cell_backward(p, &wts, &st, &dh, &dc_next);
+                let mut step = cell_backward(p, &wts, &st, &dh, &dc_in);
+                // Rows past their length: zero gradients went in (none out), the state
+                // gradients pass through (their first min(SIC, DIC) channels).
+                for r in (0..n).filter(|&r| time(r).is_none()) {
+                    let row = &mut step.dh_prev[r * sic..][..sic];
+                    row.fill(0.0);
+                    let k = sic.min(dh_ch);
+                    row[..k].copy_from_slice(&dh_next[r * dh_ch..][..k]);
+                    if has_c {
+                        step.dc_prev[r * dhc..][..dhc].copy_from_slice(&dc_next[r * dhc..][..dhc]);
+                    }
+                }
 
                 // Layer input: src_layer at time t for layer 0, else the h of the layer below.
                 let x_in: Vec<f32> = if l == 0 {
-                    x.src_layer[t * n * slc..][..n * slc].to_vec()
+                    (0..n)
+                        .flat_map(|r| match time(r) {
+                            Some(t) => x.src_layer[(t * n + r) * slc..][..slc].to_vec(),
+                            None => vec![0.0; slc],
+                        })
+                        .collect()
                 } else {
                     h_rows((l - 1) * d_n + d, s + 1, dic)
                 };
@@ -496,13 +538,18 @@ pub fn backward(
                 if !out.diff_peephole.is_empty() {
                     add_into(&mut out.diff_peephole[ld * 3 * dhc..][..3 * dhc], &step.dp);
                 }
-                if !out.diff_attention.is_empty() {
-                    out.diff_attention[t * n..][..n].copy_from_slice(&step.d_att);
-                }
                 let mut dx = vec![0f32; n * k];
                 add_a_bt(&mut dx, &step.da, wts.w, cols, k, 0..cols);
-                if l == 0 {
-                    add_into(&mut out.diff_src_layer[t * n * slc..][..n * slc], &dx);
+                for (r, t) in (0..n).filter_map(|r| time(r).map(|t| (r, t))) {
+                    if !out.diff_attention.is_empty() {
+                        out.diff_attention[t * n + r] = step.d_att[r];
+                    }
+                    if l == 0 {
+                        add_into(
+                            &mut out.diff_src_layer[(t * n + r) * slc..][..slc],
+                            &dx[r * slc..][..slc],
+                        );
+                    }
                 }
                 below[s] = dx;
                 dh_next = step.dh_prev;

@@ -10,6 +10,7 @@
 //! | `ht`            | `[N][DHC]`              | LSTMP inference: h̃ = o ⊙ tanh(c) of one step, before projection (training keeps it in the workspace) |
 //! | `proj`          | `[N][Q·32]`             | LSTMP: the projection GEMM's output of one step, in 32-channel panels (`Q` = ⌈DIC/32⌉), copied from there to where h goes |
 //! | `bias`          | `[L][D][P·G·32]`        | bias in panel order, zero-padded (zeros when absent) |
+//! | `seq_lengths`   | see `SeqLengthsLayout`  | per-sample sequence lengths only: the batch order, the gathered inputs |
 //! | `weights_layer` | packed, as `memory::packed` | only when the user's weights are plain: packed at each execution |
 //! | `weights_iter`  | packed                  | same for the recurrent weights |
 //! | `weights_projection` | packed             | same for the projection weights (LSTMP) |
@@ -28,7 +29,10 @@
 use super::arena::{Arena, Region};
 use super::cells::CellKind;
 use super::problem::RnnProblem;
+use super::seq_lengths::SeqLengthsLayout;
+use crate::error::Result;
 use crate::memory::packed::PANEL;
+use crate::size;
 use crate::threading;
 use crate::types::Direction;
 
@@ -89,8 +93,11 @@ pub fn concurrent_directions(p: &RnnProblem) -> usize {
 pub struct ScratchLayout {
     /// Directions running at the same time (1 or 2): per-pass regions have one copy each.
     pub lanes: usize,
-    /// Gate pre-activations `[t_chunk][N][gates_ld]` (the first `P·G·32` floats of a row used).
+    /// Gate pre-activations `[t_chunk][N][gates_ld]` (the first `gates_width` floats of a row
+    /// used).
     pub gates: Region,
+    /// Width of one row of gate pre-activations: `P·G·32`.
+    pub gates_width: usize,
     /// Row stride of `gates` and `rec`: `P·G·32` + 16 floats, so that consecutive rows fall in
     /// different L1 sets (a stride of a multiple of 4 KiB puts every row of a tile in the same
     /// set: 16 rows overflow its 12 ways).
@@ -124,6 +131,8 @@ pub struct ScratchLayout {
     pub ht: Region,
     /// LSTMP: projection output of one step `[N][Q·32]` (else empty).
     pub proj: Region,
+    /// Per-sample sequence lengths: the batch order and the gathered inputs.
+    pub seq_lengths: Option<SeqLengthsLayout>,
     /// Packed copy of plain `weights_layer`.
     pub weights_layer: Option<Region>,
     /// Packed copy of plain `weights_iter`.
@@ -134,27 +143,29 @@ pub struct ScratchLayout {
     pub bytes: usize,
 }
 
-/// Width of one row of gate pre-activations: `P·G·32`.
-pub fn gates_width(p: &RnnProblem) -> usize {
-    p.dhc.div_ceil(PANEL) * p.g * PANEL
-}
-
-/// Floats of one packed weights tensor with `k` input rows.
-fn packed_len(p: &RnnProblem, k: usize) -> usize {
-    p.l * p.d * k * gates_width(p)
-}
-
 impl ScratchLayout {
     /// The layout for a problem; `pack_layer` / `pack_iter` / `pack_projection` when that weights
-    /// tensor is plain.
-    pub fn new(p: &RnnProblem, pack_layer: bool, pack_iter: bool, pack_projection: bool) -> Self {
-        let width = gates_width(p);
-        let gates_ld = width + ROW_PAD;
-        let row_bytes = (p.n * gates_ld * std::mem::size_of::<f32>()).max(1);
-        let weight_bytes = (p.slc + p.sic) * width * std::mem::size_of::<f32>();
+    /// tensor is plain. Every region's size is checked (`invalid_arguments` when one does not
+    /// fit) and nothing walks the layers or steps, whatever L and T are.
+    pub fn new(
+        p: &RnnProblem,
+        pack_layer: bool,
+        pack_iter: bool,
+        pack_projection: bool,
+    ) -> Result<Self> {
+        let mut a = Arena::new("RNN scratchpad");
+        let f32s = std::mem::size_of::<f32>();
+        let gates_width =
+            size::product("RNN scratchpad gates", &[p.dhc.div_ceil(PANEL), p.g, PANEL])?;
+        let gates_ld = size::add("RNN scratchpad gates", gates_width, ROW_PAD)?;
+        // Heuristics: byte counts compared with cache sizes, where saturating is exact.
+        let row_bytes = p.n.saturating_mul(gates_ld).saturating_mul(f32s).max(1);
+        let weight_bytes = (p.slc.saturating_add(p.sic))
+            .saturating_mul(gates_width)
+            .saturating_mul(f32s);
         let lanes = concurrent_directions(p);
-        let u_bytes_per_thread =
-            p.sic * width * std::mem::size_of::<f32>() / (threading::num_threads() / lanes).max(1);
+        let u_bytes_per_thread = p.sic.saturating_mul(gates_width).saturating_mul(f32s)
+            / (threading::num_threads() / lanes).max(1);
         let min_batch = if u_bytes_per_thread > L2_BYTES {
             FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U
         } else {
@@ -162,9 +173,13 @@ impl ScratchLayout {
         };
         let fused_layer_gemm =
             p.n >= min_batch && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
-        let vanilla_bytes = (p.slc.max(p.dic) + p.sic) * p.dhc * std::mem::size_of::<f32>();
+        let vanilla_bytes = (p.slc.max(p.dic).saturating_add(p.sic))
+            .saturating_mul(p.dhc)
+            .saturating_mul(f32s);
         let members = (threading::num_threads() / lanes).max(1);
-        let panel_run = if p.cell == CellKind::VanillaRnn && vanilla_bytes <= members * l2_bytes() {
+        let panel_run = if p.cell == CellKind::VanillaRnn
+            && vanilla_bytes <= members.saturating_mul(l2_bytes())
+        {
             2
         } else {
             1
@@ -183,54 +198,51 @@ impl ScratchLayout {
             p.t.div_ceil(p.t.div_ceil(most).max(1))
         }
         .min(p.t);
-        let n_slots = (0..p.l)
-            .flat_map(|l| (0..p.d).map(move |d| (l, d)))
-            .filter_map(|(l, d)| Self::inference_h_slot(p, l, d))
-            .map(|s| s + 1)
-            .max()
-            .unwrap_or(0);
         let training = p.is_training();
-        let mut a = Arena::new();
-        let gates = a.push(lanes * t_chunk * p.n * gates_ld);
-        let h_slots = a.push(if training {
-            0
-        } else {
-            lanes * n_slots * p.t * p.n * p.dic
-        });
-        let c = a.push(if training || !p.cell.has_c_state() {
-            0
-        } else {
-            lanes * p.n * p.dhc
-        });
-        let bias = a.push(p.l * p.d * width);
-        let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
-        let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
-        let rh = a.push(if gru { lanes * p.n * p.dhc } else { 0 });
-        let rec = a.push(if lbr { lanes * p.n * gates_ld } else { 0 });
-        let bias_rec = a.push(if lbr { p.l * p.d * width } else { 0 });
-        let peephole = a.push(if p.with_peephole {
-            p.l * p.d * p.dhc.div_ceil(PANEL) * 3 * PANEL
-        } else {
-            0
-        });
-        let proj_width = p.dic.div_ceil(PANEL) * PANEL;
-        let ht = a.push(if p.with_projection && !training {
-            lanes * p.n * p.dhc
-        } else {
-            0
-        });
-        let proj = a.push(if p.with_projection {
-            lanes * p.n * proj_width
-        } else {
-            0
-        });
-        let weights_layer = pack_layer.then(|| a.push(packed_len(p, p.slc)));
-        let weights_iter = pack_iter.then(|| a.push(packed_len(p, p.sic)));
-        let weights_projection =
-            (pack_projection && p.with_projection).then(|| a.push(p.l * p.d * p.dhc * proj_width));
-        Self {
+        let inference = usize::from(!training);
+        let gru = usize::from(matches!(p.cell, CellKind::Gru | CellKind::Augru));
+        let lbr = usize::from(matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru));
+        let proj_width = size::round_up("RNN scratchpad projection", p.dic, PANEL)?;
+        let projection = usize::from(p.with_projection);
+        let gates = a.push(&[lanes, t_chunk, p.n, gates_ld])?;
+        let h_slots = a.push(&[inference, lanes, Self::inference_slots(p), p.t, p.n, p.dic])?;
+        let c = a.push(&[
+            inference * usize::from(p.cell.has_c_state()),
+            lanes,
+            p.n,
+            p.dhc,
+        ])?;
+        let bias = a.push(&[p.l, p.d, gates_width])?;
+        let rh = a.push(&[gru, lanes, p.n, p.dhc])?;
+        let rec = a.push(&[lbr, lanes, p.n, gates_ld])?;
+        let bias_rec = a.push(&[lbr, p.l, p.d, gates_width])?;
+        let peephole = a.push(&[
+            usize::from(p.with_peephole),
+            p.l,
+            p.d,
+            p.dhc.div_ceil(PANEL),
+            3,
+            PANEL,
+        ])?;
+        let ht = a.push(&[projection * inference, lanes, p.n, p.dhc])?;
+        let proj = a.push(&[projection, lanes, p.n, proj_width])?;
+        let seq_lengths = p
+            .seq_lengths
+            .then(|| SeqLengthsLayout::new(p, &mut a))
+            .transpose()?;
+        let weights_layer = pack_layer
+            .then(|| a.push(&[p.l, p.d, p.slc, gates_width]))
+            .transpose()?;
+        let weights_iter = pack_iter
+            .then(|| a.push(&[p.l, p.d, p.sic, gates_width]))
+            .transpose()?;
+        let weights_projection = (pack_projection && p.with_projection)
+            .then(|| a.push(&[p.l, p.d, p.dhc, proj_width]))
+            .transpose()?;
+        Ok(Self {
             lanes,
             gates,
+            gates_width,
             gates_ld,
             fused_layer_gemm,
             panel_run,
@@ -244,11 +256,28 @@ impl ScratchLayout {
             peephole,
             ht,
             proj,
+            seq_lengths,
             weights_layer,
             weights_iter,
             weights_projection,
             bytes: a.bytes(),
-        }
+        })
+    }
+
+    /// Slots of `h_slots` in inference: one past the largest [`Self::inference_h_slot`] of any
+    /// layer and direction, in closed form (L may be huge: no loop over the layers).
+    fn inference_slots(p: &RnnProblem) -> usize {
+        // Layers below the last use slot l % 2; the last layer keeps its states in slot
+        // (L − 1) % 2 too with sequence lengths (scattered from there) and in the second
+        // direction of a bidirectional sum.
+        let below_last = p.l.saturating_sub(1).min(2);
+        let kept = p.seq_lengths || p.direction == Direction::BidirectionalSum;
+        let summed_last = if p.l > 0 && kept {
+            (p.l - 1) % 2 + 1
+        } else {
+            0
+        };
+        below_last.max(summed_last)
     }
 
     /// Direction `d`'s copy of a per-pass region inside the scratchpad at `base`.
@@ -264,14 +293,101 @@ impl ScratchLayout {
     /// In inference, the `h_slots` slot holding the output of layer `l`, direction `d`; `None`
     /// when that output goes straight to `dst_layer` (the last layer, except the second
     /// direction of a bidirectional sum, which adds itself to `dst_layer` but needs its own
-    /// states for the recurrence).
+    /// states for the recurrence, and except with sequence lengths, whose last layer is
+    /// scattered to `dst_layer` from its slot).
     pub fn inference_h_slot(p: &RnnProblem, l: usize, d: usize) -> Option<usize> {
         let last = l + 1 == p.l;
         let summed = p.direction == Direction::BidirectionalSum && d == 1;
-        if last && !summed {
+        if last && !summed && !p.seq_lengths {
             None
         } else {
             Some(l % 2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use crate::types::PropKind;
+
+    /// An LSTM problem with every channel count `c`.
+    fn lstm(l: usize, t: usize, n: usize, c: usize, direction: Direction) -> RnnProblem {
+        let d = direction.num_directions();
+        RnnProblem {
+            cell: CellKind::Lstm,
+            prop: PropKind::ForwardInference,
+            direction,
+            flags: 0,
+            l,
+            d,
+            t,
+            n,
+            slc: c,
+            sic: c,
+            dhc: c,
+            dic: c,
+            dlc: c,
+            g: 4,
+            activation: None,
+            with_attention: false,
+            with_src_iter: false,
+            with_src_iter_c: false,
+            with_dst_iter: false,
+            with_dst_iter_c: false,
+            with_bias: true,
+            with_peephole: false,
+            with_projection: false,
+            seq_lengths: false,
+        }
+    }
+
+    #[test]
+    fn inference_slots_match_every_layer_and_direction() {
+        for direction in [
+            Direction::Left2Right,
+            Direction::Right2Left,
+            Direction::BidirectionalConcat,
+            Direction::BidirectionalSum,
+        ] {
+            for (l, seq_lengths) in (0..7).flat_map(|l| [(l, false), (l, true)]) {
+                let p = RnnProblem {
+                    seq_lengths,
+                    ..lstm(l, 3, 2, 4, direction)
+                };
+                let walked = (0..l)
+                    .flat_map(|l| (0..p.d).map(move |d| (l, d)))
+                    .filter_map(|(l, d)| ScratchLayout::inference_h_slot(&p, l, d))
+                    .map(|s| s + 1)
+                    .max()
+                    .unwrap_or(0);
+                assert_eq!(
+                    ScratchLayout::inference_slots(&p),
+                    walked,
+                    "{direction:?} L={l} lengths {seq_lengths}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn huge_problems_are_sized_at_once_or_rejected() {
+        // L = 2^40: representable (bias staged in 2^40 rows of 128 floats), computed without a
+        // loop over the layers.
+        let p = lstm(1 << 40, 1, 1, 1, Direction::Left2Right);
+        let s = ScratchLayout::new(&p, true, true, false).unwrap();
+        assert_eq!(s.bias.len, (1 << 40) * 128);
+        assert!(s.bytes >= 3 * (1 << 40) * 128 * 4, "{}", s.bytes);
+        // L = 2^58: the packed copies (hidden units padded to 32) do not fit.
+        let p = lstm(1 << 58, 1, 1, 1, Direction::Left2Right);
+        let e = ScratchLayout::new(&p, true, true, false).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidArguments(m) if m.starts_with("RNN scratchpad")),
+            "{e}"
+        );
+        // N · G·DHC: the gates of one step.
+        let p = lstm(1, 1, 1 << 31, 1 << 31, Direction::Left2Right);
+        assert!(ScratchLayout::new(&p, false, false, false).is_err());
     }
 }

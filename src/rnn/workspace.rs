@@ -27,6 +27,8 @@
 use super::arena::{Arena, Region};
 use super::cells::CellKind;
 use super::problem::RnnProblem;
+use crate::error::Result;
+use crate::size;
 
 /// Offsets of the workspace regions for one problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,29 +55,25 @@ pub struct WorkspaceLayout {
 }
 
 impl WorkspaceLayout {
-    /// The layout for a training problem.
-    pub fn new(p: &RnnProblem) -> Self {
-        let cells = p.l * p.d;
-        let mut arena = Arena::new();
-        let gates = arena.push(cells * p.t * p.n * p.g * p.dhc);
+    /// The layout for a training problem; `invalid_arguments` when a region does not fit.
+    pub fn new(p: &RnnProblem) -> Result<Self> {
+        let mut arena = Arena::new("RNN workspace");
+        let steps = size::add("RNN workspace", p.t, 1)?;
         let hc = p.sic.max(p.dic);
-        let h = arena.push(cells * (p.t + 1) * p.n * hc);
-        let c = arena.push(if p.cell.has_c_state() {
-            cells * (p.t + 1) * p.n * p.dhc
-        } else {
-            0
-        });
-        let lbr = arena.push(if matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru) {
-            cells * p.t * p.n * p.dhc
-        } else {
-            0
-        });
-        let ht = arena.push(if p.with_projection {
-            cells * p.t * p.n * p.dhc
-        } else {
-            0
-        });
-        Self {
+        let lbr = usize::from(matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru));
+        let gates = arena.push(&[p.l, p.d, p.t, p.n, p.g, p.dhc])?;
+        let h = arena.push(&[p.l, p.d, steps, p.n, hc])?;
+        let c = arena.push(&[
+            usize::from(p.cell.has_c_state()),
+            p.l,
+            p.d,
+            steps,
+            p.n,
+            p.dhc,
+        ])?;
+        let lbr = arena.push(&[lbr, p.l, p.d, p.t, p.n, p.dhc])?;
+        let ht = arena.push(&[usize::from(p.with_projection), p.l, p.d, p.t, p.n, p.dhc])?;
+        Ok(Self {
             gates,
             lbr,
             ht,
@@ -88,7 +86,7 @@ impl WorkspaceLayout {
             d: p.d,
             g: p.g,
             dhc: p.dhc,
-        }
+        })
     }
 
     /// Element index, within `gates`, of the row `[G][DHC]` of layer `l`, direction `d`, step
@@ -117,5 +115,43 @@ impl WorkspaceLayout {
     /// Index (in floats) of `ht[l][d][s][n][0]`.
     pub fn ht_index(&self, l: usize, d: usize, s: usize, n: usize) -> usize {
         self.lbr_index(l, d, s, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args;
+    use crate::error::Error;
+    use crate::memory::MemoryDesc;
+    use crate::rnn::desc::RnnDesc;
+    use crate::types::{AlgKind, DataType, Direction, PropKind};
+
+    /// A vanilla RNN training problem, one layer, every channel count 1.
+    fn vanilla(t: i64, n: i64) -> RnnProblem {
+        let md = |dims: &[i64], tag| MemoryDesc::with_tag(dims, DataType::F32, tag).unwrap();
+        let mut desc = RnnDesc::new(
+            PropKind::ForwardTraining,
+            AlgKind::VanillaRnn,
+            Direction::Left2Right,
+        )
+        .with(args::SRC_LAYER, Some(&md(&[t, n, 1], 4)))
+        .with(args::WEIGHTS_LAYER, Some(&md(&[1, 1, 1, 1, 1], 6)))
+        .with(args::WEIGHTS_ITER, Some(&md(&[1, 1, 1, 1, 1], 6)))
+        .with(args::DST_LAYER, Some(&md(&[t, n, 1], 4)));
+        desc.activation = AlgKind::EltwiseTanh;
+        RnnProblem::new(&desc).unwrap()
+    }
+
+    #[test]
+    fn sizes_are_checked() {
+        let ws = WorkspaceLayout::new(&vanilla(3, 2)).unwrap();
+        assert_eq!((ws.gates.len, ws.h.len, ws.c.len), (6, 8, 0));
+        // T·N = 2^60: the gates (2^62 bytes) and h (2^62 + 2^32 bytes) fit alone, not together.
+        let e = WorkspaceLayout::new(&vanilla(1 << 30, 1 << 30)).unwrap_err();
+        assert!(
+            matches!(&e, Error::InvalidArguments(m) if m.starts_with("RNN workspace")),
+            "{e}"
+        );
     }
 }

@@ -15,6 +15,10 @@ pub struct Case {
     pub outputs: Vec<(String, PathBuf)>,
     /// `openvino` or `spec`: where the expected outputs come from.
     pub source: String,
+    /// How the model was made (`made`, corpus cases only).
+    pub made: String,
+    /// How many sequence ops the passes fuse (`fused`, corpus cases only).
+    pub fused: Option<usize>,
 }
 
 impl Case {
@@ -31,6 +35,8 @@ fn read_case(dir: &Path) -> Case {
         inputs: vec![],
         outputs: vec![],
         source: String::new(),
+        made: String::new(),
+        fused: None,
     };
     for line in text.lines() {
         let f: Vec<&str> = line.split('\t').collect();
@@ -38,17 +44,25 @@ fn read_case(dir: &Path) -> Case {
             ["input", name, file] => case.inputs.push((name.to_string(), dir.join(file))),
             ["output", name, file] => case.outputs.push((name.to_string(), dir.join(file))),
             ["source", s] => case.source = s.to_string(),
+            ["made", s] => case.made = s.to_string(),
+            ["fused", n] => case.fused = n.parse().ok(),
             _ => {}
         }
     }
     case
 }
 
-/// Every case, sorted by name.
+/// Every case of `tests/ov_cases/`, sorted by name.
+#[allow(dead_code)] // graph_ov_corpus reads another directory
 pub fn cases() -> Vec<Case> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ov_cases");
+    cases_in("tests/ov_cases")
+}
+
+/// Every case of `dir` (relative to the repository root), sorted by name.
+pub fn cases_in(dir: &str) -> Vec<Case> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("tests/ov_cases")
+        .expect(dir)
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("case.txt").exists())
         .collect();

@@ -108,6 +108,16 @@ pub fn memory_with(md: &MemoryDesc, values: &[f32]) -> Memory {
     m
 }
 
+/// A sequence lengths memory (`s32` `{N}`) holding `v`.
+pub fn lengths_memory(md: &MemoryDesc, v: &[i32]) -> Memory {
+    let m = Memory::allocate(md).expect("allocate");
+    assert_eq!(md.nelems(), v.len());
+    // SAFETY: the memory holds N s32 values.
+    unsafe { std::slice::from_raw_parts_mut(m.data_ptr().cast::<i32>(), v.len()) }
+        .copy_from_slice(v);
+    m
+}
+
 /// Memory filled with a recognisable garbage value (outputs must overwrite it).
 pub fn poisoned(md: &MemoryDesc) -> Memory {
     let m = Memory::allocate(md).expect("allocate");
@@ -320,6 +330,8 @@ pub struct Inputs {
     pub peephole: Option<Vec<f32>>,
     /// LSTM projection `[L][D][DHC][DIC]`.
     pub projection: Option<Vec<f32>>,
+    /// Per-sample sequence lengths `[N]` (the pd then takes them: `Attr::rnn_seq_lengths`).
+    pub lengths: Option<Vec<i32>>,
 }
 
 impl Inputs {
@@ -351,6 +363,7 @@ impl Inputs {
             projection: c
                 .projection
                 .then(|| f(l * d * dhc * dic, 8, 1.0 / dhc.max(1) as f32)),
+            lengths: None,
         }
     }
 
@@ -416,6 +429,7 @@ impl Inputs {
             attention: self.attention.as_deref(),
             peephole: self.peephole.as_deref(),
             projection: self.projection.as_deref(),
+            lengths: self.lengths.as_deref(),
         }
     }
 }
@@ -459,6 +473,11 @@ fn padded_md(dims: &[usize], tag: i32) -> MemoryDesc {
 
 /// Builds the pd of a case.
 pub fn make_pd(c: &Case) -> Result<RnnPd> {
+    make_pd_with(c, false)
+}
+
+/// Builds the pd of a case, taking sequence lengths or not.
+pub fn make_pd_with(c: &Case, seq_lengths: bool) -> Result<RnnPd> {
     let (l, d, n, dhc, dic, g) = (c.l, c.d(), c.n, c.dhc, c.dic, c.g());
     let lstm = c.cell.has_c_state();
     let data = |dims: &[usize], tag: i32| {
@@ -517,6 +536,7 @@ pub fn make_pd(c: &Case) -> Result<RnnPd> {
         };
     }
     let mut attr = Attr::new();
+    attr.rnn_seq_lengths = seq_lengths;
     if c.user_scratchpad {
         attr.scratchpad_mode = ScratchpadMode::User;
     }
@@ -534,9 +554,11 @@ pub fn make_pd(c: &Case) -> Result<RnnPd> {
     }
 }
 
-/// Runs a case through the primitive (pd → primitive → execute).
+/// Runs a case through the primitive (pd → primitive → execute); with `x.lengths`, a pd
+/// taking sequence lengths.
 pub fn run_primitive(c: &Case, x: &Inputs) -> Outputs {
-    let pd = make_pd(c).unwrap_or_else(|e| panic!("{c:?}: pd creation failed: {e}"));
+    let pd = make_pd_with(c, x.lengths.is_some())
+        .unwrap_or_else(|e| panic!("{c:?}: pd creation failed: {e}"));
     let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone()))).expect("primitive");
     run_with(c, x, &pd, &prim)
 }
@@ -587,14 +609,25 @@ pub fn run_with(c: &Case, x: &Inputs, pd: &RnnPd, prim: &Primitive) -> Outputs {
     let dst_iter = c.dst_iter.then(|| poisoned(&arg(args::DST_ITER)));
     let dst_iter_c = (c.dst_iter && c.cell.has_c_state()).then(|| poisoned(&arg(args::DST_ITER_C)));
     let ws_md = arg(args::WORKSPACE);
-    let workspace = (!ws_md.is_zero()).then(|| Memory::allocate(&ws_md).unwrap());
+    // With sequence lengths the buffers start as NaN: rows no step computes must not leak
+    // into the results (nor into a backward pass reading the workspace).
+    let fresh = |md: &MemoryDesc| match x.lengths {
+        Some(_) => poisoned(md),
+        None => Memory::allocate(md).unwrap(),
+    };
+    let workspace = (!ws_md.is_zero()).then(|| fresh(&ws_md));
     let sp_md = arg(args::SCRATCHPAD);
-    let scratchpad = (!sp_md.is_zero()).then(|| Memory::allocate(&sp_md).unwrap());
+    let scratchpad = (!sp_md.is_zero()).then(|| fresh(&sp_md));
+    let lengths = x
+        .lengths
+        .as_ref()
+        .map(|v| lengths_memory(&arg(args::SEQ_LENGTHS), v));
     for (a, m) in [
         (args::DST_ITER, &dst_iter),
         (args::DST_ITER_C, &dst_iter_c),
         (args::WORKSPACE, &workspace),
         (args::SCRATCHPAD, &scratchpad),
+        (args::SEQ_LENGTHS, &lengths),
     ] {
         if let Some(m) = m {
             list.push((a, m));

@@ -8,6 +8,15 @@
       report the max abs difference against the oneDNN outputs. Fails if a
       difference exceeds 1e-5.
 
+  check_goldens.py states DIR
+      For the vanilla-RNN backward goldens of DIR (tests/goldens/backward)
+      in left2right with L = 1 and no src_iter (`*_l2r_l1_nostates`,
+      `*_l2r_l1_dstiter`): recompute the forward pass and the gate gradients
+      dA_t in float64 and show that oneDNN's diff_weights_iter is
+      init + sum_t h_t^T dA_t (each step's own output) where the gradient is
+      init + sum_t h_{t-1}^T dA_t (h_{-1} = 0). Fails if oneDNN's value is
+      more than 1e-5 from the former.
+
   check_goldens.py compare DIR_A DIR_B
       Compare two golden sets made by different oneDNN versions: every
       tensor in every file (the '#' header lines are ignored). Reports the
@@ -77,7 +86,7 @@ def parse(path):
             elif w[0] == "tparams":
                 g["tparams"] = [float(v) for v in w[1:]]
                 cur = None
-            elif w[0] in ("case", "cell", "prop", "direction"):
+            elif w[0] in ("case", "cell", "prop", "direction", "activation", "alpha"):
                 g[w[0]] = w[1]
                 cur = None
             elif w[0] == "end":
@@ -213,6 +222,59 @@ def cmd_ref(dirname):
         sys.exit(1)
 
 
+def ref_rnn_bwd(g):
+    """Float64 vanilla RNN (L = D = 1, no src_iter): the states h_0..h_T (h_0 = 0) and the gate
+    gradients dA_0..dA_{T-1}, each [N][DHC]."""
+    d, t = g["dims"], g["tensors"]
+    T, N, SLC, H = d["T"], d["N"], d["SLC"], d["DHC"]
+    x, w, u, b = (t[k][1] for k in ("src_layer", "weights_layer", "weights_iter", "bias"))
+    alpha = float(g.get("alpha", 0))
+    act, dact = {
+        "relu": (lambda a: a if a > 0 else alpha * a, lambda a, h: 1.0 if a > 0 else alpha),
+        "tanh": (math.tanh, lambda a, h: 1.0 - h * h),
+        "logistic": (sigmoid, lambda a, h: h * (1.0 - h)),
+    }[g["activation"]]
+    hs, pre = [[[0.0] * H for _ in range(N)]], []
+    for s in range(T):
+        a = [[b[j] + sum(x[(s * N + n) * SLC + i] * w[i * H + j] for i in range(SLC))
+              + sum(hs[-1][n][i] * u[i * H + j] for i in range(H)) for j in range(H)]
+             for n in range(N)]
+        pre.append(a)
+        hs.append([[act(v) for v in row] for row in a])
+    dy = t["diff_dst_layer"][1]
+    dh = [t["diff_dst_iter"][1][n * H:(n + 1) * H] if "diff_dst_iter" in t else [0.0] * H
+          for n in range(N)]
+    da = [None] * T
+    for s in reversed(range(T)):
+        da[s] = [[(dh[n][j] + dy[(s * N + n) * H + j]) * dact(pre[s][n][j], hs[s + 1][n][j])
+                  for j in range(H)] for n in range(N)]
+        dh = [[sum(da[s][n][j] * u[i * H + j] for j in range(H)) for i in range(H)]
+              for n in range(N)]
+    return hs, da
+
+
+def cmd_states(dirname):
+    worst, files = 0.0, 0
+    for fn in golden_files(dirname):
+        if not (fn.startswith("rnn") and ("_l2r_l1_nostates" in fn or "_l2r_l1_dstiter" in fn)):
+            continue
+        g = parse(os.path.join(dirname, fn))
+        hs, da = ref_rnn_bwd(g)
+        H, N, T = g["dims"]["DHC"], g["dims"]["N"], g["dims"]["T"]
+        init, got = (g["tensors"][k][1] for k in ("diff_weights_iter_init", "diff_weights_iter"))
+
+        def du(shift):
+            return [init[i * H + j] + sum(hs[s + shift][n][i] * da[s][n][j]
+                                          for s in range(T) for n in range(N))
+                    for i in range(H) for j in range(H)]
+        own, grad = (max(abs(p - q) for p, q in zip(got, du(k))) for k in (1, 0))
+        worst, files = max(worst, own), files + 1
+        print(f"  {fn}: oneDNN vs sum h_t dA_t {own:.3g}, vs the gradient {grad:.3g}")
+    print(f"states check: {files} files, worst max abs diff {worst:.3g}")
+    if not files or worst > 1e-5:
+        sys.exit(1)
+
+
 def cmd_compare(dir_a, dir_b):
     fa, fb = golden_files(dir_a), golden_files(dir_b)
     if fa != fb:
@@ -248,6 +310,8 @@ def cmd_compare(dir_a, dir_b):
 def main(argv):
     if len(argv) == 3 and argv[1] == "ref":
         cmd_ref(argv[2])
+    elif len(argv) == 3 and argv[1] == "states":
+        cmd_states(argv[2])
     elif len(argv) == 4 and argv[1] == "compare":
         cmd_compare(argv[2], argv[3])
     else:

@@ -13,7 +13,12 @@
  * projection), SLC = 5 (L = 1) or DIC (L = 2); src_iter, bias and dst_iter
  * given. Test mode (`_lin` files, golden_common.h's tparams) for the vanilla
  * RNN (tanh) and each other cell variant: one-way directions with L = 1,
- * bidirectional ones with L = 2. Combinations oneDNN rejects (AUGRU: L = 1,
+ * bidirectional ones with L = 2. Other states (normal mode, file-name
+ * suffixes: states_t): neither src_iter nor dst_iter (`_nostates`, every
+ * case above), only src_iter (`_srciter`) or only dst_iter (`_dstiter`;
+ * both with L = 1 one-way and L = 2 bidirectional), src_iter all zeros and
+ * no dst_iter (`_zerosrciter`, left2right), dst_iter without diff_dst_iter
+ * (oneDNN rejects it). Combinations oneDNN rejects (AUGRU: L = 1,
  * left2right only) are reported on stderr and skipped.
  *
  * Layouts: weights `any` for both passes, reordered from the user's ldigo
@@ -84,8 +89,21 @@ static const int t_arg[T_COUNT] = {DNNL_ARG_SRC_LAYER, DNNL_ARG_SRC_ITER,
         DNNL_ARG_DIFF_WEIGHTS_ITER, DNNL_ARG_DIFF_WEIGHTS_PEEPHOLE,
         DNNL_ARG_DIFF_WEIGHTS_PROJECTION, DNNL_ARG_DIFF_BIAS};
 
+/* Which recurrent states a case gives: src_iter and dst_iter with their
+ * diffs (the default), neither, only src_iter, only dst_iter, dst_iter
+ * without diff_dst_iter (oneDNN rejects it), or src_iter all zeros without
+ * dst_iter (what `_nostates` means by definition). The names are the
+ * file-name suffixes. */
+typedef enum {
+    S_BOTH, S_NONE, S_SRC, S_DST, S_DST_NO_DIFF, S_ZERO_SRC, S_COUNT
+} states_t;
+
+static const char *states_suffix[S_COUNT] = {"", "_nostates", "_srciter",
+        "_dstiter", "_nodiffdstiter", "_zerosrciter"};
+
 typedef struct {
     cell_t cell;
+    states_t states;
     int peephole;
     int projection; /* LSTM projection (DIC = 3 < DHC) */
     int linear;     /* test mode (golden_common.h's tparams) */
@@ -241,13 +259,13 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     const int att = c->cell == C_AUGRU || c->cell == C_LBR_AUGRU;
 
     char name[128];
-    snprintf(name, sizeof(name), "%s%s%s%s_%s_l%d%s", cell_short[c->cell],
+    snprintf(name, sizeof(name), "%s%s%s%s_%s_l%d%s%s", cell_short[c->cell],
             c->cell == C_RNN ? act_name(c->act) : "", c->peephole ? "peephole" : "",
             c->projection ? "proj" : "",
             c->dir == dnnl_unidirectional_left2right ? "l2r"
             : c->dir == dnnl_unidirectional_right2left ? "r2l"
             : c->dir == dnnl_bidirectional_concat ? "bicat" : "bisum",
-            c->L, c->linear ? "_lin" : "");
+            c->L, c->linear ? "_lin" : "", states_suffix[c->states]);
     const int64_t d_sl[] = {T, N, SLC}, d_st[] = {L, D, N, DIC}, d_stc[] = {L, D, N, DHC},
                   d_att[] = {T, N, 1}, d_wl[] = {L, D, SLC, G, DHC},
                   d_wi[] = {L, D, SIC, G, DHC}, d_wp[] = {L, D, 3, DHC},
@@ -273,9 +291,19 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
                 || (k == T_ATT && att);
         c->present[k] = c->present[dk] = used;
     }
+    const int src_iter = c->states == S_BOTH || c->states == S_SRC || c->states == S_ZERO_SRC;
+    const int dst_iter = c->states == S_BOTH || c->states == S_DST || c->states == S_DST_NO_DIFF;
+    c->present[T_SRC_ITER] = c->present[T_DSRC_ITER] = src_iter;
+    c->present[T_SRC_ITER_C] = c->present[T_DSRC_ITER_C] = src_iter && lstm;
+    c->present[T_DST_ITER] = dst_iter;
+    c->present[T_DST_ITER_C] = dst_iter && lstm;
+    c->present[T_DDST_ITER] = dst_iter && c->states != S_DST_NO_DIFF;
+    c->present[T_DDST_ITER_C] = c->present[T_DDST_ITER] && lstm;
     gen_fill(c->t[T_SRC_LAYER].host, c->t[T_SRC_LAYER].nelems, 1, 2.0f);
-    gen_fill(c->t[T_SRC_ITER].host, c->t[T_SRC_ITER].nelems, 2, 2.0f);
-    gen_fill(c->t[T_SRC_ITER_C].host, c->t[T_SRC_ITER_C].nelems, 3, 2.0f);
+    if (c->states != S_ZERO_SRC) {
+        gen_fill(c->t[T_SRC_ITER].host, c->t[T_SRC_ITER].nelems, 2, 2.0f);
+        gen_fill(c->t[T_SRC_ITER_C].host, c->t[T_SRC_ITER_C].nelems, 3, 2.0f);
+    }
     for (size_t i = 0; i < c->t[T_ATT].nelems; ++i)
         c->t[T_ATT].host[i] = gen_value(7, (uint32_t)i, 1.0f) + 0.5f;
     gen_fill(c->t[T_WL].host, c->t[T_WL].nelems, 4, 1.0f);
@@ -375,6 +403,23 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     }
 }
 
+/* Whether to run a case with states other than S_BOTH (direction index d:
+ * l2r, r2l, bicat, bisum): normal mode only; no states in every direction
+ * with L 1-2; one state in one L per direction (1 for the one-way directions,
+ * 2 for the others); diff_dst_iter missing at L = 1 in l2r; explicit zero
+ * states in l2r. */
+static int wanted(states_t s, int d, int L, int linear) {
+    switch (s) {
+        case S_BOTH: return 1;
+        case S_NONE: return !linear;
+        case S_SRC:
+        case S_DST: return !linear && (d < 2) == (L == 1);
+        case S_DST_NO_DIFF: return !linear && d == 0 && L == 1;
+        case S_ZERO_SRC: return !linear && d == 0;
+        default: return 0;
+    }
+}
+
 int main(int argc, char **argv) {
     char version[64];
     dnnl_engine_t eng = NULL;
@@ -385,28 +430,31 @@ int main(int argc, char **argv) {
             dnnl_unidirectional_right2left, dnnl_bidirectional_concat, dnnl_bidirectional_sum};
     const dnnl_alg_kind_t acts[] = {dnnl_eltwise_relu, dnnl_eltwise_tanh, dnnl_eltwise_logistic};
     /* variants: the activations of the vanilla RNN; LSTM plain, peephole,
-     * projection, both */
-    for (int cell = C_RNN; cell <= C_LBR_AUGRU; ++cell)
-        for (int v = 0; v < (cell == C_RNN ? 3 : cell == C_LSTM ? 4 : 1); ++v)
-            for (int d = 0; d < 4; ++d)
-                for (int L = 1; L <= 2; ++L)
-                    for (int linear = 0; linear <= 1; ++linear) {
-                        /* test mode: one activation of the vanilla RNN, L = 1
-                         * for the one-way directions, L = 2 for the others */
-                        if (linear && ((cell == C_RNN && v != 1) || (d < 2) != (L == 1)))
-                            continue;
-                        bwd_case_t c;
-                        memset(&c, 0, sizeof(c));
-                        c.cell = (cell_t)cell;
-                        c.act = cell == C_RNN ? acts[v] : dnnl_eltwise_tanh;
-                        c.alpha = c.act == dnnl_eltwise_relu && cell == C_RNN ? 0.1f : 0.0f;
-                        c.peephole = cell == C_LSTM && (v & 1);
-                        c.projection = cell == C_LSTM && (v & 2);
-                        c.linear = linear;
-                        c.dir = dirs[d];
-                        c.L = L;
-                        run_case(&c, eng, strm, argv[1], version);
-                    }
+     * projection, both; the states of each case (wanted) */
+    for (int states = S_BOTH; states < S_COUNT; ++states)
+        for (int cell = C_RNN; cell <= C_LBR_AUGRU; ++cell)
+            for (int v = 0; v < (cell == C_RNN ? 3 : cell == C_LSTM ? 4 : 1); ++v)
+                for (int d = 0; d < 4; ++d)
+                    for (int L = 1; L <= 2; ++L)
+                        for (int linear = 0; linear <= 1; ++linear) {
+                            /* test mode: one activation of the vanilla RNN, L = 1
+                             * for the one-way directions, L = 2 for the others */
+                            if (linear && ((cell == C_RNN && v != 1) || (d < 2) != (L == 1)))
+                                continue;
+                            if (!wanted((states_t)states, d, L, linear)) continue;
+                            bwd_case_t c;
+                            memset(&c, 0, sizeof(c));
+                            c.states = (states_t)states;
+                            c.cell = (cell_t)cell;
+                            c.act = cell == C_RNN ? acts[v] : dnnl_eltwise_tanh;
+                            c.alpha = c.act == dnnl_eltwise_relu && cell == C_RNN ? 0.1f : 0.0f;
+                            c.peephole = cell == C_LSTM && (v & 1);
+                            c.projection = cell == C_LSTM && (v & 2);
+                            c.linear = linear;
+                            c.dir = dirs[d];
+                            c.L = L;
+                            run_case(&c, eng, strm, argv[1], version);
+                        }
     CHECK(dnnl_stream_destroy(strm));
     CHECK(dnnl_engine_destroy(eng));
     return 0;

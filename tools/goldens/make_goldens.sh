@@ -95,6 +95,7 @@ fi
 if command -v python3 >/dev/null 2>&1; then
     echo "== reference check of the oneDNN $USED outputs" >&2
     python3 "$HERE/check_goldens.py" ref "$WORK/out-$USED"
+    python3 "$HERE/check_goldens.py" states "$WORK/cells-$USED/backward"
 else
     echo "!! python3 not found; skipping the reference check" >&2
 fi

@@ -1,7 +1,7 @@
 //! The RNN driver options of benchdnn (SYNTAX.md §3): their values, their code defaults, and
 //! [`Settings`], the sticky list of values of every option that a descriptor is crossed with.
 
-use oxidnn::memory::tag::{PLAIN_TAGS, TAG_ANY};
+use oxidnn::memory::tag::{PLAIN_TAGS, RNN_TAG_ALIASES, TAG_ANY};
 
 /// Propagation kind (`--prop`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,24 +143,12 @@ const FPMATH: [&str; 5] = ["strict", "bf16", "f16", "tf32", "any"];
 /// Modes of `--attr-scratchpad`.
 const SCRATCHPAD: [&str; 2] = ["library", "user"];
 
-/// RNN names of plain tags, besides the letter forms.
-const TAG_ALIASES: [(&str, &str); 8] = [
-    ("tnc", "abc"),
-    ("ntc", "bac"),
-    ("ldnc", "abcd"),
-    ("ldgo", "abcd"),
-    ("ldio", "abcd"),
-    ("ldoi", "abdc"),
-    ("ldigo", "abcde"),
-    ("ldgoi", "abdec"),
-];
-
 /// The `dnnl_format_tag_t` value of a tag name (`any`, letters such as `abdec`, or an RNN alias).
 pub fn tag_value(name: &str) -> Option<i32> {
     if name == "any" {
         return Some(TAG_ANY);
     }
-    let letters = TAG_ALIASES
+    let letters = RNN_TAG_ALIASES
         .iter()
         .find(|(a, _)| *a == name)
         .map_or(name, |(_, l)| l);

@@ -313,6 +313,7 @@ impl Prepared {
             attention: x(args::AUGRU_ATTENTION),
             peephole: x(args::WEIGHTS_PEEPHOLE),
             projection: x(args::WEIGHTS_PROJECTION),
+            lengths: None,
         }
     }
 

@@ -274,3 +274,31 @@ fn rnn_test_parameters_under_both_symbol_names() {
         dnnl_primitive_attr_destroy(a);
     }
 }
+
+#[test]
+fn rnn_seq_lengths_switch() {
+    let a = attr();
+    let mut v: libc::c_int = -1;
+    unsafe {
+        assert_eq!(oxidnn_primitive_attr_get_rnn_seq_lengths(a, &mut v), 0);
+        assert_eq!(v, 0);
+        assert_eq!(oxidnn_primitive_attr_set_rnn_seq_lengths(a, 1), 0);
+        assert_eq!(oxidnn_primitive_attr_get_rnn_seq_lengths(a, &mut v), 0);
+        assert_eq!((v, rust(a).rnn_seq_lengths), (1, true));
+        for bad in [2, -1] {
+            let s = oxidnn_primitive_attr_set_rnn_seq_lengths(a, bad);
+            assert_eq!(s, dnnl_invalid_arguments);
+        }
+        assert!(rust(a).rnn_seq_lengths);
+        assert_eq!(oxidnn_primitive_attr_set_rnn_seq_lengths(a, 0), 0);
+        assert!(!rust(a).rnn_seq_lengths);
+        let s = oxidnn_primitive_attr_set_rnn_seq_lengths(null_mut(), 1);
+        assert_eq!(s, dnnl_invalid_arguments);
+        let s = oxidnn_primitive_attr_get_rnn_seq_lengths(a, null_mut());
+        assert_eq!(s, dnnl_invalid_arguments);
+        let s = oxidnn_primitive_attr_get_rnn_seq_lengths(null(), &mut v);
+        assert_eq!(s, dnnl_invalid_arguments);
+        dnnl_primitive_attr_destroy(a);
+    }
+    assert_eq!(OXIDNN_ARG_SEQ_LENGTHS, crate::args::SEQ_LENGTHS);
+}

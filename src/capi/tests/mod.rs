@@ -7,6 +7,7 @@
 mod attr;
 mod debug;
 mod discipline;
+mod error_texts;
 mod memory;
 mod memory_desc;
 mod primitive;

@@ -1,19 +1,22 @@
-//! Add-1, Subtract-1, Multiply-1, Divide-1: element-wise arithmetic with numpy broadcasting
-//! (`auto_broadcast="numpy"`, the default) or equal shapes (`"none"`).
+//! Add-1, Subtract-1, Multiply-1, Divide-1, Maximum-1, Minimum-1, Power-1, Mod-1, FloorMod-1,
+//! SquaredDifference-1: element-wise arithmetic under the `auto_broadcast` rules
+//! ([`AutoBroadcast`]: numpy by default, pdpd or none).
 //!
 //! Integer arithmetic wraps; integer division follows `python_division` (default true: floor
-//! division); an integer division by zero gives 0 instead of trapping.
+//! division); an integer division or remainder by zero gives 0 instead of trapping. Mod's result
+//! has the dividend's sign (C `fmod`), FloorMod's the divisor's (Python `%`). An integer Power
+//! with a negative exponent is `1 / a^-b` truncated (0 unless `|a| = 1`).
 
 use std::any::Any;
 
 use half::f16;
-use ndarray::{ArrayD, IxDyn, Zip};
+use ndarray::ArrayD;
 
+use super::auto_broadcast::AutoBroadcast;
 use super::{check_arity, expect_inputs, invalid, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
-use crate::graph::shape::{broadcast_partial, broadcast_static};
-use crate::graph::tensor::Tensor;
+use crate::graph::tensor::{ElementType, Tensor};
 
 /// Which arithmetic operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +29,47 @@ pub enum BinaryKind {
     Multiply,
     /// a / b
     Divide,
+    /// max(a, b)
+    Maximum,
+    /// min(a, b)
+    Minimum,
+    /// a ^ b
+    Power,
+    /// Truncated remainder (sign of a).
+    Mod,
+    /// Floored remainder (sign of b).
+    FloorMod,
+    /// (a − b)²
+    SquaredDifference,
+}
+
+/// IR type names of the arithmetic ops.
+const KINDS: [(&str, BinaryKind); 10] = [
+    ("Add", BinaryKind::Add),
+    ("Subtract", BinaryKind::Subtract),
+    ("Multiply", BinaryKind::Multiply),
+    ("Divide", BinaryKind::Divide),
+    ("Maximum", BinaryKind::Maximum),
+    ("Minimum", BinaryKind::Minimum),
+    ("Power", BinaryKind::Power),
+    ("Mod", BinaryKind::Mod),
+    ("FloorMod", BinaryKind::FloorMod),
+    ("SquaredDifference", BinaryKind::SquaredDifference),
+];
+
+impl BinaryKind {
+    /// The op of an IR type name.
+    pub fn parse(type_name: &str) -> Option<Self> {
+        KINDS.iter().find(|(n, _)| *n == type_name).map(|&(_, k)| k)
+    }
+
+    /// The IR type name.
+    pub fn name(self) -> &'static str {
+        KINDS
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("", |&(n, _)| n)
+    }
 }
 
 /// An element-wise arithmetic op.
@@ -33,8 +77,8 @@ pub enum BinaryKind {
 pub struct Binary {
     /// The operation.
     pub kind: BinaryKind,
-    /// True for numpy broadcasting, false for `auto_broadcast="none"` (equal shapes).
-    pub numpy: bool,
+    /// How the inputs broadcast.
+    pub broadcast: AutoBroadcast,
     /// Divide's `python_division` (floor division for integers).
     pub python_division: bool,
 }
@@ -43,21 +87,8 @@ impl Binary {
     /// Reads `<data auto_broadcast [m_pythondiv | python_division]/>`.
     pub fn from_ir(layer: &IrLayer) -> Result<Self> {
         expect_inputs(layer, 2..=2)?;
-        let kind = match layer.type_name.as_str() {
-            "Add" => BinaryKind::Add,
-            "Subtract" => BinaryKind::Subtract,
-            "Multiply" => BinaryKind::Multiply,
-            _ => BinaryKind::Divide,
-        };
-        let numpy = match layer.attr("auto_broadcast").unwrap_or("numpy") {
-            "numpy" => true,
-            "none" => false,
-            other => {
-                return Err(layer.err(format!(
-                    "auto_broadcast=\"{other}\" is not supported (numpy or none)"
-                )))
-            }
-        };
+        let kind =
+            BinaryKind::parse(&layer.type_name).ok_or_else(|| layer.err("not an arithmetic op"))?;
         // OpenVINO serializes the attribute as `m_pythondiv`; the specification calls it
         // `python_division`.
         let python_division = match layer.attr("m_pythondiv") {
@@ -66,7 +97,7 @@ impl Binary {
         };
         Ok(Self {
             kind,
-            numpy,
+            broadcast: AutoBroadcast::from_ir(layer)?,
             python_division,
         })
     }
@@ -80,8 +111,10 @@ pub trait Arith: Copy {
 
 macro_rules! int_arith {
     ($($t:ty),*) => {$(
+        #[allow(unused_comparisons)]
         impl Arith for $t {
             fn apply(kind: BinaryKind, a: Self, b: Self, floor: bool) -> Self {
+                let floored = |r: Self| if r != 0 && ((r < 0) != (b < 0)) { r.wrapping_add(b) } else { r };
                 match kind {
                     BinaryKind::Add => a.wrapping_add(b),
                     BinaryKind::Subtract => a.wrapping_sub(b),
@@ -91,9 +124,29 @@ macro_rules! int_arith {
                             return 0;
                         }
                         let q = a.wrapping_div(b);
-                        #[allow(unused_comparisons)]
                         let adjust = floor && (a.wrapping_rem(b) != 0) && ((a < 0) != (b < 0));
                         if adjust { q.wrapping_sub(1) } else { q }
+                    }
+                    BinaryKind::Maximum => a.max(b),
+                    BinaryKind::Minimum => a.min(b),
+                    BinaryKind::Power => {
+                        if b >= 0 {
+                            a.wrapping_pow(u32::try_from(b).unwrap_or(u32::MAX))
+                        } else if a == 1 {
+                            1
+                        } else if a.wrapping_add(1) == 0 {
+                            if b % 2 == 0 { 1 } else { a }
+                        } else {
+                            0
+                        }
+                    }
+                    BinaryKind::Mod if b == 0 => 0,
+                    BinaryKind::Mod => a.wrapping_rem(b),
+                    BinaryKind::FloorMod if b == 0 => 0,
+                    BinaryKind::FloorMod => floored(a.wrapping_rem(b)),
+                    BinaryKind::SquaredDifference => {
+                        let d = a.wrapping_sub(b);
+                        d.wrapping_mul(d)
                     }
                 }
             }
@@ -109,6 +162,19 @@ impl Arith for f32 {
             BinaryKind::Subtract => a - b,
             BinaryKind::Multiply => a * b,
             BinaryKind::Divide => a / b,
+            BinaryKind::Maximum => a.max(b),
+            BinaryKind::Minimum => a.min(b),
+            BinaryKind::Power => a.powf(b),
+            BinaryKind::Mod => a % b,
+            BinaryKind::FloorMod => {
+                let r = a % b;
+                if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
+                    r + b
+                } else {
+                    r
+                }
+            }
+            BinaryKind::SquaredDifference => (a - b) * (a - b),
         }
     }
 }
@@ -119,40 +185,14 @@ impl Arith for f16 {
     }
 }
 
-/// Applies `f` element-wise to `a` and `b` broadcast against each other (numpy rules) — the
-/// one broadcasting helper every element-wise binary op uses.
-pub fn broadcast_zip<A: Copy, B: Copy, O>(
-    a: &ArrayD<A>,
-    b: &ArrayD<B>,
-    f: impl Fn(A, B) -> O,
-) -> Result<ArrayD<O>> {
-    let shape = broadcast_static(a.shape(), b.shape())?;
-    let av = a
-        .broadcast(IxDyn(&shape))
-        .ok_or_else(|| invalid("broadcast failed"))?;
-    let bv = b
-        .broadcast(IxDyn(&shape))
-        .ok_or_else(|| invalid("broadcast failed"))?;
-    Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
-}
-
-fn arith<T: Arith>(
-    kind: BinaryKind,
-    floor: bool,
-    a: &ArrayD<T>,
-    b: &ArrayD<T>,
-) -> Result<ArrayD<T>> {
-    broadcast_zip(a, b, |x, y| T::apply(kind, x, y, floor))
+fn arith<T: Arith>(op: &Binary, a: &ArrayD<T>, b: &ArrayD<T>) -> Result<ArrayD<T>> {
+    let (kind, floor) = (op.kind, op.python_division);
+    op.broadcast.zip(a, b, |x, y| T::apply(kind, x, y, floor))
 }
 
 impl Op for Binary {
     fn type_name(&self) -> &'static str {
-        match self.kind {
-            BinaryKind::Add => "Add",
-            BinaryKind::Subtract => "Subtract",
-            BinaryKind::Multiply => "Multiply",
-            BinaryKind::Divide => "Divide",
-        }
+        self.kind.name()
     }
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
         let (a, b) = (&inputs[0], &inputs[1]);
@@ -162,36 +202,25 @@ impl Op for Binary {
                 a.element_type, b.element_type
             )));
         }
-        let shape = if self.numpy {
-            broadcast_partial(&a.shape, &b.shape)?
-        } else if a.shape.compatible(&b.shape) {
-            a.shape.refine(&b.shape)
-        } else {
+        if a.element_type == ElementType::Boolean {
             return Err(invalid(format!(
-                "auto_broadcast=none needs equal shapes, got {} and {}",
-                a.shape, b.shape
+                "{} is not defined for boolean inputs",
+                self.type_name()
             )));
-        };
+        }
+        let shape = self.broadcast.infer(&a.shape, &b.shape)?;
         Ok(vec![OutputInfo::new(a.element_type, shape)])
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         check_arity(self.type_name(), inputs, 2..=2)?;
         let (a, b) = (inputs[0], inputs[1]);
-        if !self.numpy && a.shape() != b.shape() {
-            return Err(invalid(format!(
-                "auto_broadcast=none needs equal shapes, got {:?} and {:?}",
-                a.shape(),
-                b.shape()
-            )));
-        }
-        let (k, fl) = (self.kind, self.python_division);
         let out = match (a, b) {
-            (Tensor::F32(x), Tensor::F32(y)) => Tensor::F32(arith(k, fl, x, y)?),
-            (Tensor::F16(x), Tensor::F16(y)) => Tensor::F16(arith(k, fl, x, y)?),
-            (Tensor::I32(x), Tensor::I32(y)) => Tensor::I32(arith(k, fl, x, y)?),
-            (Tensor::I64(x), Tensor::I64(y)) => Tensor::I64(arith(k, fl, x, y)?),
-            (Tensor::U8(x), Tensor::U8(y)) => Tensor::U8(arith(k, fl, x, y)?),
-            (Tensor::I8(x), Tensor::I8(y)) => Tensor::I8(arith(k, fl, x, y)?),
+            (Tensor::F32(x), Tensor::F32(y)) => Tensor::F32(arith(self, x, y)?),
+            (Tensor::F16(x), Tensor::F16(y)) => Tensor::F16(arith(self, x, y)?),
+            (Tensor::I32(x), Tensor::I32(y)) => Tensor::I32(arith(self, x, y)?),
+            (Tensor::I64(x), Tensor::I64(y)) => Tensor::I64(arith(self, x, y)?),
+            (Tensor::U8(x), Tensor::U8(y)) => Tensor::U8(arith(self, x, y)?),
+            (Tensor::I8(x), Tensor::I8(y)) => Tensor::I8(arith(self, x, y)?),
             _ => {
                 return Err(invalid(format!(
                     "{} is not defined for {} and {} inputs",
@@ -218,5 +247,19 @@ mod tests {
         assert_eq!(i32::apply(BinaryKind::Divide, -7, 2, false), -3);
         assert_eq!(i32::apply(BinaryKind::Divide, 7, 0, true), 0);
         assert_eq!(u8::apply(BinaryKind::Divide, 7, 2, true), 3);
+    }
+
+    #[test]
+    fn remainders_and_powers() {
+        use BinaryKind::{FloorMod, Mod, Power};
+        assert_eq!(i32::apply(Mod, -7, 3, true), -1);
+        assert_eq!(i32::apply(FloorMod, -7, 3, true), 2);
+        assert_eq!(i32::apply(FloorMod, 7, -3, true), -2);
+        assert_eq!(i64::apply(FloorMod, 7, 0, true), 0);
+        assert_eq!(f32::apply(FloorMod, -7.5, 2.0, true), 0.5);
+        assert_eq!(i32::apply(Power, 3, 4, true), 81);
+        assert_eq!(i32::apply(Power, 2, -1, true), 0);
+        assert_eq!(i32::apply(Power, -1, -3, true), -1);
+        assert_eq!(i8::apply(Power, -1, -2, true), 1);
     }
 }

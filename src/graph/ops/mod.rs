@@ -2,26 +2,55 @@
 //! parsing from IR, shape inference and execution.
 
 pub mod activation;
+pub mod auto_broadcast;
 pub mod binary;
 pub mod broadcast;
+pub mod clamp;
+pub mod comparison;
 pub mod concat;
 pub mod constant;
 pub mod convert;
+pub mod cumsum;
 pub mod gather;
+pub mod gather_elements;
+pub mod gather_nd;
 pub mod gru_cell;
+pub mod identity;
 pub mod if_op;
+pub mod logical;
 pub mod loop_op;
 pub mod lstm_cell;
 pub mod matmul;
+pub mod mvn;
+pub mod non_zero;
+pub mod numeric;
+pub mod one_hot;
+pub mod pad;
 pub mod parameter;
+pub mod range;
+pub mod reduce;
 pub mod reshape;
 pub mod result;
+pub mod reverse_sequence;
 pub mod rnn_cell;
 pub mod rnn_common;
+pub mod rnn_sequence;
+pub mod scatter_elements_update;
+pub mod scatter_nd_update;
+pub mod scatter_update;
+pub mod select;
 pub mod shape_of;
+pub mod slice;
+pub mod softmax;
+pub mod split;
 pub mod squeeze;
+pub mod strided_slice;
 pub mod subgraph;
 pub mod tensor_iterator;
+pub mod tile;
+pub mod topk;
+pub mod transpose;
+pub mod unary;
 pub mod unsqueeze;
 
 use std::any::Any;
@@ -130,14 +159,52 @@ pub fn create(layer: &IrLayer, ctx: &BuildContext) -> Result<Box<dyn Op>> {
         "LSTMCell" => Box::new(lstm_cell::LstmCell::from_ir(layer)?),
         "GRUCell" => Box::new(gru_cell::GruCell::from_ir(layer)?),
         "RNNCell" => Box::new(rnn_cell::RnnCell::from_ir(layer)?),
+        "LSTMSequence" | "GRUSequence" | "RNNSequence" => {
+            Box::new(rnn_sequence::RnnSequence::from_ir(layer)?)
+        }
         "Reshape" => Box::new(reshape::Reshape::from_ir(layer)?),
         "Squeeze" => Box::new(squeeze::Squeeze::from_ir(layer)?),
         "Unsqueeze" => Box::new(unsqueeze::Unsqueeze::from_ir(layer)?),
         "Concat" => Box::new(concat::Concat::from_ir(layer)?),
-        "Add" | "Subtract" | "Multiply" | "Divide" => Box::new(binary::Binary::from_ir(layer)?),
+        t if binary::BinaryKind::parse(t).is_some() => Box::new(binary::Binary::from_ir(layer)?),
+        t if comparison::ComparisonKind::parse(t).is_some() => {
+            Box::new(comparison::Comparison::from_ir(layer)?)
+        }
+        "LogicalAnd" | "LogicalOr" | "LogicalXor" | "LogicalNot" => {
+            Box::new(logical::Logical::from_ir(layer)?)
+        }
+        t if unary::TYPE_NAMES.contains(&t) => Box::new(unary::Unary::from_ir(layer)?),
+        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
+        | "ReduceL2" | "ReduceLogicalAnd" | "ReduceLogicalOr" => {
+            Box::new(reduce::Reduce::from_ir(layer)?)
+        }
+        "Select" => Box::new(select::Select::from_ir(layer)?),
+        "Clamp" => Box::new(clamp::Clamp::from_ir(layer)?),
+        "SoftMax" | "Softmax" | "LogSoftmax" => Box::new(softmax::Softmax::from_ir(layer)?),
+        "Transpose" => Box::new(transpose::Transpose::from_ir(layer)?),
+        "Split" | "VariadicSplit" => Box::new(split::Split::from_ir(layer)?),
+        "Slice" => Box::new(slice::Slice::from_ir(layer)?),
+        "StridedSlice" => Box::new(strided_slice::StridedSlice::from_ir(layer)?),
+        "Identity" => Box::new(identity::Identity::from_ir(layer)?),
+        "ReverseSequence" => Box::new(reverse_sequence::ReverseSequence::from_ir(layer)?),
+        "Range" => Box::new(range::Range::from_ir(layer)?),
+        "Tile" => Box::new(tile::Tile::from_ir(layer)?),
         "Sigmoid" | "Tanh" | "Relu" | "ReLU" => Box::new(activation::Activation::from_ir(layer)?),
         "MatMul" => Box::new(matmul::MatMul::from_ir(layer)?),
-        "Convert" => Box::new(convert::Convert::from_ir(layer)?),
+        "Convert" | "ConvertLike" => Box::new(convert::Convert::from_ir(layer)?),
+        "TopK" => Box::new(topk::TopK::from_ir(layer)?),
+        "OneHot" => Box::new(one_hot::OneHot::from_ir(layer)?),
+        "MVN" => Box::new(mvn::Mvn::from_ir(layer)?),
+        "Pad" => Box::new(pad::Pad::from_ir(layer)?),
+        "GatherElements" => Box::new(gather_elements::GatherElements::from_ir(layer)?),
+        "GatherND" => Box::new(gather_nd::GatherNd::from_ir(layer)?),
+        "ScatterElementsUpdate" => Box::new(
+            scatter_elements_update::ScatterElementsUpdate::from_ir(layer)?,
+        ),
+        "CumSum" => Box::new(cumsum::CumSum::from_ir(layer)?),
+        "NonZero" => Box::new(non_zero::NonZero::from_ir(layer)?),
+        "ScatterUpdate" => Box::new(scatter_update::ScatterUpdate::from_ir(layer)?),
+        "ScatterNDUpdate" => Box::new(scatter_nd_update::ScatterNdUpdate::from_ir(layer)?),
         "ShapeOf" => Box::new(shape_of::ShapeOf::from_ir(layer)?),
         other => {
             return Err(Error::Unimplemented(format!(
@@ -167,6 +234,9 @@ pub const SUPPORTED: &[&str] = &[
     "LSTMCell",
     "GRUCell",
     "RNNCell",
+    "LSTMSequence",
+    "GRUSequence",
+    "RNNSequence",
     "Reshape",
     "Squeeze",
     "Unsqueeze",
@@ -181,6 +251,78 @@ pub const SUPPORTED: &[&str] = &[
     "MatMul",
     "Convert",
     "ShapeOf",
+    "Maximum",
+    "Minimum",
+    "Power",
+    "Mod",
+    "FloorMod",
+    "SquaredDifference",
+    "Equal",
+    "NotEqual",
+    "Greater",
+    "GreaterEqual",
+    "Less",
+    "LessEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalXor",
+    "LogicalNot",
+    "Select",
+    "Clamp",
+    "Abs",
+    "Negative",
+    "Sign",
+    "Floor",
+    "Ceiling",
+    "Round",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Erf",
+    "Sin",
+    "Cos",
+    "Tan",
+    "Asin",
+    "Acos",
+    "Atan",
+    "Sinh",
+    "Cosh",
+    "Asinh",
+    "Acosh",
+    "Atanh",
+    "Gelu",
+    "Elu",
+    "SoftPlus",
+    "SoftSign",
+    "Mish",
+    "HSwish",
+    "HSigmoid",
+    "Swish",
+    "HardSigmoid",
+    "ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogicalAnd, ReduceLogicalOr",
+    "Softmax",
+    "LogSoftmax",
+    "Transpose",
+    "Split",
+    "VariadicSplit",
+    "Slice",
+    "StridedSlice",
+    "Identity",
+    "ReverseSequence",
+    "Range",
+    "Tile",
+    "ConvertLike",
+    "TopK",
+    "OneHot",
+    "MVN",
+    "Pad",
+    "GatherElements",
+    "GatherND",
+    "ScatterElementsUpdate",
+    "CumSum",
+    "NonZero",
+    "ScatterUpdate",
+    "ScatterNDUpdate",
 ];
 
 /// Checks that the layer has a number of input ports within `range`.
@@ -209,13 +351,17 @@ pub fn opset_number(layer: &IrLayer) -> u32 {
 /// Checks the input count an op receives at execution (a builder bug or a pass bug otherwise).
 pub fn check_arity(op: &str, inputs: &[&Tensor], range: RangeInclusive<usize>) -> Result<()> {
     if range.contains(&inputs.len()) {
-        Ok(())
-    } else {
-        Err(Error::InvalidArguments(format!(
-            "{op}: got {} inputs, expected {range:?}",
-            inputs.len()
-        )))
+        return Ok(());
     }
+    let expected = if range.start() == range.end() {
+        range.start().to_string()
+    } else {
+        format!("{} to {}", range.start(), range.end())
+    };
+    Err(Error::InvalidArguments(format!(
+        "{op}: got {} inputs, expected {expected}",
+        inputs.len()
+    )))
 }
 
 /// An `InvalidArguments` error with a formatted message.
@@ -226,4 +372,16 @@ pub fn invalid(msg: impl Into<String>) -> Error {
 /// The integer values of a constant input at inference time, or `None` when not constant.
 pub fn const_i64s(info: &ValueInfo, what: &str) -> Result<Option<Vec<i64>>> {
     info.value.map(|v| v.to_i64_vec(what)).transpose()
+}
+
+/// An optional comma-separated integer list attribute (empty when absent).
+pub fn attr_i64_list(layer: &IrLayer, name: &str) -> Result<Vec<i64>> {
+    layer
+        .attr_str_list(name)
+        .iter()
+        .map(|s| {
+            s.parse()
+                .map_err(|_| layer.err(format!("attribute {name}: '{s}' is not an integer")))
+        })
+        .collect()
 }

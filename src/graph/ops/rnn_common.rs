@@ -24,17 +24,30 @@ pub struct CellAttrs {
 impl CellAttrs {
     /// Reads `hidden_size`, `activations` (default `defaults`) and `clip` (default 0).
     pub fn from_ir(layer: &IrLayer, defaults: &[&str]) -> Result<Self> {
+        Self::with_activations(layer, defaults, layer.attr_str_list("activations"))
+    }
+
+    /// As [`CellAttrs::from_ir`], with the `activations` names given (empty: `defaults`).
+    pub fn with_activations(
+        layer: &IrLayer,
+        defaults: &[&str],
+        mut names: Vec<String>,
+    ) -> Result<Self> {
         let hidden_size = layer.attr_i64("hidden_size")?;
         if hidden_size <= 0 {
             return Err(layer.err(format!("hidden_size={hidden_size} must be positive")));
         }
-        let mut names = layer.attr_str_list("activations");
+        // Bounded so that gate counts times H never overflow.
+        if hidden_size > i64::from(i32::MAX) {
+            return Err(layer.err(format!("hidden_size={hidden_size} is over 2^31-1")));
+        }
         if names.is_empty() {
             names = defaults.iter().map(|s| s.to_string()).collect();
         }
         if names.len() != defaults.len() {
             return Err(layer.err(format!(
-                "activations={names:?} must list {} functions",
+                "activations=\"{}\" must list {} functions",
+                names.join(", "),
                 defaults.len()
             )));
         }

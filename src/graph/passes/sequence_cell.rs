@@ -1,5 +1,6 @@
-//! The per-cell half of the TensorIterator fusion: which OpenVINO cell ops map onto which oneDNN
-//! RNN cell, and the one-time conversion of their W, R, B into oneDNN's gate order and layout.
+//! The per-cell half of the RNN fusions: which OpenVINO cell and sequence ops map onto which
+//! oneDNN RNN cell, and the one-time conversion of their W, R, B into oneDNN's gate order and
+//! layout.
 //!
 //! | OpenVINO | gates (W rows) | oneDNN | gates | bias |
 //! | --- | --- | --- | --- | --- |
@@ -8,10 +9,11 @@
 //! | GRUCell, `linear_before_reset` | z, r, h | `lbr_gru` | u, r, o | 4H: z, r, Wb_h, Rb_h = u, r, o, u' |
 //! | RNNCell (tanh / relu / sigmoid) | — | `vanilla_rnn` (tanh / relu α=0 / logistic) | — | H |
 //!
-//! Both libraries update a GRU state as `h' = z⊙h + (1 − z)⊙h̃`, so z is u unchanged. W `[G·H, K]`
-//! becomes ldigo `[1, 1, K, G, H]`. A cell with `clip` ≠ 0, other activations, LSTMCell-1's
-//! `input_forget` or peephole, or non-constant / non-f32 weights has no oneDNN equivalent and
-//! is left alone.
+//! The sequence ops (LSTMSequence, GRUSequence, RNNSequence) map as their cells. Both libraries
+//! update a GRU state as `h' = z⊙h + (1 − z)⊙h̃`, so z is u unchanged. W `[D, G·H, K]` (a cell's
+//! `[G·H, K]` is D = 1) becomes ldigo `[1, D, K, G, H]`. A cell with `clip` ≠ 0, other
+//! activations, LSTMCell-1's / LSTMSequence-1's `input_forget` or peephole, or non-constant /
+//! non-f32 weights has no oneDNN equivalent and is left alone.
 
 use crate::error::{Error, Result};
 use crate::graph::model::Node;
@@ -20,6 +22,7 @@ use crate::graph::ops::gru_cell::GruCell;
 use crate::graph::ops::lstm_cell::LstmCell;
 use crate::graph::ops::rnn_cell::RnnCell;
 use crate::graph::ops::rnn_common::CellAttrs;
+use crate::graph::ops::rnn_sequence::{RnnSequence, SequenceCellType};
 use crate::graph::tensor::{ElementType, Tensor};
 use crate::types::AlgKind;
 
@@ -73,9 +76,6 @@ const fn rnn(activation: AlgKind) -> CellKind {
     }
 }
 
-/// The type names of the fused ops.
-pub const FUSED_TYPES: [&str; 3] = [LSTM.type_name, GRU.type_name, rnn(AlgKind::Undef).type_name];
-
 /// One recognized cell: its kind, H and its weights.
 #[derive(Clone, Debug)]
 pub struct SequenceCell {
@@ -83,6 +83,9 @@ pub struct SequenceCell {
     pub kind: CellKind,
     /// H.
     pub hidden: usize,
+    /// D: 1, or 2 for a bidirectional sequence.
+    pub directions: usize,
+    /// W `[D, G·H, K]`, R `[D, G·H, H]`, B `[D, bias gates · H]`.
     w: Tensor,
     r: Tensor,
     b: Tensor,
@@ -97,32 +100,80 @@ pub enum Weights {
     Iter,
 }
 
-/// The oneDNN kind of a cell op and its attributes; `None` for a cell oneDNN cannot run.
-fn cell_kind(node: &Node) -> Option<(CellKind, &CellAttrs)> {
+/// The oneDNN kind of a cell with these attributes; `None` for one oneDNN cannot run.
+fn kind_of(
+    cell: SequenceCellType,
+    attrs: &CellAttrs,
+    lbr: bool,
+    input_forget: bool,
+) -> Option<CellKind> {
     use ActivationKind::{Relu, Sigmoid, Tanh};
-    let any = node.op.as_any();
-    let (kind, attrs) = if let Some(c) = any.downcast_ref::<LstmCell>() {
-        let plain = !c.input_forget && c.attrs.activations == [Sigmoid, Tanh, Tanh];
-        (plain.then_some(LSTM)?, &c.attrs)
-    } else if let Some(c) = any.downcast_ref::<GruCell>() {
-        if c.attrs.activations != [Sigmoid, Tanh] {
-            return None;
+    if attrs.clip != 0.0 {
+        return None;
+    }
+    match cell {
+        SequenceCellType::Lstm => {
+            (!input_forget && attrs.activations == [Sigmoid, Tanh, Tanh]).then_some(LSTM)
         }
-        let kind = if c.linear_before_reset { LBR_GRU } else { GRU };
-        (kind, &c.attrs)
-    } else if let Some(c) = any.downcast_ref::<RnnCell>() {
-        let activation = match c.attrs.activations[..] {
+        SequenceCellType::Gru if attrs.activations == [Sigmoid, Tanh] => {
+            Some(if lbr { LBR_GRU } else { GRU })
+        }
+        SequenceCellType::Gru => None,
+        SequenceCellType::Rnn => Some(rnn(match attrs.activations[..] {
             [Tanh] => AlgKind::EltwiseTanh,
             [Relu] => AlgKind::EltwiseRelu,
             [Sigmoid] => AlgKind::EltwiseLogistic,
             _ => return None,
-        };
-        (rnn(activation), &c.attrs)
+        })),
+    }
+}
+
+/// The oneDNN kind of a cell op and its attributes; `None` for a cell oneDNN cannot run.
+fn cell_kind(node: &Node) -> Option<(CellKind, &CellAttrs)> {
+    let any = node.op.as_any();
+    let (kind, attrs) = if let Some(c) = any.downcast_ref::<LstmCell>() {
+        let kind = kind_of(SequenceCellType::Lstm, &c.attrs, false, c.input_forget)?;
+        (kind, &c.attrs)
+    } else if let Some(c) = any.downcast_ref::<GruCell>() {
+        let kind = kind_of(
+            SequenceCellType::Gru,
+            &c.attrs,
+            c.linear_before_reset,
+            false,
+        )?;
+        (kind, &c.attrs)
+    } else if let Some(c) = any.downcast_ref::<RnnCell>() {
+        (
+            kind_of(SequenceCellType::Rnn, &c.attrs, false, false)?,
+            &c.attrs,
+        )
     } else {
         return None;
     };
     // LSTMCell-1 with a peephole has a 7th input.
-    (attrs.clip == 0.0 && node.inputs.len() == kind.states + 4).then_some((kind, attrs))
+    (node.inputs.len() == kind.states + 4).then_some((kind, attrs))
+}
+
+/// The oneDNN kind of a sequence op's cell; `None` for one oneDNN cannot run.
+pub fn sequence_kind(op: &RnnSequence) -> Option<CellKind> {
+    kind_of(op.cell, &op.attrs, op.linear_before_reset, op.input_forget)
+}
+
+/// A constant f32 input of `node`.
+fn constant_f32(nodes: &[Node], node: &Node, input: usize) -> Option<Tensor> {
+    let v = node.inputs.get(input)?;
+    nodes[v.node]
+        .op
+        .constant()
+        .filter(|t| t.element_type() == ElementType::F32)
+        .cloned()
+}
+
+/// `t` with a leading unit axis (one direction).
+fn one_direction(t: Tensor) -> Option<Tensor> {
+    let mut shape = vec![1];
+    shape.extend(t.shape());
+    t.reshaped(&shape).ok()
 }
 
 impl SequenceCell {
@@ -131,20 +182,34 @@ impl SequenceCell {
     pub fn recognize(nodes: &[Node], cell: usize) -> Option<Self> {
         let node = &nodes[cell];
         let (kind, attrs) = cell_kind(node)?;
-        let constant = |i: usize| {
-            let v = node.inputs[kind.states + 1 + i];
-            nodes[v.node]
-                .op
-                .constant()
-                .filter(|t| t.element_type() == ElementType::F32)
-                .cloned()
-        };
+        let weight = |i: usize| one_direction(constant_f32(nodes, node, kind.states + 1 + i)?);
         Some(Self {
             kind,
             hidden: attrs.hidden_size,
-            w: constant(0)?,
-            r: constant(1)?,
-            b: constant(2)?,
+            directions: 1,
+            w: weight(0)?,
+            r: weight(1)?,
+            b: weight(2)?,
+        })
+    }
+
+    /// Recognizes `nodes[node]`, an LSTM / GRU / RNN sequence op, as one oneDNN runs, with
+    /// constant f32 W, R, B; `None` otherwise.
+    pub fn recognize_sequence(nodes: &[Node], node: usize) -> Option<Self> {
+        let node = &nodes[node];
+        let op = node.op.as_any().downcast_ref::<RnnSequence>()?;
+        let kind = sequence_kind(op)?;
+        let l = op.lengths_input();
+        if node.inputs.len() != l + 4 {
+            return None; // LSTMSequence-1's peephole
+        }
+        Some(Self {
+            kind,
+            hidden: op.attrs.hidden_size,
+            directions: op.direction.count(),
+            w: constant_f32(nodes, node, l + 1)?,
+            r: constant_f32(nodes, node, l + 2)?,
+            b: constant_f32(nodes, node, l + 3)?,
         })
     }
 
@@ -158,50 +223,54 @@ impl SequenceCell {
         self.kind.bias_order.len()
     }
 
-    /// W `[G·H, K]` (or R with K = H) → ldigo `[1, 1, K, G, H]` in oneDNN's gate order, as plain
-    /// values in logical order.
+    /// W `[D, G·H, K]` (or R with K = H) → ldigo `[1, D, K, G, H]` in oneDNN's gate order, as
+    /// plain values in logical order.
     pub fn ldigo(&self, which: Weights, k: usize) -> Result<Vec<f32>> {
         let (t, what) = match which {
             Weights::Layer => (&self.w, "W"),
             Weights::Iter => (&self.r, "R"),
         };
-        let (g, h) = (self.gates(), self.hidden);
+        let (d, g, h) = (self.directions, self.gates(), self.hidden);
         let w = t.typed::<f32>(what)?;
-        if w.shape() != [g * h, k] {
+        if w.shape() != [d, g * h, k] {
             return Err(Error::InvalidArguments(format!(
-                "{}: {what} of shape {:?}, expected [{}, {k}]",
+                "{}: {what} of shape {:?}, expected [{d}, {}, {k}]",
                 self.kind.type_name,
                 w.shape(),
                 g * h
             )));
         }
-        let mut out = Vec::with_capacity(k * g * h);
-        for i in 0..k {
-            for &og in self.kind.gate_order {
-                out.extend((0..h).map(|j| w[[og * h + j, i]]));
+        let mut out = Vec::with_capacity(d * k * g * h);
+        for dir in 0..d {
+            for i in 0..k {
+                for &og in self.kind.gate_order {
+                    out.extend((0..h).map(|j| w[[dir, og * h + j, i]]));
+                }
             }
         }
         Ok(out)
     }
 
-    /// B → ldgo `[1, 1, bias gates, H]` in oneDNN's gate order.
+    /// B `[D, bias gates · H]` → ldgo `[1, D, bias gates, H]` in oneDNN's gate order.
     pub fn ldgo_bias(&self) -> Result<Vec<f32>> {
-        let h = self.hidden;
+        let (d, h, bg) = (self.directions, self.hidden, self.bias_gates());
         let b = self.b.typed::<f32>("B")?;
         let b: Vec<f32> = b.iter().copied().collect();
-        if b.len() != self.bias_gates() * h {
+        if b.len() != d * bg * h {
             return Err(Error::InvalidArguments(format!(
                 "{}: B of {} values, expected {}",
                 self.kind.type_name,
                 b.len(),
-                self.bias_gates() * h
+                d * bg * h
             )));
         }
-        Ok(self
-            .kind
-            .bias_order
-            .iter()
-            .flat_map(|&og| b[og * h..(og + 1) * h].iter().copied())
+        Ok(b.chunks(bg * h)
+            .flat_map(|b| {
+                self.kind
+                    .bias_order
+                    .iter()
+                    .flat_map(move |&og| b[og * h..(og + 1) * h].iter().copied())
+            })
             .collect())
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Read: src_layer, attention, both weights, peephole, the diff_dst tensors and the workspace
 //! (src_iter, bias and dst_* are taken by the pd, as in oneDNN, but everything backward needs of
-//! them is in the workspace). Written: every diff_src and diff weights tensor.
+//! them is in the workspace), and the sequence lengths when the pd takes them (the same as the
+//! forward pass's). Written: every diff_src and diff weights tensor.
 
 use super::{Backward, BackwardTensors, GateWeights};
 use crate::args;
@@ -12,10 +13,15 @@ use crate::primitive::ExecArgs;
 use crate::rnn::cells::Linear;
 use crate::rnn::pd::RnnPd;
 use crate::rnn::primitive::{buffer, required};
+use crate::rnn::seq_lengths::SeqOrder;
 use crate::rnn::views::Strided;
 
 /// Runs the backward primitive of `pd` on `args`, with the scratchpad at `scratch`.
-pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
+///
+/// # Safety
+/// `scratch` points to a scratchpad of at least `pd.scratch_bytes()` bytes, not in use by
+/// another execution.
+pub unsafe fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
     let p = pd.problem();
     let md = |arg| pd.md(arg);
     let req = |arg| -> Result<*mut u8> { required(pd, args, arg) };
@@ -70,6 +76,16 @@ pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
             "backward pd without workspace layout".into(),
         ));
     };
+    let order = match p.seq_lengths && !p.is_empty() {
+        // SAFETY: the memory's descriptor is the pd's (N s32 values); the order region is
+        // inside the scratchpad.
+        true => Some(unsafe {
+            let ptr = req(args::SEQ_LENGTHS)?.cast::<i32>().cast_const();
+            let lengths = std::slice::from_raw_parts(ptr, p.n);
+            SeqOrder::new(p, layout.order, scratch, lengths)?
+        }),
+        false => None,
+    };
     let run = Backward {
         problem: p,
         scratch: layout,
@@ -77,6 +93,7 @@ pub fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
         tensors,
         linear: Linear::from_attr(&pd.attr().rnn_tparams),
         isa: pd.isa(),
+        order,
     };
     // SAFETY: every pointer comes from a memory object whose descriptor equals the pd's (checked
     // by `ExecArgs::require`); the workspace and scratchpad are at least as large as their

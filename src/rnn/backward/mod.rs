@@ -80,6 +80,7 @@ pub use self::transposed::{pack_gate_weights, GateWeights};
 use super::arena::Region;
 use super::cells::{CellKind, Linear};
 use super::problem::RnnProblem;
+use super::seq_lengths::SeqOrder;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
 use crate::kernels::gemm::CHUNK;
@@ -168,6 +169,9 @@ pub struct Backward<'a> {
     pub isa: Isa,
     /// Test mode (the `rnn_tparams` attribute): the linear activations of the forward pass.
     pub linear: Option<Linear>,
+    /// Per-sample sequence lengths: the batch order of the forward pass (its workspace rows
+    /// are in that order, see [`seq_lengths`](crate::rnn::seq_lengths)).
+    pub order: Option<SeqOrder>,
 }
 
 // SAFETY: `Backward` only holds addresses; its parallel parts give each block of batch rows its
@@ -324,6 +328,25 @@ impl Backward<'_> {
         }
     }
 
+    /// The time and the user's batch row of row `r` at step `s` of direction `d`; `None` past
+    /// the sample's length (rows are in the forward's batch order with sequence lengths).
+    fn time_row(&self, d: usize, s: usize, r: usize) -> Option<(usize, usize)> {
+        match &self.order {
+            None => Some((self.time(d, s), r)),
+            Some(o) => (s < o.len(r)).then(|| (o.time(self.problem, d, r, s), o.sample(r))),
+        }
+    }
+
+    /// The user's batch row of row `r`.
+    fn sample(&self, r: usize) -> usize {
+        self.order.map_or(r, |o| o.sample(r))
+    }
+
+    /// Batch rows computed at step `s`: N, or those of the samples still running.
+    fn active(&self, s: usize) -> usize {
+        self.order.map_or(self.problem.n, |o| o.active(s))
+    }
+
     /// One layer of one direction: the steps from last to first, then the merged GEMMs.
     unsafe fn layer(&self, l: usize, d: usize) {
         let p = self.problem;
@@ -333,6 +356,9 @@ impl Backward<'_> {
             }
             let above = self.above(l, d);
             self.init_state_grads(l, d);
+            if let Some(o) = &self.order {
+                self.zero_inactive(o);
+            }
             let ut = self.transposed(&self.tensors.weights_iter, p.sic, l, d, self.scratch.ut);
             self.load_attention(d);
             let peephole: Vec<f32> = match self.tensors.peephole {
@@ -357,7 +383,8 @@ impl Backward<'_> {
                     above: (above.0.get(), above.1),
                     peephole: &peephole,
                 };
-                for s in (0..p.t).rev() {
+                let steps = self.order.map_or(p.t, |o| o.steps());
+                for s in (0..steps).rev() {
                     self.step(team, &operands, l, d, s);
                 }
             });
@@ -394,11 +421,12 @@ impl Backward<'_> {
     fn in_step_order(&self, v: &Strided<3>, d: usize, col: usize) -> Option<(*mut f32, usize)> {
         let st = v.strides;
         let dense = st[2] == 1 && st[1] >= 0 && st[0] == self.problem.n as isize * st[1];
-        (dense && !self.problem.is_reversed(d)).then(|| (v.at([0, 0, col]), st[1] as usize))
+        let in_order = !self.problem.is_reversed(d) && self.order.is_none();
+        (dense && in_order).then(|| (v.at([0, 0, col]), st[1] as usize))
     }
 
     /// Copies `ch` channels from `col` of a `[T][N][C]` tensor into `dst` `[T][N][ch]` in the
-    /// step order of direction `d`.
+    /// step order of direction `d` (zeros past a sample's length).
     unsafe fn gather_steps(
         &self,
         src: &Strided<3>,
@@ -410,13 +438,43 @@ impl Backward<'_> {
         let p = self.problem;
         for s in 0..p.t {
             for r in 0..p.n {
-                let from = src.at([self.time(d, s), r, col]);
+                let from = self.time_row(d, s, r).map(|(t, b)| src.at([t, b, col]));
                 for c in 0..ch {
                     unsafe {
                         *dst.add((s * p.n + r) * ch + c) =
-                            *from.offset(c as isize * src.strides[2]);
+                            from.map_or(0.0, |f| *f.offset(c as isize * src.strides[2]));
                     }
                 }
+            }
+        }
+    }
+
+    /// With sequence lengths, before the steps of a layer: zeroes the rows of the steps' buffers
+    /// no step writes (`dA`, LBR's `dA'`, GRU's `r ⊙ h_prev`, LSTMP's `dh` of rows past their
+    /// sample's length), which the merged GEMMs read over all `T·N` rows, and AUGRU's attention
+    /// gradient (only valid times are written).
+    unsafe fn zero_inactive(&self, o: &SeqOrder) {
+        let p = self.problem;
+        let sc = self.scratch;
+        let cols = p.g * p.dhc;
+        for (region, width) in [
+            (sc.da, cols),
+            (sc.da_iter, cols),
+            (sc.rh, p.dhc),
+            (sc.dhp, p.dic),
+        ] {
+            if region.len == 0 {
+                continue;
+            }
+            for s in 0..p.t {
+                let from = (s * p.n + o.active(s)) * width;
+                let to = (s + 1) * p.n * width;
+                unsafe { std::ptr::write_bytes(self.sc(region).add(from), 0, to - from) };
+            }
+        }
+        if let Some(v) = self.tensors.diff_attention {
+            for (t, b) in (0..p.t).flat_map(|t| (0..p.n).map(move |b| (t, b))) {
+                unsafe { *v.at([t, b, 0]) = 0.0 };
             }
         }
     }
@@ -429,16 +487,17 @@ impl Backward<'_> {
         let (dh_next, dc) = (self.sc(self.scratch.dh_next), self.sc(self.scratch.dc));
         unsafe {
             for r in 0..p.n {
+                let b = self.sample(r);
                 for c in 0..hc {
                     *dh_next.add(r * hc + c) = match t.diff_dst_iter {
-                        Some(v) if c < p.dic => *v.at([l, d, r, c]),
+                        Some(v) if c < p.dic => *v.at([l, d, b, c]),
                         _ => 0.0,
                     };
                 }
                 if p.cell.has_c_state() {
                     for c in 0..p.dhc {
                         *dc.add(r * p.dhc + c) =
-                            t.diff_dst_iter_c.map_or(0.0, |v| *v.at([l, d, r, c]));
+                            t.diff_dst_iter_c.map_or(0.0, |v| *v.at([l, d, b, c]));
                     }
                 }
             }
@@ -547,13 +606,14 @@ impl Backward<'_> {
         (direct.unwrap_or(below), direct.is_some())
     }
 
-    /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the rows `[N][G·DHC]`
-    /// at `src`, into rows of `ldc ≥ ut.width` floats at `out` (columns `SIC..ut.width`
-    /// receive zeros), on `Uᵀ` ([`Self::transposed`]): the product, for the team to share.
+    /// `out (+)= Σ_{g ∈ gates} src_g·U_gᵀ` (`+=` when `accumulate`) for the first `m` rows
+    /// `[m][G·DHC]` at `src`, into rows of `ldc ≥ ut.width` floats at `out` (columns
+    /// `SIC..ut.width` receive zeros), on `Uᵀ` ([`Self::transposed`]): the product, for the
+    /// team to share.
     fn recurrent(
         &self,
         ut: &Transposed,
-        src: *const f32,
+        (src, m): (*const f32, usize),
         gates: Range<usize>,
         (out, ldc): (*mut f32, usize),
         accumulate: bool,
@@ -563,7 +623,7 @@ impl Backward<'_> {
         Product {
             src: src.wrapping_add(gates.start * dhc),
             lda: p.g * dhc,
-            m: p.n,
+            m,
             k: gates.len() * dhc,
             b: ut.rows(gates.start * dhc..gates.end * dhc),
             out,
@@ -580,14 +640,16 @@ impl Backward<'_> {
         }
     }
 
-    /// The batch rows of a step's element-wise phase this team member takes: its share when
-    /// a step has enough elements to split, else all of them for member 0.
-    fn rows_share(&self, team: &Team) -> Range<usize> {
+    /// The batch rows of step `s`'s element-wise phase this team member takes (of its
+    /// [active](Self::active) rows): its share when a step has enough elements to split, else
+    /// all of them for member 0.
+    fn rows_share(&self, team: &Team, s: usize) -> Range<usize> {
         let p = self.problem;
+        let n = self.active(s);
         if p.n * p.g * p.dhc >= ELEMENTWISE_PARALLEL_MIN {
-            team.share(p.n)
+            team.share(n)
         } else if team.index() == 0 {
-            0..p.n
+            0..n
         } else {
             0..0
         }
@@ -612,28 +674,32 @@ impl Backward<'_> {
                 self.project_back(team, l, d, s, &wp, op);
             }
             // Each member reads and writes its own rows (element-wise) or columns (GEMMs).
-            self.elementwise(&st, s, above, self.rows_share(team), da, da_iter);
+            self.elementwise(&st, s, above, self.rows_share(team, s), da, da_iter);
             team.barrier();
+            let m = self.active(s);
             if let (Some(v), 0) = (self.tensors.diff_attention, team.index()) {
                 let d_att = slice(self.sc(sc.d_att), sc.d_att.len);
-                for (r, &a) in d_att.iter().enumerate() {
-                    *v.at([self.time(d, s), r, 0]) = a;
+                for (r, &a) in d_att.iter().enumerate().take(m) {
+                    if let Some((t, b)) = self.time_row(d, s, r) {
+                        *v.at([t, b, 0]) = a;
+                    }
                 }
             }
+            let (da_m, da_iter_m) = ((da.get().cast_const(), m), (da_iter.get().cast_const(), m));
             let last = match p.cell {
                 CellKind::VanillaRnn | CellKind::Lstm => {
-                    self.recurrent(ut, da.get(), 0..p.g, (dh_next, hc), false)
+                    self.recurrent(ut, da_m, 0..p.g, (dh_next, hc), false)
                 }
                 CellKind::Gru | CellKind::Augru => {
                     // g = dA_o·U_oᵀ, needed by every unit's dA_r (rows of `ut_ld` ≥ `ut.width`
                     // floats).
                     let g_ld = sc.ut_ld;
                     let g = self.sc(sc.g);
-                    let o = self.recurrent(ut, da.get(), 2..3, (g, g_ld), false);
+                    let o = self.recurrent(ut, da_m, 2..3, (g, g_ld), false);
                     self.product_share(team, &o);
                     team.barrier();
                     let rh = self.sc(sc.rh).add(s * n * dhc);
-                    let rows = self.rows_share(team);
+                    let rows = self.rows_share(team, s);
                     let (r0, nr) = (rows.start, rows.len());
                     cells::gru_reset(
                         self.isa,
@@ -645,10 +711,10 @@ impl Backward<'_> {
                         slice_mut(rh.add(r0 * dhc), nr * dhc),
                     );
                     team.barrier();
-                    self.recurrent(ut, da.get(), 0..2, (dh_next, hc), true)
+                    self.recurrent(ut, da_m, 0..2, (dh_next, hc), true)
                 }
                 CellKind::LbrGru | CellKind::LbrAugru => {
-                    self.recurrent(ut, da_iter.get(), 0..p.g, (dh_next, hc), true)
+                    self.recurrent(ut, da_iter_m, 0..p.g, (dh_next, hc), true)
                 }
             };
             self.product_share(team, &last);
@@ -710,11 +776,12 @@ impl Backward<'_> {
         let p = self.problem;
         let sc = self.scratch;
         let (above, wpt) = (op.above, op.projection);
+        let m = self.active(s);
         unsafe {
             let dhp = self.sc(sc.dhp).add(s * p.n * p.dic);
             let dh = self.sc(sc.dh);
             if team.index() == 0 {
-                self.incoming(s, above, 0..p.n, p.dic, dhp);
+                self.incoming(s, above, 0..m, p.dic, dhp);
             }
             match wpt {
                 Some(b) => {
@@ -722,7 +789,7 @@ impl Backward<'_> {
                     let product = Product {
                         src: dhp,
                         lda: p.dic,
-                        m: p.n,
+                        m,
                         k: p.dic,
                         b: *b,
                         out: dh,
@@ -738,7 +805,7 @@ impl Backward<'_> {
                         cs: wp.strides[3],
                     };
                     let (a, c) = (Mat::rows(dhp, p.dic), Mat::rows(dh, p.dhc));
-                    gemm(p.n, p.dhc, p.dic, a, w.t(), 0.0, c);
+                    gemm(m, p.dhc, p.dic, a, w.t(), 0.0, c);
                 }
                 None => {}
             }
@@ -828,14 +895,14 @@ impl Backward<'_> {
             if let Some(v) = t.diff_src_iter {
                 for r in 0..p.n {
                     for c in 0..p.sic {
-                        *v.at([l, d, r, c]) = *dh_next.add(r * hc + c);
+                        *v.at([l, d, self.sample(r), c]) = *dh_next.add(r * hc + c);
                     }
                 }
             }
             if let Some(v) = t.diff_src_iter_c {
                 for r in 0..p.n {
                     for c in 0..p.dhc {
-                        *v.at([l, d, r, c]) = *dc.add(r * p.dhc + c);
+                        *v.at([l, d, self.sample(r), c]) = *dc.add(r * p.dhc + c);
                     }
                 }
             }
@@ -1026,19 +1093,27 @@ impl Backward<'_> {
         }
     }
     /// Layer 0's input gradient of direction `d`, left in `below`, into `diff_src_layer`:
-    /// stored by direction 0, added by direction 1.
+    /// stored by direction 0, added by direction 1 (zeros past a sample's length).
     unsafe fn add_input_gradient(&self, d: usize) {
         let p = self.problem;
         let ds = &self.tensors.diff_src_layer;
         let ((below, ld), _) = self.input_gradient_target(0, d);
         for s in 0..p.t {
             for r in 0..p.n {
-                unsafe {
-                    let dst = ds.at([self.time(d, s), r, 0]);
-                    let src = below.add((s * p.n + r) * ld);
-                    for c in 0..p.slc {
+                // Past its length, a sample's step s stands for its time s (padding).
+                let (dst, src) = match self.time_row(d, s, r) {
+                    Some((t, b)) => (
+                        ds.at([t, b, 0]),
+                        Some(below.wrapping_add((s * p.n + r) * ld)),
+                    ),
+                    None if d == 0 => (ds.at([s, self.sample(r), 0]), None),
+                    None => continue,
+                };
+                for c in 0..p.slc {
+                    unsafe {
                         let v = dst.offset(c as isize * ds.strides[2]);
-                        *v = if d == 0 { 0.0 } else { *v } + *src.add(c);
+                        let add = src.map_or(0.0, |src| *src.add(c));
+                        *v = if d == 0 { 0.0 } else { *v } + add;
                     }
                 }
             }

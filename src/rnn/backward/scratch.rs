@@ -24,14 +24,18 @@
 //! | `att`     | `[T][N]`           | AUGRU: attention in step order |
 //! | `d_att`   | `[N]`              | AUGRU: attention gradient of one step |
 //! | `pack`    | per thread         | packed blocks of the weight-gradient GEMMs ([`gemm_tn`](super::gemm::gemm_tn)) |
+//! | `order`   | `2N + T`           | sequence lengths: the batch order (`seq_lengths::SeqOrder`; lane 0's serves both) |
 
 use super::gemm::tn_pack_floats;
 use super::transposed::Transposed;
+use crate::error::Result;
 use crate::kernels::gemm::CHUNK;
 use crate::rnn::arena::{Arena, Region};
 use crate::rnn::cells::CellKind;
 use crate::rnn::problem::RnnProblem;
 use crate::rnn::scratch::concurrent_directions;
+use crate::rnn::seq_lengths::order_floats;
+use crate::size;
 
 /// Offsets of the backward scratchpad regions for one problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,6 +80,8 @@ pub struct BackwardScratch {
     pub d_att: Region,
     /// See the module table.
     pub pack: Region,
+    /// Sequence lengths: the batch order (empty without).
+    pub order: Region,
     /// Lanes: 2 when the directions run at the same time, else 1.
     pub lanes: usize,
     /// Bytes of one lane.
@@ -86,48 +92,58 @@ pub struct BackwardScratch {
 
 impl BackwardScratch {
     /// The layout for a backward problem; `ut` / `wt` only for plain `weights_iter` /
-    /// `weights_layer` (packed transposed ones are read in place).
-    pub fn new(p: &RnnProblem, plain_layer: bool, plain_iter: bool) -> Self {
+    /// `weights_layer` (packed transposed ones are read in place). `invalid_arguments` when a
+    /// region does not fit.
+    pub fn new(p: &RnnProblem, plain_layer: bool, plain_iter: bool) -> Result<Self> {
+        let what = "RNN backward scratchpad";
         let (t, n, dhc) = (p.t, p.n, p.dhc);
-        let rows = t * n;
-        let cols = p.g * dhc;
-        let lbr = matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru);
-        let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
-        let lstm = p.cell.has_c_state();
-        let ut_ld = p.sic.next_multiple_of(CHUNK);
-        let hc = p.sic.max(p.dic).next_multiple_of(CHUNK);
-        let xc = p.slc.max(p.dic).next_multiple_of(CHUNK);
+        let rows = size::product(what, &[t, n])?;
+        let cols = size::product(what, &[p.g, dhc])?;
+        let lbr = usize::from(matches!(p.cell, CellKind::LbrGru | CellKind::LbrAugru));
+        let gru = usize::from(matches!(p.cell, CellKind::Gru | CellKind::Augru));
+        let lstm = usize::from(p.cell.has_c_state());
+        let projection = usize::from(p.with_projection);
+        let attention = usize::from(p.cell.has_attention());
+        let ut_ld = size::round_up(what, p.sic, CHUNK)?;
+        let hc = size::round_up(what, p.sic.max(p.dic), CHUNK)?;
+        let xc = size::round_up(what, p.slc.max(p.dic), CHUNK)?;
         let lanes = concurrent_directions(p);
-        let mut a = Arena::new();
-        let da = a.push(rows * cols);
-        let da_iter = a.push(if lbr { rows * cols } else { 0 });
-        let rh = a.push(if gru { rows * dhc } else { 0 });
-        let ut = a.push(if plain_iter {
-            Transposed::floats(cols, p.sic)
-        } else {
-            0
-        });
-        let wt = a.push(if plain_layer { cols * xc } else { 0 });
-        let g = a.push(if gru { n * ut_ld } else { 0 });
-        let dh = a.push(n * dhc);
-        let dhp = a.push(if p.with_projection { rows * p.dic } else { 0 });
-        let wpt = a.push(if p.with_projection && dhc.is_multiple_of(CHUNK) {
-            Transposed::floats(p.dic, dhc)
-        } else {
-            0
-        });
-        let dh_next = a.push(n * hc);
-        let dc = a.push(if lstm { n * dhc } else { 0 });
-        let above = a.push(rows * p.dic);
-        let below = a.push(rows * xc);
-        let x = a.push(rows * p.slc);
-        let att = a.push(if p.cell.has_attention() { rows } else { 0 });
-        let d_att = a.push(if p.cell.has_attention() { n } else { 0 });
+        let mut a = Arena::new(what);
+        let da = a.push(&[rows, cols])?;
+        let da_iter = a.push(&[lbr, rows, cols])?;
+        let rh = a.push(&[gru, rows, dhc])?;
+        let transposed = |on: bool, rows, k| -> Result<usize> {
+            if on {
+                Transposed::floats(what, rows, k)
+            } else {
+                Ok(0)
+            }
+        };
+        let ut = a.push(&[transposed(plain_iter, cols, p.sic)?])?;
+        let wt = a.push(&[usize::from(plain_layer), cols, xc])?;
+        let g = a.push(&[gru, n, ut_ld])?;
+        let dh = a.push(&[n, dhc])?;
+        let dhp = a.push(&[projection, rows, p.dic])?;
+        let wpt = a.push(&[transposed(
+            p.with_projection && dhc.is_multiple_of(CHUNK),
+            p.dic,
+            dhc,
+        )?])?;
+        let dh_next = a.push(&[n, hc])?;
+        let dc = a.push(&[lstm, n, dhc])?;
+        let above = a.push(&[rows, p.dic])?;
+        let below = a.push(&[rows, xc])?;
+        let x = a.push(&[rows, p.slc])?;
+        let att = a.push(&[attention, rows])?;
+        let d_att = a.push(&[attention, n])?;
         // Widest A: the input channels, or DHC for the projection's gradient `h̃ᵀ·dh`.
-        let proj_m = if p.with_projection { dhc } else { 0 };
-        let m = p.slc.max(p.sic).max(p.dic).max(proj_m);
-        let pack = a.push(tn_pack_floats(rows, m, cols));
-        Self {
+        let m = p.slc.max(p.sic).max(p.dic).max(projection * dhc);
+        let pack = a.push(&[tn_pack_floats(rows, m, cols)])?;
+        let order = a.push(&[if p.seq_lengths { order_floats(p)? } else { 0 }])?;
+        let lane_bytes = a.bytes();
+        let bytes = size::product(what, &[lanes, lane_bytes])?;
+        size::bytes(what, bytes, 1)?;
+        Ok(Self {
             da,
             da_iter,
             rh,
@@ -148,9 +164,10 @@ impl BackwardScratch {
             att,
             d_att,
             pack,
+            order,
             lanes,
-            lane_bytes: a.bytes(),
-            bytes: lanes * a.bytes(),
-        }
+            lane_bytes,
+            bytes,
+        })
     }
 }

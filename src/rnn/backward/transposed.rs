@@ -11,10 +11,11 @@
 //! backward ran its step products at about half the forward's GFLOP/s on a Xeon.
 
 use super::{slice, slice_mut, PACK_PARALLEL_MIN};
+use crate::error::Result;
 use crate::kernels::gemm::Panel;
 use crate::memory::packed_transposed::{self as layout, padded_width, panel_columns};
 use crate::rnn::views::{Strided, SyncPtr};
-use crate::threading;
+use crate::{size, threading};
 use std::ops::Range;
 
 pub use crate::memory::packed_transposed::{CHUNK, PANEL};
@@ -72,9 +73,10 @@ unsafe impl Send for Transposed {}
 unsafe impl Sync for Transposed {}
 
 impl Transposed {
-    /// Floats of the packed form of `rows` rows of `k` columns.
-    pub fn floats(rows: usize, k: usize) -> usize {
-        rows * padded_width(k)
+    /// Floats of the packed form of `rows` rows of `k` columns; `invalid_arguments` naming
+    /// `what` when they do not fit.
+    pub fn floats(what: &str, rows: usize, k: usize) -> Result<usize> {
+        size::product(what, &[rows, size::round_up(what, k, CHUNK)?])
     }
 
     /// The packed form of `rows` rows of `k` columns already at `ptr`.
@@ -173,7 +175,7 @@ mod tests {
         // 3 rows of 100 columns (width 128: panels 64 + 64), column stride 2.
         let (rows, k, cs) = (3, 100, 2);
         let src: Vec<f32> = (0..rows * k * cs).map(|i| i as f32).collect();
-        let mut dst = vec![f32::NAN; Transposed::floats(rows, k)];
+        let mut dst = vec![f32::NAN; Transposed::floats("test", rows, k).unwrap()];
         let t = unsafe {
             Transposed::pack(dst.as_mut_ptr(), rows, k, |j| src[j * k * cs..].as_ptr(), 2)
         };
@@ -200,7 +202,7 @@ mod tests {
     fn a_width_not_a_multiple_of_the_panel_ends_with_a_chunk_wide_panel() {
         let (rows, k) = (2, 70);
         let src = vec![1f32; rows * k];
-        let mut dst = vec![f32::NAN; Transposed::floats(rows, k)];
+        let mut dst = vec![f32::NAN; Transposed::floats("test", rows, k).unwrap()];
         let t =
             unsafe { Transposed::pack(dst.as_mut_ptr(), rows, k, |j| src[j * k..].as_ptr(), 1) };
         assert_eq!((t.width, t.panels(), t.columns(1)), (96, 2, 64..96));

@@ -1,0 +1,34 @@
+"""Builds liboxidnn.so with cargo and ships it, with the generated header, inside the package."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.dist import Distribution
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class BuildWithLibrary(build_py):
+    """build_py plus `cargo build --release --lib`; copies liboxidnn.so and oxidnn.h."""
+
+    def run(self):
+        super().run()
+        target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")).resolve()
+        subprocess.run(["cargo", "build", "--release", "--lib", "--manifest-path",
+                        str(ROOT / "Cargo.toml"), "--target-dir", str(target)], check=True)
+        dest = Path(self.build_lib) / "oxidnn"
+        shutil.copy2(target / "release" / "liboxidnn.so", dest / "liboxidnn.so")
+        shutil.copy2(ROOT / "include" / "oxidnn.h", dest / "oxidnn.h")
+
+
+class BinaryDistribution(Distribution):
+    """The wheel holds a native library: platform-specific."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)
