@@ -1,7 +1,7 @@
 //! A stable-toolchain mutation fuzzer for the IR loader and the graph C API (`oxidnn_model_*`,
 //! `oxidnn_request_*`), run by `cargo test` for a bounded time over the committed corpus:
-//! every `tests/ov_cases/*/model.xml` + `.bin`, `tests/ir_malformed/*` and
-//! `tests/graph_support/*.xml`. Each mutant (byte edits, numbers and attribute values replaced
+//! every `tests/ov_cases/*/model.xml` and `tests/ov_corpus/*/model.xml` + `.bin`,
+//! `tests/ir_malformed/*` and `tests/graph_support/*.xml`. Each mutant (byte edits, numbers and attribute values replaced
 //! by edge values, ranges deleted, duplicated or spliced from another IR, `.bin` edits) is
 //! loaded from memory; a model that loads is described, and run through a request with small
 //! limits on inputs of its declared (or small chosen) shapes and random values, including with
@@ -78,18 +78,13 @@ fn corpus() -> Vec<Sample> {
             }
         }
     }
-    for e in std::fs::read_dir(root.join("ov_cases")).unwrap() {
-        let p = e.unwrap().path().join("model.xml");
-        if p.exists() {
-            add(
-                p.parent()
-                    .unwrap()
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into(),
-                &p,
-            );
+    for dir in ["ov_cases", "ov_corpus"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path().join("model.xml");
+            if let Some(case) = p.exists().then(|| p.parent()).flatten() {
+                let name = case.file_name().unwrap().to_string_lossy().into_owned();
+                add(name, &p);
+            }
         }
     }
     samples.sort_by(|a, b| a.name.cmp(&b.name));
