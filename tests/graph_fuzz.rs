@@ -1,7 +1,7 @@
 //! A stable-toolchain mutation fuzzer for the IR loader and the graph C API (`oxidnn_model_*`,
 //! `oxidnn_request_*`), run by `cargo test` for a bounded time over the committed corpus:
-//! every `tests/ov_cases/*/model.xml` + `.bin`, `tests/ir_malformed/*` and
-//! `tests/graph_support/*.xml`. Each mutant (byte edits, numbers and attribute values replaced
+//! every `tests/ov_cases/*/model.xml` and `tests/ov_corpus/*/model.xml` + `.bin`,
+//! `tests/ir_malformed/*` and `tests/graph_support/*.xml`. Each mutant (byte edits, numbers and attribute values replaced
 //! by edge values, ranges deleted, duplicated or spliced from another IR, `.bin` edits) is
 //! loaded from memory; a model that loads is described, and run through a request with small
 //! limits on inputs of its declared (or small chosen) shapes and random values, including with
@@ -78,18 +78,13 @@ fn corpus() -> Vec<Sample> {
             }
         }
     }
-    for e in std::fs::read_dir(root.join("ov_cases")).unwrap() {
-        let p = e.unwrap().path().join("model.xml");
-        if p.exists() {
-            add(
-                p.parent()
-                    .unwrap()
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into(),
-                &p,
-            );
+    for dir in ["ov_cases", "ov_corpus"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path().join("model.xml");
+            if let Some(case) = p.exists().then(|| p.parent()).flatten() {
+                let name = case.file_name().unwrap().to_string_lossy().into_owned();
+                add(name, &p);
+            }
         }
     }
     samples.sort_by(|a, b| a.name.cmp(&b.name));
@@ -451,6 +446,20 @@ unsafe fn run(rng: &mut Rng, m: oxidnn_model_t, r: oxidnn_request_t) -> Result<O
     Ok(Outcome::Ran)
 }
 
+/// Writes a finding's IR to `<temp dir>/oxidnn-graph-fuzz/<i>.xml` and `.bin` (to be kept as a
+/// regression case) and returns where it went.
+fn save(s: &Sample, i: usize) -> String {
+    let dir = std::env::temp_dir().join("oxidnn-graph-fuzz");
+    let xml = dir.join(format!("{i}.xml"));
+    let saved = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&xml, &s.xml))
+        .and_then(|()| std::fs::write(xml.with_extension("bin"), &s.bin));
+    match saved {
+        Ok(()) => format!("mutant {i} of {} (saved as {})", s.name, xml.display()),
+        Err(e) => format!("mutant {i} of {} (not saved: {e})", s.name),
+    }
+}
+
 #[test]
 fn mutated_irs_never_panic_through_the_c_api() {
     let seconds = env_u64("OXIDNN_FUZZ_SECONDS", 5);
@@ -495,11 +504,8 @@ fn mutated_irs_never_panic_through_the_c_api() {
                 loaded += u64::from(outcome != Outcome::Refused);
                 ran += u64::from(outcome == Outcome::Ran);
             }
-            Ok(Err(e)) => findings.push(format!("mutant {i} of {}: {e}", sample.name)),
-            Err(_) => findings.push(format!(
-                "mutant {i} of {}: the harness panicked",
-                sample.name
-            )),
+            Ok(Err(e)) => findings.push(format!("{}: {e}", save(&sample, i))),
+            Err(_) => findings.push(format!("{}: the harness panicked", save(&sample, i))),
         }
         if findings.len() >= 5 {
             break;

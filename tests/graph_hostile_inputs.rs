@@ -152,3 +152,39 @@ fn weights_are_read_by_range_and_bounded_by_the_file_size() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Found by `tests/graph_fuzz.rs` (seed 2): a TensorIterator over an LSTMCell whose sliced
+/// input is a rank-2 state ([1, 16]) instead of the [1, 25, 32] sequence made the fusion pass
+/// index a third dim that is not there (a panic at load: index out of bounds). It now stays unfused, and running it
+/// reports the mismatch.
+#[test]
+fn a_sequence_input_of_the_wrong_rank_is_not_fused() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ov_cases/ti_lstm_seed_example");
+    let xml = std::fs::read_to_string(case.join("model.xml")).unwrap();
+    let bin = std::fs::read(case.join("model.bin")).unwrap();
+    // The sequence slices C ([1, 16]) instead of X; the outputs' 25 steps become C's 16.
+    let swapped: String = xml
+        .replace(
+            "<input axis=\"1\" external_port_id=\"0\"",
+            "<input axis=\"1\" external_port_id=\"2\"",
+        )
+        .lines()
+        .enumerate()
+        .map(|(i, l)| match i + 1 {
+            63 | 271 => l.replace("<dim>25</dim>", "<dim>16</dim>") + "\n",
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    assert_ne!(swapped, xml);
+    let result = std::panic::catch_unwind(|| Model::from_ir(swapped.as_bytes(), &bin));
+    let loaded = result.expect("loading panicked");
+    if let Ok(model) = loaded {
+        assert_eq!(model.fused_node_count(), 0);
+        let inputs: Vec<Tensor> = model
+            .inputs()
+            .iter()
+            .map(|i| Tensor::zeros(i.element_type, &i.shape.to_static().unwrap()))
+            .collect();
+        assert!(model.infer(&inputs).is_err());
+    }
+}

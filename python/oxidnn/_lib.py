@@ -67,9 +67,13 @@ _SIGNATURES = {
     "oxidnn_model_get_output_type": [P, _int, ctypes.POINTER(_int)],
     "oxidnn_model_get_input_shape": [P, _int, ctypes.POINTER(_int), ctypes.POINTER(_I64P)],
     "oxidnn_model_get_output_shape": [P, _int, ctypes.POINTER(_int), ctypes.POINTER(_I64P)],
-    "oxidnn_model_set_input_shape": [P, _int, _int, ctypes.POINTER(_i64)],
-    "oxidnn_model_execute": [P, _int, ctypes.POINTER(P), _int, ctypes.POINTER(P)],
-    "oxidnn_model_get_output_data": [P, _int, ctypes.POINTER(P), ctypes.POINTER(_size)],
+    "oxidnn_request_create": [ctypes.POINTER(P), P],
+    "oxidnn_request_destroy": [P],
+    "oxidnn_request_set_input_shape": [P, _int, _int, ctypes.POINTER(_i64)],
+    "oxidnn_request_execute": [P, _int, ctypes.POINTER(P), ctypes.POINTER(_size), _int,
+                               ctypes.POINTER(P), ctypes.POINTER(_size)],
+    "oxidnn_request_get_output_shape": [P, _int, ctypes.POINTER(_int), ctypes.POINTER(_I64P)],
+    "oxidnn_request_get_output_data": [P, _int, ctypes.POINTER(P), ctypes.POINTER(_size)],
 }
 for _name, _args in _SIGNATURES.items():
     getattr(lib, _name).argtypes = _args

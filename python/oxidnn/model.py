@@ -1,6 +1,5 @@
-"""OpenVINO IR models through oxidnn's `oxidnn_model_*` C API."""
+"""OpenVINO IR models through oxidnn's `oxidnn_model_*` / `oxidnn_request_*` C API."""
 import ctypes
-import threading
 from collections import namedtuple
 
 import numpy as np
@@ -21,14 +20,13 @@ _DTYPES = {getattr(C, name): np.dtype(dt) for name, dt in [
 class Model:
     """An OpenVINO IR (`model.xml`, weights in `model.bin` next to it or at `bin_path`).
 
-    `model({name: array})` runs it and returns {output name: numpy array}. Calls on one model are
-    serialized (it keeps its last outputs); separate models run in parallel."""
+    `model({name: array})` runs it and returns {output name: numpy array}. Each call runs on a
+    request of its own, so calls on one model from several threads run in parallel."""
 
     def __init__(self, xml_path, bin_path=None):
         self._model = Handle(create("oxidnn_model_load", str(xml_path).encode(),
                                     None if bin_path is None else str(bin_path).encode()),
                              "oxidnn_model_destroy")
-        self._lock = threading.Lock()
         self.inputs = [self._info("input", i) for i in range(self._count("inputs"))]
         self.outputs = [self._info("output", i) for i in range(self._count("outputs"))]
 
@@ -37,9 +35,10 @@ class Model:
         call(f"oxidnn_model_get_num_{what}", self._model.value, ctypes.byref(n))
         return n.value
 
-    def _shape(self, what, i):
+    def _shape(self, what, i, handle=None):
         ndims, dims = ctypes.c_int(), ctypes.POINTER(ctypes.c_int64)()
-        call(f"oxidnn_model_get_{what}_shape", self._model.value, i, ctypes.byref(ndims),
+        prefix = "oxidnn_model" if handle is None else "oxidnn_request"
+        call(f"{prefix}_get_{what}_shape", (handle or self._model).value, i, ctypes.byref(ndims),
              ctypes.byref(dims))
         return None if ndims.value < 0 else tuple(dims[k] for k in range(ndims.value))
 
@@ -55,17 +54,20 @@ class Model:
         if set(inputs) != set(names):
             raise KeyError(f"inputs {sorted(inputs)}, the model takes {sorted(names)}")
         arrays = [np.ascontiguousarray(inputs[t.name], dtype=t.dtype) for t in self.inputs]
-        with self._lock:
-            for i, a in enumerate(arrays):
-                call("oxidnn_model_set_input_shape", self._model.value, i, a.ndim,
-                     (ctypes.c_int64 * max(a.ndim, 1))(*a.shape))
-            ptrs = (P * len(arrays))(*[a.ctypes.data for a in arrays])
-            call("oxidnn_model_execute", self._model.value, len(arrays), ptrs, 0, None)
-            return {t.name: self._output(i, t.dtype) for i, t in enumerate(self.outputs)}
+        request = Handle(create("oxidnn_request_create", self._model.value),
+                         "oxidnn_request_destroy")
+        for i, a in enumerate(arrays):
+            call("oxidnn_request_set_input_shape", request.value, i, a.ndim,
+                 (ctypes.c_int64 * max(a.ndim, 1))(*a.shape))
+        n = len(arrays)
+        ptrs = (P * n)(*[a.ctypes.data for a in arrays])
+        sizes = (ctypes.c_size_t * n)(*[a.nbytes for a in arrays])
+        call("oxidnn_request_execute", request.value, n, ptrs, sizes, 0, None, None)
+        return {t.name: self._output(request, i, t.dtype) for i, t in enumerate(self.outputs)}
 
-    def _output(self, i, dtype):
+    def _output(self, request, i, dtype):
         data, size = P(), ctypes.c_size_t()
-        call("oxidnn_model_get_output_data", self._model.value, i, ctypes.byref(data),
+        call("oxidnn_request_get_output_data", request.value, i, ctypes.byref(data),
              ctypes.byref(size))
         raw = (ctypes.c_uint8 * size.value).from_address(data.value) if size.value else b""
-        return np.frombuffer(raw, dtype).reshape(self._shape("output", i)).copy()
+        return np.frombuffer(raw, dtype).reshape(self._shape("output", i, request)).copy()

@@ -152,7 +152,7 @@ fn static_shape(dims: &[i64], what: &str) -> Result<Vec<usize>> {
         .collect::<Option<Vec<usize>>>()
         .ok_or_else(|| {
             Error::InvalidArguments(format!(
-                "{what} has a dynamic shape {dims:?}: set it with oxidnn_model_set_input_shape"
+                "{what} has a dynamic shape {dims:?}: set it with oxidnn_request_set_input_shape"
             ))
         })
 }

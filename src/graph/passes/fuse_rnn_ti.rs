@@ -219,10 +219,15 @@ fn try_fuse(model: &Model, index: usize) -> Result<Option<FusedRnnSequence>> {
         let v = node.inputs[i];
         model.nodes[v.node].outputs[v.port].shape.to_static()
     };
-    let Some(xs) = outer(m.x_input) else {
+    // A sequence is [T, N, K] or [N, T, K], sliced along axis 0 or 1; anything else (a
+    // malformed model) stays unfused, where execution reports what is wrong.
+    let Some(xs) = outer(m.x_input).filter(|xs| xs.len() == 3) else {
         return Ok(None);
     };
     let axis = m.x_spec.axis(3)?;
+    if axis > 1 {
+        return Ok(None);
+    }
     let Ok((first, t)) = m.x_spec.range(xs[axis]) else {
         return Ok(None);
     };
