@@ -35,6 +35,7 @@ pub mod reverse_sequence;
 pub mod rnn_cell;
 pub mod rnn_common;
 pub mod rnn_sequence;
+pub mod scatter_common;
 pub mod scatter_elements_update;
 pub mod scatter_nd_update;
 pub mod scatter_update;

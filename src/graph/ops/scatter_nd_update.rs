@@ -5,7 +5,7 @@
 
 use std::any::Any;
 
-use super::{check_arity, expect_inputs, invalid, Op, OutputInfo, ValueInfo};
+use super::{check_arity, expect_inputs, invalid, scatter_common, Op, OutputInfo, ValueInfo};
 use crate::error::{Error, Result};
 use crate::graph::ir::IrLayer;
 use crate::graph::tensor::{Element, Tensor};
@@ -63,20 +63,7 @@ impl Op for ScatterNdUpdate {
         "ScatterNDUpdate"
     }
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
-        let (d, i, u) = (&inputs[0], &inputs[1], &inputs[2]);
-        if !i.element_type.is_integer() {
-            return Err(invalid(format!(
-                "indices must be integer, got {}",
-                i.element_type
-            )));
-        }
-        if u.element_type != d.element_type {
-            return Err(invalid(format!(
-                "updates are {}, data is {}",
-                u.element_type, d.element_type
-            )));
-        }
-        Ok(vec![OutputInfo::new(d.element_type, d.shape.clone())])
+        scatter_common::infer(&inputs[0], &inputs[1], &inputs[2], None)
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         check_arity("ScatterNDUpdate", inputs, 3..=3)?;

@@ -4,7 +4,7 @@
 
 use std::any::Any;
 
-use super::{check_arity, expect_inputs, invalid, Op, OutputInfo, ValueInfo};
+use super::{check_arity, expect_inputs, invalid, scatter_common, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
 use crate::graph::shape::normalize_axis;
@@ -52,17 +52,7 @@ impl Op for ScatterUpdate {
         "ScatterUpdate"
     }
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
-        let (d, i, u, a) = (&inputs[0], &inputs[1], &inputs[2], &inputs[3]);
-        if !i.element_type.is_integer() || !a.element_type.is_integer() {
-            return Err(invalid("indices and axis must be integer"));
-        }
-        if u.element_type != d.element_type {
-            return Err(invalid(format!(
-                "updates are {}, data is {}",
-                u.element_type, d.element_type
-            )));
-        }
-        Ok(vec![OutputInfo::new(d.element_type, d.shape.clone())])
+        scatter_common::infer(&inputs[0], &inputs[1], &inputs[2], Some(&inputs[3]))
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         check_arity("ScatterUpdate", inputs, 4..=4)?;
