@@ -120,38 +120,21 @@ const PLAIN: [(&str, UnaryKind); 27] = [
 ];
 
 /// Every IR type name this file implements.
-pub const TYPE_NAMES: [&str; 30] = [
-    "Abs",
-    "Negative",
-    "Sign",
-    "Floor",
-    "Ceiling",
-    "Round",
-    "Exp",
-    "Log",
-    "Sqrt",
-    "Erf",
-    "Sin",
-    "Cos",
-    "Tan",
-    "Asin",
-    "Acos",
-    "Atan",
-    "Sinh",
-    "Cosh",
-    "Asinh",
-    "Acosh",
-    "Atanh",
-    "Gelu",
-    "Elu",
-    "SoftPlus",
-    "SoftSign",
-    "Mish",
-    "HSwish",
-    "HSigmoid",
-    "Swish",
-    "HardSigmoid",
-];
+pub const TYPE_NAMES: [&str; 30] = {
+    // `PLAIN`'s names, then the functions with attributes (see `from_ir`).
+    let with_attributes = ["Round", "Gelu", "Elu"];
+    let mut names = [""; 30];
+    let mut i = 0;
+    while i < PLAIN.len() {
+        names[i] = PLAIN[i].0;
+        i += 1;
+    }
+    while i < names.len() {
+        names[i] = with_attributes[i - PLAIN.len()];
+        i += 1;
+    }
+    names
+};
 
 /// The error function, by the Chebyshev fit of erfc of Numerical Recipes (fractional error
 /// below 1.2e-7 everywhere).
