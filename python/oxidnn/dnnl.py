@@ -211,8 +211,10 @@ class PrimitiveDesc:
         self.handle = Handle(value, "dnnl_primitive_desc_destroy")
 
     def query_md(self, what, index=0):
-        """A descriptor the pd holds (`"src_md"`, `"weights_md"`, ...; index as oneDNN's)."""
-        value = lib.dnnl_primitive_desc_query_md(self.handle.value, _enum(what), index)
+        """A descriptor the pd holds: `what` a `dnnl_query_t` or its name without `dnnl_query_`
+        (`"src_md"`, `"weights_md"`, ...), index as oneDNN's."""
+        what = _enum("query_" + what) if isinstance(what, str) else what
+        value = lib.dnnl_primitive_desc_query_md(self.handle.value, what, index)
         return MemoryDesc._clone(value) if value else None
 
     def arg_md(self, arg):
