@@ -189,16 +189,15 @@ class _RNNBase:
 
     def _layer_plan(self, layer, T, N, channels, has_hx, attr):
         w = self._layers[layer]
+        weights = {"WEIGHTS_PEEPHOLE": None, "WEIGHTS_PROJECTION": None}  # when the cell has none
+        weights.update({k: dnnl.MemoryDesc(v.mem.desc.dims, tag="ldgo" if k == "BIAS" else "any")
+                        for k, v in w.items()})
         d = SimpleNamespace(
             src=self._data_md(T, N, channels),
             dst=self._data_md(T, N, self._dirs * self._out),
             states=[dnnl.MemoryDesc((1, self._dirs, N, s), tag="ldnc")
                     for s in self._state_sizes()],
-            attention=self._data_md(T, N, 1) if self._attention else None,
-            **{k: dnnl.MemoryDesc(v.mem.desc.dims, tag="ldgo" if k == "BIAS" else "any")
-               for k, v in w.items()})
-        for k in ("WEIGHTS_PEEPHOLE", "WEIGHTS_PROJECTION"):
-            setattr(d, k, getattr(d, k, None))
+            attention=self._data_md(T, N, 1) if self._attention else None, **weights)
         pd = self._create_pd(d, has_hx, attr)
         weights = {getattr(C, "DNNL_ARG_" + k): self._packed(v, pd, "DNNL_ARG_" + k)
                    for k, v in w.items()}
