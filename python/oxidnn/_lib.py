@@ -21,7 +21,20 @@ def _parse_defines(text):
     return defines
 
 
-C = SimpleNamespace(**_parse_defines((_HERE / "oxidnn.h").read_text()))
+HEADER = (_HERE / "oxidnn.h").read_text()
+C = SimpleNamespace(**_parse_defines(HEADER))
+
+
+def prototype(name):
+    """The parameters of function `name` in the header: [(C type, parameter name)]."""
+    m = re.search(r"\b" + name + r"\(([^)]*)\);", HEADER)
+    if m is None:
+        raise AttributeError(f"{name} is not in oxidnn.h")
+    params = []
+    for p in m.group(1).split(","):
+        ctype, _, pname = " ".join(p.split()).rpartition(" ")
+        params.append((ctype + "*" * pname.count("*"), pname.strip("*")))
+    return params
 
 P = ctypes.c_void_p
 _int, _i64, _size = ctypes.c_int, ctypes.c_int64, ctypes.c_size_t
@@ -58,19 +71,6 @@ _SIGNATURES = {
     "dnnl_primitive_execute": [P, P, _int, ctypes.POINTER(ExecArg)],
     "dnnl_primitive_destroy": [P],
     "dnnl_reorder_primitive_desc_create": [ctypes.POINTER(P), P, P, P, P, P],
-    "dnnl_vanilla_rnn_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int, _int] + [P] * 7
-        + [ctypes.c_uint, ctypes.c_float, ctypes.c_float, P],
-    "dnnl_lstm_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int] + [P] * 11 + [ctypes.c_uint, P],
-    "dnnl_gru_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int] + [P] * 7 + [ctypes.c_uint, P],
-    "dnnl_lbr_gru_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int] + [P] * 7 + [ctypes.c_uint, P],
-    "dnnl_augru_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int] + [P] * 8 + [ctypes.c_uint, P],
-    "dnnl_lbr_augru_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int] + [P] * 8 + [ctypes.c_uint, P],
     "oxidnn_model_load": [ctypes.POINTER(P), ctypes.c_char_p, ctypes.c_char_p],
     "oxidnn_model_destroy": [P],
     "oxidnn_model_get_num_inputs": [P, ctypes.POINTER(_int)],

@@ -1,18 +1,21 @@
 """Low-level, oneDNN-style access to the library: engine, stream, memory descriptors, memories
-over numpy buffers, attributes, forward primitive descriptors of every RNN cell, primitives.
+over numpy buffers, attributes, the forward and backward primitive descriptors of every RNN
+cell (their parameters read from the header), reorders, primitives.
 
 Enumerations are the header's values (`C.dnnl_forward_inference`, `C.DNNL_ARG_SRC_LAYER`, ...);
 where a function takes one, the name without its `dnnl_` prefix is accepted too
 (`"forward_inference"`, `"unidirectional_left2right"`, `"tnc"`). Optional descriptors are None."""
 import ctypes
+import inspect
 
 import numpy as np
 
-from ._lib import C, Dims, ExecArg, Handle, P, call, create, lib
+from ._lib import C, Dims, ExecArg, Handle, P, call, create, lib, prototype
 
 __all__ = ["C", "Engine", "Stream", "MemoryDesc", "Memory", "PrimitiveAttr", "PrimitiveDesc",
-           "Primitive", "vanilla_rnn_forward", "lstm_forward", "gru_forward", "lbr_gru_forward",
-           "augru_forward", "lbr_augru_forward", "reorder", "execute"]
+           "Primitive", "reorder", "execute"] + [
+               f"{cell}_{prop}" for cell in ("vanilla_rnn", "lstm", "gru", "lbr_gru", "augru",
+                                             "lbr_augru") for prop in ("forward", "backward")]
 
 _DTYPES = {np.dtype(np.float32): C.dnnl_f32, np.dtype(np.float16): C.dnnl_f16,
            np.dtype(np.int32): C.dnnl_s32, np.dtype(np.int8): C.dnnl_s8,
@@ -251,56 +254,57 @@ def _attr(attr):
     return None if attr is None else attr.handle.value
 
 
-def vanilla_rnn_forward(prop_kind, activation, direction, src_layer, src_iter, weights_layer,
-                        weights_iter, bias, dst_layer, dst_iter, flags=0, alpha=0.0, beta=0.0,
-                        attr=None, engine=None):
-    """dnnl_vanilla_rnn_forward_primitive_desc_create (`activation`: "eltwise_tanh", ...)."""
-    return PrimitiveDesc(create(
-        "dnnl_vanilla_rnn_forward_primitive_desc_create", (engine or Engine.default()).handle.value,
-        _enum(prop_kind), _enum(activation), _enum(direction), _md(src_layer), _md(src_iter),
-        _md(weights_layer), _md(weights_iter), _md(bias), _md(dst_layer), _md(dst_iter), flags,
-        alpha, beta, _attr(attr)))
+# How each parameter type of the RNN pd constructors converts: (ctypes type, from Python)
+_PARAM_TYPES = {
+    "dnnl_engine_t": (P, lambda e: (e or Engine.default()).handle.value),
+    "dnnl_prop_kind_t": (ctypes.c_int, _enum), "dnnl_alg_kind_t": (ctypes.c_int, _enum),
+    "dnnl_rnn_direction_t": (ctypes.c_int, _enum),
+    "const_dnnl_memory_desc_t": (P, _md), "unsigned int": (ctypes.c_uint, int),
+    "float": (ctypes.c_float, float), "const_dnnl_primitive_desc_t": (P, _md),
+    "const_dnnl_primitive_attr_t": (P, _attr)}
+_DEFAULTS = {"flags": 0, "alpha": 0.0, "beta": 0.0, "hint_fwd_pd": None, "attr": None,
+             "engine": None}
 
 
-def lstm_forward(prop_kind, direction, src_layer, src_iter, src_iter_c, weights_layer,
-                 weights_iter, weights_peephole, weights_projection, bias, dst_layer, dst_iter,
-                 dst_iter_c, flags=0, attr=None, engine=None):
-    """dnnl_lstm_forward_primitive_desc_create (peephole and projection optional)."""
-    return PrimitiveDesc(create(
-        "dnnl_lstm_forward_primitive_desc_create", (engine or Engine.default()).handle.value,
-        _enum(prop_kind), _enum(direction), _md(src_layer), _md(src_iter), _md(src_iter_c),
-        _md(weights_layer), _md(weights_iter), _md(weights_peephole), _md(weights_projection),
-        _md(bias), _md(dst_layer), _md(dst_iter), _md(dst_iter_c), flags, _attr(attr)))
+def _rnn_pd(name):
+    """`dnnl_<name>_primitive_desc_create` as a Python function, its parameters read from the
+    header: the header's names without `_desc` (positional or keyword, header order), `engine`
+    last; flags, alpha, beta, hint_fwd_pd, attr and engine optional. Returns a PrimitiveDesc."""
+    function = f"dnnl_{name}_primitive_desc_create"
+    params = prototype(function)[1:]  # after the output pointer
+    getattr(lib, function).argtypes = \
+        [ctypes.POINTER(P)] + [_PARAM_TYPES[ctype][0] for ctype, _ in params]
+    getattr(lib, function).restype = ctypes.c_int
+    names = [p[:-len("_desc")] if p.endswith("_desc") else p for _, p in params]
+    order = [n for n in names if n != "engine"] + ["engine"]
+    signature = inspect.Signature([inspect.Parameter(
+        n, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        default=_DEFAULTS.get(n, inspect.Parameter.empty)) for n in order])
 
+    def pd(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = [_PARAM_TYPES[ctype][1](bound.arguments[n])
+                  for (ctype, _), n in zip(params, names)]
+        return PrimitiveDesc(create(function, *values))
 
-def _gru_family(function):
-    def pd(prop_kind, direction, src_layer, src_iter, weights_layer, weights_iter, bias,
-           dst_layer, dst_iter, flags=0, attr=None, engine=None):
-        return PrimitiveDesc(create(
-            function, (engine or Engine.default()).handle.value, _enum(prop_kind),
-            _enum(direction), _md(src_layer), _md(src_iter), _md(weights_layer),
-            _md(weights_iter), _md(bias), _md(dst_layer), _md(dst_iter), flags, _attr(attr)))
-    pd.__name__ = function.split("dnnl_")[1].replace("_primitive_desc_create", "")
-    pd.__doc__ = f"{function}."
+    pd.__name__, pd.__signature__ = name, signature
+    pd.__doc__ = f"{function}: {', '.join(order)}."
     return pd
 
 
-def _augru_family(function):
-    def pd(prop_kind, direction, src_layer, src_iter, attention, weights_layer, weights_iter,
-           bias, dst_layer, dst_iter, flags=0, attr=None, engine=None):
-        return PrimitiveDesc(create(
-            function, (engine or Engine.default()).handle.value, _enum(prop_kind),
-            _enum(direction), _md(src_layer), _md(src_iter), _md(attention), _md(weights_layer),
-            _md(weights_iter), _md(bias), _md(dst_layer), _md(dst_iter), flags, _attr(attr)))
-    pd.__name__ = function.split("dnnl_")[1].replace("_primitive_desc_create", "")
-    pd.__doc__ = f"{function} (attention: dims {{T, N, 1}})."
-    return pd
-
-
-gru_forward = _gru_family("dnnl_gru_forward_primitive_desc_create")
-lbr_gru_forward = _gru_family("dnnl_lbr_gru_forward_primitive_desc_create")
-augru_forward = _augru_family("dnnl_augru_forward_primitive_desc_create")
-lbr_augru_forward = _augru_family("dnnl_lbr_augru_forward_primitive_desc_create")
+vanilla_rnn_forward = _rnn_pd("vanilla_rnn_forward")
+vanilla_rnn_backward = _rnn_pd("vanilla_rnn_backward")
+lstm_forward = _rnn_pd("lstm_forward")
+lstm_backward = _rnn_pd("lstm_backward")
+gru_forward = _rnn_pd("gru_forward")
+gru_backward = _rnn_pd("gru_backward")
+lbr_gru_forward = _rnn_pd("lbr_gru_forward")
+lbr_gru_backward = _rnn_pd("lbr_gru_backward")
+augru_forward = _rnn_pd("augru_forward")
+augru_backward = _rnn_pd("augru_backward")
+lbr_augru_forward = _rnn_pd("lbr_augru_forward")
+lbr_augru_backward = _rnn_pd("lbr_augru_backward")
 
 
 def reorder(src, dst, attr=None, engine=None):
