@@ -43,9 +43,10 @@ class _RNNBase:
     `load_state_dict`), one primitive per layer cached per input shape, weights reordered once
     into the layout the primitive picks (`any`), and PyTorch's call convention.
 
-    Per input shape a plan holds the primitives; runners (one per concurrent call, pooled) hold a
-    stream, memories for every argument, the exec-arg arrays and the buffers between layers, so a
-    call only points memories at its arrays (`dnnl_memory_set_data_handle`) and executes.
+    Per input shape (the last `plan_cache_size` ones) a plan holds the primitives; runners (one
+    per concurrent call, pooled) hold a stream, memories for every argument, the exec-arg arrays
+    and the buffers between layers, so a call only points memories at its arrays
+    (`dnnl_memory_set_data_handle`) and executes.
 
     Subclasses set `_gates` (for each oneDNN gate, the PyTorch row block it takes), `_hx_tuple`
     (the state is `(h, c)`) and implement `_create_pd`; `_bias` when not `b_ih + b_hh`."""
@@ -53,6 +54,7 @@ class _RNNBase:
     _hx_tuple = False
     _peephole = False
     _attention = False
+    plan_cache_size = 64  # input shapes whose primitives and per-call state are kept
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0):
@@ -181,6 +183,8 @@ class _RNNBase:
                     state_shapes=state_shapes, out_size=ends[-1],
                     out_views=list(zip(ends, ends[1:], [shape[:-1] + (inner,)] + state_shapes)),
                     out_offsets=[4 * e for e in ends[:-1]])
+                while len(self._plans) > self.plan_cache_size:  # the oldest shape goes
+                    del self._plans[next(iter(self._plans))]
             return plan
 
     def _data_md(self, T, N, channels):

@@ -83,6 +83,11 @@ def test_shape_change_and_repeat_reuse_packed_weights():
     assert len(m._plans) == 2
     for layer in m._layers:  # at most one packed copy per weight tensor
         assert all(len(w.packed) <= 1 for w in layer.values())
+    m.plan_cache_size = 2  # a third shape evicts the first
+    got_y, _ = m(x[:, :2], (hx[0][:, :2], hx[1][:, :2]))
+    assert_close(got_y, y[:, :2])
+    assert [k[0] for k in m._plans] == [x[:, :1].shape, x[:, :2].shape]
+    assert_close(m(x, hx)[0], y)
 
 
 def test_lengths_equal_running_each_sample_alone():
