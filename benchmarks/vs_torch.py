@@ -81,10 +81,12 @@ def main():
     results, loads = [], [os.getloadavg()[0]]
     for threads in [int(t) for t in args.threads.split(",")]:
         env = dict(os.environ, OXIDNN_NUM_THREADS=str(threads))
-        out = subprocess.run([sys.executable, __file__, "--child", str(threads), "--rounds",
-                              str(args.rounds), "--runs", str(args.runs)], env=env,
-                             check=True, capture_output=True, text=True).stdout
-        for line in out.splitlines():
+        child_run = subprocess.run([sys.executable, __file__, "--child", str(threads),
+                                    "--rounds", str(args.rounds), "--runs", str(args.runs)],
+                                   env=env, capture_output=True, text=True)
+        if child_run.returncode:
+            sys.exit(f"vs_torch.py: the {threads}-thread run failed:\n{child_run.stderr}")
+        for line in child_run.stdout.splitlines():
             row = json.loads(line)
             results.append(row)
             loads.append(row["load"])
