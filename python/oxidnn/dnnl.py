@@ -179,7 +179,8 @@ class Memory:
         return out.value
 
     def numpy(self):
-        """The buffer of a plain (strided) memory as a numpy array, without copying."""
+        """The buffer of a plain (strided) memory as a numpy array, without copying; valid
+        while the memory keeps that buffer (`set_array` releases a library-allocated one)."""
         strides, dt = self.desc.strides, _NUMPY[self.desc.data_type]
         if strides is None:
             raise ValueError("not a plain layout: reorder it into one first")
