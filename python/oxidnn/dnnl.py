@@ -209,7 +209,8 @@ class PrimitiveAttr:
 
 
 class PrimitiveDesc:
-    """A primitive descriptor (made by the `*_forward` functions and `reorder`)."""
+    """A primitive descriptor (made by the `*_forward` / `*_backward` functions and
+    `reorder`)."""
 
     def __init__(self, value):
         self.handle = Handle(value, "dnnl_primitive_desc_destroy")
@@ -247,12 +248,9 @@ def execute(primitive, args, stream=None):
     stream.wait()
 
 
-def _md(desc):
-    return None if desc is None else desc.handle.value
-
-
-def _attr(attr):
-    return None if attr is None else attr.handle.value
+def _handle(obj):
+    """The library handle of a MemoryDesc, PrimitiveDesc or PrimitiveAttr; None stays NULL."""
+    return None if obj is None else obj.handle.value
 
 
 # How each parameter type of the RNN pd constructors converts: (ctypes type, from Python)
@@ -260,9 +258,9 @@ _PARAM_TYPES = {
     "dnnl_engine_t": (P, lambda e: (e or Engine.default()).handle.value),
     "dnnl_prop_kind_t": (ctypes.c_int, _enum), "dnnl_alg_kind_t": (ctypes.c_int, _enum),
     "dnnl_rnn_direction_t": (ctypes.c_int, _enum),
-    "const_dnnl_memory_desc_t": (P, _md), "unsigned int": (ctypes.c_uint, int),
-    "float": (ctypes.c_float, float), "const_dnnl_primitive_desc_t": (P, _md),
-    "const_dnnl_primitive_attr_t": (P, _attr)}
+    "const_dnnl_memory_desc_t": (P, _handle), "unsigned int": (ctypes.c_uint, int),
+    "float": (ctypes.c_float, float), "const_dnnl_primitive_desc_t": (P, _handle),
+    "const_dnnl_primitive_attr_t": (P, _handle)}
 _DEFAULTS = {"flags": 0, "alpha": 0.0, "beta": 0.0, "hint_fwd_pd": None, "attr": None,
              "engine": None}
 
@@ -311,5 +309,5 @@ lbr_augru_backward = _rnn_pd("lbr_augru_backward")
 def reorder(src, dst, attr=None, engine=None):
     """dnnl_reorder_primitive_desc_create from descriptor `src` to `dst`."""
     engine = (engine or Engine.default()).handle.value
-    return PrimitiveDesc(create("dnnl_reorder_primitive_desc_create", _md(src), engine, _md(dst),
-                                engine, _attr(attr)))
+    return PrimitiveDesc(create("dnnl_reorder_primitive_desc_create", _handle(src), engine,
+                                _handle(dst), engine, _handle(attr)))
