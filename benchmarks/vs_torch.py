@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, H = 50, 512
 ROWS = [(cell, n) for cell in ("LSTM", "GRU") for n in (1, 64)]
 
