@@ -148,25 +148,31 @@ def test_library_calls_release_the_gil():
     assert not oxidnn._lib.lib._func_flags_ & ctypes._FUNCFLAG_PYTHONAPI
     assert type(oxidnn._lib.lib) is ctypes.CDLL
     # so this thread keeps running Python while another executes: no pause in its loop as
-    # long as the execution (which a held GIL would cause)
+    # long as the execution (which a held GIL would cause); a loaded host can pause it too, so
+    # one of three tries must show it
     m = nn.LSTM(128, 128)
     x = np.ones((800, 8, 128), np.float32)
-    m(x[:1])  # the primitives of the shape below are made while nothing is timed
-    m(x)
-    took = []
+    m(x)  # the primitives of this shape are made while nothing is timed
+    tries = []
+    for _ in range(3):
+        took = []
 
-    def run():
-        t = time.perf_counter()
-        m(x)
-        took.append(time.perf_counter() - t)
+        def run():
+            t = time.perf_counter()
+            m(x)
+            took.append(time.perf_counter() - t)
 
-    worker = threading.Thread(target=run)
-    stamps = [time.perf_counter()]
-    worker.start()
-    while worker.is_alive():
-        stamps.append(time.perf_counter())
-    worker.join()
-    assert max(np.diff(stamps)) < 0.5 * took[0], (max(np.diff(stamps)), took[0])
+        worker = threading.Thread(target=run)
+        stamps = [time.perf_counter()]
+        worker.start()
+        while worker.is_alive():
+            stamps.append(time.perf_counter())
+        worker.join()
+        tries.append((max(np.diff(stamps)), took[0]))
+        if tries[-1][0] < 0.5 * tries[-1][1]:
+            break
+    else:
+        raise AssertionError(f"longest pause, execution time (s): {tries}")
 
 
 def test_errors():
