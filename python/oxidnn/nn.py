@@ -280,8 +280,27 @@ class _RNNBase:
         arrays, or torch tensors when `input` is one. `lengths` (batched input only): each
         sample's valid steps, as PyTorch's pack_padded_sequence (enforce_sorted=False) then
         pad_packed_sequence(total_length=T): outputs past a sample's length are zeros, h_n / c_n
-        hold the state after its last valid step (a reverse direction starts there)."""
+        hold the state after its last valid step (a reverse direction starts there). A torch
+        PackedSequence input gives a PackedSequence output, as PyTorch's."""
+        if type(input).__name__ == "PackedSequence":
+            return self._run_packed(input, hx, None)
         return self._run(input, hx, lengths, None)
+
+    def _run_packed(self, packed, hx, attention):
+        """A PackedSequence through `_run` with its lengths; the output packed as the input."""
+        import torch
+        from torch.nn.utils.rnn import PackedSequence, pad_packed_sequence
+
+        x, lengths = pad_packed_sequence(packed, batch_first=self.batch_first)
+        y, h = self._run(x, hx, lengths, attention)
+        if self.batch_first:
+            y = y.transpose(0, 1)
+        order = packed.sorted_indices
+        if order is None:
+            order = torch.arange(y.shape[1])
+        data = torch.cat([y[t, order[:n]] for t, n in enumerate(packed.batch_sizes.tolist())])
+        return PackedSequence(data, packed.batch_sizes, packed.sorted_indices,
+                              packed.unsorted_indices), h
 
     def _run(self, input, hx, lengths, attention):
         x = _f32(input)

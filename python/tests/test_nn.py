@@ -219,3 +219,33 @@ def test_matches_live_torch(name):
     got_y, got_h = got_y.numpy(), tuple(a.numpy() for a in got_h) if lstm else got_h.numpy()
     assert_close(got_y, want_y.numpy())
     assert_close(got_h, tuple(s.numpy() for s in want_h) if lstm else want_h.numpy())
+
+
+@pytest.mark.parametrize("enforce_sorted", [False, True])
+@pytest.mark.parametrize("name", ["lstm_bi_2l_hx_len", "gru_bf_bi_2l_hx_len"])
+def test_packed_sequence_as_live_torch(name, enforce_sorted):
+    torch = pytest.importorskip("torch")
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    cfg, _, x, hx, _, _ = case(name)
+    lstm, batch_first = cfg["cell"] == "LSTM", cfg["kwargs"].get("batch_first", False)
+    torch.manual_seed(7)
+    ref = getattr(torch.nn, cfg["cell"])(x.shape[-1], 6, **cfg["kwargs"]).eval()
+    m = module(cfg, x)
+    m.load_state_dict(ref.state_dict())
+    lengths = torch.tensor(cfg["lengths"], dtype=torch.int64)
+    tx = torch.from_numpy(x)
+    if enforce_sorted:  # sorted by decreasing length, as enforce_sorted wants
+        order = torch.argsort(lengths, descending=True)
+        tx, lengths = tx.index_select(0 if batch_first else 1, order), lengths[order]
+        hx = tuple(h[:, order.numpy()] for h in hx) if lstm else hx[:, order.numpy()]
+    packed = pack_padded_sequence(tx, lengths, batch_first, enforce_sorted=enforce_sorted)
+    thx = tuple(map(torch.from_numpy, hx)) if lstm else torch.from_numpy(hx)
+    with torch.no_grad():
+        want_y, want_h = ref(packed, thx)
+    got_y, got_h = m(packed, thx)
+    assert type(got_y) is type(want_y)
+    assert torch.equal(got_y.batch_sizes, want_y.batch_sizes)
+    assert_close(got_y.data.numpy(), want_y.data.numpy())
+    assert_close(tuple(a.numpy() for a in got_h) if lstm else got_h.numpy(),
+                 tuple(a.numpy() for a in want_h) if lstm else want_h.numpy())
