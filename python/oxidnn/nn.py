@@ -13,6 +13,7 @@ __all__ = ["LSTM", "GRU", "RNN", "PeepholeLSTM", "LBRGRU", "VanillaGRU", "AUGRU"
 
 _set_handle, _execute = lib.dnnl_memory_set_data_handle, lib.dnnl_primitive_execute
 _addressof, _c_char = ctypes.addressof, ctypes.c_char
+_F32 = np.dtype(np.float32)
 
 
 def _address(array):
@@ -26,7 +27,7 @@ def _address(array):
 
 def _f32(x):
     """`x` when it is a C-contiguous float32 numpy array, else f32(x)."""
-    if type(x) is np.ndarray and x.dtype == np.float32 and x.flags.c_contiguous:
+    if type(x) is np.ndarray and x.dtype is _F32 and x.flags.c_contiguous:
         return x
     return f32(x)
 
