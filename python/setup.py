@@ -8,6 +8,11 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # setuptools < 70.1
+    from wheel.bdist_wheel import bdist_wheel
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -16,6 +21,8 @@ class BuildWithLibrary(build_py):
 
     def run(self):
         super().run()
+        if not (ROOT / "Cargo.toml").is_file():
+            raise SystemExit(f"setup.py: no Cargo.toml in {ROOT}: build from the repository")
         target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")).resolve()
         subprocess.run(["cargo", "build", "--release", "--lib", "--manifest-path",
                         str(ROOT / "Cargo.toml"), "--target-dir", str(target)], check=True)
@@ -31,4 +38,12 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)
+class PlatformWheel(bdist_wheel):
+    """No extension module (ctypes): the wheel suits any Python 3 on this platform."""
+
+    def get_tag(self):
+        return ("py3", "none", super().get_tag()[2])
+
+
+setup(cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel},
+      distclass=BinaryDistribution)

@@ -1,7 +1,8 @@
-"""oxidnn from Python: PyTorch-style recurrent layers (`oxidnn.nn`) and OpenVINO IR models
-(`oxidnn.Model`), over liboxidnn.so's C ABI with ctypes."""
-from . import nn
+"""oxidnn from Python: PyTorch-style recurrent layers (`oxidnn.nn`), OpenVINO IR models
+(`oxidnn.Model`) and oneDNN-style low-level access (`oxidnn.dnnl`), over liboxidnn.so's C ABI
+with ctypes."""
+from . import dnnl, nn
 from ._lib import Error
 from .model import Model, TensorInfo
 
-__all__ = ["nn", "Model", "TensorInfo", "Error"]
+__all__ = ["dnnl", "nn", "Model", "TensorInfo", "Error"]

@@ -1,7 +1,6 @@
 """ctypes binding of liboxidnn.so: the library, the header's constants, checked calls, handles."""
 import ctypes
 import re
-import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -22,7 +21,20 @@ def _parse_defines(text):
     return defines
 
 
-C = SimpleNamespace(**_parse_defines((_HERE / "oxidnn.h").read_text()))
+HEADER = (_HERE / "oxidnn.h").read_text()
+C = SimpleNamespace(**_parse_defines(HEADER))
+
+
+def prototype(name):
+    """The parameters of function `name` in the header: [(C type, parameter name)]."""
+    m = re.search(r"\b" + name + r"\(([^)]*)\);", HEADER)
+    if m is None:
+        raise AttributeError(f"{name} is not in oxidnn.h")
+    params = []
+    for p in m.group(1).split(","):
+        ctype, _, pname = " ".join(p.split()).rpartition(" ")
+        params.append((ctype + "*" * pname.count("*"), pname.strip("*")))
+    return params
 
 P = ctypes.c_void_p
 _int, _i64, _size = ctypes.c_int, ctypes.c_int64, ctypes.c_size_t
@@ -41,22 +53,24 @@ _SIGNATURES = {
     "dnnl_stream_create": [ctypes.POINTER(P), P, ctypes.c_uint32],
     "dnnl_stream_destroy": [P],
     "dnnl_memory_desc_create_with_tag": [ctypes.POINTER(P), _int, Dims, _int, _int],
+    "dnnl_memory_desc_create_with_strides": [ctypes.POINTER(P), _int, Dims, _int, Dims],
+    "dnnl_memory_desc_query": [P, _int, P],
     "dnnl_memory_desc_destroy": [P],
     "dnnl_memory_desc_clone": [ctypes.POINTER(P), P],
     "dnnl_memory_create": [ctypes.POINTER(P), P, P, P],
     "dnnl_memory_destroy": [P],
+    "dnnl_memory_set_data_handle": [P, P],
+    "dnnl_memory_get_data_handle": [P, ctypes.POINTER(P)],
+    "dnnl_stream_wait": [P],
+    "dnnl_primitive_attr_create": [ctypes.POINTER(P)],
+    "dnnl_primitive_attr_destroy": [P],
+    "oxidnn_primitive_attr_set_rnn_seq_lengths": [P, _int],
+    "oxidnn_primitive_attr_get_rnn_seq_lengths": [P, ctypes.POINTER(_int)],
     "dnnl_primitive_desc_destroy": [P],
     "dnnl_primitive_create": [ctypes.POINTER(P), P],
     "dnnl_primitive_execute": [P, P, _int, ctypes.POINTER(ExecArg)],
     "dnnl_primitive_destroy": [P],
     "dnnl_reorder_primitive_desc_create": [ctypes.POINTER(P), P, P, P, P, P],
-    "dnnl_vanilla_rnn_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int, _int] + [P] * 7
-        + [ctypes.c_uint, ctypes.c_float, ctypes.c_float, P],
-    "dnnl_lstm_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int] + [P] * 11 + [ctypes.c_uint, P],
-    "dnnl_lbr_gru_forward_primitive_desc_create":
-        [ctypes.POINTER(P), P, _int, _int] + [P] * 7 + [ctypes.c_uint, P],
     "oxidnn_model_load": [ctypes.POINTER(P), ctypes.c_char_p, ctypes.c_char_p],
     "oxidnn_model_destroy": [P],
     "oxidnn_model_get_num_inputs": [P, ctypes.POINTER(_int)],
@@ -82,6 +96,8 @@ lib.dnnl_primitive_desc_query_md.argtypes = [P, _int, _int]
 lib.dnnl_primitive_desc_query_md.restype = P
 lib.dnnl_memory_desc_equal.argtypes = [P, P]
 lib.dnnl_memory_desc_equal.restype = _int
+lib.dnnl_memory_desc_get_size.argtypes = [P]
+lib.dnnl_memory_desc_get_size.restype = _size
 lib.dnnl_status2str.argtypes = [_int]
 lib.dnnl_status2str.restype = ctypes.c_char_p
 lib.oxidnn_get_last_error_message.argtypes = []
@@ -123,35 +139,6 @@ class Handle:
             self._destroy(self.value)
             self.value = None
 
-
-ENGINE = Handle(create("dnnl_engine_create", C.dnnl_cpu, 0), "dnnl_engine_destroy")
-_streams = threading.local()
-
-
-def stream():
-    """This thread's stream (streams are not shared between threads)."""
-    if not hasattr(_streams, "s"):
-        _streams.s = Handle(create("dnnl_stream_create", ENGINE.value, C.dnnl_stream_default_flags),
-                            "dnnl_stream_destroy")
-    return _streams.s.value
-
-
-def md(dims, tag):
-    """An f32 memory descriptor (Handle) with plain layout `tag` (a header name) or `any`."""
-    return Handle(create("dnnl_memory_desc_create_with_tag", len(dims), Dims(*dims), C.dnnl_f32,
-                         getattr(C, tag)), "dnnl_memory_desc_destroy")
-
-
-def memory(desc, array=None):
-    """A memory over `array`'s buffer (kept alive by the caller), or library-allocated."""
-    handle = P(array.ctypes.data) if array is not None else P(C.DNNL_MEMORY_ALLOCATE)
-    return Handle(create("dnnl_memory_create", desc, ENGINE.value, handle), "dnnl_memory_destroy")
-
-
-def execute(primitive, args):
-    """Executes `primitive` on this thread's stream with {DNNL_ARG_*: memory Handle}."""
-    arr = (ExecArg * len(args))(*[ExecArg(k, m.value) for k, m in args.items()])
-    call("dnnl_primitive_execute", primitive, stream(), len(args), arr)
 
 
 def f32(x):
