@@ -208,7 +208,7 @@ wait_quiet
     done
     # W1's batch-1 bound (issue 34): U read at every step as the library splits it, plus the
     # layer GEMM with the library's kernel. Lines `BOUND W1 <threads> <members> <read_ms>
-    # <gemm_ms> <bound_ms>`.
+    # <gemm_ms> <bound_ms> <step_gemm_ms>`.
     case " $WORKLOADS " in
         *" W1 "*)
             if [ -n "$BOUND_TOOL" ]; then

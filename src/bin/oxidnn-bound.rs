@@ -23,7 +23,9 @@
 //! ```
 //! Defaults: W1 of `benchmarks/rnn_bench.c` (LSTM, G = 4, L = 1, T = 50, N = 1, C = 512),
 //! R = 200. Threads: `OXIDNN_NUM_THREADS`, as for the library. Prints `#` comment lines, then
-//! `BOUND <threads> <read_ms> <gemm_ms> <bound_ms>`.
+//! `BOUND <threads> <read_ms> <gemm_ms> <bound_ms> <step_gemm_ms>`, the last (not part of the
+//! bound) the same steps running the step GEMM `h·U` with the library's kernel instead of the
+//! plain read: how close the kernel itself comes to (a).
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -190,42 +192,106 @@ struct Buffers {
     bias: AlignedBuf,
 }
 
-/// (a): `T·L` steps of reading this member's share of `U`, each ending at the team barrier;
-/// member 0 pushes the time each step took (from the previous barrier) onto `steps`.
+/// `T·L` steps of this member's share of the panels of `U`, as the forward driver walks them at
+/// batch 1 (backwards at odd steps), each step ending at the team barrier: `per_panel(layer,
+/// panel, the next panel of the step)` for each. Member 0 pushes the time each step took (from
+/// the previous barrier) onto `times`.
+fn steps(
+    team: &Team,
+    s: &Shape,
+    lay: &PackedLayout,
+    times: &mut Vec<f64>,
+    mut per_panel: impl FnMut(usize, usize, Option<usize>),
+) {
+    let share = team.share(lay.panels());
+    let at = |i: usize, reverse: bool| {
+        if reverse {
+            share.end - 1 - i
+        } else {
+            share.start + i
+        }
+    };
+    let mut t = Instant::now();
+    for layer in 0..s.l {
+        for step in 0..s.t {
+            let reverse = step % 2 == 1;
+            for i in 0..share.len() {
+                let next = (i + 1 < share.len()).then(|| at(i + 1, reverse));
+                per_panel(layer, at(i, reverse), next);
+            }
+            team.barrier();
+            if team.index() == 0 {
+                let now = Instant::now();
+                times.push((now - t).as_secs_f64() * 1e3);
+                t = now;
+            }
+        }
+    }
+}
+
+/// (a): [`steps`] reading each panel of `U`; returns the sum of what was read.
 fn read_steps(
     team: &Team,
     isa: Isa,
     s: &Shape,
     lay: &PackedLayout,
     u: *const f32,
-    steps: &mut Vec<f64>,
+    times: &mut Vec<f64>,
 ) -> f32 {
-    let share = team.share(lay.panels());
     let mut total = 0.0;
-    let mut t = Instant::now();
-    for layer in 0..s.l {
-        for step in 0..s.t {
-            let reverse = step % 2 == 1;
-            for i in 0..share.len() {
-                let p = if reverse {
-                    share.end - 1 - i
-                } else {
-                    share.start + i
-                };
-                let off = lay.offset(layer, 0, 0, 0, p * PANEL);
-                // SAFETY: panel `p` of layer `layer` is inside the packed buffer.
-                let panel = unsafe { std::slice::from_raw_parts(u.add(off), lay.panel_len()) };
-                total += sum(isa, panel);
-            }
-            team.barrier();
-            if team.index() == 0 {
-                let now = Instant::now();
-                steps.push((now - t).as_secs_f64() * 1e3);
-                t = now;
-            }
-        }
-    }
+    steps(team, s, lay, times, |layer, p, _| {
+        let off = lay.offset(layer, 0, 0, 0, p * PANEL);
+        // SAFETY: panel `p` of layer `layer` is inside the packed buffer.
+        let panel = unsafe { std::slice::from_raw_parts(u.add(off), lay.panel_len()) };
+        total += sum(isa, panel);
+    });
     total
+}
+
+/// For comparison with (a): [`steps`] running the step GEMM `gates += h·U` of each panel with
+/// the library's kernel (`N` rows of `x` as h), without the cell's element-wise work.
+fn gemm_steps(
+    team: &Team,
+    isa: Isa,
+    s: &Shape,
+    lay: &PackedLayout,
+    b: &Buffers,
+    times: &mut Vec<f64>,
+) {
+    let width = s.g * PANEL;
+    let gld = lay.panels() * width + ROW_PAD;
+    let streamed = s.c * lay.panels() * width * 4 > team.size() * l2_bytes();
+    let h = RowsA {
+        base: b.x.as_ptr().cast::<f32>(),
+        outer_stride: 0,
+        inner_stride: s.c as isize,
+        inner: usize::MAX,
+    };
+    let gates = Shared(b.gates.as_ptr().cast::<f32>());
+    let u = PackedWeights {
+        ptr: b.u.as_ptr().cast::<f32>().cast_const(),
+        layout: *lay,
+    };
+    steps(team, s, lay, times, |layer, p, next| {
+        // SAFETY: panels are inside the layout; a member writes its own panels' columns of the
+        // first `N` rows of `gates`; `x` has at least `N` rows of `C` floats.
+        unsafe {
+            gemm::gemm(
+                isa,
+                &h,
+                0..s.n,
+                s.c,
+                &u.panel(layer, 0, p),
+                gates.get().add(p * width),
+                gld,
+                Init::Accumulate,
+                Fetch {
+                    next: next.map(|q| (u.panel(layer, 0, q), s.c)),
+                    streamed,
+                },
+            );
+        }
+    });
 }
 
 /// (b): the merged layer GEMM of every layer, as the forward driver runs it.
@@ -297,16 +363,19 @@ fn run(s: Shape) -> Result<(), String> {
     };
     let isa = Isa::detected();
     let u = Shared(b.u.as_ptr().cast::<f32>());
-    // Member 0's times: of every step of (a), and of every repetition of (b), in ms.
-    let times = Mutex::new((Vec::new(), Vec::new()));
+    // Member 0's times in ms: of every step of (a), of every repetition of (b), and of every
+    // step of the step GEMMs.
+    let times = Mutex::new((Vec::new(), Vec::new(), Vec::new()));
     let members = AtomicUsize::new(0);
     let sink = AtomicU32::new(0);
     // A join wait long enough for every worker to check in (the bound assumes the whole team).
     threading::team(Some(Duration::from_millis(50)), |team| {
         let u = u.get().cast_const();
         let one = Shape { t: 1, l: 1, ..s };
-        let (mut steps, mut gemms) = (Vec::with_capacity(s.reps * s.t * s.l), Vec::new());
-        let mut warm = Vec::with_capacity(s.reps);
+        let n_steps = s.reps * s.t * s.l;
+        let (mut steps, mut gemms) = (Vec::with_capacity(n_steps), Vec::new());
+        let mut step_gemms = Vec::with_capacity(n_steps);
+        let mut warm = Vec::with_capacity(2 * s.reps);
         let mut check = 0.0;
         layer_gemms(team, isa, &s, &lay, &b);
         for _ in 0..s.reps {
@@ -316,18 +385,21 @@ fn run(s: Shape) -> Result<(), String> {
             let t0 = Instant::now();
             layer_gemms(team, isa, &s, &lay, &b);
             gemms.push((Instant::now() - t0).as_secs_f64() * 1e3);
+            gemm_steps(team, isa, &one, &lay, &b, &mut warm);
+            gemm_steps(team, isa, &s, &lay, &b, &mut step_gemms);
         }
         if team.index() == 0 {
             members.store(team.size(), Ordering::Relaxed);
             if let Ok(mut t) = times.lock() {
-                *t = (steps, gemms);
+                *t = (steps, gemms, step_gemms);
             }
         }
         sink.fetch_add(check.to_bits() & 1, Ordering::Relaxed);
     });
     let members = members.load(Ordering::Relaxed);
-    let (steps, gemms) = times.into_inner().map_err(|e| e.to_string())?;
+    let (steps, gemms, step_gemms) = times.into_inner().map_err(|e| e.to_string())?;
     let (step_min, step_med) = min_median(steps);
+    let (step_gemm_min, step_gemm_med) = min_median(step_gemms);
     let (gemm_min, gemm_med) = min_median(gemms);
     let n_steps = s.t * s.l;
     let read = step_med * n_steps as f64;
@@ -367,8 +439,15 @@ fn run(s: Shape) -> Result<(), String> {
         gemm_med,
         flops / (gemm_min * 1e-3) / 1e9
     );
+    let step_gemm = step_gemm_med * n_steps as f64;
     println!(
-        "BOUND {members} {read:.4} {gemm_min:.4} {:.4}",
+        "# for comparison, the step GEMM h·U alone (the library's kernel, same split): {n_steps} x {:.2} us (median step; fastest {:.2} us) = {step_gemm:.3} ms, {:.2}x (a)",
+        step_gemm_med * 1e3,
+        step_gemm_min * 1e3,
+        step_gemm / read
+    );
+    println!(
+        "BOUND {members} {read:.4} {gemm_min:.4} {:.4} {step_gemm:.4}",
         read + gemm_min
     );
     Ok(())
