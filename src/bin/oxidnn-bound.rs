@@ -186,6 +186,8 @@ struct Buffers {
     w: AlignedBuf,
     /// `x`, `[T][N][C]`.
     x: AlignedBuf,
+    /// h of the step GEMMs, `[T + 1][N][C]`.
+    h: AlignedBuf,
     /// Gates `[T·N][gld]`.
     gates: AlignedBuf,
     /// Bias `[P·G·32]`.
@@ -194,14 +196,14 @@ struct Buffers {
 
 /// `T·L` steps of this member's share of the panels of `U`, as the forward driver walks them at
 /// batch 1 (backwards at odd steps), each step ending at the team barrier: `per_panel(layer,
-/// panel, the next panel of the step)` for each. Member 0 pushes the time each step took (from
+/// step, panel, the next panel of the step)` for each. Member 0 pushes the time each step took (from
 /// the previous barrier) onto `times`.
 fn steps(
     team: &Team,
     s: &Shape,
     lay: &PackedLayout,
     times: &mut Vec<f64>,
-    mut per_panel: impl FnMut(usize, usize, Option<usize>),
+    mut per_panel: impl FnMut(usize, usize, usize, Option<usize>),
 ) {
     let share = team.share(lay.panels());
     let at = |i: usize, reverse: bool| {
@@ -217,7 +219,7 @@ fn steps(
             let reverse = step % 2 == 1;
             for i in 0..share.len() {
                 let next = (i + 1 < share.len()).then(|| at(i + 1, reverse));
-                per_panel(layer, at(i, reverse), next);
+                per_panel(layer, step, at(i, reverse), next);
             }
             team.barrier();
             if team.index() == 0 {
@@ -239,7 +241,7 @@ fn read_steps(
     times: &mut Vec<f64>,
 ) -> f32 {
     let mut total = 0.0;
-    steps(team, s, lay, times, |layer, p, _| {
+    steps(team, s, lay, times, |layer, _, p, _| {
         let off = lay.offset(layer, 0, 0, 0, p * PANEL);
         // SAFETY: panel `p` of layer `layer` is inside the packed buffer.
         let panel = unsafe { std::slice::from_raw_parts(u.add(off), lay.panel_len()) };
@@ -249,7 +251,9 @@ fn read_steps(
 }
 
 /// For comparison with (a): [`steps`] running the step GEMM `gates += h·U` of each panel with
-/// the library's kernel (`N` rows of `x` as h), without the cell's element-wise work.
+/// the library's kernel, each member then writing its panels' units of this step's h (a
+/// constant instead of the cell's element-wise work), which every member reads at the next
+/// step: the h exchange between cores the driver has too.
 fn gemm_steps(
     team: &Team,
     isa: Isa,
@@ -261,24 +265,27 @@ fn gemm_steps(
     let width = s.g * PANEL;
     let gld = lay.panels() * width + ROW_PAD;
     let streamed = s.c * lay.panels() * width * 4 > team.size() * l2_bytes();
-    let h = RowsA {
-        base: b.x.as_ptr().cast::<f32>(),
-        outer_stride: 0,
-        inner_stride: s.c as isize,
-        inner: usize::MAX,
-    };
+    // h of step `t` is row `t + 1` of `b.h` (`[T + 1][N][C]`, row 0 the initial state).
+    let h_all = Shared(b.h.as_ptr().cast::<f32>());
     let gates = Shared(b.gates.as_ptr().cast::<f32>());
     let u = PackedWeights {
         ptr: b.u.as_ptr().cast::<f32>().cast_const(),
         layout: *lay,
     };
-    steps(team, s, lay, times, |layer, p, next| {
+    steps(team, s, lay, times, |layer, step, p, next| {
+        let h_prev = RowsA {
+            base: h_all.get().wrapping_add(step * s.n * s.c),
+            outer_stride: 0,
+            inner_stride: s.c as isize,
+            inner: usize::MAX,
+        };
         // SAFETY: panels are inside the layout; a member writes its own panels' columns of the
-        // first `N` rows of `gates`; `x` has at least `N` rows of `C` floats.
+        // first `N` rows of `gates` and its own panels' units of row `step + 1` of `b.h`, which
+        // has `T + 1` rows of `N × C` floats; no member reads row `step + 1` before the barrier.
         unsafe {
             gemm::gemm(
                 isa,
-                &h,
+                &h_prev,
                 0..s.n,
                 s.c,
                 &u.panel(layer, 0, p),
@@ -290,6 +297,13 @@ fn gemm_steps(
                     streamed,
                 },
             );
+            let units = p * PANEL..s.c.min((p + 1) * PANEL);
+            for n in 0..s.n {
+                let row = h_all.get().add(((step + 1) * s.n + n) * s.c);
+                for u in units.clone() {
+                    *row.add(u) = 0.5;
+                }
+            }
         }
     });
 }
@@ -358,6 +372,7 @@ fn run(s: Shape) -> Result<(), String> {
         u: filled(lay.len(), |i| ((i % 7) as f32 - 3.0) * 0.01)?,
         w: filled(lay.len(), |i| ((i % 5) as f32 - 2.0) * 0.01)?,
         x: filled(s.t * s.n * s.c, |i| ((i % 3) as f32 - 1.0) * 0.5)?,
+        h: filled((s.t + 1) * s.n * s.c, |_| 0.5)?,
         gates: filled(s.t * s.n * gld, |_| 0.0)?,
         bias: filled(lay.panels() * width, |_| 0.1)?,
     };
@@ -441,7 +456,7 @@ fn run(s: Shape) -> Result<(), String> {
     );
     let step_gemm = step_gemm_med * n_steps as f64;
     println!(
-        "# for comparison, the step GEMM h·U alone (the library's kernel, same split): {n_steps} x {:.2} us (median step; fastest {:.2} us) = {step_gemm:.3} ms, {:.2}x (a)",
+        "# for comparison, the step GEMM h·U (the library's kernel, same split, h exchanged): {n_steps} x {:.2} us (median step; fastest {:.2} us) = {step_gemm:.3} ms, {:.2}x (a)",
         step_gemm_med * 1e3,
         step_gemm_min * 1e3,
         step_gemm / read
