@@ -328,8 +328,8 @@ def bound_md(r, peaks):
     line = (f"- {r['w']} ({r['thr']} thread{'s' if r['thr'] > 1 else ''}) against its batch-1 "
             f"bound: **{bound:.3f} ms** = U read at every step {read:.3f} ms + layer GEMM "
             f"{gemm:.3f} ms (`oxidnn-bound`, {members} thread{'s' if members > 1 else ''}; "
-            f"the same steps running the library's step GEMM instead of the plain read: "
-            f"{step_gemm:.3f} ms)")
+            f"the same steps running the library's step GEMM, h exchanged between the threads, "
+            f"instead of the plain read: {step_gemm:.3f} ms)")
     if r["ox_ms"] is not None:
         q = r["ox_ms"] / bound
         line += (f"; oxidnn {r['ox_ms']:.3f} ms = **{fmt_ratio(q, BOUND_TARGET)}×** the bound "
@@ -388,7 +388,8 @@ def machine_kind(meta):
         if family == 25:
             zen = "Zen 4" if avx512 else "Zen 3"
         slug = "amd-" + re.sub(r"[^a-z0-9]+", "-", zen.lower()).strip("-")
-        kind = (slug, f"AMD EPYC {zen} ({'AVX-512' if avx512 else 'AVX2'}, no AMX)")
+        line = "AMD EPYC" if "EPYC" in meta.get("model_name", "") else "AMD"
+        kind = (slug, f"{line} {zen} ({'AVX-512' if avx512 else 'AVX2'}, no AMX)")
     else:
         name = vendor or "unknown vendor"
         kind = ("cpu-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-"),
@@ -579,7 +580,9 @@ METHOD = """## Method
   batch 1, walked in alternate directions, with the team's spin barrier after every step, T·L
   steps (T·L × the median step), plus (b) the merged layer GEMM `x·W + b` over all T·N rows
   with the library's own GEMM kernel and work split (its fastest repetition). The cell's
-  element-wise work is not counted.
+  element-wise work is not counted. Beside it, not part of it: the same steps running the
+  library's step GEMM `h·U` (each thread writing its units of h, read by all at the next step)
+  instead of the plain read.
 - % FMA peak uses the FMA peak for the row's thread count; % sgemm peak likewise uses the
   1024³ `dnnl_sgemm` of oneDNN 3.2.
 - "same output": the checksum of dst_layer (diff_src_layer for training) after the last execution
