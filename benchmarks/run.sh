@@ -212,8 +212,12 @@ wait_quiet
     case " $WORKLOADS " in
         *" W1 "*)
             if [ -n "$BOUND_TOOL" ]; then
-                OXIDNN_NUM_THREADS=2 "$BOUND_TOOL" | sed 's/^BOUND /BOUND W1 2 /'
-                OXIDNN_NUM_THREADS=1 taskset -c 0 "$BOUND_TOOL" | sed 's/^BOUND /BOUND W1 1 /'
+                for t in 2 1; do
+                    pin=()
+                    [ "$t" = 1 ] && pin=(taskset -c 0)
+                    OXIDNN_NUM_THREADS=$t "${pin[@]}" "$BOUND_TOOL" \
+                        | sed "s/^BOUND /BOUND W1 $t /" || log "oxidnn-bound failed ($t threads)"
+                done
             else
                 log "no target/release/oxidnn-bound: W1's bound not measured"
             fi ;;
