@@ -435,6 +435,9 @@ def merge_sections(path, slug, section, head):
         with open(path) as f:
             for m in SECTION_RE.finditer(f.read()):
                 sections[m["slug"]] = m.group(0)
+        if not sections:
+            print(f"report.py: {path} has no machine sections (`<!-- machine: ... -->`): only "
+                  "this run's is kept", file=sys.stderr)
     sections[slug] = section
     index = []
     for text in sections.values():
