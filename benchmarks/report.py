@@ -575,15 +575,17 @@ METHOD = """## Method
   X1–X6, X9: forward training + backward, timed together) count 3× the forward FLOPs.
 - W1–W10 are issue 5's workloads; X1–X9 go beyond its list (training of every cell,
   bidirectional and projection training, batch-1 GRU, a large batch, batch-1 training), with the
-  same target (≤ 1.0). Issue 34 adds: W1 (batch 1) within 1.25× of its bound.
-- W1's batch-1 bound (`target/release/oxidnn-bound`, src/bin/oxidnn-bound.rs, run by run.sh
-  beside the peaks): a batch-1 step must read the recurrent weights U (4 MiB of f32 at C512)
+  same target (≤ 1.0). Issue 34 adds: the batch-1 inference rows (W1, X7) within 1.25× of
+  their bound.
+- The batch-1 bound (`target/release/oxidnn-bound`, src/bin/oxidnn-bound.rs, run by run.sh
+  beside the peaks for W1 and X7): a batch-1 step must read the recurrent weights U (4 MiB of
+  f32 for W1's C512 LSTM, 3 MiB for X7's GRU)
   from the cache they live in. The bound is (a) a streaming read of U's packed panels, each
   thread of the library's team reading the share of panels the forward driver gives it at
   batch 1, walked in alternate directions, with the team's spin barrier after every step, T·L
   steps (T·L × the median step), plus (b) the merged layer GEMM `x·W + b` over all T·N rows
   with the library's own GEMM kernel and work split (its fastest repetition). The cell's
-  element-wise work is not counted. Beside it, not part of it: the same steps running the
+  element-wise work is not counted, nor the GRU's second step phase and barrier. Beside it, not part of it: the same steps running the
   library's step GEMM `h·U` (each thread writing its units of h, read by all at the next step)
   instead of the plain read.
 - % FMA peak uses the FMA peak for the row's thread count; % sgemm peak likewise uses the
