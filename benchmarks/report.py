@@ -328,8 +328,9 @@ def bound_md(r, peaks):
     line = (f"- {r['w']} ({r['thr']} thread{'s' if r['thr'] > 1 else ''}) against its batch-1 "
             f"bound: **{bound:.3f} ms** = U read at every step {read:.3f} ms + layer GEMM "
             f"{gemm:.3f} ms (`oxidnn-bound`, {members} thread{'s' if members > 1 else ''}; "
-            f"the same steps running the library's step GEMM, h exchanged between the threads, "
-            f"instead of the plain read: {step_gemm:.3f} ms)")
+            f"the same steps running the library's step GEMM"
+            f"{', h exchanged between the threads,' if members > 1 else ''} instead of the "
+            f"plain read: {step_gemm:.3f} ms)")
     if r["ox_ms"] is not None:
         q = r["ox_ms"] / bound
         line += (f"; oxidnn {r['ox_ms']:.3f} ms = **{fmt_ratio(q, BOUND_TARGET)}×** the bound "
