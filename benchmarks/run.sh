@@ -68,7 +68,7 @@ while [ $# -gt 0 ]; do
         --max-time) MAX_TIME=${2:?}; shift 2 ;;
         --quiet-max) QUIET_MAX=${2:?}; shift 2 ;;
         --shapes) SHAPES_FILE=${2:?}; shift 2 ;;
-        -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^set -euo/ { exit } NR > 1' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
