@@ -3,7 +3,12 @@
 bar chart of the oxidnn/oneDNN time ratios. Python 3 standard library only.
 
   report.py --raw results.txt --peaks peaks.txt --meta meta.txt --workloads workloads.txt
-            [--md BENCHMARKS.md] [--svg ratios.svg] [--shapes FILE]
+            [--md FILE [--machine-sections --svg-dir DIR]] [--shapes FILE]
+
+With --machine-sections, FILE (BENCHMARKS.md) keeps one section per machine kind (CPU vendor,
+micro-architecture, ISA cap; see `machine_kind`): this run's kind's section is replaced, or
+added, and the others are kept as they are; its chart goes to DIR/ratios-<kind>.svg. Without
+it, FILE is rewritten whole (a sweep, SWEEP.md).
 
 Raw lines (written by run.sh): `<round> <lib> <threads> <rnn_bench line>` where the rnn_bench
 line is `RESULT name median_ms min_ms gflops samples checksum`, `SKIPPED name status`,
@@ -14,6 +19,7 @@ oneDNN's time is the faster of the 3.2 and 3.13 aggregates.
 import argparse
 import html
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -21,6 +27,7 @@ from collections import defaultdict
 LIBS = ["oxidnn", "3.2", "3.13"]
 ONEDNN = ["3.2", "3.13"]
 W1_TARGET = 0.8
+BOUND_TARGET = 1.25  # issue 34: batch-1 rows within 1.25x of their bound
 PEAK_TARGET = {"W2": 88.0, "W3": 88.0}
 
 
@@ -31,7 +38,9 @@ def parse_args():
     p.add_argument("--meta", required=True)
     p.add_argument("--workloads", required=True)
     p.add_argument("--md")
-    p.add_argument("--svg")
+    p.add_argument("--machine-sections", action="store_true",
+                   help="--md keeps one section per machine kind; replace this run's")
+    p.add_argument("--svg-dir", help="with --machine-sections: where ratios-<kind>.svg goes")
     p.add_argument("--shapes", help="the run.sh --shapes file the rows come from (a sweep)")
     return p.parse_args()
 
@@ -48,12 +57,15 @@ def read_meta(path):
 
 def read_peaks(path):
     """{'fma1': gflops, 'fma2': ..., 'sgemm1': ..., 'sgemm2': ..., 'isa': ...,
-    'sgemm_W2': ('MxNxK', gflops), ...}"""
-    peaks = {}
+    'sgemm_W2': ('MxNxK', gflops), ..., 'bound': {('W1', threads): (members, read_ms, gemm_ms,
+    bound_ms, step_gemm_ms)}}"""
+    peaks = {"bound": {}}
     with open(path) as f:
         for line in f:
             t = line.split()
-            if len(t) >= 4 and t[0] == "PEAK" and t[1] == "fma":
+            if len(t) == 8 and t[0] == "BOUND":
+                peaks["bound"][(t[1], int(t[2]))] = (int(t[3]), *map(float, t[4:8]))
+            elif len(t) >= 4 and t[0] == "PEAK" and t[1] == "fma":
                 peaks["fma" + t[2]] = float(t[3])
                 if len(t) > 4:
                     peaks["isa"] = t[4]
@@ -304,6 +316,30 @@ def svg_chart(rows, title):
     return "\n".join(s) + "\n"
 
 
+def bound_md(r, peaks):
+    """Issue 34's line for a batch-1 row measured with its bound: both libraries' times
+    against it."""
+    b = peaks["bound"].get((r["w"], r["thr"]))
+    if b is None:
+        return None
+    members, read, gemm, bound, step_gemm = b
+    if bound <= 0:
+        return None
+    line = (f"- {r['w']} ({r['thr']} thread{'s' if r['thr'] > 1 else ''}) against its batch-1 "
+            f"bound: **{bound:.3f} ms** = U read at every step {read:.3f} ms + layer GEMM "
+            f"{gemm:.3f} ms (`oxidnn-bound`, {members} thread{'s' if members > 1 else ''}; "
+            f"the same steps running the library's step GEMM"
+            f"{', h exchanged between the threads,' if members > 1 else ''} instead of the "
+            f"plain read: {step_gemm:.3f} ms)")
+    if r["ox_ms"] is not None:
+        q = r["ox_ms"] / bound
+        line += (f"; oxidnn {r['ox_ms']:.3f} ms = **{fmt_ratio(q, BOUND_TARGET)}×** the bound "
+                 f"(target ≤ {BOUND_TARGET} — {'met' if q <= BOUND_TARGET else 'NOT met'})")
+    if r["dn_ms"] is not None:
+        line += f", oneDNN {r['best_lib']} {r['dn_ms']:.3f} ms = {r['dn_ms'] / bound:.2f}×"
+    return line
+
+
 def targets_md(rows, peaks):
     out = []
     for r in rows:
@@ -315,6 +351,9 @@ def targets_md(rows, peaks):
         else:
             out.append(f"- {r['w']} ({r['thr']} thread{'s' if r['thr'] > 1 else ''}): "
                        f"oxidnn {status_text(r['ox'])}")
+        bound = bound_md(r, peaks)
+        if bound:
+            out.append(bound)
         if r["w"] in PEAK_TARGET and r["thr"] == 2 and r["ox_fma"] is not None:
             ok = r["ox_fma"] >= PEAK_TARGET[r["w"]]
             line = (f"- {r['w']}: {r['ox_fma']:.0f} % of the FMA peak vs target ≥ "
@@ -328,6 +367,87 @@ def targets_md(rows, peaks):
     return "\n".join(out)
 
 
+def machine_kind(meta):
+    """(slug, title) of the machine kind a run belongs to: vendor and micro-architecture (what
+    the tuning depends on), and oxidnn's ISA cap when one was set."""
+    vendor, flags = meta.get("vendor", ""), meta.get("flags", "").split()
+    try:
+        family = int(meta.get("family", ""))
+    except ValueError:
+        family = -1
+    avx512 = "avx512f" in flags
+    if vendor == "GenuineIntel":
+        if "amx_tile" in flags:
+            kind = ("intel-xeon-avx512-amx",
+                    "Intel Xeon (Sapphire Rapids class: AVX-512, AVX512-BF16/VNNI, AMX)")
+        elif avx512:
+            kind = ("intel-avx512", "Intel (AVX-512, no AMX)")
+        else:
+            kind = ("intel-avx2", "Intel (AVX2, no AVX-512)")
+    elif vendor == "AuthenticAMD":
+        zen = {23: "Zen 1/2", 25: "Zen 3/4", 26: "Zen 5"}.get(family, f"family {family}")
+        if family == 25:
+            zen = "Zen 4" if avx512 else "Zen 3"
+        slug = "amd-" + re.sub(r"[^a-z0-9]+", "-", zen.lower()).strip("-")
+        line = "AMD EPYC" if "EPYC" in meta.get("model_name", "") else "AMD"
+        kind = (slug, f"{line} {zen} ({'AVX-512' if avx512 else 'AVX2'}, no AMX)")
+    else:
+        name = vendor or "unknown vendor"
+        kind = ("cpu-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-"),
+                f"{name} ({'AVX-512' if avx512 else 'no AVX-512'})")
+    cap = meta.get("oxidnn_isa_cap", "")
+    if cap:
+        kind = (f"{kind[0]}-oxidnn-{cap}", f"{kind[1]}, oxidnn capped to OXIDNN_ISA={cap}")
+    return kind
+
+
+def anchor(title):
+    """GitHub's anchor of a heading."""
+    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+
+
+def kernel_paths(cells):
+    """Per library, the implementation names (`dnnl_primitive_desc_query` impl_info_str) its
+    rows ran, with how many rows each."""
+    out = []
+    for lib in LIBS:
+        seen = defaultdict(int)
+        for (l, _, _), c in cells.items():
+            if l == lib and c.impl:
+                seen[c.impl] += 1
+        if seen:
+            names = "; ".join(f"`{i}` ({n} row{'s' if n > 1 else ''})"
+                              for i, n in sorted(seen.items(), key=lambda x: -x[1]))
+            out.append(f"  - `{lib}`: {names}")
+    return "\n".join(out) if out else "  - not reported"
+
+
+SECTION_START = "<!-- machine: {slug}; date: {date}; commit: {commit} -->"
+SECTION_RE = re.compile(r"<!-- machine: (?P<slug>[^;]+); date: (?P<date>[^;]*); "
+                        r"commit: (?P<commit>[^ ]*) -->\n(?P<body>.*?)"
+                        r"<!-- end machine: (?P=slug) -->\n", re.S)
+
+
+def merge_sections(path, slug, section, head):
+    """BENCHMARKS.md with this run's section (replacing its kind's, or added) and every other
+    kind's section of the file as it was; `head` (title, index, method) is rewritten."""
+    sections = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for m in SECTION_RE.finditer(f.read()):
+                sections[m["slug"]] = m.group(0)
+        if not sections:
+            print(f"report.py: {path} has no machine sections (`<!-- machine: ... -->`): only "
+                  "this run's is kept", file=sys.stderr)
+    sections[slug] = section
+    index = []
+    for text in sections.values():
+        m = SECTION_RE.match(text)
+        title = next((ln[3:] for ln in m["body"].splitlines() if ln.startswith("## ")), m["slug"])
+        index.append(f"- [{title}](#{anchor(title)}): {m['date']}, commit {m['commit']}")
+    return head.replace("{index}", "\n".join(index)) + "\n" + "\n".join(sections.values())
+
+
 def main():
     a = parse_args()
     meta = read_meta(a.meta)
@@ -336,6 +456,7 @@ def main():
     cells, versions, rounds = read_raw(a.raw)
     rows = build_rows(cells, workloads, peaks)
     table = table_md(rows)
+    slug, kind = machine_kind(meta)
 
     peak_line = (f"f32 FMA peak ({peaks.get('isa', '?')} intrinsics loop, benchmarks/peak.c): "
                  f"**{fmt(peaks.get('fma1'), 1)} GFLOP/s** on 1 thread, "
@@ -344,41 +465,39 @@ def main():
                  f"{fmt(peaks.get('sgemm1'), 1)} GFLOP/s on 1 thread, "
                  f"{fmt(peaks.get('sgemm2'), 1)} GFLOP/s on 2 threads.")
     print()
+    print(f"{kind} ({slug})")
     print(peak_line)
     print()
     print(table)
     print()
+    print(targets_md(rows, peaks))
+    print()
 
-    if a.svg:
-        cpu = meta.get('cpu', '').split(' (')[0]
+    if not a.md:
+        return
+    svg_rel = None
+    if a.machine_sections and a.svg_dir:
+        svg = os.path.join(a.svg_dir, f"ratios-{slug}.svg")
+        cpu = meta.get("model_name", "")
         title = f"oxidnn vs oneDNN, RNN f32, 2 threads (1T: 1 thread) — {cpu}, {meta.get('date', '')}"
-        with open(a.svg, "w") as f:
+        with open(svg, "w") as f:
             f.write(svg_chart(rows, title))
-        print(f"wrote {a.svg}", file=sys.stderr)
-    if a.md:
-        svg_rel = os.path.relpath(a.svg, os.path.dirname(os.path.abspath(a.md))) if a.svg \
-            else None
-        lib_lines = "\n".join(f"  - `{lib}`: {versions.get(lib, 'not run')}" for lib in LIBS)
-        title = "Sweep: oxidnn vs oneDNN on given shapes" if a.shapes \
-            else "Benchmarks: oxidnn vs oneDNN, RNN primitives"
-        shapes_line = (f"- Shapes: `{os.path.relpath(a.shapes)}` (rnn_bench `--shape` specs: "
-                       "cell, direction, inference or training, benchdnn's dims)\n"
-                       if a.shapes else "")
-        workloads_line = ("- The rows are the shapes file's, each with issue 5's target for every "
-                          "workload (≤ 1.0)." if a.shapes else
-                          "- W1–W10 are issue 5's workloads; X1–X9 go beyond its list (training "
-                          "of every cell,\n  bidirectional and projection training, batch-1 "
-                          "GRU, a large batch, batch-1 training), with the\n  same target (≤ 1.0).")
-        md = f"""# {title}
+        print(f"wrote {svg}", file=sys.stderr)
+        svg_rel = os.path.relpath(svg, os.path.dirname(os.path.abspath(a.md)))
+    lib_lines = "\n".join(f"  - `{lib}`: {versions.get(lib, 'not run')}" for lib in LIBS)
+    commit = meta.get("oxidnn", "")
+    h = "###" if a.machine_sections else "##"
+    section = f"""## {kind}
 
-*Generated by `benchmarks/run.sh` (do not edit by hand; re-run the script).*
-
-{shapes_line}
 - Command: `{meta.get('command', '')}`
 - Date: {meta.get('date', '')}
-- Machine: {meta.get('cpu', '')}, {meta.get('cpus', '')}, {meta.get('caches', '')};
-  {meta.get('kernel', '')}; ISA flags seen: {meta.get('flags', '').strip()}
-- oxidnn: commit {meta.get('oxidnn', '')}
+- Machine: {meta.get('model_name', '')} ({meta.get('vendor', '')}, family \
+{meta.get('family', '')}, model {meta.get('model', '')}, stepping {meta.get('stepping', '')}),
+  {meta.get('cpus', '')}, {meta.get('caches', '')}; {meta.get('kernel', '')};
+  ISA flags: {meta.get('flags', '').strip()}
+- Kernel path (implementation name each library reported, per row in the last table):
+{kernel_paths(cells)}
+- oxidnn: commit {commit}
 - Libraries (`dnnl_version()`, CPU runtime):
 {lib_lines}
   - 3.2 = PyPI `onednn-cpu-gomp` 2023.2.0 (GNU OpenMP); 3.13 = PyPI `onednn` 2026.1.0
@@ -387,21 +506,56 @@ def main():
   affinity mask); rows with threads = 1 run all three under `taskset -c 0` with 1 thread.
 - Rounds: {meta.get('rounds', '')} (alternating oxidnn / 3.2 / 3.13 per workload, order
   rotated each round); rnn_bench arguments `{meta.get('bench_args', '')}`.
-- Background load (the machine is shared): {meta.get('quiet', 'not recorded')}.
+- Background load (the machine is shared): {meta.get('quiet', 'not recorded')}; load average
+  {meta.get('load', 'not recorded')}.
 
 {peak_line}
 
-## Results
+{h} Results
 
 {table}
 
 {"![oxidnn / oneDNN time ratios](" + svg_rel + ")" if svg_rel else ""}
 
-## Targets (issue 5)
+{h} Targets (issues 5 and 34)
 
 {targets_md(rows, peaks)}
 
-## Method
+{h} Per-round medians (ms)
+
+{raw_md(cells, rows, rounds)}
+"""
+    shapes_line = (f"- Shapes: `{os.path.relpath(a.shapes)}` (rnn_bench `--shape` specs: "
+                   "cell, direction, inference or training, benchdnn's dims); each row has "
+                   "issue 5's target for every workload (≤ 1.0).\n" if a.shapes else "")
+    if a.machine_sections:
+        head = f"""# Benchmarks: oxidnn vs oneDNN, RNN primitives
+
+*One section per machine kind, each written by `benchmarks/run.sh` on a machine of that kind: a
+run replaces its own kind's section and keeps the others (do not edit by hand; re-run the
+script there).*
+
+{{index}}
+
+{METHOD}
+"""
+        md = merge_sections(a.md, slug, SECTION_START.format(slug=slug, date=meta.get(
+            "date", ""), commit=commit.split()[0] if commit else "") + "\n" + section
+            + f"<!-- end machine: {slug} -->\n", head)
+    else:
+        md = f"""# Sweep: oxidnn vs oneDNN on given shapes
+
+*Generated by `benchmarks/run.sh --shapes` (do not edit by hand; re-run the script).*
+
+{shapes_line}
+{section}
+{METHOD}"""
+    with open(a.md, "w") as f:
+        f.write(md)
+    print(f"wrote {a.md}", file=sys.stderr)
+
+
+METHOD = """## Method
 
 - `benchmarks/rnn_bench.c` is one C99 source written against oneDNN's C API only, built three
   times: against oxidnn (`-Iinclude -loxidnn`) and against both real oneDNN builds. Per
@@ -412,13 +566,29 @@ def main():
   `clock_gettime(CLOCK_MONOTONIC)`) until it has at least `--iters` samples and `--min-time`
   seconds. Inputs are deterministic: weights, bias and diff_dst uniform in ±0.1 (the vanilla
   RNN's weights_iter in ±min(0.1, 1/√SIC), below), data and states in ±0.5, AUGRU attention
-  in [0, 1].
+  in [0, 1]. It prints the implementation name each primitive reports
+  (`dnnl_primitive_desc_query` of `impl_info_str`: oxidnn's says which ISA path its kernels
+  run, e.g. `oxidnn:packed:avx512`).
 - ms = median over rounds of each run's median execution time. GFLOP/s = FLOPs / that time.
 - FLOPs, summed over layers and directions: `2·T·N·G·DHC·(SLC_l + SIC)` (+ `2·T·N·DHC·DIC`
   for the LSTM projection), G = 4 LSTM, 3 GRU / LBR-GRU / AUGRU, 1 vanilla RNN, SIC = DIC,
   SLC_l = SLC for layer 0 and DIC above; element-wise work not counted. Training rows (W10,
   X1–X6, X9: forward training + backward, timed together) count 3× the forward FLOPs.
-{workloads_line}
+- W1–W10 are issue 5's workloads; X1–X9 go beyond its list (training of every cell,
+  bidirectional and projection training, batch-1 GRU, a large batch, batch-1 training), with the
+  same target (≤ 1.0). Issue 34 adds: the batch-1 inference rows (W1, X7) within 1.25× of
+  their bound.
+- The batch-1 bound (`target/release/oxidnn-bound`, src/bin/oxidnn-bound.rs, run by run.sh
+  beside the peaks for W1 and X7): a batch-1 step must read the recurrent weights U (4 MiB of
+  f32 for W1's C512 LSTM, 3 MiB for X7's GRU)
+  from the cache they live in. The bound is (a) a streaming read of U's packed panels, each
+  thread of the library's team reading the share of panels the forward driver gives it at
+  batch 1, walked in alternate directions, with the team's spin barrier after every step, T·L
+  steps (T·L × the median step), plus (b) the merged layer GEMM `x·W + b` over all T·N rows
+  with the library's own GEMM kernel and work split (its fastest repetition). The cell's
+  element-wise work is not counted, nor the GRU's second step phase and barrier. Beside it, not part of it: the same steps running the
+  library's step GEMM `h·U` (each thread writing its units of h, read by all at the next step)
+  instead of the plain read.
 - % FMA peak uses the FMA peak for the row's thread count; % sgemm peak likewise uses the
   1024³ `dnnl_sgemm` of oneDNN 3.2.
 - "same output": the checksum of dst_layer (diff_src_layer for training) after the last execution
@@ -431,14 +601,7 @@ def main():
   checksums could agree; with the bounded fill they agree to ≤ 4e−6 up to T = 200.
 - A workload whose primitive descriptor creation returns `dnnl_unimplemented` is reported
   as skipped.
-
-## Per-round medians (ms)
-
-{raw_md(cells, rows, rounds)}
 """
-        with open(a.md, "w") as f:
-            f.write(md)
-        print(f"wrote {a.md}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@
 #   --rounds N     rounds of the alternation (default 3)
 #   --workloads    a subset (default: all nineteen)
 #   --no-build     don't run `cargo build --release`; use target/release/liboxidnn.so as it is
-#   --no-report    print the table only; leave BENCHMARKS.md and benchmarks/ratios.svg alone
+#   --no-report    print the table only; leave BENCHMARKS.md and benchmarks/ratios-*.svg alone
 #   --iters/--min-time/--max-time   passed to rnn_bench (defaults 10 / 0.5 / 5)
 #   --shapes FILE  instead of the workloads, the shapes in FILE: one rnn_bench --shape spec
 #                  per line ("name=cell,dir,prop,dims", # comments), e.g.
@@ -27,13 +27,17 @@
 #      overrides the path) and builds rnn_bench.c three times (oxidnn, 3.2, 3.13) and peak.c
 #      (plain, and with dnnl_sgemm from oneDNN 3.2);
 #   3. measures the f32 FMA peak (1 and 2 threads) and the 1024^3 sgemm of oneDNN 3.2 (and,
-#      on 2 threads, its sgemm on the merged GEMM shape of W2 and W3);
+#      on 2 threads, its sgemm on the merged GEMM shape of W2 and W3), and the batch-1 bounds
+#      of W1 (2 and 1 threads) and X7 (2 threads) when they run (target/release/oxidnn-bound,
+#      src/bin/oxidnn-bound.rs);
 #   4. for each round, for each workload, runs oxidnn, oneDNN 3.2 and oneDNN 3.13 one after the
 #      other (one process per run; the order of the three rotates between rounds) with 2 threads
 #      (OXIDNN_NUM_THREADS=2, OMP_NUM_THREADS=2, 3.13/TBB on the 2 CPUs of the mask), then W1
 #      with 1 thread (all three under `taskset -c 0`, OXIDNN_NUM_THREADS=1, OMP_NUM_THREADS=1);
 #   5. benchmarks/report.py aggregates (per library: median over rounds of each run's median),
-#      prints the table and writes BENCHMARKS.md + benchmarks/ratios.svg.
+#      prints the table and rewrites this machine kind's section of BENCHMARKS.md (CPU vendor,
+#      model, ISA flags, the kernel path each library ran, load average before and after; the
+#      other machines' sections are kept) and its chart benchmarks/ratios-<kind>.svg.
 # Raw output: benchmarks/build/results.txt, peaks.txt, meta.txt.
 set -euo pipefail
 
@@ -64,7 +68,7 @@ while [ $# -gt 0 ]; do
         --max-time) MAX_TIME=${2:?}; shift 2 ;;
         --quiet-max) QUIET_MAX=${2:?}; shift 2 ;;
         --shapes) SHAPES_FILE=${2:?}; shift 2 ;;
-        -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^set -euo/ { exit } NR > 1' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -87,6 +91,7 @@ if [ -n "$SHAPES_FILE" ]; then
 fi
 
 START_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { printf '[run.sh] %s\n' "$*" >&2; }
 
 # busy_cpus: CPUs' worth of non-idle time (steal included) over the next second
@@ -136,6 +141,11 @@ fi
 rm -f "$OUT/oxidnn/"liboxidnn.so*
 cp "$ROOT/target/release/liboxidnn.so" "$OUT/oxidnn/liboxidnn.so.0"
 ln -s liboxidnn.so.0 "$OUT/oxidnn/liboxidnn.so"
+BOUND_TOOL=""
+if [ -x "$ROOT/target/release/oxidnn-bound" ]; then
+    cp "$ROOT/target/release/oxidnn-bound" "$OUT/oxidnn/oxidnn-bound"
+    BOUND_TOOL=$OUT/oxidnn/oxidnn-bound
+fi
 OX_COMMIT=$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(cd "$ROOT" && git status --porcelain -- src Cargo.toml \
         Cargo.lock build.rs 2>/dev/null)" ]; then
@@ -197,6 +207,23 @@ wait_quiet
         ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm "$m" "$n" "$k" \
             | sed "s/^PEAK sgemm/PEAK sgemm_$w/" )
     done
+    # The batch-1 inference rows' bounds (issue 34): U read at every step as the library
+    # splits it, plus the layer GEMM with the library's kernel (src/bin/oxidnn-bound.rs; W1's
+    # shape by default, X7's GRU with --gates 3). Lines `BOUND <row> <threads> <members>
+    # <read_ms> <gemm_ms> <bound_ms> <step_gemm_ms>`.
+    for spec in "W1 2" "W1 1" "X7 2 --gates 3"; do
+        read -r w t args <<<"$spec"
+        case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
+        if [ -z "$BOUND_TOOL" ]; then
+            log "no target/release/oxidnn-bound: $w's bound not measured"
+            continue
+        fi
+        pin=()
+        [ "$t" = 1 ] && pin=(taskset -c 0)
+        # shellcheck disable=SC2086  # $args: words
+        OXIDNN_NUM_THREADS=$t "${pin[@]}" "$BOUND_TOOL" $args | sed "s/^BOUND /BOUND $w $t /" \
+            || log "oxidnn-bound failed ($w, $t threads)"
+    done
 } | tee "$OUT/peaks.txt" >&2
 
 # ---- 4. rounds ---------------------------------------------------------------------------
@@ -236,15 +263,22 @@ done
 {
     echo "command=$CMDLINE"
     echo "date=$START_DATE"
-    echo "cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1) (family $(lscpu | sed -n 's/^CPU family: *//p' | head -1), model $(lscpu | sed -n 's/^Model: *//p' | head -1))"
+    cpuinfo() { sed -n "s/^$1[[:space:]]*: *//p" /proc/cpuinfo | head -1; }
+    echo "vendor=$(cpuinfo vendor_id)"
+    echo "model_name=$(cpuinfo 'model name')"
+    echo "family=$(cpuinfo 'cpu family')"
+    echo "model=$(cpuinfo model)"
+    echo "stepping=$(cpuinfo stepping)"
     echo "cpus=$(nproc --all) CPUs = $(lscpu | sed -n 's/^Core(s) per socket: *//p' | head -1) cores x $(lscpu | sed -n 's/^Thread(s) per core: *//p' | head -1) thread(s) per core"
     echo "caches=L2 $(lscpu | sed -n 's/^L2 cache: *//p'), L3 $(lscpu | sed -n 's/^L3 cache: *//p')"
-    echo "flags=$(grep -o -w 'avx512f\|avx512_bf16\|amx_tile\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+    echo "flags=$(cpuinfo flags | tr ' ' '\n' | grep -x 'avx2\|avx512f\|avx512_bf16\|avx512_vnni\|avx512_fp16\|avx_vnni\|amx_tile\|amx_bf16\|amx_int8' | tr '\n' ' ')"
+    echo "oxidnn_isa_cap=${OXIDNN_ISA:-}"
     echo "kernel=$(uname -sr)"
     echo "oxidnn=$OX_COMMIT${OX_NOTE:+ $OX_NOTE}"
     echo "rounds=$ROUNDS"
     echo "quick=$QUICK"
     echo "bench_args=${BENCH_ARGS[*]}"
+    echo "load=$LOAD_BEFORE before, $(cut -d' ' -f1-3 /proc/loadavg) after (1, 5, 15 min)"
     echo "quiet=waited ${QUIET_WAITED} s in total for other processes to leave the CPUs alone (< $QUIET_LIMIT CPU busy); $( [ "$QUIET_WORST" = 0 ] && echo "every measurement started on a quiet machine" || echo "some started with up to $QUIET_WORST CPUs busy (waited the maximum $QUIET_MAX s)")"
 } >"$OUT/meta.txt"
 
@@ -253,6 +287,6 @@ REPORT_ARGS=(--raw "$RAW" --peaks "$OUT/peaks.txt" --meta "$OUT/meta.txt"
 if [ "$REPORT" = 1 ] && [ -n "$SHAPES_FILE" ]; then
     REPORT_ARGS+=(--md "$HERE/SWEEP.md" --shapes "$SHAPES_FILE")
 elif [ "$REPORT" = 1 ]; then
-    REPORT_ARGS+=(--md "$ROOT/BENCHMARKS.md" --svg "$HERE/ratios.svg")
+    REPORT_ARGS+=(--md "$ROOT/BENCHMARKS.md" --machine-sections --svg-dir "$HERE")
 fi
 python3 "$HERE/report.py" "${REPORT_ARGS[@]}"
