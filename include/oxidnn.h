@@ -2353,10 +2353,10 @@ typedef dnnl_dim_t dnnl_dims_t[DNNL_MAX_NDIMS];
 #define DNNL_RUNTIME_DIM_VAL INT64_MIN
 
 /**
- * 64-bit signed integer, which oneDNN has no data type for: reported by the
- * `oxidnn_model_get_*_type` functions for `i64` tensors.
+ * The data type the `oxidnn_model_get_*_type` functions report for `i64` tensors: oneDNN
+ * 3.13's `dnnl_s64` (a value inside the C enum's range, which C++ callers need).
  */
-#define oxidnn_s64 1879048193
+#define oxidnn_s64 dnnl_s64
 
 #ifdef __cplusplus
 extern "C" {

@@ -97,9 +97,9 @@ pub struct dnnl_version_t {
     pub gpu_runtime: c_uint,
 }
 
-/// 64-bit signed integer, which oneDNN has no data type for: reported by the
-/// `oxidnn_model_get_*_type` functions for `i64` tensors.
-pub const oxidnn_s64: dnnl_data_type_t = 0x7000_0001;
+/// The data type the `oxidnn_model_get_*_type` functions report for `i64` tensors: oneDNN
+/// 3.13's `dnnl_s64` (a value inside the C enum's range, which C++ callers need).
+pub const oxidnn_s64: dnnl_data_type_t = dnnl_s64;
 
 /// oxidnn extension: an RNN's per-sample sequence lengths (`s32`, dims `{N}`), see
 /// `oxidnn_primitive_attr_set_rnn_seq_lengths`. Bit 30, above every `DNNL_ARG_*` (oneDNN's
