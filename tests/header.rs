@@ -1,7 +1,9 @@
-//! The public C headers: `include/oxidnn.h` is what cbindgen makes of `src/capi/` (drift check,
-//! `OXIDNN_BLESS_HEADER=1` rewrites it), every header compiles alone as C99 and as C++, every
-//! export is declared, the opaque handles stay opaque, and the version macros agree with
-//! `dnnl_version()`.
+//! The public C headers: `include/oxidnn.h` is what cbindgen makes of `src/capi/` plus oneDNN's
+//! enumerations and integer macros from `src/capi/onednn_names.rs`, and the oneDNN header set
+//! under `include/` are shims including it (drift check; `OXIDNN_BLESS_HEADER=1` rewrites them
+//! all). Every header compiles alone as C99/C11 and C++11/17/20, the enum types are real C++
+//! enums, every export is declared, the opaque handles stay opaque, and the version macros agree
+//! with `dnnl_version()`.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -542,6 +544,25 @@ const C_FLAGS: &[&str] = &[
     "-Werror",
     "-Wstrict-prototypes",
 ];
+const C11_FLAGS: &[&str] = &[
+    "-x",
+    "c",
+    "-std=c11",
+    "-Wall",
+    "-Wextra",
+    "-pedantic",
+    "-Werror",
+    "-Wstrict-prototypes",
+];
+const CXX20_FLAGS: &[&str] = &[
+    "-x",
+    "c++",
+    "-std=c++20",
+    "-Wall",
+    "-Wextra",
+    "-pedantic",
+    "-Werror",
+];
 const CXX11_FLAGS: &[&str] = &[
     "-x",
     "c++",
@@ -591,10 +612,12 @@ fn each_header_compiles_alone_as_c99_and_cpp() {
         .unwrap();
         if gcc {
             compile("gcc", C_FLAGS, &src, &format!("include/{h}"));
+            compile("gcc", C11_FLAGS, &src, &format!("include/{h}"));
         }
         if gxx {
             compile("g++", CXX11_FLAGS, &src, &format!("include/{h}"));
             compile("g++", CXX17_FLAGS, &src, &format!("include/{h}"));
+            compile("g++", CXX20_FLAGS, &src, &format!("include/{h}"));
         }
     }
     // all of them in one translation unit, in both include styles
@@ -610,6 +633,51 @@ fn each_header_compiles_alone_as_c99_and_cpp() {
     }
     if gxx {
         compile("g++", CXX11_FLAGS, &all, "all public headers together");
+    }
+}
+
+/// The enumeration type names of `src/capi/onednn_names.rs` (`    name: repr {` lines).
+fn onednn_enum_types() -> Vec<String> {
+    let text = fs::read_to_string(root().join("src").join("capi").join("onednn_names.rs")).unwrap();
+    text.lines()
+        .filter_map(|l| l.trim().strip_suffix('{'))
+        .filter_map(|head| head.split_once(':').map(|(n, _)| n.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn enum_types_are_distinct_cpp_enums() {
+    if !have("g++") {
+        eprintln!("note: g++ not found; skipping");
+        return;
+    }
+    committed_header();
+    let enums = onednn_enum_types();
+    assert!(
+        enums.len() >= 20,
+        "enum types not found in onednn_names.rs: {enums:?}"
+    );
+    let mut src = String::from("#include \"oneapi/dnnl/dnnl.h\"\n#include <type_traits>\n");
+    src += "static int f(int) { return 0; }\n";
+    for (i, e) in enums.iter().enumerate() {
+        // a real enum: std::is_enum holds and an overload on it differs from the int one
+        src += &format!(
+            "static_assert(std::is_enum<{e}>::value, \"{e} is not an enum\");\n\
+             static int f({e}) {{ return {n}; }}\n",
+            n = i + 1
+        );
+    }
+    src += "int main() {\n    int bad = 0;\n";
+    for (i, e) in enums.iter().enumerate() {
+        src += &format!("    bad += f({e}()) != {n};\n", n = i + 1);
+    }
+    src += "    return bad + f(0);\n}\n";
+    let dir = scratch("cpp_enums");
+    let file = dir.join("enums.cpp");
+    fs::write(&file, src).unwrap();
+    for std in ["-std=c++11", "-std=c++20"] {
+        let flags = ["-x", "c++", std, "-Wall", "-Wextra", "-pedantic", "-Werror"];
+        compile("g++", &flags, &file, "the enum-type check");
     }
 }
 
