@@ -74,6 +74,11 @@ fn header_values_layouts_and_prototypes_match_onednn() {
         eprintln!("note: gcc not found; skipping the oneDNN ABI comparison");
         return;
     }
+    let python = Command::new("python3").arg("--version").output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        eprintln!("note: python3 not found (scripts/abi-diff.sh needs it); skipping");
+        return;
+    }
     let mut compared = 0;
     for (version, strict) in [("3.13", true), ("3.2", false)] {
         let Some(dir) = oracle(version) else {
