@@ -10,6 +10,9 @@
 #                              prints the same numbers as the build against oxidnn's header
 #   vs_onednn_<t>_as_libdnnl   that real-header binary run with oxidnn as libdnnl.so.3 prints the
 #                              same numbers as on the real oneDNN
+# With oneDNN 3.13 in the oracle cache, label vs_onednn, for each program <t> above:
+#   vs_onednn_3.13_real_hpp_<t>  built with oneDNN 3.13's own dnnl.hpp over oxidnn's C headers and
+#                              linked to liboxidnn, prints what oneDNN 3.13 prints
 # Included from the top-level CMakeLists.txt after OxidnnTests.cmake, whose variables it uses.
 include(CheckLanguage)
 check_language(CXX)
@@ -27,11 +30,12 @@ list(SORT OXIDNN_CXX_EXAMPLE_SOURCES)
 list(SORT OXIDNN_CXX_TEST_SOURCES)
 set(_cxx_utils_dir "${CMAKE_CURRENT_SOURCE_DIR}/examples_cpp")   # example_utils.hpp
 
-# oxidnn_cxx_program(<target> <source> [ONEDNN]) — a C++11 program with our warning flags,
-# linked to oxidnn (with the sanitizers when OXIDNN_SANITIZE is on), or with ONEDNN built against
-# the real oneDNN's headers and libdnnl.so.3 (found at run time through LD_LIBRARY_PATH).
+# oxidnn_cxx_program(<target> <source> [ONEDNN <root> ONEDNN_LIB <libdnnl>]) — a C++11 program
+# with our warning flags, linked to oxidnn (with the sanitizers when OXIDNN_SANITIZE is on), or
+# with ONEDNN built against the real oneDNN at <root> (its headers and libdnnl.so.3, found at run
+# time through LD_LIBRARY_PATH).
 function(oxidnn_cxx_program target source)
-  cmake_parse_arguments(ARG "ONEDNN" "" "" ${ARGN})
+  cmake_parse_arguments(ARG "" "ONEDNN;ONEDNN_LIB" "" ${ARGN})
   add_executable(${target} "${source}")
   set_target_properties(${target} PROPERTIES
     CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF
@@ -42,9 +46,9 @@ function(oxidnn_cxx_program target source)
   if(ARG_ONEDNN)
     set_target_properties(${target} PROPERTIES SKIP_BUILD_RPATH ON
       RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/bin-onednn")
-    target_include_directories(${target} BEFORE PRIVATE "${_oxidnn_onednn}/include")
-    target_link_libraries(${target} PRIVATE "${ONEDNN_REAL_LIBRARY}")
-    target_link_options(${target} PRIVATE "-Wl,-rpath-link,${_onednn_libdir}")
+    target_include_directories(${target} BEFORE PRIVATE "${ARG_ONEDNN}/include")
+    target_link_libraries(${target} PRIVATE "${ARG_ONEDNN_LIB}")
+    target_link_options(${target} PRIVATE "-Wl,-rpath-link,${ARG_ONEDNN}/lib")
     add_dependencies(${target} oxidnn_cargo)   # the as_libdnnl symlink must resolve in tests
     return()
   endif()
@@ -127,6 +131,40 @@ foreach(std 11 14 17 20)
   endif()
 endforeach()
 
+# ---- vs_onednn_3.13_real_hpp: oneDNN 3.13's own dnnl.hpp over oxidnn's C headers ----------------
+# Its dnnl.hpp and dnnl_common.hpp are copied from the oracle cache into the build tree (never
+# into the sources) and put ahead of include/ on the include path; each program so built, linked
+# to liboxidnn, must print what the same source built against oneDNN 3.13 prints on oneDNN 3.13.
+set(_onednn_3_13 "${_oxidnn_oracle_cache}/3.13")
+if(_oxidnn_oracle_cache AND EXISTS "${_onednn_3_13}/.ok" AND PYTHON3_EXECUTABLE
+   AND EXISTS "${_onednn_3_13}/include/oneapi/dnnl/dnnl.hpp")
+  find_library(ONEDNN_3_13_LIBRARY NAMES dnnl PATHS "${_onednn_3_13}/lib" NO_DEFAULT_PATH)
+endif()
+if(ONEDNN_3_13_LIBRARY)
+  set(_real_hpp_dir "${CMAKE_CURRENT_BINARY_DIR}/onednn_3_13_hpp")
+  file(COPY "${_onednn_3_13}/include/oneapi/dnnl/dnnl.hpp"
+            "${_onednn_3_13}/include/oneapi/dnnl/dnnl_common.hpp"
+       DESTINATION "${_real_hpp_dir}/oneapi/dnnl")
+  file(COPY "${_onednn_3_13}/include/dnnl.hpp" DESTINATION "${_real_hpp_dir}")
+  foreach(t IN LISTS _cxx_programs)
+    get_target_property(src ${t} SOURCES)
+    oxidnn_cxx_program(real_hpp_${t} "${src}")
+    set_target_properties(real_hpp_${t} PROPERTIES
+      RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/bin-real-hpp")
+    target_include_directories(real_hpp_${t} BEFORE PRIVATE "${_real_hpp_dir}")
+    oxidnn_cxx_program(onednn_3_13_${t} "${src}"
+                       ONEDNN "${_onednn_3_13}" ONEDNN_LIB "${ONEDNN_3_13_LIBRARY}")
+    add_test(NAME vs_onednn_3.13_real_hpp_${t}
+      COMMAND sh -c "\"$1\" > \"$2\" && (. \"$3\" && \"$4\" > \"$5\") && \"$6\" \"$7\" \"$5\" \"$2\""
+              sh $<TARGET_FILE:real_hpp_${t}> "${CMAKE_CURRENT_BINARY_DIR}/${t}.real_hpp.txt"
+              "${_onednn_3_13}/env.sh" $<TARGET_FILE:onednn_3_13_${t}>
+              "${CMAKE_CURRENT_BINARY_DIR}/${t}.onednn_3_13.txt" "${PYTHON3_EXECUTABLE}"
+              "${_compare_py}")
+    set_tests_properties(vs_onednn_3.13_real_hpp_${t} PROPERTIES LABELS "vs_onednn"
+                         TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+  endforeach()
+endif()
+
 # ---- vs_onednn: the same sources built against the real oneDNN's C++ API ---------------------
 if(NOT ONEDNN_REAL_LIBRARY OR NOT _oxidnn_onednn_env OR NOT PYTHON3_EXECUTABLE
    OR NOT EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.hpp")
@@ -135,20 +173,14 @@ endif()
 foreach(t IN LISTS _cxx_programs)
   get_target_property(src ${t} SOURCES)
   set(real onednn_${t})
-  oxidnn_cxx_program(${real} "${src}" ONEDNN)
+  oxidnn_cxx_program(${real} "${src}" ONEDNN "${_oxidnn_onednn}" ONEDNN_LIB "${ONEDNN_REAL_LIBRARY}")
   # our header vs the real one: the same numbers
   add_test(NAME vs_onednn_${t}
     COMMAND sh -c "\"$1\" > \"$2\" && (. \"$3\" && \"$4\" > \"$5\") && \"$6\" \"$7\" \"$5\" \"$2\""
             sh $<TARGET_FILE:${t}> "${CMAKE_CURRENT_BINARY_DIR}/${t}.oxidnn.txt"
             "${_oxidnn_onednn_env}" $<TARGET_FILE:${real}>
             "${CMAKE_CURRENT_BINARY_DIR}/${t}.onednn.txt" "${PYTHON3_EXECUTABLE}" "${_compare_py}")
-  # the binary built against the real headers, run with oxidnn as libdnnl.so.3 (not cpp_api:
-  # through the real header it calls dnnl_data_type_size, which liboxidnn does not export)
-  if(t STREQUAL "cpp_api")
-    set_tests_properties(vs_onednn_${t} PROPERTIES LABELS "vs_onednn"
-                         TIMEOUT ${OXIDNN_TEST_TIMEOUT})
-    continue()
-  endif()
+  # the binary built against the real headers, run with oxidnn as libdnnl.so.3
   add_test(NAME vs_onednn_${t}_as_libdnnl
     COMMAND bash "${_scripts}/vs-onednn-run.sh" --ours "${_as_libdnnl}"
             --real-env "${_oxidnn_onednn_env}" --compare "${_compare_py}" -- $<TARGET_FILE:${real}>)

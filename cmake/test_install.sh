@@ -28,7 +28,10 @@ libdir=$(dirname "$so")
 if command -v readelf >/dev/null; then
     readelf -d "$so" | grep -qF "Library soname: [$soname]" || fail "installed library lacks SONAME $soname"
 fi
-for h in oxidnn.h dnnl.h dnnl_types.h dnnl_debug.h dnnl.hpp oneapi/dnnl/dnnl.h oneapi/dnnl/dnnl_types.h oneapi/dnnl/dnnl_debug.h oneapi/dnnl/dnnl.hpp; do
+for h in oxidnn.h dnnl.h dnnl_types.h dnnl_config.h dnnl_version.h dnnl_debug.h dnnl.hpp \
+         oneapi/dnnl/dnnl.h oneapi/dnnl/dnnl_types.h oneapi/dnnl/dnnl_common.h \
+         oneapi/dnnl/dnnl_common_types.h oneapi/dnnl/dnnl_config.h oneapi/dnnl/dnnl_version.h \
+         oneapi/dnnl/dnnl_debug.h oneapi/dnnl/dnnl.hpp; do
     [ -f "$prefix/include/$h" ] || fail "include/$h not installed"
 done
 for f in cmake/oxidnn/oxidnnConfig.cmake cmake/oxidnn/oxidnnConfigVersion.cmake pkgconfig/oxidnn.pc pkgconfig/oxidnn-static.pc; do

@@ -11,11 +11,16 @@ lib = ctypes.CDLL(str(_HERE / "liboxidnn.so"))
 
 
 def _parse_defines(text):
-    """Every `#define NAME <integer>` of the generated header, and `((void *)(size_t)<integer>)`
-    as the pointer value it casts to."""
-    ints = re.finditer(r"^#define\s+(\w+)\s+(-?\d+)\s*$", text, re.M)
+    """Every `#define NAME <integer>[u]`, enumerator `NAME = <integer>,` and `#define NAME OTHER`
+    of the generated header, and `((void *)(size_t)<integer>)` as the pointer value it casts
+    to."""
+    ints = re.finditer(r"^#define\s+(\w+)\s+(-?\d+)u?\s*$", text, re.M)
+    enumerators = re.finditer(r"^\s+(\w+) = (-?\d+),$", text, re.M)
     ptrs = re.finditer(r"^#define\s+(\w+)\s+\(\(void \*\)\(size_t\)(-?\d+)\)\s*$", text, re.M)
     defines = {m.group(1): int(m.group(2)) for m in ints}
+    defines.update((m.group(1), int(m.group(2))) for m in enumerators)
+    aliases = re.finditer(r"^#define\s+(\w+)\s+([A-Za-z_]\w*)\s*$", text, re.M)
+    defines.update((m.group(1), defines[m.group(2)]) for m in aliases if m.group(2) in defines)
     defines.update((m.group(1), int(m.group(2)) % 2 ** (8 * ctypes.sizeof(ctypes.c_void_p)))
                    for m in ptrs)
     return defines

@@ -240,6 +240,130 @@ pub extern "C" fn dnnl_fmt_kind2str(v: dnnl_format_kind_t) -> *const c_char {
     })
 }
 
+/// The name a value has in `names`, else oneDNN's `unknown` text (for the enums the core does not
+/// model: the first enumerator of an aliased value names it, as in oneDNN).
+fn listed_name(v: c_int, names: &[(c_int, &'static str)], unknown: &'static str) -> *const c_char {
+    c_name(
+        names
+            .iter()
+            .find(|(k, _)| *k == v)
+            .map_or(unknown, |(_, n)| n),
+    )
+}
+
+/// The name of an accumulation mode (`"strict"`, `"relaxed"`, ...).
+#[unsafe(no_mangle)]
+pub extern "C" fn dnnl_accumulation_mode2str(v: dnnl_accumulation_mode_t) -> *const c_char {
+    value("dnnl_accumulation_mode2str", NO_NAME, || {
+        Ok(listed_name(
+            v,
+            &[
+                (dnnl_accumulation_mode_strict, "strict"),
+                (dnnl_accumulation_mode_relaxed, "relaxed"),
+                (dnnl_accumulation_mode_any, "any"),
+                (dnnl_accumulation_mode_s32, "s32"),
+                (dnnl_accumulation_mode_f32, "f32"),
+                (dnnl_accumulation_mode_f16, "f16"),
+            ],
+            "unknown accumulation_mode",
+        ))
+    })
+}
+
+/// The name of a CPU ISA (`"cpu_isa_avx2"`, ...).
+#[unsafe(no_mangle)]
+pub extern "C" fn dnnl_cpu_isa2str(v: dnnl_cpu_isa_t) -> *const c_char {
+    value("dnnl_cpu_isa2str", NO_NAME, || {
+        Ok(listed_name(
+            v,
+            &[
+                (dnnl_cpu_isa_default, "cpu_isa_default"),
+                (dnnl_cpu_isa_sse41, "cpu_isa_sse41"),
+                (dnnl_cpu_isa_avx, "cpu_isa_avx"),
+                (dnnl_cpu_isa_avx2, "cpu_isa_avx2"),
+                (dnnl_cpu_isa_avx2_vnni, "cpu_isa_avx2_vnni"),
+                (dnnl_cpu_isa_avx2_vnni_2, "cpu_isa_avx2_vnni_2"),
+                (dnnl_cpu_isa_avx512_core, "cpu_isa_avx512_core"),
+                (dnnl_cpu_isa_avx512_core_vnni, "cpu_isa_avx512_core_vnni"),
+                (dnnl_cpu_isa_avx512_core_bf16, "cpu_isa_avx512_core_bf16"),
+                (dnnl_cpu_isa_avx10_1_512, "cpu_isa_avx10_1_512"),
+                (dnnl_cpu_isa_avx10_1_512_amx, "cpu_isa_avx10_1_512_amx"),
+                (
+                    dnnl_cpu_isa_avx10_1_512_amx_fp16,
+                    "cpu_isa_avx10_1_512_amx_fp16",
+                ),
+                (dnnl_cpu_isa_avx10_2, "cpu_isa_avx10_2"),
+                (dnnl_cpu_isa_avx10_2_amx_2, "cpu_isa_avx10_2_amx_2"),
+            ],
+            "unknown cpu_isa",
+        ))
+    })
+}
+
+/// The name of a CPU ISA hint (`"cpu_isa_no_hints"`, `"cpu_isa_prefer_ymm"`).
+#[unsafe(no_mangle)]
+pub extern "C" fn dnnl_cpu_isa_hints2str(v: dnnl_cpu_isa_hints_t) -> *const c_char {
+    value("dnnl_cpu_isa_hints2str", NO_NAME, || {
+        Ok(listed_name(
+            v,
+            &[
+                (dnnl_cpu_isa_no_hints, "cpu_isa_no_hints"),
+                (dnnl_cpu_isa_prefer_ymm, "cpu_isa_prefer_ymm"),
+            ],
+            "unknown cpu_isa_hints",
+        ))
+    })
+}
+
+/// The name of a quantization mode (`"undef"`, `"static_sazp"`, ...).
+#[unsafe(no_mangle)]
+pub extern "C" fn dnnl_quantization_mode2str(v: dnnl_quantization_mode_t) -> *const c_char {
+    value("dnnl_quantization_mode2str", NO_NAME, || {
+        Ok(listed_name(
+            v,
+            &[
+                (dnnl_quantization_mode_undef, "undef"),
+                (dnnl_quantization_mode_static_sazp, "static_sazp"),
+                (dnnl_quantization_mode_dynamic_mx, "dynamic_mx"),
+                (dnnl_quantization_mode_dynamic_fp, "dynamic_fp"),
+            ],
+            "unknown quantization_mode",
+        ))
+    })
+}
+
+/// The name of a rounding mode (`"environment"`, `"stochastic"`).
+#[unsafe(no_mangle)]
+pub extern "C" fn dnnl_rounding_mode2str(v: dnnl_rounding_mode_t) -> *const c_char {
+    value("dnnl_rounding_mode2str", NO_NAME, || {
+        Ok(listed_name(
+            v,
+            &[
+                (dnnl_rounding_mode_environment, "environment"),
+                (dnnl_rounding_mode_stochastic, "stochastic"),
+            ],
+            "unknown rounding_mode",
+        ))
+    })
+}
+
+/// The name of a sparse encoding (`"undef"`, `"csr"`, `"packed"`, `"coo"`).
+#[unsafe(no_mangle)]
+pub extern "C" fn dnnl_sparse_encoding2str(v: dnnl_sparse_encoding_t) -> *const c_char {
+    value("dnnl_sparse_encoding2str", NO_NAME, || {
+        Ok(listed_name(
+            v,
+            &[
+                (dnnl_sparse_encoding_undef, "undef"),
+                (dnnl_csr, "csr"),
+                (dnnl_packed, "packed"),
+                (dnnl_coo, "coo"),
+            ],
+            "unknown sparse_encoding",
+        ))
+    })
+}
+
 /// The name of a `DNNL_RUNTIME_*` value (`"threadpool"`, `"OpenMP"`, ...).
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_runtime2str(v: c_uint) -> *const c_char {
@@ -252,6 +376,7 @@ pub extern "C" fn dnnl_runtime2str(v: c_uint) -> *const c_char {
             DNNL_RUNTIME_THREADPOOL => "threadpool",
             DNNL_RUNTIME_OCL => "OpenCL",
             DNNL_RUNTIME_SYCL => "SYCL",
+            DNNL_RUNTIME_ZE => "Level Zero",
             _ => "unknown",
         }))
     })

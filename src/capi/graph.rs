@@ -119,7 +119,7 @@ fn index(i: c_int, n: usize, what: &str) -> Result<usize> {
     })
 }
 
-/// The oneDNN data type of an element type; `i64` has none and is [`oxidnn_s64`].
+/// The oneDNN data type of an element type (`i64` is [`oxidnn_s64`], i.e. `dnnl_s64`).
 fn data_type(t: ElementType) -> dnnl_data_type_t {
     match t {
         ElementType::F32 => dnnl_f32,

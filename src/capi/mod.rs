@@ -2,6 +2,8 @@
 //! `oxidnn_*` extensions. Each function validates its arguments, calls the core and maps the
 //! result through `boundary`; no logic lives here.
 
+#[macro_use]
+mod c_enum;
 pub mod attr;
 pub(crate) mod boundary;
 pub mod cache;
@@ -13,6 +15,7 @@ pub(crate) mod handle;
 pub mod memory;
 pub mod memory_desc;
 pub mod objects;
+pub mod onednn_names;
 pub mod primitive;
 pub mod primitive_desc;
 pub mod reorder;

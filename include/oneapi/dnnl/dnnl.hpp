@@ -4,8 +4,8 @@
  * Header-only wrappers over the C API of oxidnn.h, source-compatible with oneDNN 3.13's C++ API
  * for what an RNN program uses: error, engine, stream, memory (+ desc), primitive_attr,
  * primitive, primitive_desc_base, reorder and the six RNN cells' forward and backward
- * primitives. C++11 or later. Calls the C API lacks (memory::desc::reshape, blobs, cache blobs)
- * throw dnnl::error with dnnl_unimplemented.
+ * primitives. C++11 or later. Calls the C API does not implement (blobs, cache blobs) throw
+ * dnnl::error with dnnl_unimplemented.
  */
 #ifndef OXIDNN_ONEAPI_DNNL_DNNL_HPP
 #define OXIDNN_ONEAPI_DNNL_DNNL_HPP
@@ -522,12 +522,12 @@ struct memory : public handle<dnnl_memory_t> {
                            checked(offsets, get_ndims()).data());
         }
 
-        /// Not supported by the C API yet (no dnnl_memory_desc_reshape): throws
-        /// dnnl_unimplemented, or gives an empty descriptor with `allow_empty`.
+        /// The same memory seen with dims `adims` (same number of elements).
         desc reshape(const dims &adims, bool allow_empty = false) const {
-            (void)adims;
-            if (!allow_empty) detail::unimplemented("memory::desc::reshape is not implemented");
-            return desc(nullptr);
+            validate_dims(adims, 1);
+            return made_by(allow_empty, "could not reshape a memory descriptor",
+                           dnnl_memory_desc_reshape, get(), static_cast<int>(adims.size()),
+                           adims.data());
         }
 
         /// The same memory seen with its axes renumbered: axis i becomes permutation[i].

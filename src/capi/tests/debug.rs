@@ -231,6 +231,74 @@ fn names_match_onednn() {
             ],
         ),
         (
+            "accumulation mode",
+            dnnl_accumulation_mode2str,
+            &[
+                (-1, "unknown accumulation_mode"),
+                (0, "strict"),
+                (1, "relaxed"),
+                (2, "any"),
+                (3, "s32"),
+                (4, "f32"),
+                (5, "f16"),
+                (6, "unknown accumulation_mode"),
+            ],
+        ),
+        (
+            "cpu isa",
+            dnnl_cpu_isa2str,
+            &[
+                (0, "cpu_isa_default"),
+                (0x1, "cpu_isa_sse41"),
+                (0x7, "cpu_isa_avx2"),
+                (0x1f, "cpu_isa_avx2_vnni_2"),
+                (0x1ef, "cpu_isa_avx10_1_512"),
+                (0xfef, "cpu_isa_avx10_1_512_amx"),
+                (0x1fef, "cpu_isa_avx10_1_512_amx_fp16"),
+                (0x22fff, "cpu_isa_avx10_2_amx_2"),
+                (0x5, "unknown cpu_isa"),
+            ],
+        ),
+        (
+            "cpu isa hints",
+            dnnl_cpu_isa_hints2str,
+            &[
+                (0, "cpu_isa_no_hints"),
+                (1, "cpu_isa_prefer_ymm"),
+                (2, "unknown cpu_isa_hints"),
+            ],
+        ),
+        (
+            "quantization mode",
+            dnnl_quantization_mode2str,
+            &[
+                (0, "undef"),
+                (1, "static_sazp"),
+                (3, "dynamic_fp"),
+                (4, "unknown quantization_mode"),
+            ],
+        ),
+        (
+            "rounding mode",
+            dnnl_rounding_mode2str,
+            &[
+                (0, "environment"),
+                (1, "stochastic"),
+                (2, "unknown rounding_mode"),
+            ],
+        ),
+        (
+            "sparse encoding",
+            dnnl_sparse_encoding2str,
+            &[
+                (0, "undef"),
+                (1, "csr"),
+                (2, "packed"),
+                (3, "coo"),
+                (4, "unknown sparse_encoding"),
+            ],
+        ),
+        (
             "fmt kind",
             dnnl_fmt_kind2str,
             &[
@@ -260,6 +328,7 @@ fn names_match_onednn() {
         (8, "threadpool"),
         (256, "OpenCL"),
         (512, "SYCL"),
+        (1024, "Level Zero"),
         (3, "unknown"),
         (16, "unknown"),
     ];
