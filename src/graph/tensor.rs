@@ -476,6 +476,22 @@ impl Tensor {
 
     /// The same data with a new shape of equal element count.
     pub fn reshaped(&self, shape: &[usize]) -> Result<Tensor> {
+        self.check_reshape(shape)?;
+        Ok(map_tensor!(self, a => reshape_array(a, shape)))
+    }
+
+    /// [`Tensor::reshaped`] without copying: the array is moved (copied only when it is not
+    /// in row-major layout).
+    pub fn into_reshaped(self, shape: &[usize]) -> Result<Tensor> {
+        self.check_reshape(shape)?;
+        Ok(map_tensor!(self, a => {
+            let a = if a.is_standard_layout() { a } else { a.as_standard_layout().into_owned() };
+            a.into_shape_with_order(IxDyn(shape))
+                .expect("element count checked, row-major layout")
+        }))
+    }
+
+    fn check_reshape(&self, shape: &[usize]) -> Result<()> {
         if checked_numel(shape)? != self.len() {
             return Err(Error::InvalidArguments(format!(
                 "cannot reshape {:?} ({} elements) to {shape:?}",
@@ -483,13 +499,16 @@ impl Tensor {
                 self.len()
             )));
         }
-        Ok(map_tensor!(self, a => reshape_array(a, shape)))
+        Ok(())
     }
 }
 
 /// Row-major reshape of an array whose element count equals that of `shape`.
 pub(crate) fn reshape_array<T: Clone>(a: &ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
-    let data: Vec<T> = a.iter().cloned().collect();
+    let data: Vec<T> = match a.as_slice() {
+        Some(s) => s.to_vec(),
+        None => a.iter().cloned().collect(),
+    };
     ArrayD::from_shape_vec(IxDyn(shape), data).expect("element count checked by the caller")
 }
 
@@ -533,6 +552,22 @@ mod tests {
             assert_eq!(ElementType::from_ir_name(et.ir_name()), Some(et));
         }
         assert!(Tensor::from_le_bytes(ElementType::F32, &[2], &[0; 7]).is_err());
+    }
+
+    #[test]
+    fn into_reshaped_keeps_row_major_order() {
+        let t = Tensor::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+        let want = Tensor::from_vec(&[3, 1, 2], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+        assert_eq!(t.clone().into_reshaped(&[3, 1, 2]).unwrap(), want);
+        assert_eq!(t.reshaped(&[3, 1, 2]).unwrap(), want);
+        let Tensor::F32(a) = t else { unreachable!() };
+        let transposed = Tensor::F32(a.reversed_axes());
+        assert_eq!(
+            transposed.into_reshaped(&[6]).unwrap(),
+            Tensor::from_vec(&[6], vec![1f32, 4., 2., 5., 3., 6.]).unwrap()
+        );
+        let t = Tensor::from_vec(&[2], vec![1i64, 2]).unwrap();
+        assert!(t.into_reshaped(&[3]).is_err());
     }
 
     #[test]

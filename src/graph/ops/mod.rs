@@ -115,6 +115,13 @@ pub trait Op: Debug + Send + Sync + Any {
         self.execute(inputs)
     }
 
+    /// For an op whose one output is input 0's elements, in row-major order, under another
+    /// shape (Reshape, Squeeze, Unsqueeze): that shape for these inputs. The executor then
+    /// moves an input no other node reads rather than copying it.
+    fn reshape_target(&self, _inputs: &[&Tensor]) -> Option<Result<Vec<usize>>> {
+        None
+    }
+
     /// `self` as `Any`, so passes can downcast to the concrete op.
     fn as_any(&self) -> &dyn Any;
 
