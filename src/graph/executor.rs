@@ -136,7 +136,7 @@ impl Model {
 /// Refuses outputs over the budget's bytes per tensor; for a node whose output shapes were not
 /// all known at load, infers them from the actual inputs first and also refuses outputs too large
 /// to allocate (an abort on allocation failure would cross the C boundary).
-fn check_sizes(node: &Node, args: &[&Tensor], budget: &Budget) -> Result<()> {
+pub(crate) fn check_sizes(node: &Node, args: &[&Tensor], budget: &Budget) -> Result<()> {
     let check = |i: usize, et: ElementType, shape: &[usize]| {
         let n = allocatable(i, shape).map_err(Error::InvalidArguments)?;
         let bytes = n.saturating_mul(et.size_bytes());
