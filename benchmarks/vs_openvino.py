@@ -159,7 +159,7 @@ def main():
              "GRUSequence fused), plus the converted graph's Transposes and shape ops; scan: an ONNX Scan "
              "(MatMul/Add/Tanh body, T = 100) converted into a TensorIterator whose body runs op by op",
              f"- Timing: {args.rounds} alternating rounds of {args.runs} inferences after warm-up; median of the "
-             "rounds' medians. oxidnn: `oxidnn-run --bench` (`Model::infer`, inputs and outputs copied); "
+             "rounds' medians. oxidnn: `oxidnn-run --bench` (`Model::infer`: inputs borrowed, outputs allocated per inference); "
              "OpenVINO: `InferRequest.infer` (PERFORMANCE_HINT=LATENCY, INFERENCE_PRECISION_HINT=f32, "
              "INFERENCE_NUM_THREADS). 1 thread: both under `taskset -c 0`.",
              f"- The machine is shared (2 CPUs): load average {min(loads):.1f}–{max(loads):.1f} during the runs"
