@@ -67,7 +67,12 @@ impl Model {
             if !op.foldable() {
                 continue; // Parameter (already fed) or Result (read below)
             }
-            let outs = {
+            // Input 0 when this node is its last reader and the execution owns it.
+            let dead_first = node.inputs.first().filter(|v| {
+                remaining[v.node][v.port] == 1
+                    && matches!(values[v.node][v.port], Some(Cow::Owned(_)))
+            });
+            let (outs, reshape) = {
                 let args: Vec<&Tensor> = node
                     .inputs
                     .iter()
@@ -78,9 +83,21 @@ impl Model {
                     })
                     .collect::<Result<_>>()?;
                 check_sizes(node, &args, budget).map_err(|e| with_context(e, &node.label()))?;
-                op.execute_within(&args, budget)
-                    .map_err(|e| with_context(e, &node.label()))?
+                match op.reshape_target(&args).filter(|_| dead_first.is_some()) {
+                    Some(shape) => (Ok(Vec::new()), Some(shape)),
+                    None => (op.execute_within(&args, budget), None),
+                }
             };
+            let outs = match (reshape, dead_first) {
+                (Some(shape), Some(v)) => match values[v.node][v.port].take() {
+                    Some(t) => shape
+                        .and_then(|s| t.into_owned().into_reshaped(&s))
+                        .map(|t| vec![t]),
+                    None => Err(missing(self, i)),
+                },
+                _ => outs,
+            }
+            .map_err(|e| with_context(e, &node.label()))?;
             if outs.len() != node.outputs.len() {
                 return Err(Error::Runtime(format!(
                     "{}: produced {} outputs, expected {}",
@@ -119,7 +136,7 @@ impl Model {
 /// Refuses outputs over the budget's bytes per tensor; for a node whose output shapes were not
 /// all known at load, infers them from the actual inputs first and also refuses outputs too large
 /// to allocate (an abort on allocation failure would cross the C boundary).
-fn check_sizes(node: &Node, args: &[&Tensor], budget: &Budget) -> Result<()> {
+pub(crate) fn check_sizes(node: &Node, args: &[&Tensor], budget: &Budget) -> Result<()> {
     let check = |i: usize, et: ElementType, shape: &[usize]| {
         let n = allocatable(i, shape).map_err(Error::InvalidArguments)?;
         let bytes = n.saturating_mul(et.size_bytes());

@@ -14,7 +14,7 @@
 //! Layout: [`ir`] parses the XML, `build` turns it into a [`Model`] (edges, topological order,
 //! ops, shape inference), [`ops`] holds one file per op, `executor` runs the model,
 //! [`passes`] rewrites it at load (a TensorIterator over an LSTMCell becomes one LSTM
-//! primitive).
+//! primitive, a MatMul by a constant packs it once).
 
 mod build;
 mod executor;

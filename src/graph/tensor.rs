@@ -5,7 +5,7 @@
 //! Type-generic ops are written once over [`Element`] and dispatched with [`map_tensor!`].
 
 use half::f16;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, Axis, IxDyn, Slice};
 use std::fmt;
 
 use crate::error::{Error, Result};
@@ -476,6 +476,98 @@ impl Tensor {
 
     /// The same data with a new shape of equal element count.
     pub fn reshaped(&self, shape: &[usize]) -> Result<Tensor> {
+        self.check_reshape(shape)?;
+        Ok(map_tensor!(self, a => reshape_array(a, shape)))
+    }
+
+    /// [`Tensor::reshaped`] without copying: the array is moved (copied only when it is not
+    /// in row-major layout).
+    pub fn into_reshaped(self, shape: &[usize]) -> Result<Tensor> {
+        self.check_reshape(shape)?;
+        Ok(map_tensor!(self, a => {
+            let a = if a.is_standard_layout() { a } else { a.as_standard_layout().into_owned() };
+            a.into_shape_with_order(IxDyn(shape))
+                .expect("element count checked, row-major layout")
+        }))
+    }
+
+    /// A tensor of zeros, its buffer allocated fallibly (for sizes an input decides).
+    pub fn try_zeros(element_type: ElementType, shape: &[usize]) -> Result<Tensor> {
+        fn zeros<T: Element>(shape: &[usize], n: usize) -> Result<Tensor> {
+            let mut v: Vec<T> = Vec::new();
+            v.try_reserve_exact(n).map_err(|_| {
+                Error::OutOfMemory(format!("no memory for a tensor of shape {shape:?}"))
+            })?;
+            v.resize(n, T::default());
+            Tensor::from_vec(shape, v)
+        }
+        let n = checked_numel(shape)?;
+        dispatch_type!(element_type, T => zeros::<T>(shape, n))
+    }
+
+    /// Overwrites this tensor's values with `src`'s (same element type and shape, else false
+    /// and nothing changes).
+    pub fn copy_from(&mut self, src: &Tensor) -> bool {
+        if self.shape() != src.shape() {
+            return false;
+        }
+        same_type!(self, src, |d, s| d.assign(s));
+        true
+    }
+
+    /// Overwrites this tensor's values with `src`'s in row-major order (same element type
+    /// and count, else false and nothing changes): a reshape into an existing buffer.
+    pub fn copy_reshaped(&mut self, src: &Tensor) -> bool {
+        if self.len() != src.len() {
+            return false;
+        }
+        same_type!(self, src, |d, s| match (d.as_slice_mut(), s.as_slice()) {
+            (Some(d), Some(s)) => d.copy_from_slice(s),
+            (Some(d), None) => d.iter_mut().zip(s.iter()).for_each(|(d, s)| *d = *s),
+            (None, _) => return false,
+        });
+        true
+    }
+
+    /// Overwrites this tensor with `src[.., begin..begin + len, ..]` (`len` = this tensor's
+    /// length along `axis`); false, changing nothing, when the types or the other dims differ
+    /// or the range is out of `src`.
+    pub fn copy_from_slice_of(&mut self, src: &Tensor, axis: usize, begin: usize) -> bool {
+        let fits = |d: &[usize], s: &[usize]| {
+            d.len() == s.len()
+                && axis < d.len()
+                && (0..d.len()).all(|i| i == axis || d[i] == s[i])
+                && begin.checked_add(d[axis]).is_some_and(|e| e <= s[axis])
+        };
+        if !fits(self.shape(), src.shape()) {
+            return false;
+        }
+        let len = self.shape()[axis];
+        same_type!(self, src, |d, s| d
+            .assign(&s.slice_axis(Axis(axis), Slice::from(begin..begin + len))));
+        true
+    }
+
+    /// Overwrites `self[.., begin..begin + len, ..]` with `src` (`len` = `src`'s length along
+    /// `axis`); false, changing nothing, when the types or the other dims differ or the range
+    /// is out of this tensor.
+    pub fn copy_into_slice(&mut self, axis: usize, begin: usize, src: &Tensor) -> bool {
+        let (d, s) = (self.shape(), src.shape());
+        let fits = d.len() == s.len()
+            && axis < d.len()
+            && (0..d.len()).all(|i| i == axis || d[i] == s[i])
+            && begin.checked_add(s[axis]).is_some_and(|e| e <= d[axis]);
+        if !fits {
+            return false;
+        }
+        let len = s[axis];
+        same_type!(self, src, |d, s| d
+            .slice_axis_mut(Axis(axis), Slice::from(begin..begin + len))
+            .assign(s));
+        true
+    }
+
+    fn check_reshape(&self, shape: &[usize]) -> Result<()> {
         if checked_numel(shape)? != self.len() {
             return Err(Error::InvalidArguments(format!(
                 "cannot reshape {:?} ({} elements) to {shape:?}",
@@ -483,13 +575,34 @@ impl Tensor {
                 self.len()
             )));
         }
-        Ok(map_tensor!(self, a => reshape_array(a, shape)))
+        Ok(())
     }
 }
 
+/// Runs `$body` on the arrays of two tensors (`$d` mutable) when they have the same element
+/// type (true), else is false.
+macro_rules! same_type {
+    ($dst:expr, $src:expr, |$d:ident, $s:ident| $body:expr) => {
+        match ($dst, $src) {
+            (Tensor::F32($d), Tensor::F32($s)) => $body,
+            (Tensor::F16($d), Tensor::F16($s)) => $body,
+            (Tensor::I32($d), Tensor::I32($s)) => $body,
+            (Tensor::I64($d), Tensor::I64($s)) => $body,
+            (Tensor::U8($d), Tensor::U8($s)) => $body,
+            (Tensor::I8($d), Tensor::I8($s)) => $body,
+            (Tensor::Boolean($d), Tensor::Boolean($s)) => $body,
+            _ => return false,
+        }
+    };
+}
+use same_type;
+
 /// Row-major reshape of an array whose element count equals that of `shape`.
 pub(crate) fn reshape_array<T: Clone>(a: &ArrayD<T>, shape: &[usize]) -> ArrayD<T> {
-    let data: Vec<T> = a.iter().cloned().collect();
+    let data: Vec<T> = match a.as_slice() {
+        Some(s) => s.to_vec(),
+        None => a.iter().cloned().collect(),
+    };
     ArrayD::from_shape_vec(IxDyn(shape), data).expect("element count checked by the caller")
 }
 
@@ -533,6 +646,22 @@ mod tests {
             assert_eq!(ElementType::from_ir_name(et.ir_name()), Some(et));
         }
         assert!(Tensor::from_le_bytes(ElementType::F32, &[2], &[0; 7]).is_err());
+    }
+
+    #[test]
+    fn into_reshaped_keeps_row_major_order() {
+        let t = Tensor::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+        let want = Tensor::from_vec(&[3, 1, 2], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+        assert_eq!(t.clone().into_reshaped(&[3, 1, 2]).unwrap(), want);
+        assert_eq!(t.reshaped(&[3, 1, 2]).unwrap(), want);
+        let Tensor::F32(a) = t else { unreachable!() };
+        let transposed = Tensor::F32(a.reversed_axes());
+        assert_eq!(
+            transposed.into_reshaped(&[6]).unwrap(),
+            Tensor::from_vec(&[6], vec![1f32, 4., 2., 5., 3., 6.]).unwrap()
+        );
+        let t = Tensor::from_vec(&[2], vec![1i64, 2]).unwrap();
+        assert!(t.into_reshaped(&[3]).is_err());
     }
 
     #[test]

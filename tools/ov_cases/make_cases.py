@@ -1402,6 +1402,30 @@ def loop_to_tensor_iterator(src, dst, note):
         fh.write("\n".join(lines + [f"note\t{note}"]) + "\n")
 
 
+# ----------------------------------------------------------------------------- ONNX Scan (unfused body)
+class ConvertedCase(Case):
+    def __init__(self, model, inputs, note):
+        self.model, self.inputs, self.note, self.expected = model, inputs, note, None
+
+
+@case
+def scan_onnx_matmul_tanh():
+    from scan_model import onnx_scan
+    m, inputs = onnx_scan(3, 7, 37, seed=1)
+    return "scan_onnx_matmul_tanh", ConvertedCase(
+        m, inputs, "ONNX Scan (MatMul/Add/Tanh body, H 37) converted by OpenVINO: a TensorIterator whose "
+        "body runs op by op over buffers planned once, MatMul by a packed constant")
+
+
+@case
+def scan_onnx_reverse_batch_first():
+    from scan_model import onnx_scan
+    m, inputs = onnx_scan(2, 5, 32, seed=2, reverse=True, axis=1)
+    return "scan_onnx_reverse_batch_first", ConvertedCase(
+        m, inputs, "ONNX Scan as above, scanning axis 1 backwards (input and output): stride -1 slices and "
+        "concatenation")
+
+
 def add_peephole(d, p):
     """Gives the LSTMCell-1 of the saved model a 7th input: a Const P appended to the .bin."""
     import xml.etree.ElementTree as ET

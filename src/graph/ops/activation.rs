@@ -8,6 +8,8 @@ use super::{check_arity, expect_inputs, invalid, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
 use crate::graph::tensor::Tensor;
+use crate::kernels::activations as kernels;
+use crate::kernels::Isa;
 
 /// Which activation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +80,11 @@ impl Op for Activation {
         check_arity(self.type_name(), inputs, 1..=1)?;
         let k = self.kind;
         let out = match inputs[0] {
-            Tensor::F32(a) => Tensor::F32(a.mapv(|x| k.apply(x))),
+            Tensor::F32(a) => {
+                let mut out = a.as_standard_layout().into_owned();
+                self.apply_f32(out.as_slice_mut().expect("row-major"));
+                Tensor::F32(out)
+            }
             Tensor::F16(a) => Tensor::F16(a.mapv(|x| f16::from_f32(k.apply(x.to_f32())))),
             Tensor::I32(a) if k == ActivationKind::Relu => Tensor::I32(a.mapv(|x| x.max(0))),
             Tensor::I64(a) if k == ActivationKind::Relu => Tensor::I64(a.mapv(|x| x.max(0))),
@@ -94,7 +100,36 @@ impl Op for Activation {
         };
         Ok(vec![out])
     }
+    fn execute_into(&self, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<bool> {
+        check_arity(self.type_name(), inputs, 1..=1)?;
+        let [out @ Tensor::F32(_)] = outputs else {
+            return Ok(false);
+        };
+        if !out.copy_from(inputs[0]) {
+            return Ok(false);
+        }
+        let Tensor::F32(o) = out else {
+            return Ok(false);
+        };
+        match o.as_slice_mut() {
+            Some(v) => self.apply_f32(v),
+            None => return Ok(false),
+        }
+        Ok(true)
+    }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+impl Activation {
+    /// Applies the activation in place: sigmoid and tanh as the RNN cells' vectorized code.
+    fn apply_f32(&self, xs: &mut [f32]) {
+        let f = match self.kind {
+            ActivationKind::Sigmoid => kernels::Activation::Sigmoid,
+            ActivationKind::Tanh => kernels::Activation::Tanh,
+            ActivationKind::Relu => return xs.iter_mut().for_each(|x| *x = x.max(0.0)),
+        };
+        kernels::apply(Isa::detected(), f, xs);
     }
 }

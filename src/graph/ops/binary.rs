@@ -232,6 +232,50 @@ impl Op for Binary {
         };
         Ok(vec![out])
     }
+    fn execute_into(&self, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<bool> {
+        check_arity(self.type_name(), inputs, 2..=2)?;
+        let ([Tensor::F32(o)], Tensor::F32(a), Tensor::F32(b)) = (outputs, inputs[0], inputs[1])
+        else {
+            return Ok(false);
+        };
+        if matches!(self.broadcast, AutoBroadcast::Pdpd { .. }) {
+            return Ok(false);
+        }
+        let numpy = self.broadcast == AutoBroadcast::Numpy;
+        let shape = o.shape().to_vec();
+        // A row repeated over the output: its dims, leading 1s aside, end the output's.
+        let row = |x: &ArrayD<f32>| {
+            let d = x.shape();
+            let lead = d.iter().take_while(|&&v| v == 1).count();
+            numpy && d.len() <= shape.len() && shape.ends_with(&d[lead..]) && !x.is_empty()
+        };
+        let (Some(o), Some(av), Some(bv)) = (o.as_slice_mut(), a.as_slice(), b.as_slice()) else {
+            return Ok(false);
+        };
+        let (kind, floor) = (self.kind, self.python_division);
+        let f = |x: f32, y: f32| f32::apply(kind, x, y, floor);
+        let (a_full, b_full) = (a.shape() == shape, b.shape() == shape);
+        if a_full && b_full {
+            for ((r, &x), &y) in o.iter_mut().zip(av).zip(bv) {
+                *r = f(x, y);
+            }
+        } else if a_full && row(b) {
+            for (rs, xs) in o.chunks_exact_mut(bv.len()).zip(av.chunks_exact(bv.len())) {
+                for ((r, &x), &y) in rs.iter_mut().zip(xs).zip(bv) {
+                    *r = f(x, y);
+                }
+            }
+        } else if b_full && row(a) {
+            for (rs, ys) in o.chunks_exact_mut(av.len()).zip(bv.chunks_exact(av.len())) {
+                for ((r, &x), &y) in rs.iter_mut().zip(av).zip(ys) {
+                    *r = f(x, y);
+                }
+            }
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }

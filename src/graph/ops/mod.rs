@@ -45,6 +45,7 @@ pub mod slice;
 pub mod softmax;
 pub mod split;
 pub mod squeeze;
+pub mod static_iteration;
 pub mod strided_slice;
 pub mod subgraph;
 pub mod tensor_iterator;
@@ -113,6 +114,21 @@ pub trait Op: Debug + Send + Sync + Any {
     /// within the default [`Limits`](crate::graph::Limits).
     fn execute_within(&self, inputs: &[&Tensor], _budget: &Budget) -> Result<Vec<Tensor>> {
         self.execute(inputs)
+    }
+
+    /// Computes the outputs into `outputs`, tensors of the element types and shapes a
+    /// previous execution on inputs of these shapes gave (a body's buffers, reused at every
+    /// iteration); false, leaving them unspecified, when the op has no such path for these
+    /// inputs (the caller then runs [`Op::execute_within`]).
+    fn execute_into(&self, _inputs: &[&Tensor], _outputs: &mut [Tensor]) -> Result<bool> {
+        Ok(false)
+    }
+
+    /// For an op whose one output is input 0's elements, in row-major order, under another
+    /// shape (Reshape, Squeeze, Unsqueeze): that shape for these inputs. The executor then
+    /// moves an input no other node reads rather than copying it.
+    fn reshape_target(&self, _inputs: &[&Tensor]) -> Option<Result<Vec<usize>>> {
+        None
     }
 
     /// `self` as `Any`, so passes can downcast to the concrete op.

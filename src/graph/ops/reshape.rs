@@ -79,6 +79,20 @@ impl Reshape {
     }
 }
 
+impl Reshape {
+    /// The output shape for these inputs.
+    fn target(&self, inputs: &[&Tensor]) -> Result<Vec<usize>> {
+        check_arity("Reshape", inputs, 2..=2)?;
+        let pattern = inputs[1].to_i64_vec("target shape")?;
+        let dims: Vec<Dim> = inputs[0].shape().iter().map(|&d| Some(d)).collect();
+        Ok(self
+            .output_dims(&dims, &pattern)?
+            .into_iter()
+            .map(|d| d.unwrap_or(0))
+            .collect())
+    }
+}
+
 impl Op for Reshape {
     fn type_name(&self) -> &'static str {
         "Reshape"
@@ -99,15 +113,17 @@ impl Op for Reshape {
         Ok(vec![OutputInfo::new(et, shape)])
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
-        check_arity("Reshape", inputs, 2..=2)?;
-        let pattern = inputs[1].to_i64_vec("target shape")?;
-        let dims: Vec<Dim> = inputs[0].shape().iter().map(|&d| Some(d)).collect();
-        let out: Vec<usize> = self
-            .output_dims(&dims, &pattern)?
-            .into_iter()
-            .map(|d| d.unwrap_or(0))
-            .collect();
-        Ok(vec![inputs[0].reshaped(&out)?])
+        Ok(vec![inputs[0].reshaped(&self.target(inputs)?)?])
+    }
+    fn execute_into(&self, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<bool> {
+        let target = self.target(inputs)?;
+        Ok(match outputs {
+            [out] => out.shape() == target && out.copy_reshaped(inputs[0]),
+            _ => false,
+        })
+    }
+    fn reshape_target(&self, inputs: &[&Tensor]) -> Option<Result<Vec<usize>>> {
+        Some(self.target(inputs))
     }
     fn as_any(&self) -> &dyn Any {
         self

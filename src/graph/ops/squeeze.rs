@@ -46,6 +46,19 @@ impl Squeeze {
     }
 }
 
+impl Squeeze {
+    /// The output shape for these inputs.
+    fn target(inputs: &[&Tensor]) -> Result<Vec<usize>> {
+        check_arity("Squeeze", inputs, 1..=2)?;
+        let axes = inputs.get(1).map(|a| a.to_i64_vec("axes")).transpose()?;
+        let dims: Vec<Dim> = inputs[0].shape().iter().map(|&d| Some(d)).collect();
+        Ok(Self::output_dims(&dims, axes.as_deref())?
+            .into_iter()
+            .map(|d| d.unwrap_or(1))
+            .collect())
+    }
+}
+
 impl Op for Squeeze {
     fn type_name(&self) -> &'static str {
         "Squeeze"
@@ -68,14 +81,17 @@ impl Op for Squeeze {
         Ok(vec![OutputInfo::new(et, shape)])
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
-        check_arity("Squeeze", inputs, 1..=2)?;
-        let axes = inputs.get(1).map(|a| a.to_i64_vec("axes")).transpose()?;
-        let dims: Vec<Dim> = inputs[0].shape().iter().map(|&d| Some(d)).collect();
-        let out: Vec<usize> = Self::output_dims(&dims, axes.as_deref())?
-            .into_iter()
-            .map(|d| d.unwrap_or(1))
-            .collect();
-        Ok(vec![inputs[0].reshaped(&out)?])
+        Ok(vec![inputs[0].reshaped(&Self::target(inputs)?)?])
+    }
+    fn execute_into(&self, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<bool> {
+        let target = Self::target(inputs)?;
+        Ok(match outputs {
+            [out] => out.shape() == target && out.copy_reshaped(inputs[0]),
+            _ => false,
+        })
+    }
+    fn reshape_target(&self, inputs: &[&Tensor]) -> Option<Result<Vec<usize>>> {
+        Some(Self::target(inputs))
     }
     fn as_any(&self) -> &dyn Any {
         self

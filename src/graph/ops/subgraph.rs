@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use ndarray::{Axis, Slice};
 
+use super::static_iteration::iterate_static;
 use super::{invalid, BuildContext};
 use crate::error::{Error, Result};
 use crate::graph::build::build_model;
@@ -158,11 +159,23 @@ impl SliceSpec {
         normalize_axis(self.axis, rank, "port map axis")
     }
 
+    /// Where slice number `i` (in iteration order) starts along an axis of length `dim`
+    /// (which has more than `i` slices).
+    pub fn begin(&self, dim: usize, i: usize) -> Result<usize> {
+        let (lo, n) = self.range(dim)?;
+        let step = self.stride.unsigned_abs() as usize;
+        Ok(if self.stride > 0 {
+            lo + i * step
+        } else {
+            lo + n.saturating_sub(i + 1) * step
+        })
+    }
+
     /// Slice number `i` of `t` (in iteration order); an error when `t` has fewer slices (a
     /// Loop whose trip count exceeds its sliced input's length).
     pub fn slice(&self, t: &Tensor, i: usize) -> Result<Tensor> {
         let axis = self.axis(t.shape().len())?;
-        let (lo, n) = self.range(t.shape()[axis])?;
+        let (_, n) = self.range(t.shape()[axis])?;
         if i >= n {
             return Err(invalid(format!(
                 "iteration {i} needs slice {i} of an input of shape {:?}, which has {n} slices \
@@ -174,13 +187,8 @@ impl SliceSpec {
                 self.part_size
             )));
         }
-        let (part, step) = (self.part_size as usize, self.stride.unsigned_abs() as usize);
-        let begin = if self.stride > 0 {
-            lo + i * step
-        } else {
-            lo + (n - 1 - i) * step
-        };
-        let sl = Slice::from(begin..begin + part);
+        let begin = self.begin(t.shape()[axis], i)?;
+        let sl = Slice::from(begin..begin + self.part_size as usize);
         Ok(crate::map_tensor!(t, a => a.slice_axis(Axis(axis), sl).to_owned()))
     }
 }
@@ -359,6 +367,18 @@ pub fn iterate(
     control: LoopControl,
     budget: &Budget,
 ) -> Result<Vec<Tensor>> {
+    if let (
+        Some(n),
+        LoopControl {
+            current_iteration: None,
+            condition: None,
+        },
+    ) = (max_iterations, control)
+    {
+        if let Some(out) = iterate_static(body, inputs, outputs, outer, n, budget)? {
+            return Ok(out);
+        }
+    }
     let n_params = body.parameter_nodes().len();
     let mut feed: Vec<Option<Cow<Tensor>>> = vec![None; n_params];
     let mut invariant = vec![false; n_params];

@@ -43,6 +43,19 @@ impl Unsqueeze {
     }
 }
 
+impl Unsqueeze {
+    /// The output shape for these inputs.
+    fn target(inputs: &[&Tensor]) -> Result<Vec<usize>> {
+        check_arity("Unsqueeze", inputs, 2..=2)?;
+        let axes = inputs[1].to_i64_vec("axes")?;
+        let dims: Vec<Dim> = inputs[0].shape().iter().map(|&d| Some(d)).collect();
+        Ok(Self::output_dims(&dims, &axes)?
+            .into_iter()
+            .map(|d| d.unwrap_or(1))
+            .collect())
+    }
+}
+
 impl Op for Unsqueeze {
     fn type_name(&self) -> &'static str {
         "Unsqueeze"
@@ -56,14 +69,17 @@ impl Op for Unsqueeze {
         Ok(vec![OutputInfo::new(et, shape)])
     }
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
-        check_arity("Unsqueeze", inputs, 2..=2)?;
-        let axes = inputs[1].to_i64_vec("axes")?;
-        let dims: Vec<Dim> = inputs[0].shape().iter().map(|&d| Some(d)).collect();
-        let out: Vec<usize> = Self::output_dims(&dims, &axes)?
-            .into_iter()
-            .map(|d| d.unwrap_or(1))
-            .collect();
-        Ok(vec![inputs[0].reshaped(&out)?])
+        Ok(vec![inputs[0].reshaped(&Self::target(inputs)?)?])
+    }
+    fn execute_into(&self, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<bool> {
+        let target = Self::target(inputs)?;
+        Ok(match outputs {
+            [out] => out.shape() == target && out.copy_reshaped(inputs[0]),
+            _ => false,
+        })
+    }
+    fn reshape_target(&self, inputs: &[&Tensor]) -> Option<Result<Vec<usize>>> {
+        Some(Self::target(inputs))
     }
     fn as_any(&self) -> &dyn Any {
         self

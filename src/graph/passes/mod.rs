@@ -6,6 +6,7 @@
 //!   depth of nested bodies.
 //! - [`fuse_rnn_seq`]: an LSTMSequence, GRUSequence or RNNSequence runs as one RNN primitive
 //!   ([`primitive_sequence`]). Both fused ops run [`rnn_primitive`].
+//! - [`pack_matmul`]: a MatMul by a constant f32 matrix packs it once ([`packed_matmul`]).
 //!
 //! A pass finds a node, downcasts its op (`node.op.as_any().downcast_ref::<TensorIterator>()`),
 //! inspects it and swaps the op with [`Model::replace_op`]; it reaches bodies through
@@ -13,6 +14,8 @@
 
 pub mod fuse_rnn_seq;
 pub mod fuse_rnn_ti;
+pub mod pack_matmul;
+pub mod packed_matmul;
 pub mod primitive_sequence;
 pub mod rnn_primitive;
 pub mod rnn_sequence;
@@ -24,7 +27,7 @@ use crate::error::Result;
 
 /// Runs every pass on `model`; returns the number of nodes rewritten.
 pub fn apply(model: &mut Model) -> Result<usize> {
-    Ok(fuse_rnn_ti::run(model)? + fuse_rnn_seq::run(model)?)
+    Ok(fuse_rnn_ti::run(model)? + fuse_rnn_seq::run(model)? + pack_matmul::run(model)?)
 }
 
 /// What a fused op runs (`vanilla_lstm unidirectional_left2right K=… H=… (impl)`); `None` for
