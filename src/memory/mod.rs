@@ -8,6 +8,7 @@ pub mod memory;
 pub mod packed;
 pub mod packed_int8;
 pub mod packed_transposed;
+pub mod quantize;
 pub mod reorder;
 pub mod reshape;
 pub mod tag;

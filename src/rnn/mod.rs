@@ -12,6 +12,7 @@ pub mod backward;
 pub mod cells;
 pub mod desc;
 pub mod forward;
+pub mod int8;
 pub mod items;
 pub mod pd;
 pub mod primitive;
