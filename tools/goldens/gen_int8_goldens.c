@@ -17,7 +17,8 @@
  *
  * Configurations (benchdnn's names: src_iter, src_layer, dst_iter,
  * dst_layer): u8u8u8u8, u8u8u8f32, f32u8f32f32, f32u8f32u8, cycled over the
- * cases. Cases: cell (lstm, lstmp, gru) x direction x L in {1, 2}, T = 5, and
+ * cases; and the s8-activation twins (s8s8s8s8, s8s8s8f32, f32s8f32f32,
+ * f32s8f32s8, data shift 0) once per cell and configuration. Cases: cell (lstm, lstmp, gru) x direction x L in {1, 2}, T = 5, and
  * every configuration at T = 1 (decoder step) left2right L = 1; N = 3, DHC =
  * 6, DIC = 6 (LSTMP: 5), SLC = 7 (L = 1) or DIC, src_iter (and src_iter_c)
  * given, dst_iter (and dst_iter_c) requested. Combinations oneDNN rejects are
@@ -26,8 +27,9 @@
  * File format: tests/goldens/README.md, with `cell lstm|gru`, int8 data as
  * tensors: `int8_config` (3 values: src/dst_iter f32, dst_layer f32, s8
  * activations; 1 = yes), `data_qparams` (scale, shift), `weights_scales`,
- * `projection_scales` (their count gives the mask); inputs as f32 values,
- * outputs as oneDNN wrote them (u8 as integers).
+ * `projection_scales` (their count gives the mask), `src_layer_q` (the
+ * quantized src_layer); inputs as f32 values, outputs as oneDNN wrote them
+ * (u8/s8 as integers).
  */
 #include <math.h>
 #include <stdint.h>
@@ -43,7 +45,7 @@
 typedef enum { C_LSTM, C_LSTMP, C_GRU } cell_t;
 static const char *cell_short[] = {"lstm", "lstmp", "gru"};
 
-static const float DATA_SCALE = 40.0f, DATA_SHIFT = 100.0f;
+static const float DATA_SCALE = 40.0f;
 
 /* A memory of any data type with a plain tag. */
 static dnnl_memory_t new_mem(dnnl_engine_t eng, int nd, const int64_t *dims,
@@ -128,10 +130,12 @@ enum { H_SL, H_SI, H_SIC, H_WL, H_WI, H_WP, H_B, H_WS, H_PS, H_DL, H_DI, H_DIC,
 static void run_case(cell_t cell, dnnl_rnn_direction_t dir, int L, int T, int cfg,
         int per_channel, dnnl_engine_t eng, dnnl_stream_t strm, const char *out_dir,
         const char *version) {
-    const int iter_f32 = cfg >= 2, dst_f32 = cfg == 1 || cfg == 2;
-    const dnnl_data_type_t iter_dt = iter_f32 ? dnnl_f32 : dnnl_u8,
-                           dl_dt = dst_f32 ? dnnl_f32 : dnnl_u8;
-    static const char *cfg_name[] = {"u8u8u8u8", "u8u8u8f32", "f32u8f32f32", "f32u8f32u8"};
+    const int s8 = cfg >= 4, iter_f32 = cfg % 4 >= 2, dst_f32 = cfg % 4 == 1 || cfg % 4 == 2;
+    const dnnl_data_type_t act = s8 ? dnnl_s8 : dnnl_u8;
+    const dnnl_data_type_t iter_dt = iter_f32 ? dnnl_f32 : act, dl_dt = dst_f32 ? dnnl_f32 : act;
+    const float DATA_SHIFT = s8 ? 0.0f : 100.0f;
+    static const char *cfg_name[] = {"u8u8u8u8", "u8u8u8f32", "f32u8f32f32", "f32u8f32u8",
+            "s8s8s8s8", "s8s8s8f32", "f32s8f32f32", "f32s8f32s8"};
     const int64_t N = 3, DHC = 6, DIC = cell == C_LSTMP ? 5 : 6, SIC = DIC;
     const int64_t SLC = L == 1 ? 7 : DIC;
     const int64_t G = cell == C_GRU ? 3 : 4;
@@ -169,7 +173,7 @@ static void run_case(cell_t cell, dnnl_rnn_direction_t dir, int L, int T, int cf
     host_init(&h[H_WL8], "weights_layer_s8", 5, d_wl);
     host_init(&h[H_WI8], "weights_iter_s8", 5, d_wi);
     host_init(&h[H_WP8], "weights_projection_s8", 4, d_wp);
-    host_init(&h[H_SL8], "src_layer_u8", 3, d_sl);
+    host_init(&h[H_SL8], "src_layer_q", 3, d_sl);
     host_init(&h[H_CFG], "int8_config", 1, d_cfg);
     host_init(&h[H_QP], "data_qparams", 1, d_qp);
 
@@ -185,7 +189,7 @@ static void run_case(cell_t cell, dnnl_rnn_direction_t dir, int L, int T, int cf
     for (int64_t k = 0; k < nps; ++k) h[H_PS].v[k] = per_channel ? 230.0f + 5.0f * (float)k : 240.0f;
     h[H_CFG].v[0] = (float)iter_f32;
     h[H_CFG].v[1] = (float)dst_f32;
-    h[H_CFG].v[2] = 0.0f;
+    h[H_CFG].v[2] = (float)s8;
     h[H_QP].v[0] = DATA_SCALE;
     h[H_QP].v[1] = DATA_SHIFT;
 
@@ -199,7 +203,7 @@ static void run_case(cell_t cell, dnnl_rnn_direction_t dir, int L, int T, int cf
 
     /* descriptors of the primitive */
     dnnl_memory_desc_t sl_md, si_md, sc_md, wl_md, wi_md, wp_md = NULL, b_md, dl_md, di_md, dc_md;
-    CHECK(dnnl_memory_desc_create_with_tag(&sl_md, 3, d_sl, dnnl_u8, dnnl_tnc));
+    CHECK(dnnl_memory_desc_create_with_tag(&sl_md, 3, d_sl, act, dnnl_tnc));
     CHECK(dnnl_memory_desc_create_with_tag(&si_md, 4, d_si, iter_dt, dnnl_ldnc));
     CHECK(dnnl_memory_desc_create_with_tag(&sc_md, 4, d_sc, dnnl_f32, dnnl_ldnc));
     CHECK(dnnl_memory_desc_create_with_tag(&wl_md, 5, d_wl, dnnl_s8, dnnl_format_tag_any));
@@ -282,7 +286,7 @@ static void run_case(cell_t cell, dnnl_rnn_direction_t dir, int L, int T, int cf
         read_as_f32(dl, dl_dt, h[H_DL].v, h[H_DL].n);
         read_as_f32(di, iter_dt, h[H_DI].v, h[H_DI].n);
         read_as_f32(dc, dnnl_f32, h[H_DIC].v, h[H_DIC].n);
-        read_as_f32(sl, dnnl_u8, h[H_SL8].v, h[H_SL8].n);
+        read_as_f32(sl, act, h[H_SL8].v, h[H_SL8].n);
 
         /* the plain s8 weights the reorders make */
         dnnl_memory_t p_wl = new_mem(eng, 5, d_wl, dnnl_s8, dnnl_ldigo, NULL);
@@ -348,6 +352,11 @@ int main(int argc, char **argv) {
     for (int cell = C_LSTM; cell <= C_GRU; ++cell)
         for (int cfg = 0; cfg < 4; ++cfg)
             run_case((cell_t)cell, dirs[0], 1, 1, cfg, cfg % 2, eng, strm, argv[1], version);
+    /* s8 activations (shift 0): each configuration once per cell */
+    for (int cell = C_LSTM; cell <= C_GRU; ++cell)
+        for (int cfg = 4; cfg < 8; ++cfg)
+            run_case((cell_t)cell, dirs[(cfg + cell) % 4], 1 + cfg % 2, cfg == 7 ? 1 : 5, cfg,
+                    (cfg + cell) % 2, eng, strm, argv[1], version);
     CHECK(dnnl_stream_destroy(strm));
     CHECK(dnnl_engine_destroy(eng));
     return 0;

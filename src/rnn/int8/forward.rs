@@ -142,6 +142,9 @@ struct Run<'a> {
     shift: f32,
     lo: f32,
     hi: f32,
+    /// Lower bound of the cell's own `h` quantization: 0 also for s8 activations (oneDNN
+    /// 3.13 saturates an LSTM's s8 `h` to [0, 127]; projections and reorders use all of s8).
+    cell_lo: f32,
     offset: i32,
 }
 
@@ -173,6 +176,7 @@ pub unsafe fn run(
         shift,
         lo: if s8 { -128.0 } else { 0.0 },
         hi: if s8 { 127.0 } else { 255.0 },
+        cell_lo: 0.0,
         offset: if s8 { 128 } else { 0 },
     };
     unsafe {
@@ -192,6 +196,13 @@ impl Run<'_> {
         (x * self.scale + self.shift)
             .round_ties_even()
             .clamp(self.lo, self.hi) as i32
+    }
+
+    /// Quantizes a cell's `h` (saturated from [`Run::cell_lo`]).
+    fn quantize_h(&self, x: f32) -> i32 {
+        (x * self.scale + self.shift)
+            .round_ties_even()
+            .clamp(self.cell_lo, self.hi) as i32
     }
 
     /// The stored u8 of a quantized value.
@@ -515,7 +526,7 @@ impl Run<'_> {
                             let c_new = f * *cs + i * cc;
                             *cs = c_new;
                             let h = og * tanh::<false>(c_new);
-                            let q = self.store(self.quantize(h));
+                            let q = self.store(self.quantize_h(h));
                             if p.with_projection {
                                 *hq.add(n * plan.dhc4 + o) = q;
                             } else {
