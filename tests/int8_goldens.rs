@@ -13,24 +13,20 @@
 
 #[path = "common/golden.rs"]
 mod golden;
+mod int8_common;
 mod lstm_common;
 
 use golden::GoldenCase;
-use lstm_common::for_each_index;
+use int8_common::*;
 use oxidnn::args;
 use oxidnn::attr::Attr;
 use oxidnn::engine::Engine;
 use oxidnn::kernels::Isa;
-use oxidnn::memory::{Memory, MemoryDesc};
+use oxidnn::memory::Memory;
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
 use oxidnn::rnn::{RnnDesc, RnnPd};
 use oxidnn::types::{AlgKind, DataType, Direction, PropKind};
 use std::path::PathBuf;
-
-const ANY: i32 = 1;
-const TNC: i32 = 4;
-const LDNC: i32 = 5;
-const LDIGO: i32 = 6;
 
 fn int8_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/goldens/int8")
@@ -43,68 +39,6 @@ fn direction(name: &str) -> Direction {
         "bidirectional_concat" => Direction::BidirectionalConcat,
         _ => Direction::BidirectionalSum,
     }
-}
-
-fn md(dims: &[i64], dt: DataType, tag: i32) -> MemoryDesc {
-    MemoryDesc::with_tag(dims, dt, tag).expect("md")
-}
-
-/// Writes logical values (integers for u8/s8) through a plain descriptor.
-fn write(mem: &Memory, values: &[f32]) {
-    let d = mem.desc();
-    let (p, mut i) = (mem.data_ptr(), 0);
-    for_each_index(d.dims(), |idx| {
-        let off = d.element_offset(idx);
-        // SAFETY: the offset is inside the memory.
-        unsafe {
-            match d.data_type() {
-                DataType::U8 => *p.add(off) = values[i] as u8,
-                DataType::S8 => *p.add(off) = values[i] as i8 as u8,
-                _ => *p.cast::<f32>().add(off) = values[i],
-            }
-        }
-        i += 1;
-    });
-}
-
-/// Reads a plain memory in logical order.
-fn read(mem: &Memory) -> Vec<f32> {
-    let d = mem.desc();
-    let p = mem.data_ptr();
-    let mut v = Vec::new();
-    for_each_index(d.dims(), |idx| {
-        let off = d.element_offset(idx);
-        // SAFETY: the offset is inside the memory.
-        v.push(unsafe {
-            match d.data_type() {
-                DataType::U8 => *p.add(off) as f32,
-                DataType::S8 => *p.add(off) as i8 as f32,
-                _ => *p.cast::<f32>().add(off),
-            }
-        });
-    });
-    v
-}
-
-fn with(d: &MemoryDesc, values: &[f32]) -> Memory {
-    let m = Memory::allocate(d).expect("allocate");
-    write(&m, values);
-    m
-}
-
-fn reorder(src: &Memory, dst: &MemoryDesc, attr: &Attr) -> Memory {
-    let pd = PrimitiveDesc::reorder(src.desc(), dst, Engine::cpu(), attr).expect("reorder pd");
-    let out = Memory::allocate(dst).expect("allocate");
-    Primitive::new(&pd)
-        .expect("reorder")
-        .execute(&ExecArgs::new(vec![(args::FROM, src), (args::TO, &out)]).unwrap())
-        .expect("reorder runs");
-    out
-}
-
-fn bytes(m: &Memory) -> Vec<u8> {
-    // SAFETY: the memory owns size_bytes() bytes.
-    unsafe { std::slice::from_raw_parts(m.data_ptr(), m.desc().size_bytes()) }.to_vec()
 }
 
 /// Differences of one output: elements differing, largest difference.

@@ -19,6 +19,7 @@ pub mod primitive;
 pub mod problem;
 pub mod reference;
 pub mod reference_backward;
+pub mod reference_int8;
 pub mod scratch;
 pub mod seq_lengths;
 pub mod views;
