@@ -245,13 +245,10 @@ pub fn forward(p: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
                     h[n] = new_h;
                 }
             }
-            for n in 0..p.n {
-                for k in 0..p.dic {
-                    out.dst_iter[((l * d_n + d) * p.n + n) * p.dic + k] = h[n][k];
-                }
-                for o in 0..p.dhc {
-                    out.dst_iter_c[c_at(n, o)] = c[n][o];
-                }
+            for (n, (hn, cn)) in h.iter().zip(&c).enumerate() {
+                let at = ((l * d_n + d) * p.n + n) * p.dic;
+                out.dst_iter[at..at + p.dic].copy_from_slice(&hn[..p.dic]);
+                out.dst_iter_c[c_at(n, 0)..][..p.dhc].copy_from_slice(cn);
             }
             input = output;
         }
