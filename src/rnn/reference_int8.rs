@@ -11,8 +11,12 @@
 //! iteration product; LSTMP quantizes `h`, projects, dequantizes with the projection scales and
 //! compensation, and requantizes. `dst_layer` of a bidirectional sum is the saturated sum of the
 //! two quantized outputs.
+//!
+//! The activations are the library's scalar ones (checked against libm by the f32 tests), so
+//! any difference from the primitive is one of the integer path.
 
 use super::cells::CellKind;
+use crate::kernels::activations;
 use crate::types::Direction;
 
 /// An int8 reference problem.
@@ -121,7 +125,11 @@ impl Int8RefProblem {
 }
 
 fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
+    activations::sigmoid::<false>(x)
+}
+
+fn tanh(x: f32) -> f32 {
+    activations::tanh::<false>(x)
 }
 
 /// Runs the simulation.
@@ -203,9 +211,9 @@ pub fn forward(p: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
                             for o in 0..p.dhc {
                                 let a = |g: usize| deq(layer(g, o) + iter(&h[n], g, o), g, o);
                                 let (i, f) = (sigmoid(a(0)), sigmoid(a(1)));
-                                let (cc, og) = (a(2).tanh(), sigmoid(a(3)));
+                                let (cc, og) = (tanh(a(2)), sigmoid(a(3)));
                                 c[n][o] = f * c[n][o] + i * cc;
-                                hq[o] = p.quantize_h(og * c[n][o].tanh());
+                                hq[o] = p.quantize_h(og * tanh(c[n][o]));
                             }
                             match x.weights_projection {
                                 Some(w) => (0..p.dic)
@@ -235,7 +243,7 @@ pub fn forward(p: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
                                 .collect();
                             (0..p.dhc)
                                 .map(|o| {
-                                    let cand = deq(layer(2, o) + iter(&rh, 2, o), 2, o).tanh();
+                                    let cand = tanh(deq(layer(2, o) + iter(&rh, 2, o), 2, o));
                                     p.quantize(u[o] * hf[o] + (1.0 - u[o]) * cand)
                                 })
                                 .collect()

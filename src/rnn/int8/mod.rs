@@ -126,6 +126,9 @@ impl Int8Config {
         if p.seq_lengths {
             unimplemented_err!("int8 RNN with per-sample sequence lengths");
         }
+        if attr.rnn_tparams.test_mode {
+            unimplemented_err!("int8 RNN in test mode (linear activations)");
+        }
         Ok(())
     }
 }
