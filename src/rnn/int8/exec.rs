@@ -4,7 +4,6 @@
 use super::forward::{self, Int8Tensors, Int8Weights, View};
 use crate::args;
 use crate::error::{Error, Result};
-use crate::kernels::int8_gemm::Int8Kernel;
 use crate::memory::packed_int8::Int8Layout;
 use crate::memory::{quantize, Layout, PackedLayout};
 use crate::primitive::ExecArgs;
@@ -95,9 +94,8 @@ pub unsafe fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
     if p.is_empty() {
         return Ok(());
     }
-    let kernel = Int8Kernel::for_isa(pd.isa());
     // SAFETY: every view addresses its descriptor (checked by `ExecArgs::require`), the
-    // scratchpad holds the plan.
-    unsafe { forward::run(p, cfg, plan, pd.attr(), kernel, tensors) };
+    // scratchpad holds the plan; the pd's instruction set runs on this CPU.
+    unsafe { forward::run(p, cfg, plan, pd.attr(), pd.isa(), tensors) };
     Ok(())
 }

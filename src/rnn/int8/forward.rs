@@ -11,7 +11,8 @@
 
 use super::{Int8Config, Int8Plan};
 use crate::attr::{Attr, WeightsQParams};
-use crate::kernels::activations::{sigmoid, tanh};
+use crate::kernels::activations::{self, Activation};
+use crate::kernels::Isa;
 use crate::kernels::int8_gemm::{self, Int8Gemm, Int8Kernel};
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::MemoryDesc;
@@ -21,6 +22,15 @@ use crate::types::{DataType, Direction};
 
 /// Rows of one layer-GEMM work item.
 const ROW_CHUNK: usize = 64;
+
+/// Rounds to the nearest integer, ties to even, for `|x| < 2^22` (adding and taking away
+/// 1.5·2^23 leaves no fraction bits; the default rounding mode does the rest) — a form the
+/// compiler vectorizes on every target.
+#[inline(always)]
+fn round_half_even(x: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0;
+    (x + MAGIC) - MAGIC
+}
 
 /// A plain user tensor of `R` dims: element `idx` at `ptr + Σ idx·strides` bytes.
 #[derive(Clone, Copy, Debug)]
@@ -136,6 +146,8 @@ struct Run<'a> {
     p: &'a RnnProblem,
     plan: &'a Int8Plan,
     kernel: Int8Kernel,
+    /// Instruction set of the post-GEMM's activations.
+    isa: Isa,
     t: Int8Tensors,
     /// Quantization: scale, shift, range of the activations' type, offset of the stored u8.
     scale: f32,
@@ -156,21 +168,23 @@ unsafe impl Sync for Run<'_> {}
 ///
 /// # Safety
 /// Every tensor must address its descriptor's dims (the pd's); the scratchpad holds the plan;
-/// `kernel` runs on this CPU.
+/// `isa` runs on this CPU.
 pub unsafe fn run(
     p: &RnnProblem,
     cfg: &Int8Config,
     plan: &Int8Plan,
     attr: &Attr,
-    kernel: Int8Kernel,
+    isa: Isa,
     t: Int8Tensors,
 ) {
+    let kernel = Int8Kernel::for_isa(isa);
     let (scale, shift) = attr.rnn_data_qparams;
     let s8 = cfg.act == DataType::S8;
     let r = Run {
         p,
         plan,
         kernel,
+        isa,
         t,
         scale,
         shift,
@@ -193,16 +207,12 @@ impl Run<'_> {
 
     /// Quantizes `x` to the activations' type: `round_half_even(scale·x + shift)`, saturated.
     fn quantize(&self, x: f32) -> i32 {
-        (x * self.scale + self.shift)
-            .round_ties_even()
-            .clamp(self.lo, self.hi) as i32
+        round_half_even((x * self.scale + self.shift).clamp(self.lo, self.hi)) as i32
     }
 
     /// Quantizes a cell's `h` (saturated from [`Run::cell_lo`]).
     fn quantize_h(&self, x: f32) -> i32 {
-        (x * self.scale + self.shift)
-            .round_ties_even()
-            .clamp(self.cell_lo, self.hi) as i32
+        round_half_even((x * self.scale + self.shift).clamp(self.cell_lo, self.hi)) as i32
     }
 
     /// The stored u8 of a quantized value.
@@ -212,7 +222,7 @@ impl Run<'_> {
 
     /// The quantized value of a stored u8, dequantized.
     fn dequantize_stored(&self, s: u8) -> f32 {
-        (s as i32 - self.offset) as f32 * (1.0 / self.scale) - self.shift / self.scale
+        self.dequantize((s as i32 - self.offset) as f32, self.shift)
     }
 
     /// Dequantizes a quantized value (as oneDNN's copies out: `(q − shift)/scale`).
@@ -260,14 +270,23 @@ impl Run<'_> {
             let input: *mut u8 = self.region(plan.input);
             for ti in 0..p.t {
                 for n in 0..p.n {
-                    let row = input.add((ti * p.n + n) * plan.slc4);
-                    for c in 0..plan.slc4 {
-                        *row.add(c) = if c < p.slc {
-                            self.store(self.t.src_layer.get([ti, n, c]) as i32)
-                        } else {
-                            0
-                        };
+                    let row = std::slice::from_raw_parts_mut(
+                        input.add((ti * p.n + n) * plan.slc4),
+                        plan.slc4,
+                    );
+                    let src = self.t.src_layer;
+                    if src.strides[2] == 1 {
+                        // Contiguous channels: the bytes, with the s8 offset.
+                        let from = std::slice::from_raw_parts(src.at([ti, n, 0]), p.slc);
+                        for (r, &b) in row.iter_mut().zip(from) {
+                            *r = b.wrapping_add(self.offset as u8);
+                        }
+                    } else {
+                        for (c, r) in row[..p.slc].iter_mut().enumerate() {
+                            *r = self.store(src.get([ti, n, c]) as i32);
+                        }
                     }
+                    row[p.slc..].fill(0);
                 }
             }
             let outputs: *mut u8 = self.region(plan.outputs);
@@ -505,33 +524,52 @@ impl Run<'_> {
         let bias: *const f32 = self
             .region::<f32>(plan.bias)
             .wrapping_add((l * p.d + d) * p.g * p.dhc);
-        let pre = |acc: i32, g: usize, o: usize| unsafe {
-            acc as f32 * *deq.add(g * p.dhc + o) + *bias.add(g * p.dhc + o)
+        // Gate `g`'s pre-activations of units `o0..o0 + width` from their accumulators.
+        let pre = |acc: *const i32, g: usize, o0: usize, width: usize| {
+            let mut v = [0f32; PANEL];
+            // SAFETY: `width` units of gate `g` inside the panel and the DHC-wide rows.
+            unsafe {
+                let (dq, b) = (deq.add(g * p.dhc + o0), bias.add(g * p.dhc + o0));
+                for (u, x) in v[..width].iter_mut().enumerate() {
+                    *x = *acc.add(g * PANEL + u) as f32 * *dq.add(u) + *b.add(u);
+                }
+            }
+            v
+        };
+        let act = |f: Activation, v: &mut [f32; PANEL], width: usize| {
+            activations::apply_unfused(self.isa, f, &mut v[..width]);
         };
         let hq: *mut u8 = self.region(plan.hq);
         let out_row = |n: usize| out.wrapping_add((ti * p.n + n) * plan.dic4);
+        let prev_row = |n: usize| prev.0.wrapping_add(n * prev.1);
         unsafe {
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.region(plan.c);
                 team.for_each(plan.panels, false, |panel| {
                     self.iter_gemm(l, d, ti, panel, prev, 0, p.g * 2);
+                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
                     for n in 0..p.n {
                         let acc = row_gates(n, panel);
-                        for u in 0..PANEL.min(p.dhc - panel * PANEL) {
-                            let o = panel * PANEL + u;
-                            let a = |g: usize| pre(*acc.add(g * PANEL + u), g, o);
-                            let (i, f) = (sigmoid::<false>(a(0)), sigmoid::<false>(a(1)));
-                            let (cc, og) = (tanh::<false>(a(2)), sigmoid::<false>(a(3)));
-                            let cs = c.add(n * p.dhc + o);
-                            let c_new = f * *cs + i * cc;
-                            *cs = c_new;
-                            let h = og * tanh::<false>(c_new);
-                            let q = self.store(self.quantize_h(h));
-                            if p.with_projection {
-                                *hq.add(n * plan.dhc4 + o) = q;
-                            } else {
-                                *out_row(n).add(o) = q;
-                            }
+                        let [mut i, mut f, mut cc, mut og] = [0, 1, 2, 3].map(|g| pre(acc, g, o0, width));
+                        act(Activation::Sigmoid, &mut i, width);
+                        act(Activation::Sigmoid, &mut f, width);
+                        act(Activation::Tanh, &mut cc, width);
+                        act(Activation::Sigmoid, &mut og, width);
+                        let cs = c.add(n * p.dhc + o0);
+                        let mut tc = [0f32; PANEL];
+                        for u in 0..width {
+                            let c_new = f[u] * *cs.add(u) + i[u] * cc[u];
+                            *cs.add(u) = c_new;
+                            tc[u] = c_new;
+                        }
+                        act(Activation::Tanh, &mut tc, width);
+                        let dst = if p.with_projection {
+                            hq.add(n * plan.dhc4 + o0)
+                        } else {
+                            out_row(n).add(o0)
+                        };
+                        for u in 0..width {
+                            *dst.add(u) = self.store(self.quantize_h(og[u] * tc[u]));
                         }
                     }
                 });
@@ -542,33 +580,38 @@ impl Run<'_> {
             } else {
                 team.for_each(plan.panels, false, |panel| {
                     self.iter_gemm(l, d, ti, panel, prev, 0, 4);
+                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
                     for n in 0..p.n {
                         let acc = row_gates(n, panel);
-                        for u in 0..PANEL.min(p.dhc - panel * PANEL) {
-                            let o = panel * PANEL + u;
-                            let ug = sigmoid::<false>(pre(*acc.add(u), 0, o));
-                            let rg = sigmoid::<false>(pre(*acc.add(PANEL + u), 1, o));
-                            *acc.add(u).cast::<f32>() = ug;
-                            let h = self.dequantize_stored(*prev.0.add(n * prev.1 + o));
-                            *hq.add(n * plan.dhc4 + o) = self.store(self.quantize(rg * h));
+                        let [mut ug, mut rg] = [0, 1].map(|g| pre(acc, g, o0, width));
+                        act(Activation::Sigmoid, &mut ug, width);
+                        act(Activation::Sigmoid, &mut rg, width);
+                        let (h, dst) = (prev_row(n).add(o0), hq.add(n * plan.dhc4 + o0));
+                        for u in 0..width {
+                            *acc.add(u).cast::<f32>() = ug[u];
+                            let hf = self.dequantize_stored(*h.add(u));
+                            *dst.add(u) = self.store(self.quantize(rg[u] * hf));
                         }
-                        for u in p.dhc - panel * PANEL..PANEL.min(plan.dhc4 - panel * PANEL) {
-                            *hq.add(n * plan.dhc4 + panel * PANEL + u) = 0;
+                        // The padding columns the second GEMM reads.
+                        for u in width..PANEL.min(plan.dhc4 - o0) {
+                            *dst.add(u) = 0;
                         }
                     }
                 });
                 team.barrier();
                 team.for_each(plan.panels, false, |panel| {
                     self.iter_gemm(l, d, ti, panel, (hq, plan.dhc4), 4, 2);
+                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
                     for n in 0..p.n {
                         let acc = row_gates(n, panel);
-                        for u in 0..PANEL.min(p.dhc - panel * PANEL) {
-                            let o = panel * PANEL + u;
+                        let mut cand = pre(acc, 2, o0, width);
+                        act(Activation::Tanh, &mut cand, width);
+                        let (h, dst) = (prev_row(n).add(o0), out_row(n).add(o0));
+                        for u in 0..width {
                             let ug = *acc.add(u).cast::<f32>();
-                            let cand = tanh::<false>(pre(*acc.add(2 * PANEL + u), 2, o));
-                            let h = self.dequantize_stored(*prev.0.add(n * prev.1 + o));
-                            let h_new = ug * h + (1.0 - ug) * cand;
-                            *out_row(n).add(o) = self.store(self.quantize(h_new));
+                            let hf = self.dequantize_stored(*h.add(u));
+                            let h_new = ug * hf + (1.0 - ug) * cand[u];
+                            *dst.add(u) = self.store(self.quantize(h_new));
                         }
                     }
                 });
