@@ -12,8 +12,8 @@
 use super::{Int8Config, Int8Plan};
 use crate::attr::{Attr, WeightsQParams};
 use crate::kernels::activations::{self, Activation};
-use crate::kernels::Isa;
 use crate::kernels::int8_gemm::{self, Int8Gemm, Int8Kernel};
+use crate::kernels::Isa;
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::MemoryDesc;
 use crate::rnn::problem::RnnProblem;
@@ -550,7 +550,8 @@ impl Run<'_> {
                     let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
                     for n in 0..p.n {
                         let acc = row_gates(n, panel);
-                        let [mut i, mut f, mut cc, mut og] = [0, 1, 2, 3].map(|g| pre(acc, g, o0, width));
+                        let [mut i, mut f, mut cc, mut og] =
+                            [0, 1, 2, 3].map(|g| pre(acc, g, o0, width));
                         act(Activation::Sigmoid, &mut i, width);
                         act(Activation::Sigmoid, &mut f, width);
                         act(Activation::Tanh, &mut cc, width);
