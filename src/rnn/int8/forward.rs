@@ -608,10 +608,10 @@ impl Run<'_> {
                         let mut cand = pre(acc, 2, o0, width);
                         act(Activation::Tanh, &mut cand, width);
                         let (h, dst) = (prev_row(n).add(o0), out_row(n).add(o0));
-                        for u in 0..width {
+                        for (u, &cu) in cand[..width].iter().enumerate() {
                             let ug = *acc.add(u).cast::<f32>();
                             let hf = self.dequantize_stored(*h.add(u));
-                            let h_new = ug * hf + (1.0 - ug) * cand[u];
+                            let h_new = ug * hf + (1.0 - ug) * cu;
                             *dst.add(u) = self.store(self.quantize(h_new));
                         }
                     }
