@@ -98,6 +98,7 @@ if command -v python3 >/dev/null 2>&1; then
     echo "== reference check of the oneDNN $USED outputs" >&2
     python3 "$HERE/check_goldens.py" ref "$WORK/out-$USED"
     python3 "$HERE/check_goldens.py" states "$WORK/cells-$USED/backward"
+    python3 "$HERE/check_goldens.py" int8 "$WORK/cells-$USED/int8"
 else
     echo "!! python3 not found; skipping the reference check" >&2
 fi
