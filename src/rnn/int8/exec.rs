@@ -1,5 +1,5 @@
 //! Executing an int8 RNN primitive: checks the arguments, packs plain s8 weights into the
-//! scratchpad, and runs the [`forward`](super::forward) driver.
+//! scratchpad, and runs the [`forward`](mod@super::forward) driver.
 
 use super::forward::{self, Int8Tensors, Int8Weights, View};
 use crate::args;
