@@ -77,7 +77,7 @@ impl Attr {
         }
     }
 
-    /// Sets the RNN weights scales; `count` must match the mask (0 → 1 value).
+    /// Sets the RNN weights scales (mask over the `ldigo` dims: 0 or 24).
     pub fn set_rnn_weights_qparams(&mut self, mask: i32, scales: &[f32]) -> Result<()> {
         self.rnn_weights_qparams = checked_qparams(mask, scales)?;
         Ok(())
@@ -97,15 +97,15 @@ impl Attr {
     }
 }
 
+/// oneDNN's setter checks only a non-negative mask and a positive count (3.13 takes two scales
+/// with mask 0), and keeps one scale as mask 0 whatever the mask given (3.2 and 3.13); the
+/// count is checked against the mask and dims by the primitive descriptor and the reorder that
+/// use them.
 fn checked_qparams(mask: i32, scales: &[f32]) -> Result<WeightsQParams> {
     ensure_args!(mask >= 0, "negative scales mask {mask}");
     ensure_args!(!scales.is_empty(), "scales count must be positive");
-    ensure_args!(
-        mask != 0 || scales.len() == 1,
-        "mask 0 takes exactly one scale"
-    );
     Ok(WeightsQParams {
-        mask,
+        mask: if scales.len() == 1 { 0 } else { mask },
         scales: scales.to_vec(),
     })
 }

@@ -117,7 +117,7 @@ impl PrimitiveDesc {
         attr: &Attr,
     ) -> Result<Self> {
         Ok(Self::Reorder(Box::new(ReorderPd {
-            reorder: Reorder::new(src, dst)?,
+            reorder: Reorder::with_attr(src, dst, attr)?,
             engine,
             attr: attr.clone(),
         })))

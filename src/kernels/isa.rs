@@ -105,9 +105,10 @@ impl Isa {
         v
     }
 
-    /// `self` when this CPU runs it, else the portable code.
+    /// `self` when this CPU runs it, else the portable code (CPUID read once).
     pub fn or_portable(self) -> Isa {
-        if Self::all_supported().contains(&self) {
+        static SUPPORTED: OnceLock<Vec<Isa>> = OnceLock::new();
+        if SUPPORTED.get_or_init(Self::all_supported).contains(&self) {
             self
         } else {
             Isa::Portable

@@ -6,6 +6,7 @@ pub mod blas;
 pub mod gemm;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;
+pub mod int8_gemm;
 pub mod isa;
 pub mod vector;
 

@@ -1,6 +1,7 @@
 //! Memory descriptors: logical dims, data type and layout of a tensor.
 
 use super::packed::PackedLayout;
+use super::packed_int8::Int8Layout;
 use super::packed_transposed::TransposedLayout;
 use super::tag::{dense_strides, strides_for_tag, TAG_ANY, TAG_UNDEF};
 use crate::ensure_args;
@@ -118,6 +119,11 @@ impl Sizes {
                     last = size::add(&what, last, size::product(&what, &[d - 1, s])?)?;
                 }
                 (len, size::add(&what, last, 1)?)
+            }
+            // s8 weights: the int8 layout, in bytes (`memory::packed_int8`).
+            Layout::Packed(p) if data_type == DataType::S8 => {
+                let b = Int8Layout::new(p)?.bytes();
+                (b, b)
             }
             Layout::Packed(p) => (p.len(), p.len()),
             Layout::PackedTransposed(t) => (t.len(), t.len()),
@@ -511,6 +517,15 @@ impl MemoryDesc {
         match &self.layout {
             Layout::Strided { strides, offset0 } => {
                 (offset0 + idx.iter().zip(strides).map(|(i, s)| i * s).sum::<i64>()) as usize
+            }
+            Layout::Packed(p) if self.data_type == DataType::S8 => {
+                let u = |k: usize| idx[k] as usize;
+                let lay = Int8Layout::new(p).expect("checked when the descriptor was built");
+                if idx.len() == 5 {
+                    lay.offset(u(0), u(1), u(2), u(3), u(4))
+                } else {
+                    lay.offset(u(0), u(1), u(2), 0, u(3))
+                }
             }
             Layout::Packed(p) => {
                 let u = |k: usize| idx[k] as usize;

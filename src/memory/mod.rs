@@ -6,7 +6,9 @@ pub mod describe;
 #[allow(clippy::module_inception)]
 pub mod memory;
 pub mod packed;
+pub mod packed_int8;
 pub mod packed_transposed;
+pub mod quantize;
 pub mod reorder;
 pub mod reshape;
 pub mod tag;

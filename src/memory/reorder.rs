@@ -1,8 +1,11 @@
 //! Reorder: copies a tensor between two layouts of the same dims (plain ↔ plain, plain ↔ packed,
-//! plain ↔ packed transposed).
+//! plain ↔ packed transposed), quantizing with the RNN int8 attributes (`memory::quantize`).
 
 use super::desc::{Layout, MemoryDesc};
 use super::memory::Memory;
+use super::packed_int8::Int8Layout;
+use super::quantize::{self, Quantization};
+use crate::attr::Attr;
 use crate::error::Result;
 use crate::rnn::backward::pack_gate_weights;
 use crate::rnn::weights;
@@ -14,11 +17,18 @@ use crate::{ensure_args, unimplemented_err};
 pub struct Reorder {
     src: MemoryDesc,
     dst: MemoryDesc,
+    quantization: Quantization,
 }
 
 impl Reorder {
-    /// Checks that `src` can be reordered into `dst`.
+    /// Checks that `src` can be reordered into `dst` (default attributes).
     pub fn new(src: &MemoryDesc, dst: &MemoryDesc) -> Result<Self> {
+        Self::with_attr(src, dst, &Attr::new())
+    }
+
+    /// Checks that `src` can be reordered into `dst` with `attr` (its RNN quantization
+    /// parameters).
+    pub fn with_attr(src: &MemoryDesc, dst: &MemoryDesc, attr: &Attr) -> Result<Self> {
         src.no_runtime_dims("a reorder")?;
         dst.no_runtime_dims("a reorder")?;
         ensure_args!(
@@ -42,14 +52,26 @@ impl Reorder {
             )
         };
         let f32_side = src.data_type() == DataType::F32 || dst.data_type() == DataType::F32;
-        if !(f32_side && convertible(src.data_type()) && convertible(dst.data_type())) {
+        let same = src.data_type() == dst.data_type();
+        if !((f32_side || same) && convertible(src.data_type()) && convertible(dst.data_type())) {
             unimplemented_err!(
-                "reorder {} -> {}: only f32 to/from f32, s32, s8, u8 is implemented",
+                "reorder {} -> {}: only f32 to/from f32, s32, s8, u8, and copies, are implemented",
                 src.data_type(),
                 dst.data_type()
             );
         }
+        let int8_packed = |md: &MemoryDesc| {
+            matches!(md.layout(), Layout::Packed(_)) && md.data_type() == DataType::S8
+        };
+        if (int8_packed(src) || int8_packed(dst)) && !src.is_zero() {
+            ensure_args!(
+                matches!(src.data_type(), DataType::F32 | DataType::S8)
+                    && matches!(dst.data_type(), DataType::F32 | DataType::S8),
+                "packed s8 weights reorder to and from f32 or s8 only"
+            );
+        }
         Ok(Self {
+            quantization: Quantization::of(src, dst, attr)?,
             src: src.clone(),
             dst: dst.clone(),
         })
@@ -87,6 +109,29 @@ impl Reorder {
         // Plain f32 weights into a packed layout take the RNN primitive's own packers (whole
         // panel rows at once, padding included, in parallel), not the element-wise copy.
         match self.dst.layout() {
+            Layout::Packed(lay) if ddt == DataType::S8 => {
+                let lay = Int8Layout::new(lay)?;
+                let dims = self.src.dims();
+                let value = |[l, d, i, g, o]: [usize; 5]| {
+                    let idx = [l, d, i, g, o].map(|v| v as i64);
+                    let idx: &[i64] = if dims.len() == 5 {
+                        &idx
+                    } else {
+                        &[idx[0], idx[1], idx[2], idx[4]]
+                    };
+                    // SAFETY: the index is inside the dims of the validated descriptor.
+                    let v = unsafe { load(sdt, src, self.src.element_offset(idx)) };
+                    let mut q = 0i8;
+                    let v = self.quantization.apply(v, idx, dims);
+                    // SAFETY: `q` is one s8 value.
+                    unsafe { store(DataType::S8, (&mut q as *mut i8).cast(), 0, v) };
+                    q
+                };
+                // SAFETY: `dst` holds the packed layout; the source is read only through its
+                // descriptor.
+                unsafe { quantize::pack_s8(&lay, dst, value) };
+                return Ok(());
+            }
             Layout::Packed(lay) if plain_f32 => {
                 let w = weights::ldigo_view(src.cast_mut(), &self.src);
                 // SAFETY: `src` addresses every element of its (validated) descriptor, whose
@@ -119,7 +164,10 @@ impl Reorder {
             let d = self.dst.element_offset(&idx);
             // SAFETY: both offsets are within the extents of their descriptors, which the memory
             // objects' buffers cover (the user's contract for user buffers).
-            unsafe { store(ddt, dst, d, load(sdt, src, s)) };
+            unsafe {
+                let v = self.quantization.apply(load(sdt, src, s), &idx, dims);
+                store(ddt, dst, d, v)
+            };
             if !next_index(&mut idx, dims) {
                 return Ok(());
             }

@@ -21,6 +21,7 @@
 use super::backward::scratch::BackwardScratch;
 use super::cells::CellKind;
 use super::desc::RnnDesc;
+use super::int8::Int8Plan;
 use super::problem::RnnProblem;
 use super::scratch::ScratchLayout;
 use super::seq_lengths;
@@ -30,6 +31,7 @@ use crate::args;
 use crate::attr::Attr;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::kernels::int8_gemm::Int8Kernel;
 use crate::kernels::Isa;
 use crate::memory::{describe, Layout, MemoryDesc};
 use crate::primitive::MdQuery;
@@ -62,6 +64,8 @@ pub struct RnnPd {
     /// Backward: the scratchpad layout (`scratch` is then unused).
     backward_scratch: Option<BackwardScratch>,
     workspace: Option<WorkspaceLayout>,
+    /// int8 problems: the scratchpad plan (`scratch` is then unused).
+    int8: Option<Int8Plan>,
     isa: Isa,
     impl_info: String,
 }
@@ -187,6 +191,18 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
     }
 }
 
+/// The implementation name: `oxidnn:gemm` (backward), `oxidnn:int8:<kernel>`,
+/// `oxidnn:packed:<isa>`.
+fn impl_name(p: &RnnProblem, isa: Isa) -> String {
+    if p.is_backward() {
+        "oxidnn:gemm".to_string()
+    } else if p.int8.is_some() {
+        format!("oxidnn:int8:{}", Int8Kernel::for_isa(isa).name())
+    } else {
+        format!("oxidnn:packed:{}", isa.name())
+    }
+}
+
 impl RnnPd {
     /// Validates the descriptor, resolves `any` formats and sizes the workspace and scratchpad.
     /// `hint` (the forward pd of a backward one) is unused by forward primitives.
@@ -197,8 +213,12 @@ impl RnnPd {
         }
         let mut problem = RnnProblem::new(&desc)?;
         problem.seq_lengths = attr.rnn_seq_lengths;
-        if !attr.has_default_quantization() {
-            unimplemented_err!("RNN quantization parameters apply to int8 only");
+        match &problem.int8 {
+            Some(cfg) => cfg.check_attr(&problem, attr)?,
+            None if !attr.has_default_quantization() => {
+                unimplemented_err!("RNN quantization parameters apply to int8 only")
+            }
+            None => {}
         }
         let tparams = &attr.rnn_tparams;
         if tparams.test_mode && tparams.scales.len() < problem.g {
@@ -239,6 +259,20 @@ impl RnnPd {
             is_plain(args::WEIGHTS_ITER),
             is_plain(args::WEIGHTS_PROJECTION),
         )?;
+        let int8 = problem
+            .int8
+            .map(|_| {
+                Int8Plan::new(
+                    &problem,
+                    [
+                        args::WEIGHTS_LAYER,
+                        args::WEIGHTS_ITER,
+                        args::WEIGHTS_PROJECTION,
+                    ]
+                    .map(is_plain),
+                )
+            })
+            .transpose()?;
         let workspace = (problem.is_training() || backward)
             .then(|| WorkspaceLayout::new(&problem))
             .transpose()?;
@@ -251,7 +285,11 @@ impl RnnPd {
                 )
             })
             .transpose()?;
-        let scratch_bytes = backward_scratch.as_ref().map_or(scratch.bytes, |b| b.bytes);
+        let scratch_bytes = match (&backward_scratch, &int8) {
+            (Some(b), _) => b.bytes,
+            (_, Some(i)) => i.bytes,
+            _ => scratch.bytes,
+        };
         let bytes_md = |bytes: usize| {
             MemoryDesc::with_tag(&[size::to_dim("RNN buffer", bytes)?], DataType::U8, TAG_A)
         };
@@ -273,11 +311,7 @@ impl RnnPd {
             mds.insert(args::SEQ_LENGTHS, seq_lengths::lengths_md(&problem)?);
         }
         let isa = Isa::detected();
-        let impl_info = if backward {
-            "oxidnn:gemm".to_string()
-        } else {
-            format!("oxidnn:packed:{}", isa.name())
-        };
+        let impl_info = impl_name(&problem, isa);
         Ok(Self {
             backward_scratch,
             engine,
@@ -287,6 +321,7 @@ impl RnnPd {
             mds,
             scratch,
             workspace,
+            int8,
             isa,
             impl_info,
         })
@@ -324,9 +359,16 @@ impl RnnPd {
 
     /// Bytes of the scratchpad of one execution.
     pub fn scratch_bytes(&self) -> usize {
-        self.backward_scratch
-            .as_ref()
-            .map_or(self.scratch.bytes, |b| b.bytes)
+        match (&self.backward_scratch, &self.int8) {
+            (Some(b), _) => b.bytes,
+            (_, Some(i)) => i.bytes,
+            _ => self.scratch.bytes,
+        }
+    }
+
+    /// int8 problems: the scratchpad plan.
+    pub fn int8_plan(&self) -> Option<&Int8Plan> {
+        self.int8.as_ref()
     }
 
     /// Workspace layout (forward training and backward).
@@ -346,7 +388,7 @@ impl RnnPd {
             unimplemented_err!("this CPU cannot run {} kernels", isa.name());
         }
         self.isa = isa;
-        self.impl_info = format!("oxidnn:packed:{}", isa.name());
+        self.impl_info = impl_name(&self.problem, isa);
         Ok(self)
     }
 

@@ -74,6 +74,14 @@ impl RnnPrimitive {
         if p.is_backward() {
             return self.execute_backward(pd, args);
         }
+        if p.int8.is_some() {
+            let (scratch, pooled) = self.take_scratch(pd, args)?;
+            // SAFETY: the scratchpad is the user's (checked against the pd's descriptor) or
+            // one of the pool's, of the pd's size, used by this execution only.
+            let result = unsafe { super::int8::exec::run(pd, args, scratch) };
+            self.give_back(pooled);
+            return result;
+        }
         let strided3 =
             |arg| -> Result<Strided<3>> { Ok(Strided::new(required(pd, args, arg)?, pd.md(arg)?)) };
         let strided4 = |arg| -> Result<Option<Strided<4>>> {

@@ -8,6 +8,7 @@
 use super::cells::vanilla::Activation;
 use super::cells::CellKind;
 use super::desc::RnnDesc;
+use super::int8::Int8Config;
 use crate::args;
 use crate::error::{Error, Result};
 use crate::memory::MemoryDesc;
@@ -67,6 +68,8 @@ pub struct RnnProblem {
     /// Per-sample sequence lengths are given at execution (the pd sets it from the
     /// attributes; see [`seq_lengths`](super::seq_lengths)).
     pub seq_lengths: bool,
+    /// The int8 data types (`None`: f32).
+    pub int8: Option<Int8Config>,
 }
 
 fn dims_of(md: &MemoryDesc) -> Vec<usize> {
@@ -201,7 +204,9 @@ impl RnnProblem {
         }
 
         // Data types: oneDNN reports unsupported combinations as unimplemented before it looks
-        // at dimensions; only all-f32 is implemented here.
+        // at dimensions; int8 problems (s8 weights) are checked by `int8`, else only all-f32 is
+        // implemented here.
+        let int8 = Int8Config::of(desc, cell)?;
         let present = [src_layer, weights_layer, weights_iter, dst_layer]
             .into_iter()
             .chain(
@@ -212,7 +217,7 @@ impl RnnProblem {
                 .into_iter()
                 .flatten(),
             );
-        for m in present {
+        for m in present.filter(|_| int8.is_none()) {
             if m.data_type() != DataType::F32 {
                 unimplemented_err!(
                     "RNN with {} tensors: only f32 is implemented",
@@ -338,6 +343,7 @@ impl RnnProblem {
             with_peephole: peephole.is_some(),
             with_projection: projection.is_some(),
             seq_lengths: false,
+            int8,
         })
     }
 

@@ -340,6 +340,7 @@ mod tests {
             with_peephole: false,
             with_projection: false,
             seq_lengths: false,
+            int8: None,
         }
     }
 

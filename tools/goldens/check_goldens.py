@@ -17,6 +17,13 @@
       init + sum_t h_{t-1}^T dA_t (h_{-1} = 0). Fails if oneDNN's value is
       more than 1e-5 from the former.
 
+  check_goldens.py int8 DIR
+      For every DIR/*.txt (tests/goldens/int8): check that the recorded
+      quantized src_layer is round-half-even(scale*x + shift) saturated to
+      u8 (s8), that every integer output is an integer in the type's range,
+      and that every dequantized f32 output is (q - shift)/scale for an
+      integer q (twice the shift for a bidirectional sum's dst_layer).
+
   check_goldens.py compare DIR_A DIR_B
       Compare two golden sets made by different oneDNN versions: every
       tensor in every file (the '#' header lines are ignored). Reports the
@@ -307,11 +314,41 @@ def cmd_compare(dir_a, dir_b):
               f"max rel diff {max_rel:.3g}, {ndiff} not bitwise identical")
 
 
+def cmd_int8(dirname):
+    files, bad = 0, 0
+    for fn in golden_files(dirname):
+        g = parse(os.path.join(dirname, fn))
+        t = g["tensors"]
+        iter_f32, dst_f32, s8 = (v == 1.0 for v in t["int8_config"][1])
+        scale, shift = t["data_qparams"][1]
+        lo, hi = (-128, 127) if s8 else (0, 255)
+        want = [min(max(round(f32(f32(scale * x) + shift)), lo), hi) for x in t["src_layer"][1]]
+        problems = []
+        if want != [int(v) for v in t["src_layer_q"][1]]:
+            problems.append("src_layer_q")
+        for name, is_f32 in (("dst_layer", dst_f32), ("dst_iter", iter_f32)):
+            k = 2.0 if name == "dst_layer" and g["direction"] == "bidirectional_sum" else 1.0
+            for v in t[name][1]:
+                q = v * scale + k * shift if is_f32 else v
+                if abs(q - round(q)) > 1e-3 or not (k * lo <= round(q) <= k * hi or is_f32):
+                    problems.append(name)
+                    break
+        files += 1
+        if problems:
+            bad += 1
+            print(f"{fn}: {', '.join(problems)}")
+    print(f"int8 check: {files} files, {bad} with problems")
+    if bad or not files:
+        sys.exit(1)
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "ref":
         cmd_ref(argv[2])
     elif len(argv) == 3 and argv[1] == "states":
         cmd_states(argv[2])
+    elif len(argv) == 3 and argv[1] == "int8":
+        cmd_int8(argv[2])
     elif len(argv) == 4 and argv[1] == "compare":
         cmd_compare(argv[2], argv[3])
     else:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make_goldens.sh - (re)generate tests/goldens/lstm/*.txt (gen_lstm_goldens.c),
-# tests/goldens/<cell>/*.txt for the other cells (gen_cells_goldens.c) and
-# tests/goldens/backward/*.txt (gen_bwd_goldens.c) from the real oneDNN.
+# tests/goldens/<cell>/*.txt for the other cells (gen_cells_goldens.c),
+# tests/goldens/backward/*.txt (gen_bwd_goldens.c) and tests/goldens/int8/*.txt
+# (gen_int8_goldens.c) from the real oneDNN.
 #
 # Usage: tools/goldens/make_goldens.sh [--version 3.13|3.2] [--no-fallback]
 #                                      [--compare] [--out DIR]
@@ -65,7 +66,7 @@ build_and_run() {
     echo "== oneDNN $v: build" >&2
     mkdir -p "$WORK/bin-$v" "$WORK/out-$v"
     local gen
-    for gen in gen_lstm_goldens gen_cells_goldens gen_bwd_goldens; do
+    for gen in gen_lstm_goldens gen_cells_goldens gen_bwd_goldens gen_int8_goldens; do
         "$CC" -std=c99 -O2 -Wall -Wextra -pedantic -I"$inc" \
             "$HERE/$gen.c" -o "$WORK/bin-$v/$gen" \
             -L"$lib" -Wl,-rpath-link,"$lib" -Wl,-rpath,"$lib" -ldnnl -lm || return 1
@@ -76,7 +77,8 @@ build_and_run() {
     mkdir -p "$WORK/cells-$v" "$WORK/cells-$v/backward"
     ( . "$env" && "$WORK/bin-$v/gen_lstm_goldens" "$WORK/out-$v" \
         && "$WORK/bin-$v/gen_cells_goldens" "$WORK/cells-$v" \
-        && "$WORK/bin-$v/gen_bwd_goldens" "$WORK/cells-$v/backward" ) || return 1
+        && "$WORK/bin-$v/gen_bwd_goldens" "$WORK/cells-$v/backward" \
+        && "$WORK/bin-$v/gen_int8_goldens" "$WORK/cells-$v" ) || return 1
 }
 
 USED=
@@ -96,6 +98,7 @@ if command -v python3 >/dev/null 2>&1; then
     echo "== reference check of the oneDNN $USED outputs" >&2
     python3 "$HERE/check_goldens.py" ref "$WORK/out-$USED"
     python3 "$HERE/check_goldens.py" states "$WORK/cells-$USED/backward"
+    python3 "$HERE/check_goldens.py" int8 "$WORK/cells-$USED/int8"
 else
     echo "!! python3 not found; skipping the reference check" >&2
 fi

@@ -161,8 +161,14 @@ impl Case {
             return Some(Skip::Invalid(why.into()));
         }
         let unsupported = |s: String| Some(Skip::Unsupported(s));
+        if crate::int8::Config::of(&self.cfg).is_some() {
+            return crate::int8::skip_reason(self);
+        }
         if self.cfg != "f32" {
-            return unsupported(format!("cfg {} not supported (f32 only)", self.cfg));
+            return unsupported(format!(
+                "cfg {} not supported (f32 and int8 only)",
+                self.cfg
+            ));
         }
         if self.fpmath.mode != "strict" {
             return unsupported(format!(
@@ -319,7 +325,7 @@ mod tests {
         assert_eq!(
             case(&[("cfg", "bf16")], "sic4").skip_reason(),
             Some(Skip::Unsupported(
-                "cfg bf16 not supported (f32 only)".into()
+                "cfg bf16 not supported (f32 and int8 only)".into()
             ))
         );
     }

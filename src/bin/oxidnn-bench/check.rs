@@ -42,6 +42,9 @@ impl From<NotRun> for Outcome {
 /// Checks a case that passed the driver's own skip rules. `inject_error` is added to the
 /// library's first output value (a test of the comparison itself).
 pub fn check(c: &Case, inject_error: f32) -> Outcome {
+    if crate::int8::Config::of(&c.cfg).is_some() {
+        return crate::int8::check(c, inject_error);
+    }
     match c.prop {
         Prop::FwdI | Prop::FwdD => forward(c, inject_error),
         Prop::BwdD | Prop::BwdDw => backward::check(c, inject_error),

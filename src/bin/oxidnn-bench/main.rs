@@ -22,6 +22,7 @@ mod check;
 mod compare;
 mod descriptor;
 mod fill;
+mod int8;
 mod options;
 mod parse;
 mod perf;

@@ -11,14 +11,27 @@ pub fn time(c: &Case, times: usize) -> Outcome {
     if !matches!(c.prop, Prop::FwdI | Prop::FwdD) {
         return crate::check::check(c, 0.0);
     }
-    let prepared = match Prepared::new(c) {
-        Ok(p) => p,
-        Err(e) => return e.into(),
+    let timed = if crate::int8::Config::of(&c.cfg).is_some() {
+        crate::int8::Prepared::new(c).map(|p| samples(times, p.pd(), || p.execute()))
+    } else {
+        Prepared::new(c).map(|p| samples(times, p.pd(), || p.execute()))
     };
+    match timed {
+        Ok(outcome) => outcome,
+        Err(e) => e.into(),
+    }
+}
+
+/// Runs `execute` once to warm up, then `times` more; the median and GFLOP/s of `pd`'s work.
+fn samples(
+    times: usize,
+    pd: &oxidnn::rnn::RnnPd,
+    execute: impl Fn() -> Result<(), oxidnn::Error>,
+) -> Outcome {
     let mut samples = Vec::with_capacity(times);
     for i in 0..=times {
         let start = Instant::now();
-        if let Err(e) = prepared.execute() {
+        if let Err(e) = execute() {
             return Outcome::Failed(vec![format!("execute: {e}")]);
         }
         if i > 0 {
@@ -28,7 +41,7 @@ pub fn time(c: &Case, times: usize) -> Outcome {
     let median = median(&mut samples);
     Outcome::Timed {
         ms: median * 1e3,
-        gflops: prepared.pd().problem().forward_flops() / median.max(1e-12) / 1e9,
+        gflops: pd.problem().forward_flops() / median.max(1e-12) / 1e9,
     }
 }
 

@@ -199,7 +199,7 @@ fn describe(c: &Case) -> Result<(RnnDesc, Inputs), Error> {
 /// benchdnn's linear activation scales for `--skip-nonlinear`: powers of two so the linearised
 /// chain stays exact, `(i + 1) / next_pow2(acc + is_lstm)` per gate, `acc = G` forward and
 /// `G · max(G, DHC, MB)` backward (one set serves both passes).
-fn test_params(c: &Case) -> RnnTestParams {
+pub(crate) fn test_params(c: &Case) -> RnnTestParams {
     let lstm = usize::from(c.alg == Alg::VanillaLstm);
     let g = c.gates();
     let acc = match c.prop {

@@ -1,0 +1,334 @@
+//! The int8 GEMM of the RNN primitives: u8 activations × s8 weights packed in 4-row groups
+//! (`memory::packed_int8`) → s32, exact (no saturation anywhere).
+//!
+//! Versions: AVX512-VNNI (`vpdpbusd` on 16 columns), AVX-VNNI (the same on 8 columns) and a
+//! portable loop, chosen from the kernels' [`Isa`] (`OXIDNN_ISA` caps it) and CPUID.
+
+use super::Isa;
+
+/// Columns of one packed vector: 16 units × 4 bytes (one zmm).
+pub const VECTOR: usize = 16;
+/// Bytes of one packed vector.
+const VECTOR_BYTES: usize = 64;
+
+/// The int8 kernel version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Int8Kernel {
+    /// Scalar loops.
+    Portable,
+    /// AVX-VNNI (256-bit `vpdpbusd`).
+    AvxVnni,
+    /// AVX512-VNNI.
+    Avx512Vnni,
+}
+
+impl Int8Kernel {
+    /// The best version for kernels capped at `isa` on this CPU.
+    pub fn for_isa(isa: Isa) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if isa >= Isa::Avx512
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512vnni")
+            {
+                return Self::Avx512Vnni;
+            }
+            if isa >= Isa::Avx2 && is_x86_feature_detected!("avxvnni") {
+                return Self::AvxVnni;
+            }
+        }
+        let _ = isa;
+        Self::Portable
+    }
+
+    /// Short name, for implementation names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Portable => "portable",
+            Self::AvxVnni => "avx_vnni",
+            Self::Avx512Vnni => "avx512_vnni",
+        }
+    }
+}
+
+/// Operands of one GEMM call: `C[m][v·16 + j] (+)= Σ_k A[m][k] · B[k][v·16 + j]` for vectors
+/// `v` in `0..vectors`.
+#[derive(Clone, Copy, Debug)]
+pub struct Int8Gemm {
+    /// Rows of A and C.
+    pub m: usize,
+    /// A: `m` rows of `4·groups` u8 (zero-padded), `lda` bytes apart.
+    pub a: *const u8,
+    /// Bytes between rows of A.
+    pub lda: usize,
+    /// B: for each group of 4 rows, `vectors` packed vectors of 64 bytes (16 columns × 4 rows),
+    /// then the next group `ldb` bytes further.
+    pub b: *const i8,
+    /// Bytes between groups of B.
+    pub ldb: usize,
+    /// Groups of 4 rows (K / 4).
+    pub groups: usize,
+    /// Packed vectors (of 16 columns) to compute.
+    pub vectors: usize,
+    /// C: `m` rows of s32, `ldc` values apart.
+    pub c: *mut i32,
+    /// Values between rows of C.
+    pub ldc: usize,
+    /// Add to C rather than overwrite it.
+    pub accumulate: bool,
+}
+
+/// Runs one GEMM with kernel `k`.
+///
+/// # Safety
+/// Every operand must address what [`Int8Gemm`] describes; C must not overlap A or B; `k` must
+/// run on this CPU (as [`Int8Kernel::for_isa`] returns).
+pub unsafe fn gemm(k: Int8Kernel, op: &Int8Gemm) {
+    match k {
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Avx512Vnni => unsafe { x86::gemm_avx512(op) },
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::AvxVnni => unsafe { x86::gemm_avx_vnni(op) },
+        _ => unsafe { gemm_portable(op) },
+    }
+}
+
+/// The portable version.
+///
+/// # Safety
+/// As [`gemm`].
+unsafe fn gemm_portable(op: &Int8Gemm) {
+    let cols = op.vectors * VECTOR;
+    let mut acc = vec![0i32; cols];
+    for m in 0..op.m {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let c = std::slice::from_raw_parts_mut(op.c.add(m * op.ldc), cols);
+            if op.accumulate {
+                acc.copy_from_slice(c);
+            } else {
+                acc.fill(0);
+            }
+            let a = op.a.add(m * op.lda);
+            for g in 0..op.groups {
+                let av = std::slice::from_raw_parts(a.add(4 * g), 4);
+                let b = std::slice::from_raw_parts(op.b.add(g * op.ldb), cols * 4);
+                for (j, s) in acc.iter_mut().enumerate() {
+                    let w = &b[4 * j..4 * j + 4];
+                    *s += (0..4).map(|q| av[q] as i32 * w[q] as i32).sum::<i32>();
+                }
+            }
+            c.copy_from_slice(&acc);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Int8Gemm, VECTOR, VECTOR_BYTES};
+    use std::arch::x86_64::*;
+
+    /// Rows per register tile.
+    const ROWS: usize = 4;
+    /// Vectors per register tile.
+    const COLS: usize = 4;
+
+    /// Dispatches the tiles of one GEMM to `$tile::<R, V>` (rows and vectors ≤ 4).
+    macro_rules! tiles {
+        ($op:expr, $tile:ident) => {{
+            let op = $op;
+            let mut m0 = 0;
+            while m0 < op.m {
+                let r = (op.m - m0).min(ROWS);
+                let mut v0 = 0;
+                while v0 < op.vectors {
+                    let v = (op.vectors - v0).min(COLS);
+                    let a = op.a.add(m0 * op.lda);
+                    let b = op.b.add(v0 * VECTOR_BYTES);
+                    let c = op.c.add(m0 * op.ldc + v0 * VECTOR);
+                    let args = (a, op.lda, b, op.ldb, op.groups, c, op.ldc, op.accumulate);
+                    match (r, v) {
+                        (4, 4) => $tile::<4, 4>(args),
+                        (4, 3) => $tile::<4, 3>(args),
+                        (4, 2) => $tile::<4, 2>(args),
+                        (4, 1) => $tile::<4, 1>(args),
+                        (3, 4) => $tile::<3, 4>(args),
+                        (3, 3) => $tile::<3, 3>(args),
+                        (3, 2) => $tile::<3, 2>(args),
+                        (3, 1) => $tile::<3, 1>(args),
+                        (2, 4) => $tile::<2, 4>(args),
+                        (2, 3) => $tile::<2, 3>(args),
+                        (2, 2) => $tile::<2, 2>(args),
+                        (2, 1) => $tile::<2, 1>(args),
+                        (1, 4) => $tile::<1, 4>(args),
+                        (1, 3) => $tile::<1, 3>(args),
+                        (1, 2) => $tile::<1, 2>(args),
+                        _ => $tile::<1, 1>(args),
+                    }
+                    v0 += v;
+                }
+                m0 += r;
+            }
+        }};
+    }
+
+    type TileArgs = (
+        *const u8,
+        usize,
+        *const i8,
+        usize,
+        usize,
+        *mut i32,
+        usize,
+        bool,
+    );
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn gemm_avx512(op: &Int8Gemm) {
+        unsafe { tiles!(op, tile512) }
+    }
+
+    #[target_feature(enable = "avx2,avxvnni")]
+    pub(super) unsafe fn gemm_avx_vnni(op: &Int8Gemm) {
+        unsafe { tiles!(op, tile256) }
+    }
+
+    /// One `R × V` tile of 16-column vectors with `vpdpbusd` on zmm registers.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    unsafe fn tile512<const R: usize, const V: usize>(args: TileArgs) {
+        let (a, lda, b, ldb, groups, c, ldc, accumulate) = args;
+        unsafe {
+            let mut s = [[_mm512_setzero_si512(); V]; R];
+            if accumulate {
+                for (r, row) in s.iter_mut().enumerate() {
+                    for (v, x) in row.iter_mut().enumerate() {
+                        *x = _mm512_loadu_si512(c.add(r * ldc + v * VECTOR).cast());
+                    }
+                }
+            }
+            for g in 0..groups {
+                let bp = b.add(g * ldb);
+                let bv: [__m512i; V] =
+                    std::array::from_fn(|v| _mm512_loadu_si512(bp.add(v * VECTOR_BYTES).cast()));
+                for (r, row) in s.iter_mut().enumerate() {
+                    let word = a.add(r * lda + 4 * g).cast::<i32>().read_unaligned();
+                    let av = _mm512_set1_epi32(word);
+                    for (x, w) in row.iter_mut().zip(&bv) {
+                        *x = _mm512_dpbusd_epi32(*x, av, *w);
+                    }
+                }
+            }
+            for (r, row) in s.iter().enumerate() {
+                for (v, x) in row.iter().enumerate() {
+                    _mm512_storeu_si512(c.add(r * ldc + v * VECTOR).cast(), *x);
+                }
+            }
+        }
+    }
+
+    /// One `R × V` tile of 16-column vectors with AVX-VNNI: each vector as two ymm halves.
+    #[inline]
+    #[target_feature(enable = "avx2,avxvnni")]
+    unsafe fn tile256<const R: usize, const V: usize>(args: TileArgs) {
+        let (a, lda, b, ldb, groups, c, ldc, accumulate) = args;
+        unsafe {
+            let mut s = [[[_mm256_setzero_si256(); 2]; V]; R];
+            if accumulate {
+                for (r, row) in s.iter_mut().enumerate() {
+                    for (v, x) in row.iter_mut().enumerate() {
+                        for (h, y) in x.iter_mut().enumerate() {
+                            *y = _mm256_loadu_si256(c.add(r * ldc + v * VECTOR + 8 * h).cast());
+                        }
+                    }
+                }
+            }
+            for g in 0..groups {
+                let bp = b.add(g * ldb);
+                let bv: [[__m256i; 2]; V] = std::array::from_fn(|v| {
+                    std::array::from_fn(|h| {
+                        _mm256_loadu_si256(bp.add(v * VECTOR_BYTES + 32 * h).cast())
+                    })
+                });
+                for (r, row) in s.iter_mut().enumerate() {
+                    let word = a.add(r * lda + 4 * g).cast::<i32>().read_unaligned();
+                    let av = _mm256_set1_epi32(word);
+                    for (x, w) in row.iter_mut().zip(&bv) {
+                        for h in 0..2 {
+                            x[h] = _mm256_dpbusd_avx_epi32(x[h], av, w[h]);
+                        }
+                    }
+                }
+            }
+            for (r, row) in s.iter().enumerate() {
+                for (v, x) in row.iter().enumerate() {
+                    for (h, y) in x.iter().enumerate() {
+                        _mm256_storeu_si256(c.add(r * ldc + v * VECTOR + 8 * h).cast(), *y);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kernel this CPU runs gives the exact s32 products, accumulating or not, for
+    /// tiles of every shape (rows 1..=9, vectors 1..=6).
+    #[test]
+    fn kernels_match_exact_integer_products() {
+        let kernels: Vec<Int8Kernel> = Isa::all_supported()
+            .into_iter()
+            .map(Int8Kernel::for_isa)
+            .collect();
+        assert!(kernels.contains(&Int8Kernel::Portable));
+        let mut seed = 7u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as u8
+        };
+        for (m, vectors, groups) in [(1, 1, 1), (9, 6, 5), (4, 4, 3), (5, 2, 7)] {
+            let a: Vec<u8> = (0..m * groups * 4).map(|_| next()).collect();
+            let b: Vec<i8> = (0..groups * vectors * 64).map(|_| next() as i8).collect();
+            let cols = vectors * VECTOR;
+            let mut expected = vec![0i32; m * cols];
+            for r in 0..m {
+                for j in 0..cols {
+                    let mut s = 3 * (r * cols + j) as i32;
+                    for k in 0..groups * 4 {
+                        let (g, q) = (k / 4, k % 4);
+                        s += a[r * groups * 4 + k] as i32 * b[g * vectors * 64 + 4 * j + q] as i32;
+                    }
+                    expected[r * cols + j] = s;
+                }
+            }
+            for &k in &kernels {
+                for accumulate in [false, true] {
+                    let mut c: Vec<i32> = (0..m * cols).map(|i| 3 * i as i32).collect();
+                    let op = Int8Gemm {
+                        m,
+                        a: a.as_ptr(),
+                        lda: groups * 4,
+                        b: b.as_ptr(),
+                        ldb: vectors * 64,
+                        groups,
+                        vectors,
+                        c: c.as_mut_ptr(),
+                        ldc: cols,
+                        accumulate,
+                    };
+                    // SAFETY: the buffers have the sizes the operands describe.
+                    unsafe { gemm(k, &op) };
+                    let want: Vec<i32> = if accumulate {
+                        expected.clone()
+                    } else {
+                        (0..m * cols).map(|i| expected[i] - 3 * i as i32).collect()
+                    };
+                    assert_eq!(c, want, "{k:?} m {m} vectors {vectors} acc {accumulate}");
+                }
+            }
+        }
+    }
+}

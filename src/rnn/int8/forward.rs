@@ -1,0 +1,671 @@
+//! The int8 forward driver: for each direction and layer, one layer GEMM over all steps, then
+//! per step the iteration GEMM on the u8 state and the post-GEMM of each 32-unit panel, with
+//! oneDNN's int8 arithmetic (reference §a.14): accumulators dequantized with
+//! `1/(ws·scale)` onto the compensated bias, f32 gates and c-state, `h` requantized
+//! (`round_half_even(scale·h + shift)`, saturated); GRU requantizes `r⊙h` before its second
+//! iteration GEMM; LSTMP quantizes `h`, projects, dequantizes with the projection scales and
+//! compensation, and requantizes.
+//!
+//! States are stored as u8: s8 activations as `q + 128` (the GEMM multiplies u8 by s8), the
+//! offset folded into the compensation like a shift.
+
+use super::{Int8Config, Int8Plan};
+use crate::attr::{Attr, WeightsQParams};
+use crate::kernels::activations::{self, Activation};
+use crate::kernels::int8_gemm::{self, Int8Gemm, Int8Kernel};
+use crate::kernels::Isa;
+use crate::memory::packed_int8::{Int8Layout, PANEL};
+use crate::memory::MemoryDesc;
+use crate::rnn::problem::RnnProblem;
+use crate::threading::{self, Team};
+use crate::types::{DataType, Direction};
+
+/// Rows of one layer-GEMM work item.
+const ROW_CHUNK: usize = 64;
+
+/// Rounds to the nearest integer, ties to even, for `|x| < 2^22` (adding and taking away
+/// 1.5·2^23 leaves no fraction bits; the default rounding mode does the rest) — a form the
+/// compiler vectorizes on every target.
+#[inline(always)]
+fn round_half_even(x: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0;
+    (x + MAGIC) - MAGIC
+}
+
+/// A plain user tensor of `R` dims: element `idx` at `ptr + Σ idx·strides` bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct View<const R: usize> {
+    ptr: *mut u8,
+    strides: [isize; R],
+    dt: DataType,
+}
+
+impl<const R: usize> View<R> {
+    /// The view of a buffer through a strided descriptor.
+    pub fn new(base: *mut u8, md: &MemoryDesc) -> Self {
+        let e = md.data_type().size() as isize;
+        let s = md.strides().expect("strided descriptor");
+        Self {
+            ptr: base.wrapping_offset(md.offset0() as isize * e),
+            strides: std::array::from_fn(|k| s[k] as isize * e),
+            dt: md.data_type(),
+        }
+    }
+
+    fn at(&self, idx: [usize; R]) -> *mut u8 {
+        let off: isize = idx
+            .iter()
+            .zip(&self.strides)
+            .map(|(&i, &s)| i as isize * s)
+            .sum();
+        self.ptr.wrapping_offset(off)
+    }
+
+    /// Reads element `idx` as f32 (integers as their value).
+    ///
+    /// # Safety
+    /// `idx` inside the dims of the descriptor the view was made from.
+    pub unsafe fn get(&self, idx: [usize; R]) -> f32 {
+        let p = self.at(idx);
+        unsafe {
+            match self.dt {
+                DataType::U8 => *p as f32,
+                DataType::S8 => *p.cast::<i8>() as f32,
+                _ => p.cast::<f32>().read_unaligned(),
+            }
+        }
+    }
+
+    /// Writes element `idx`: an f32 tensor takes `f`, an integer one `q`.
+    ///
+    /// # Safety
+    /// As [`Self::get`].
+    unsafe fn put(&self, idx: [usize; R], q: i32, f: f32) {
+        let p = self.at(idx);
+        unsafe {
+            match self.dt {
+                DataType::U8 => *p = q as u8,
+                DataType::S8 => *p.cast::<i8>() = q as i8,
+                _ => p.cast::<f32>().write_unaligned(f),
+            }
+        }
+    }
+}
+
+/// Packed int8 weights (the user's, or packed into the scratchpad).
+#[derive(Clone, Copy, Debug)]
+pub struct Int8Weights {
+    /// Start of the packed tensor.
+    pub ptr: *const u8,
+    /// Its geometry.
+    pub layout: Int8Layout,
+}
+
+impl Int8Weights {
+    fn panel(&self, l: usize, d: usize, p: usize) -> *const i8 {
+        self.ptr
+            .wrapping_add(self.layout.panel_offset(l, d, p))
+            .cast()
+    }
+
+    /// # Safety
+    /// Indices inside the layout; the tensor holds its compensation.
+    unsafe fn comp(&self, l: usize, d: usize, g: usize, o: usize) -> i32 {
+        let at = self.layout.weights_bytes() + 4 * self.layout.comp_index(l, d, g, o);
+        unsafe { self.ptr.add(at).cast::<i32>().read_unaligned() }
+    }
+}
+
+/// The tensors of one int8 execution.
+#[derive(Clone, Copy, Debug)]
+pub struct Int8Tensors {
+    /// `src_layer` `[T][N][SLC]`.
+    pub src_layer: View<3>,
+    /// `src_iter` `[L][D][N][SIC]`.
+    pub src_iter: Option<View<4>>,
+    /// `src_iter_c` (LSTM).
+    pub src_iter_c: Option<View<4>>,
+    /// `dst_layer` `[T][N][DLC]`.
+    pub dst_layer: View<3>,
+    /// `dst_iter`.
+    pub dst_iter: Option<View<4>>,
+    /// `dst_iter_c` (LSTM).
+    pub dst_iter_c: Option<View<4>>,
+    /// `bias` `[L][D][G][DHC]` (absent: zeros).
+    pub bias: Option<View<4>>,
+    /// Layer and iteration weights.
+    pub weights: [Int8Weights; 2],
+    /// Projection weights (LSTMP).
+    pub projection: Option<Int8Weights>,
+    /// The scratchpad, laid out by the plan.
+    pub scratch: *mut u8,
+}
+
+/// Everything the members of the team share.
+struct Run<'a> {
+    p: &'a RnnProblem,
+    plan: &'a Int8Plan,
+    kernel: Int8Kernel,
+    /// Instruction set of the post-GEMM's activations.
+    isa: Isa,
+    t: Int8Tensors,
+    /// Quantization: scale, shift, range of the activations' type, offset of the stored u8.
+    scale: f32,
+    shift: f32,
+    lo: f32,
+    hi: f32,
+    /// Lower bound of the cell's own `h` quantization: 0 also for s8 activations (oneDNN
+    /// 3.13 saturates an LSTM's s8 `h` to [0, 127]; projections and reorders use all of s8).
+    cell_lo: f32,
+    offset: i32,
+}
+
+// SAFETY: the raw pointers are user and scratch buffers; the phases of the driver write
+// disjoint parts of them between barriers.
+unsafe impl Sync for Run<'_> {}
+
+/// Runs the int8 forward pass.
+///
+/// # Safety
+/// Every tensor must address its descriptor's dims (the pd's); the scratchpad holds the plan;
+/// `isa` runs on this CPU.
+pub unsafe fn run(
+    p: &RnnProblem,
+    cfg: &Int8Config,
+    plan: &Int8Plan,
+    attr: &Attr,
+    isa: Isa,
+    t: Int8Tensors,
+) {
+    let kernel = Int8Kernel::for_isa(isa);
+    let (scale, shift) = attr.rnn_data_qparams;
+    let s8 = cfg.act == DataType::S8;
+    let r = Run {
+        p,
+        plan,
+        kernel,
+        isa,
+        t,
+        scale,
+        shift,
+        lo: if s8 { -128.0 } else { 0.0 },
+        hi: if s8 { 127.0 } else { 255.0 },
+        cell_lo: 0.0,
+        offset: if s8 { 128 } else { 0 },
+    };
+    unsafe {
+        r.prepare(attr);
+        let flops = p.forward_flops() as usize;
+        threading::team(Some(threading::join_wait(flops)), |team| r.layers(team));
+    }
+}
+
+impl Run<'_> {
+    fn region<T>(&self, r: crate::rnn::arena::Region) -> *mut T {
+        self.t.scratch.wrapping_add(r.offset).cast()
+    }
+
+    /// Quantizes `x` to the activations' type: `round_half_even(scale·x + shift)`, saturated.
+    fn quantize(&self, x: f32) -> i32 {
+        round_half_even((x * self.scale + self.shift).clamp(self.lo, self.hi)) as i32
+    }
+
+    /// Quantizes a cell's `h` (saturated from [`Run::cell_lo`]).
+    fn quantize_h(&self, x: f32) -> i32 {
+        round_half_even((x * self.scale + self.shift).clamp(self.cell_lo, self.hi)) as i32
+    }
+
+    /// The stored u8 of a quantized value.
+    fn store(&self, q: i32) -> u8 {
+        (q + self.offset) as u8
+    }
+
+    /// The quantized value of a stored u8, dequantized.
+    fn dequantize_stored(&self, s: u8) -> f32 {
+        self.dequantize((s as i32 - self.offset) as f32, self.shift)
+    }
+
+    /// Dequantizes a quantized value (as oneDNN's copies out: `(q − shift)/scale`).
+    fn dequantize(&self, q: f32, shift: f32) -> f32 {
+        (q - shift) / self.scale
+    }
+
+    /// The shift the stored values carry (the data shift plus the s8 offset).
+    fn stored_shift(&self) -> f32 {
+        self.shift + self.offset as f32
+    }
+
+    /// Single-threaded set-up: dequantization factors, compensated bias, layer 0's input, and
+    /// zeroed outputs (their padding columns stay zero).
+    unsafe fn prepare(&self, attr: &Attr) {
+        let (p, plan) = (self.p, self.plan);
+        let scale_of = |q: &WeightsQParams, k: usize| q.scales[if q.mask == 0 { 0 } else { k }];
+        unsafe {
+            let deq: *mut f32 = self.region(plan.deq);
+            for k in 0..p.g * p.dhc {
+                *deq.add(k) = 1.0 / (scale_of(&attr.rnn_weights_qparams, k) * self.scale);
+            }
+            if p.with_projection {
+                for k in 0..p.dic {
+                    let ps = scale_of(&attr.rnn_weights_projection_qparams, k);
+                    *deq.add(p.g * p.dhc + k) = 1.0 / (ps * self.scale);
+                }
+            }
+            let bias: *mut f32 = self.region(plan.bias);
+            let shift = self.stored_shift();
+            let [wl, wi] = self.t.weights;
+            for l in 0..p.l {
+                for d in 0..p.d {
+                    for g in 0..p.g {
+                        for o in 0..p.dhc {
+                            let b = self.t.bias.map_or(0.0, |v| v.get([l, d, g, o]));
+                            let comp = wl.comp(l, d, g, o) + wi.comp(l, d, g, o);
+                            let ws = scale_of(&attr.rnn_weights_qparams, g * p.dhc + o);
+                            *bias.add(((l * p.d + d) * p.g + g) * p.dhc + o) =
+                                b - comp as f32 * shift / (ws * self.scale);
+                        }
+                    }
+                }
+            }
+            let input: *mut u8 = self.region(plan.input);
+            for ti in 0..p.t {
+                for n in 0..p.n {
+                    let row = std::slice::from_raw_parts_mut(
+                        input.add((ti * p.n + n) * plan.slc4),
+                        plan.slc4,
+                    );
+                    let src = self.t.src_layer;
+                    if src.strides[2] == 1 {
+                        // Contiguous channels: the bytes, with the s8 offset.
+                        let from = std::slice::from_raw_parts(src.at([ti, n, 0]), p.slc);
+                        for (r, &b) in row.iter_mut().zip(from) {
+                            *r = b.wrapping_add(self.offset as u8);
+                        }
+                    } else {
+                        for (c, r) in row[..p.slc].iter_mut().enumerate() {
+                            *r = self.store(src.get([ti, n, c]) as i32);
+                        }
+                    }
+                    row[p.slc..].fill(0);
+                }
+            }
+            let outputs: *mut u8 = self.region(plan.outputs);
+            std::ptr::write_bytes(outputs, 0, p.d * 2 * p.t * p.n * plan.dic4);
+        }
+    }
+
+    /// The whole pass on one team member.
+    unsafe fn layers(&self, team: &Team) {
+        let p = self.p;
+        for d in 0..p.d {
+            for l in 0..p.l {
+                unsafe {
+                    if team.index() == 0 {
+                        self.initial_state(l, d);
+                    }
+                    team.barrier();
+                    self.layer_gemm(team, l, d);
+                    team.barrier();
+                    for s in 0..p.t {
+                        self.step(team, l, d, s);
+                    }
+                    if team.index() == 0 {
+                        self.final_state(l, d);
+                    }
+                }
+            }
+        }
+        team.barrier();
+        let members = team.size();
+        let mine = team.index();
+        for ti in (0..p.t).filter(|ti| ti % members == mine) {
+            unsafe { self.write_dst_layer(ti) };
+        }
+    }
+
+    /// Layer `l`'s output buffer of direction `d`.
+    fn output(&self, l: usize, d: usize) -> *mut u8 {
+        let plan = self.plan;
+        let p = self.p;
+        self.region::<u8>(plan.outputs)
+            .wrapping_add((d * 2 + l % 2) * p.t * p.n * plan.dic4)
+    }
+
+    /// Time index of step `s` of direction `d`.
+    fn time(&self, d: usize, s: usize) -> usize {
+        if self.p.is_reversed(d) {
+            self.p.t - 1 - s
+        } else {
+            s
+        }
+    }
+
+    /// The initial `h` (quantized) and `c` of layer `l`, direction `d`.
+    unsafe fn initial_state(&self, l: usize, d: usize) {
+        let (p, plan) = (self.p, self.plan);
+        unsafe {
+            let h0: *mut u8 = self.region(plan.h0);
+            let act = self.t.src_iter.is_some_and(|v| v.dt != DataType::F32);
+            for n in 0..p.n {
+                for c in 0..plan.sic4 {
+                    let v = if c >= p.sic {
+                        0
+                    } else {
+                        let q = match self.t.src_iter {
+                            Some(v) if act => v.get([l, d, n, c]) as i32,
+                            Some(v) => self.quantize(v.get([l, d, n, c])),
+                            None => self.quantize(0.0),
+                        };
+                        self.store(q)
+                    };
+                    *h0.add(n * plan.sic4 + c) = v;
+                }
+            }
+            if p.cell.has_c_state() {
+                let c: *mut f32 = self.region(plan.c);
+                for n in 0..p.n {
+                    for o in 0..p.dhc {
+                        *c.add(n * p.dhc + o) =
+                            self.t.src_iter_c.map_or(0.0, |v| v.get([l, d, n, o]));
+                    }
+                }
+            }
+        }
+    }
+
+    /// `dst_iter` and `dst_iter_c` of layer `l`, direction `d`.
+    unsafe fn final_state(&self, l: usize, d: usize) {
+        let (p, plan) = (self.p, self.plan);
+        unsafe {
+            if let Some(v) = self.t.dst_iter {
+                let (rows, ld) = if p.t == 0 {
+                    (self.region::<u8>(plan.h0), plan.sic4)
+                } else {
+                    let last = self.time(d, p.t - 1);
+                    (self.output(l, d).add(last * p.n * plan.dic4), plan.dic4)
+                };
+                for n in 0..p.n {
+                    for c in 0..p.dic {
+                        let s = *rows.add(n * ld + c);
+                        let q = s as i32 - self.offset;
+                        v.put([l, d, n, c], q, self.dequantize(q as f32, self.shift));
+                    }
+                }
+            }
+            if let Some(v) = self.t.dst_iter_c {
+                let c: *mut f32 = self.region(plan.c);
+                for n in 0..p.n {
+                    for o in 0..p.dhc {
+                        v.put([l, d, n, o], 0, *c.add(n * p.dhc + o));
+                    }
+                }
+            }
+        }
+    }
+
+    /// One time index of `dst_layer` from the last layer's outputs of every direction.
+    unsafe fn write_dst_layer(&self, ti: usize) {
+        let (p, plan) = (self.p, self.plan);
+        let last = p.l - 1;
+        let sum = p.direction == Direction::BidirectionalSum;
+        unsafe {
+            for n in 0..p.n {
+                let row = |d: usize| self.output(last, d).add((ti * p.n + n) * plan.dic4);
+                for c in 0..p.dic {
+                    let q = |d: usize| *row(d).add(c) as i32 - self.offset;
+                    if sum {
+                        let v = (q(0) + q(1)) as f32;
+                        let s = v.clamp(self.lo, self.hi);
+                        let f = self.dequantize(s, 2.0 * self.shift);
+                        self.t.dst_layer.put([ti, n, c], s as i32, f);
+                    } else {
+                        for d in 0..p.d {
+                            let q = q(d);
+                            let f = self.dequantize(q as f32, self.shift);
+                            self.t.dst_layer.put([ti, n, d * p.dic + c], q, f);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Columns of the gate accumulators per row.
+    fn gates_ld(&self) -> usize {
+        self.plan.panels * self.p.g * PANEL
+    }
+
+    /// The layer GEMM of all steps: `gates[t·N + n] = x_t[n] · W`.
+    unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize) {
+        let (p, plan) = (self.p, self.plan);
+        let rows = p.t * p.n;
+        let chunks = rows.div_ceil(ROW_CHUNK);
+        let (a, lda) = if l == 0 {
+            (self.region::<u8>(plan.input).cast_const(), plan.slc4)
+        } else {
+            (self.output(l - 1, d).cast_const(), plan.dic4)
+        };
+        let w = self.t.weights[0];
+        let gates: *mut i32 = self.region(plan.gates);
+        team.for_each(chunks * plan.panels, false, |item| {
+            let (chunk, panel) = (item / plan.panels, item % plan.panels);
+            let m0 = chunk * ROW_CHUNK;
+            let op = Int8Gemm {
+                m: ROW_CHUNK.min(rows - m0),
+                a: a.wrapping_add(m0 * lda),
+                lda,
+                b: w.panel(l, d, panel),
+                ldb: w.layout.row_bytes(),
+                groups: w.layout.groups(),
+                vectors: p.g * PANEL / int8_gemm::VECTOR,
+                c: gates.wrapping_add(m0 * self.gates_ld() + panel * p.g * PANEL),
+                ldc: self.gates_ld(),
+                accumulate: false,
+            };
+            // SAFETY: A holds `rows` rows of `groups·4` bytes, the panel its groups, C the
+            // chunk's rows of this panel's columns (each item its own).
+            unsafe { int8_gemm::gemm(self.kernel, &op) };
+        });
+    }
+
+    /// The iteration GEMM of step `s` onto its gates, for `vectors` vectors from vector
+    /// `v0` of panel `panel`, with `a` as the state.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn iter_gemm(
+        &self,
+        l: usize,
+        d: usize,
+        ti: usize,
+        panel: usize,
+        (a, lda): (*const u8, usize),
+        v0: usize,
+        vectors: usize,
+    ) {
+        let p = self.p;
+        let w = self.t.weights[1];
+        let gates: *mut i32 = self.region(self.plan.gates);
+        let op = Int8Gemm {
+            m: p.n,
+            a,
+            lda,
+            b: w.panel(l, d, panel).wrapping_add(v0 * 64),
+            ldb: w.layout.row_bytes(),
+            groups: w.layout.groups(),
+            vectors,
+            c: gates.wrapping_add(
+                ti * p.n * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR,
+            ),
+            ldc: self.gates_ld(),
+            accumulate: true,
+        };
+        // SAFETY: the state has N rows of `groups·4` bytes; C is this panel's columns.
+        unsafe { int8_gemm::gemm(self.kernel, &op) };
+    }
+
+    /// One step of layer `l`, direction `d`; ends at a barrier.
+    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize) {
+        let (p, plan) = (self.p, self.plan);
+        let ti = self.time(d, s);
+        let out = self.output(l, d);
+        let prev = if s == 0 {
+            (self.region::<u8>(plan.h0).cast_const(), plan.sic4)
+        } else {
+            let tp = self.time(d, s - 1);
+            (
+                out.wrapping_add(tp * p.n * plan.dic4).cast_const(),
+                plan.dic4,
+            )
+        };
+        let gates: *mut i32 = self.region(plan.gates);
+        let row_gates = |n: usize, panel: usize| {
+            gates.wrapping_add((ti * p.n + n) * self.gates_ld() + panel * p.g * PANEL)
+        };
+        let deq: *const f32 = self.region(plan.deq);
+        let bias: *const f32 = self
+            .region::<f32>(plan.bias)
+            .wrapping_add((l * p.d + d) * p.g * p.dhc);
+        // Gate `g`'s pre-activations of units `o0..o0 + width` from their accumulators.
+        let pre = |acc: *const i32, g: usize, o0: usize, width: usize| {
+            let mut v = [0f32; PANEL];
+            // SAFETY: `width` units of gate `g` inside the panel and the DHC-wide rows.
+            unsafe {
+                let (dq, b) = (deq.add(g * p.dhc + o0), bias.add(g * p.dhc + o0));
+                for (u, x) in v[..width].iter_mut().enumerate() {
+                    *x = *acc.add(g * PANEL + u) as f32 * *dq.add(u) + *b.add(u);
+                }
+            }
+            v
+        };
+        let act = |f: Activation, v: &mut [f32; PANEL], width: usize| {
+            activations::apply_unfused(self.isa, f, &mut v[..width]);
+        };
+        let hq: *mut u8 = self.region(plan.hq);
+        let out_row = |n: usize| out.wrapping_add((ti * p.n + n) * plan.dic4);
+        let prev_row = |n: usize| prev.0.wrapping_add(n * prev.1);
+        unsafe {
+            if p.cell.has_c_state() {
+                let c: *mut f32 = self.region(plan.c);
+                team.for_each(plan.panels, false, |panel| {
+                    self.iter_gemm(l, d, ti, panel, prev, 0, p.g * 2);
+                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
+                    for n in 0..p.n {
+                        let acc = row_gates(n, panel);
+                        let [mut i, mut f, mut cc, mut og] =
+                            [0, 1, 2, 3].map(|g| pre(acc, g, o0, width));
+                        act(Activation::Sigmoid, &mut i, width);
+                        act(Activation::Sigmoid, &mut f, width);
+                        act(Activation::Tanh, &mut cc, width);
+                        act(Activation::Sigmoid, &mut og, width);
+                        let cs = c.add(n * p.dhc + o0);
+                        let mut tc = [0f32; PANEL];
+                        for u in 0..width {
+                            let c_new = f[u] * *cs.add(u) + i[u] * cc[u];
+                            *cs.add(u) = c_new;
+                            tc[u] = c_new;
+                        }
+                        act(Activation::Tanh, &mut tc, width);
+                        let dst = if p.with_projection {
+                            hq.add(n * plan.dhc4 + o0)
+                        } else {
+                            out_row(n).add(o0)
+                        };
+                        for u in 0..width {
+                            *dst.add(u) = self.store(self.quantize_h(og[u] * tc[u]));
+                        }
+                    }
+                });
+                team.barrier();
+                if p.with_projection {
+                    self.projection(team, l, d, ti);
+                }
+            } else {
+                team.for_each(plan.panels, false, |panel| {
+                    self.iter_gemm(l, d, ti, panel, prev, 0, 4);
+                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
+                    for n in 0..p.n {
+                        let acc = row_gates(n, panel);
+                        let [mut ug, mut rg] = [0, 1].map(|g| pre(acc, g, o0, width));
+                        act(Activation::Sigmoid, &mut ug, width);
+                        act(Activation::Sigmoid, &mut rg, width);
+                        let (h, dst) = (prev_row(n).add(o0), hq.add(n * plan.dhc4 + o0));
+                        for u in 0..width {
+                            *acc.add(u).cast::<f32>() = ug[u];
+                            let hf = self.dequantize_stored(*h.add(u));
+                            *dst.add(u) = self.store(self.quantize(rg[u] * hf));
+                        }
+                        // The padding columns the second GEMM reads.
+                        for u in width..PANEL.min(plan.dhc4 - o0) {
+                            *dst.add(u) = 0;
+                        }
+                    }
+                });
+                team.barrier();
+                team.for_each(plan.panels, false, |panel| {
+                    self.iter_gemm(l, d, ti, panel, (hq, plan.dhc4), 4, 2);
+                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
+                    for n in 0..p.n {
+                        let acc = row_gates(n, panel);
+                        let mut cand = pre(acc, 2, o0, width);
+                        act(Activation::Tanh, &mut cand, width);
+                        let (h, dst) = (prev_row(n).add(o0), out_row(n).add(o0));
+                        for (u, &cu) in cand[..width].iter().enumerate() {
+                            let ug = *acc.add(u).cast::<f32>();
+                            let hf = self.dequantize_stored(*h.add(u));
+                            let h_new = ug * hf + (1.0 - ug) * cu;
+                            *dst.add(u) = self.store(self.quantize(h_new));
+                        }
+                    }
+                });
+                team.barrier();
+            }
+        }
+    }
+
+    /// LSTMP: the projection of the requantized `h` of one step, requantized into the
+    /// step's output rows; ends at a barrier.
+    unsafe fn projection(&self, team: &Team, l: usize, d: usize, ti: usize) {
+        let (p, plan) = (self.p, self.plan);
+        let out = self.output(l, d);
+        let out_row = |n: usize| out.wrapping_add((ti * p.n + n) * plan.dic4);
+        let w = self.t.projection.expect("LSTMP has projection weights");
+        let acc: *mut i32 = self.region(plan.proj);
+        let ld = plan.proj_panels * PANEL;
+        let deq: *const f32 = self.region::<f32>(plan.deq).wrapping_add(p.g * p.dhc);
+        let shift = self.stored_shift();
+        unsafe {
+            let hq: *mut u8 = self.region(plan.hq);
+            // The padding columns of the quantized h are read by the GEMM.
+            if team.index() == 0 {
+                for n in 0..p.n {
+                    std::ptr::write_bytes(hq.add(n * plan.dhc4 + p.dhc), 0, plan.dhc4 - p.dhc);
+                }
+            }
+            team.barrier();
+            team.for_each(plan.proj_panels, false, |panel| {
+                let op = Int8Gemm {
+                    m: p.n,
+                    a: hq,
+                    lda: plan.dhc4,
+                    b: w.panel(l, d, panel),
+                    ldb: w.layout.row_bytes(),
+                    groups: w.layout.groups(),
+                    vectors: PANEL / int8_gemm::VECTOR,
+                    c: acc.wrapping_add(panel * PANEL),
+                    ldc: ld,
+                    accumulate: false,
+                };
+                int8_gemm::gemm(self.kernel, &op);
+                for n in 0..p.n {
+                    for u in 0..PANEL.min(p.dic - panel * PANEL) {
+                        let k = panel * PANEL + u;
+                        let a = *acc.add(n * ld + k) as f32;
+                        let comp = w.comp(l, d, 0, k) as f32;
+                        let v = (a - comp * shift) * *deq.add(k);
+                        *out_row(n).add(k) = self.store(self.quantize(v));
+                    }
+                }
+            });
+            team.barrier();
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! int8 RNN inference (reference §a.5, §a.9, §a.14): u8 (or s8) activations, s8 weights, f32
+//! bias and c-states, s32 accumulation. Which data-type combinations are int8 problems
+//! ([`Int8Config`]), the attribute checks, the scratchpad plan ([`Int8Plan`]) and the driver
+//! ([`forward`]).
+
+pub mod exec;
+pub mod forward;
+
+use super::arena::{Arena, Region};
+use super::cells::CellKind;
+use super::desc::RnnDesc;
+use super::problem::RnnProblem;
+use crate::args;
+use crate::attr::{Attr, WeightsQParams};
+use crate::error::Result;
+use crate::memory::packed_int8::{Int8Layout, PANEL};
+use crate::memory::PackedLayout;
+use crate::types::{DataType, PropKind};
+use crate::{ensure_args, size, unimplemented_err};
+
+/// The data types of an int8 problem (oneDNN's `u8u8u8u8`, `u8u8u8f32`, `f32u8f32f32`,
+/// `f32u8f32u8` and their s8 twins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Int8Config {
+    /// Activations: `src_layer` and every quantized state (u8 or s8).
+    pub act: DataType,
+    /// `src_iter` / `dst_iter`: `act` or f32 (then quantized on entry, dequantized on exit).
+    pub iter: DataType,
+    /// `dst_layer`: `act` or f32 (dequantized).
+    pub dst_layer: DataType,
+}
+
+impl Int8Config {
+    /// The int8 configuration of a descriptor: `None` when its weights are not s8 (not an
+    /// int8 problem); `unimplemented` for s8 weights with any combination, propagation kind or
+    /// cell oneDNN's CPU engine does not run in int8.
+    pub fn of(desc: &RnnDesc, cell: CellKind) -> Result<Option<Self>> {
+        let dt = |arg| desc.md(arg).map(|m| m.data_type());
+        let weights = [dt(args::WEIGHTS_LAYER), dt(args::WEIGHTS_ITER)];
+        if !weights.contains(&Some(DataType::S8)) {
+            return Ok(None);
+        }
+        let act = dt(args::SRC_LAYER).unwrap_or(DataType::Undef);
+        let iters: Vec<DataType> = [args::SRC_ITER, args::DST_ITER]
+            .into_iter()
+            .filter_map(dt)
+            .collect();
+        let iter = iters.first().copied().unwrap_or(act);
+        let dst_layer = dt(args::DST_LAYER).unwrap_or(DataType::Undef);
+        let f32_or_absent = |arg| matches!(dt(arg), None | Some(DataType::F32));
+        let ok = matches!(act, DataType::U8 | DataType::S8)
+            && weights == [Some(DataType::S8); 2]
+            && iters.iter().all(|&d| d == iter)
+            && (iter == act || iter == DataType::F32)
+            && (dst_layer == act || dst_layer == DataType::F32)
+            && f32_or_absent(args::BIAS)
+            && f32_or_absent(args::SRC_ITER_C)
+            && f32_or_absent(args::DST_ITER_C)
+            && dt(args::WEIGHTS_PEEPHOLE).is_none()
+            && matches!(dt(args::WEIGHTS_PROJECTION), None | Some(DataType::S8));
+        if !ok {
+            let names: Vec<String> = desc
+                .mds
+                .iter()
+                .map(|(&a, m)| format!("{}:{}", args::rnn_name(a), m.data_type()))
+                .collect();
+            unimplemented_err!(
+                "int8 RNN with data types {}: oneDNN's int8 configurations are u8 (or s8) \
+                 activations, s8 weights (and projection), f32 bias and c-states, states in \
+                 the activations' type or f32, no peephole",
+                names.join(" ")
+            );
+        }
+        if desc.prop != PropKind::ForwardInference {
+            unimplemented_err!("int8 RNN: forward inference only");
+        }
+        match cell {
+            CellKind::Lstm => {}
+            CellKind::Gru if act == DataType::U8 => {}
+            _ => unimplemented_err!(
+                "int8 RNN with {} activations: {} is not implemented (LSTM and GRU with u8, \
+                 LSTM with s8)",
+                act,
+                cell.name()
+            ),
+        }
+        Ok(Some(Self {
+            act,
+            iter,
+            dst_layer,
+        }))
+    }
+
+    /// Checks the quantization attributes against the problem: weights scales with mask 0
+    /// (one) or 24 (`G·DHC`), projection scales with mask 0 or 8 (`DIC`); s8 activations need
+    /// a zero shift (`unimplemented` otherwise, as oneDNN).
+    pub fn check_attr(&self, p: &RnnProblem, attr: &Attr) -> Result<()> {
+        let check = |name: &str, q: &WeightsQParams, per_channel_mask: i32, count: usize| {
+            let want = match q.mask {
+                0 => 1,
+                m if m == per_channel_mask => count,
+                m => unimplemented_err!(
+                    "{name} scales mask {m}: 0 or {per_channel_mask} is implemented"
+                ),
+            };
+            ensure_args!(
+                q.scales.len() == want,
+                "{name} scales: mask {} takes {want} scales, {} given",
+                q.mask,
+                q.scales.len()
+            );
+            Ok(())
+        };
+        check("weights", &attr.rnn_weights_qparams, 24, p.g * p.dhc)?;
+        if p.with_projection {
+            check(
+                "projection weights",
+                &attr.rnn_weights_projection_qparams,
+                8,
+                p.dic,
+            )?;
+        }
+        if self.act == DataType::S8 && attr.rnn_data_qparams.1 != 0.0 {
+            unimplemented_err!("int8 RNN with s8 activations needs a zero data shift");
+        }
+        if p.seq_lengths {
+            unimplemented_err!("int8 RNN with per-sample sequence lengths");
+        }
+        if attr.rnn_tparams.test_mode {
+            unimplemented_err!("int8 RNN in test mode (linear activations)");
+        }
+        Ok(())
+    }
+}
+
+/// The scratchpad of an int8 execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Int8Plan {
+    /// Bytes per row of layer 0's input (`SLC` rounded up to 4).
+    pub slc4: usize,
+    /// Bytes per row of every layer's output (`DIC` rounded up to 4).
+    pub dic4: usize,
+    /// Bytes per row of the initial state (`SIC` rounded up to 4).
+    pub sic4: usize,
+    /// Bytes per row of the requantized `h` before the projection / GRU's `r⊙h` (`DHC`
+    /// rounded up to 4).
+    pub dhc4: usize,
+    /// Panels of hidden units.
+    pub panels: usize,
+    /// Panels of projection outputs.
+    pub proj_panels: usize,
+    /// Layer 0's quantized input `[T][N][slc4]`.
+    pub input: Region,
+    /// Each direction's two layer outputs (ping-pong) `[D][2][T][N][dic4]`.
+    pub outputs: Region,
+    /// The initial state of the current layer `[N][sic4]`.
+    pub h0: Region,
+    /// Gate accumulators `[T·N][panels·G·32]` (s32).
+    pub gates: Region,
+    /// The c-state `[N][DHC]` (f32, LSTM).
+    pub c: Region,
+    /// Requantized `h` (LSTMP) or `r⊙h` (GRU) `[N][dhc4]`.
+    pub hq: Region,
+    /// Projection accumulators `[N][proj_panels·32]` (s32).
+    pub proj: Region,
+    /// Compensated bias `[L][D][G][DHC]` (f32).
+    pub bias: Region,
+    /// Dequantization factors `1/(ws·scale)` `[G][DHC]` and projection ones `[DIC]`.
+    pub deq: Region,
+    /// Plain weights packed at execution (layer, iter, projection).
+    pub packed: [Option<Region>; 3],
+    /// Total bytes.
+    pub bytes: usize,
+}
+
+/// Pushes a region of the product of `factors` bytes.
+fn push_bytes(a: &mut Arena, factors: &[usize]) -> Result<Region> {
+    let bytes = size::product("RNN int8 scratchpad", factors)?;
+    a.push(&[bytes.div_ceil(4)])
+}
+
+impl Int8Plan {
+    /// The plan of problem `p`; `plain[k]` tells which of weights layer, iter, projection are
+    /// given in a plain layout (packed at every execution).
+    pub fn new(p: &RnnProblem, plain: [bool; 3]) -> Result<Self> {
+        let r4 = |v: usize| v.div_ceil(4) * 4;
+        let (slc4, dic4, sic4, dhc4) = (r4(p.slc), r4(p.dic), r4(p.sic), r4(p.dhc));
+        let panels = p.dhc.div_ceil(PANEL);
+        let proj_panels = p.dic.div_ceil(PANEL);
+        let mut a = Arena::new("RNN int8 scratchpad");
+        let input = push_bytes(&mut a, &[p.t, p.n, slc4])?;
+        let outputs = push_bytes(&mut a, &[p.d, 2, p.t, p.n, dic4])?;
+        let h0 = push_bytes(&mut a, &[p.n, sic4])?;
+        let gates = a.push(&[p.t, p.n, panels, p.g, PANEL])?;
+        let c = a.push(&[p.n, p.dhc])?;
+        let hq = push_bytes(&mut a, &[p.n, dhc4])?;
+        let proj = a.push(&[p.n, proj_panels, PANEL])?;
+        let bias = a.push(&[p.l, p.d, p.g, p.dhc])?;
+        let deq = a.push(&[size::add("RNN int8 scratchpad", p.g * p.dhc, p.dic)?])?;
+        let dims = [
+            [p.l, p.d, p.slc, p.g, p.dhc],
+            [p.l, p.d, p.sic, p.g, p.dhc],
+            [p.l, p.d, p.dhc, 1, p.dic],
+        ];
+        let mut packed = [None; 3];
+        for k in 0..3 {
+            if plain[k] && (k < 2 || p.with_projection) {
+                let [l, d, i, g, o] = dims[k].map(|v| v as i64);
+                let lay = Int8Layout::new(&PackedLayout::from_dims(&[l, d, i, g, o])?)?;
+                packed[k] = Some(push_bytes(&mut a, &[lay.bytes()])?);
+            }
+        }
+        Ok(Self {
+            slc4,
+            dic4,
+            sic4,
+            dhc4,
+            panels,
+            proj_panels,
+            input,
+            outputs,
+            h0,
+            gates,
+            c,
+            hq,
+            proj,
+            bias,
+            deq,
+            packed,
+            bytes: a.bytes(),
+        })
+    }
+}

@@ -1,0 +1,293 @@
+//! int8 primitives against the int8 simulation (`rnn::reference_int8`) on shapes the goldens do
+//! not reach: several 32-unit panels with a partial last one, input widths that are not
+//! multiples of 4, batches above the GEMM's 4-row tiles, more steps than threads, every
+//! direction, LSTM / LSTMP / GRU, u8 and s8 activations, weights packed by the reorder (`any`)
+//! or given plain (packed at every execution), integer or f32 states and `dst_layer` — on every
+//! kernel this CPU runs.
+//!
+//! Tolerance: quantized outputs at most one step off, and at most 3 % of them differing at all
+//! (the simulation's activations are libm's); f32 ones within one quantization step (two for a
+//! bidirectional sum); c-states within 0.05.
+
+mod int8_common;
+mod lstm_common;
+
+use int8_common::*;
+use oxidnn::args;
+use oxidnn::attr::Attr;
+use oxidnn::engine::Engine;
+use oxidnn::kernels::Isa;
+use oxidnn::memory::Memory;
+use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
+use oxidnn::rnn::reference_int8::{self, Int8RefInputs, Int8RefProblem};
+use oxidnn::rnn::{CellKind, RnnDesc, RnnPd};
+use oxidnn::types::{AlgKind, DataType, Direction, PropKind};
+
+/// Deterministic integers in `lo..=hi`.
+fn ints(len: usize, seed: u64, lo: i32, hi: i32) -> Vec<i32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            lo + (s % (hi - lo + 1) as u64) as i32
+        })
+        .collect()
+}
+
+/// One case: the problem, how its tensors are given.
+struct Case {
+    p: Int8RefProblem,
+    /// Weights `any` (reordered into the packed layout) or plain `ldigo`.
+    weights_any: bool,
+    /// States and dst_layer f32 (dequantized) instead of the activations' type.
+    f32_outputs: bool,
+    /// Per-channel weights scales.
+    per_channel: bool,
+}
+
+fn run(c: &Case, isa: Isa) -> (usize, usize) {
+    let p = &c.p;
+    let (l, d, t, n) = (p.l, p.direction.num_directions(), p.t, p.n);
+    let g = p.cell.gates();
+    let i64s = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
+    let act = if p.s8 { DataType::S8 } else { DataType::U8 };
+    let out_dt = if c.f32_outputs { DataType::F32 } else { act };
+    let dlc = if p.direction == Direction::BidirectionalConcat {
+        2 * p.dic
+    } else {
+        p.dic
+    };
+    let (alo, ahi) = if p.s8 { (-60, 100) } else { (20, 200) };
+    let src_layer = ints(t * n * p.slc, 1, alo, ahi);
+    let src_iter = ints(l * d * n * p.sic, 2, alo, ahi);
+    let src_iter_c: Vec<f32> = ints(l * d * n * p.dhc, 3, -100, 100)
+        .iter()
+        .map(|&v| v as f32 / 100.0)
+        .collect();
+    let wl_dims = [l, d, p.slc, g, p.dhc];
+    let wi_dims = [l, d, p.sic, g, p.dhc];
+    let wp_dims = [l, d, p.dhc, p.dic];
+    let wl = ints(wl_dims.iter().product(), 4, -20, 20);
+    let wi = ints(wi_dims.iter().product(), 5, -20, 20);
+    let wp = ints(wp_dims.iter().product(), 6, -40, 40);
+    let bias: Vec<f32> = ints(l * d * g * p.dhc, 7, -50, 50)
+        .iter()
+        .map(|&v| v as f32 / 100.0)
+        .collect();
+    let ws: Vec<f32> = if c.per_channel {
+        (0..g * p.dhc)
+            .map(|k| 80.0 + (k % 7) as f32 * 10.0)
+            .collect()
+    } else {
+        vec![100.0]
+    };
+    let ps: Vec<f32> = if c.per_channel {
+        (0..p.dic).map(|k| 150.0 + (k % 5) as f32 * 20.0).collect()
+    } else {
+        vec![180.0]
+    };
+
+    let mut attr = Attr::new();
+    attr.rnn_data_qparams = (p.scale, p.shift);
+    attr.set_rnn_weights_qparams(if c.per_channel { 24 } else { 0 }, &ws)
+        .unwrap();
+    if p.with_projection {
+        attr.set_rnn_weights_projection_qparams(if c.per_channel { 8 } else { 0 }, &ps)
+            .unwrap();
+    }
+    let wtag = if c.weights_any { ANY } else { LDIGO };
+    let sl_md = md(&i64s(&[t, n, p.slc]), act, TNC);
+    let si_md = md(&i64s(&[l, d, n, p.sic]), out_dt, LDNC);
+    let c_md = md(&i64s(&[l, d, n, p.dhc]), DataType::F32, LDNC);
+    let dl_md = md(&i64s(&[t, n, dlc]), out_dt, TNC);
+    let di_md = md(&i64s(&[l, d, n, p.dic]), out_dt, LDNC);
+    let lstm = p.cell == CellKind::Lstm;
+    let alg = if lstm {
+        AlgKind::VanillaLstm
+    } else {
+        AlgKind::VanillaGru
+    };
+    let mut desc = RnnDesc::new(PropKind::ForwardInference, alg, p.direction)
+        .with(args::SRC_LAYER, Some(&sl_md))
+        .with(args::SRC_ITER, Some(&si_md))
+        .with(
+            args::WEIGHTS_LAYER,
+            Some(&md(&i64s(&wl_dims), DataType::S8, wtag)),
+        )
+        .with(
+            args::WEIGHTS_ITER,
+            Some(&md(&i64s(&wi_dims), DataType::S8, wtag)),
+        )
+        .with(
+            args::BIAS,
+            Some(&md(&i64s(&[l, d, g, p.dhc]), DataType::F32, LDNC)),
+        )
+        .with(args::DST_LAYER, Some(&dl_md))
+        .with(args::DST_ITER, Some(&di_md));
+    if lstm {
+        desc = desc
+            .with(args::SRC_ITER_C, Some(&c_md))
+            .with(args::DST_ITER_C, Some(&c_md));
+    }
+    let wptag = if c.weights_any { ANY } else { LDNC };
+    if p.with_projection {
+        desc = desc.with(
+            args::WEIGHTS_PROJECTION,
+            Some(&md(&i64s(&wp_dims), DataType::S8, wptag)),
+        );
+    }
+    let pd = RnnPd::new(Engine::cpu(), desc, &attr, None)
+        .expect("pd")
+        .with_isa(isa)
+        .unwrap();
+    let arg = |a| pd.arg_md(a).unwrap().clone();
+    let f = |v: &[i32]| v.iter().map(|&x| x as f32).collect::<Vec<f32>>();
+    // s8 weights: plain, or reordered (no attribute: already quantized) into the packed layout.
+    let weights = |a: i32, dims: &[usize], v: &[i32], tag: i32| {
+        let plain = with(&md(&i64s(dims), DataType::S8, tag), &f(v));
+        if c.weights_any {
+            reorder(&plain, &arg(a), &Attr::new())
+        } else {
+            plain
+        }
+    };
+    let wl_mem = weights(args::WEIGHTS_LAYER, &wl_dims, &wl, LDIGO);
+    let wi_mem = weights(args::WEIGHTS_ITER, &wi_dims, &wi, LDIGO);
+    let wp_mem = p
+        .with_projection
+        .then(|| weights(args::WEIGHTS_PROJECTION, &wp_dims, &wp, LDNC));
+    let src_layer_mem = with(&sl_md, &f(&src_layer));
+    let deq = |q: i32| (q as f32 - p.shift) / p.scale;
+    let src_iter_mem = if c.f32_outputs {
+        // f32 states: values that quantize back to the integers exactly.
+        with(
+            &si_md,
+            &src_iter.iter().map(|&q| deq(q)).collect::<Vec<_>>(),
+        )
+    } else {
+        with(&si_md, &f(&src_iter))
+    };
+    let src_iter_c_mem = with(&c_md, &src_iter_c);
+    let bias_mem = with(&arg(args::BIAS), &bias);
+    let dl = Memory::allocate(&dl_md).unwrap();
+    let di = Memory::allocate(&di_md).unwrap();
+    let dc = Memory::allocate(&c_md).unwrap();
+    let mut list: Vec<(i32, &Memory)> = vec![
+        (args::SRC_LAYER, &src_layer_mem),
+        (args::SRC_ITER, &src_iter_mem),
+        (args::WEIGHTS_LAYER, &wl_mem),
+        (args::WEIGHTS_ITER, &wi_mem),
+        (args::BIAS, &bias_mem),
+        (args::DST_LAYER, &dl),
+        (args::DST_ITER, &di),
+    ];
+    if lstm {
+        list.push((args::SRC_ITER_C, &src_iter_c_mem));
+        list.push((args::DST_ITER_C, &dc));
+    }
+    if let Some(m) = &wp_mem {
+        list.push((args::WEIGHTS_PROJECTION, m));
+    }
+    let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone()))).unwrap();
+    prim.execute(&ExecArgs::new(list).unwrap())
+        .expect("execute");
+
+    let want = reference_int8::forward(
+        p,
+        &Int8RefInputs {
+            src_layer: &src_layer,
+            src_iter: Some(&src_iter),
+            src_iter_c: lstm.then_some(&src_iter_c[..]),
+            weights_layer: &wl,
+            weights_iter: &wi,
+            weights_projection: p.with_projection.then_some(&wp[..]),
+            bias: &bias,
+            weights_scales: &ws,
+            projection_scales: &ps,
+        },
+    );
+    let sum = p.direction == Direction::BidirectionalSum;
+    let (mut compared, mut differing) = (0, 0);
+    for (name, got, want) in [
+        ("dst_layer", read(&dl), &want.dst_layer),
+        ("dst_iter", read(&di), &want.dst_iter),
+    ] {
+        let sum_shift = if sum && name == "dst_layer" { 2.0 } else { 1.0 };
+        for (k, (&a, &q)) in got.iter().zip(want.iter()).enumerate() {
+            let (diff, limit) = if c.f32_outputs {
+                let w = (q as f32 - sum_shift * p.shift) / p.scale;
+                ((a - w).abs(), 1.0 / p.scale + 1e-5)
+            } else {
+                ((a - q as f32).abs(), 1.0)
+            };
+            assert!(diff <= limit, "{name}[{k}] = {a}, simulation {q} ({isa:?})");
+            compared += 1;
+            differing += usize::from(diff > 1e-6);
+        }
+    }
+    if lstm {
+        for (a, w) in read(&dc).iter().zip(&want.dst_iter_c) {
+            assert!((a - w).abs() <= 0.05, "dst_iter_c {a} vs {w}");
+        }
+    }
+    (compared, differing)
+}
+
+#[test]
+fn int8_primitives_match_the_simulation() {
+    let dirs = [
+        Direction::Left2Right,
+        Direction::Right2Left,
+        Direction::BidirectionalConcat,
+        Direction::BidirectionalSum,
+    ];
+    let mut cases = Vec::new();
+    for (k, &direction) in dirs.iter().enumerate() {
+        for (cell, proj, s8) in [
+            (CellKind::Lstm, false, false),
+            (CellKind::Lstm, true, false),
+            (CellKind::Gru, false, false),
+            (CellKind::Lstm, false, true),
+            (CellKind::Lstm, true, true),
+        ] {
+            let l = 1 + k % 2;
+            let dhc = 70;
+            let dic = if proj { 37 } else { dhc };
+            cases.push(Case {
+                p: Int8RefProblem {
+                    cell,
+                    direction,
+                    l,
+                    t: 7,
+                    n: 9,
+                    slc: if l == 1 { 45 } else { dic },
+                    sic: dic,
+                    dhc,
+                    dic,
+                    with_projection: proj,
+                    s8,
+                    scale: 50.0,
+                    shift: if s8 { 0.0 } else { 110.0 },
+                },
+                weights_any: k != 1,
+                f32_outputs: k == 2,
+                per_channel: k % 2 == 0,
+            });
+        }
+    }
+    for isa in Isa::all_supported() {
+        let (mut compared, mut differing) = (0, 0);
+        for c in &cases {
+            let (a, b) = run(c, isa);
+            compared += a;
+            differing += b;
+        }
+        eprintln!("{isa:?}: {differing} of {compared} outputs differ by one step");
+        assert!(
+            differing * 100 <= 3 * compared,
+            "{isa:?}: {differing} of {compared}"
+        );
+    }
+}
