@@ -30,7 +30,7 @@ fn set_verbose_takes_levels_0_to_2() {
     for ok in [2, 1, 0] {
         assert_eq!(dnnl_set_verbose(ok), dnnl_success);
     }
-    assert_eq!(super::super::verbose::level(), 0);
+    assert_eq!(super::super::verbose::flags(), 0);
 }
 
 type ToStr = extern "C" fn(i32) -> *const libc::c_char;
