@@ -7,6 +7,7 @@ pub mod gemm;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;
 pub mod isa;
+pub mod sgemm;
 pub mod vector;
 
 pub use isa::Isa;
