@@ -226,13 +226,13 @@ pub extern "C" fn dnnl_fpmath_mode2str(v: dnnl_fpmath_mode_t) -> *const c_char {
     })
 }
 
-/// The name of a format kind (`"undef"`, `"any"`, `"blocked"`). Like oneDNN, the opaque kind
-/// has no name: `dnnl_format_kind_opaque` gives `"unknown fmt_kind"`.
+/// The name of a format kind (`"undef"`, `"any"`, `"blocked"`). Like oneDNN, the opaque and
+/// host-scalar kinds have no name: they give `"unknown fmt_kind"`.
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_fmt_kind2str(v: dnnl_format_kind_t) -> *const c_char {
     value("dnnl_fmt_kind2str", NO_NAME, || {
         Ok(c_name(match FormatKind::from_raw(v) {
-            Some(FormatKind::Opaque) | None => "unknown fmt_kind",
+            Some(FormatKind::Opaque | FormatKind::HostScalar) | None => "unknown fmt_kind",
             Some(k) => k.name(),
         }))
     })

@@ -17,21 +17,21 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Once, OnceLock};
 
 /// Errors at run time (`…,error,…`).
-pub const ERROR: u32 = 1 << 2;
+pub(crate) const ERROR: u32 = 1 << 2;
 /// Argument checks failed while creating an object (`…,create:check,…`).
-pub const CREATE_CHECK: u32 = 1 << 3;
+pub(crate) const CREATE_CHECK: u32 = 1 << 3;
 /// An implementation declined a problem (`…,create:dispatch,…`).
-pub const CREATE_DISPATCH: u32 = 1 << 4;
+pub(crate) const CREATE_DISPATCH: u32 = 1 << 4;
 /// Primitive creation with its time (`primitive,create:cache_miss,…`).
-pub const CREATE_PROFILE: u32 = 1 << 5;
+pub(crate) const CREATE_PROFILE: u32 = 1 << 5;
 /// Argument checks failed at execution (`primitive,exec:check,…`).
-pub const EXEC_CHECK: u32 = 1 << 6;
+pub(crate) const EXEC_CHECK: u32 = 1 << 6;
 /// Primitive execution with its time (`primitive,exec,…`).
-pub const EXEC_PROFILE: u32 = 1 << 7;
+pub(crate) const EXEC_PROFILE: u32 = 1 << 7;
 /// Warnings.
-pub const WARN: u32 = 1 << 9;
+pub(crate) const WARN: u32 = 1 << 9;
 /// Everything.
-pub const ALL: u32 = u32::MAX;
+pub(crate) const ALL: u32 = u32::MAX;
 
 /// The flags of oneDNN's legacy numeric levels 0, 1, 2 (`dnnl_set_verbose`).
 pub fn legacy_flags(level: i32) -> Option<u32> {

@@ -30,6 +30,7 @@ pub fn md_str(name: &str, md: &MemoryDesc, from_any: bool) -> String {
     let (kind, tag, strides) = match md.layout() {
         Layout::Undef => ("undef", String::new(), String::new()),
         Layout::Any => ("any", "any".into(), String::new()),
+        Layout::HostScalar => ("host_scalar", String::new(), String::new()),
         Layout::Packed(_) | Layout::PackedTransposed(_) => {
             if md.size_bytes() > dense_bytes {
                 props.push('p');
