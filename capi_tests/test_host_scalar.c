@@ -135,7 +135,8 @@ int main(void) {
     dnnl_engine_destroy(eng);
     return check_summary();
 #else
-    printf("oneDNN headers older than 3.13: no host scalars, nothing checked\n");
-    return 0;
+    /* headers older than 3.13 have no host scalars: only link with the library */
+    CHECK(dnnl_version() != NULL, "dnnl_version");
+    return check_summary();
 #endif
 }
