@@ -15,6 +15,7 @@ use super::gemm::{self, Fetch, Init, Panel, RowsA, CHUNK};
 use super::isa::Isa;
 use crate::error::{Error, Result};
 use crate::kernels::blas::GemmShape;
+use crate::memory::buffer::AlignedBuf;
 use crate::threading;
 
 /// Rows per block: a multiple of the AVX-512 tiles' 6 rows.
@@ -24,13 +25,19 @@ const COL_BLOCK: usize = 256;
 /// Products smaller than this many multiply-adds run on the calling thread.
 const PARALLEL_MIN: usize = 1 << 18;
 
-/// A zeroed `f32` buffer of `len` values, or `out_of_memory`.
-fn buffer(len: usize, what: &str) -> Result<Vec<f32>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| Error::OutOfMemory(format!("sgemm: {what} copy of {len} floats")))?;
-    v.resize(len, 0.0);
-    Ok(v)
+/// A zeroed, cache-line aligned buffer of `len` floats (so the kernels' vector loads of the
+/// copies never straddle two lines), or `out_of_memory`.
+fn buffer(len: usize, what: &str) -> Result<AlignedBuf> {
+    let bytes = len
+        .checked_mul(4)
+        .ok_or_else(|| Error::OutOfMemory(format!("sgemm: {what} copy of {len} floats")))?;
+    AlignedBuf::zeroed(bytes)
+}
+
+/// The buffer as floats.
+fn floats(buf: &mut AlignedBuf) -> &mut [f32] {
+    // SAFETY: the buffer holds len() zero-initialized bytes, aligned for f32.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_ptr().cast::<f32>(), buf.len() / 4) }
 }
 
 /// A pointer the blocks share; each block writes its own rows × columns of `C`.
@@ -108,12 +115,12 @@ pub fn sgemm(
     let parallel = m.saturating_mul(n).saturating_mul(k) >= PARALLEL_MIN;
     let row_blocks = m.div_ceil(ROW_BLOCK);
     // op(A), with alpha folded in, as rows of K: in place when possible, else copied.
-    let mut packed_a = Vec::new();
+    let mut packed_a = buffer(0, "A")?;
     let (a_ptr, a_ld) = if !s.trans_a && alpha == 1.0 {
         (a.as_ptr(), lda)
     } else {
         packed_a = buffer(m * k, "A")?;
-        let dst = Out(packed_a.as_mut_ptr());
+        let dst = Out(floats(&mut packed_a).as_mut_ptr());
         threading::for_each(row_blocks, parallel, |rb| {
             let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
             // SAFETY: each block writes its own rows of the copy.
@@ -131,7 +138,7 @@ pub fn sgemm(
                 }
             }
         });
-        (packed_a.as_ptr(), k)
+        (floats(&mut packed_a).as_ptr(), k)
     };
     let rows_a = RowsA {
         base: a_ptr,
@@ -148,7 +155,7 @@ pub fn sgemm(
         (j0, COL_BLOCK.min(n_pad - j0))
     };
     let mut packed_b = buffer(k * n_pad, "B")?;
-    let dst = Out(packed_b.as_mut_ptr());
+    let dst = Out(floats(&mut packed_b).as_mut_ptr());
     threading::for_each(col_blocks, parallel, |cb| {
         let (j0, width) = block(cb);
         let cols = width.min(n - j0);
@@ -163,12 +170,12 @@ pub fn sgemm(
             }
         }
     });
-    let packed = Packed(packed_b.as_ptr());
+    let packed = Packed(floats(&mut packed_b).as_ptr());
     // The columns past the last whole chunk go through a scratch, then onto C.
     let n_main = n / CHUNK * CHUNK;
     let n_rest = n - n_main;
     let mut scratch = buffer(if n_rest > 0 { m * CHUNK } else { 0 }, "C")?;
-    let scratch_out = Out(scratch.as_mut_ptr());
+    let scratch_out = Out(floats(&mut scratch).as_mut_ptr());
     let isa = Isa::detected();
     let out = Out(c.as_mut_ptr());
     threading::for_each(row_blocks * col_blocks, parallel, |item| {
