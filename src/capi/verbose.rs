@@ -232,8 +232,14 @@ fn origin(func: &str) -> (&'static str, String) {
 /// Reports a failed C call as oneDNN does: argument errors as `create:check` (or
 /// `exec:check` from `dnnl_primitive_execute`), an implementation declining the problem as
 /// `create:dispatch`, failures while running as `error`. The message's commas become spaces,
-/// so the line keeps its fields; the last field names the C function.
+/// so the line keeps its fields; the last field names the C function. Only `dnnl_*` calls
+/// are reported.
 pub fn log_failure(func: &str, err: &Error) {
+    // oneDNN's API only: the `oxidnn_` extensions (graph models, …) report through their
+    // status and last-error text alone.
+    if !func.starts_with("dnnl_") {
+        return;
+    }
     let exec = func == "dnnl_primitive_execute";
     let (api, component) = origin(func);
     let (kind, op) = match err {
