@@ -2,10 +2,12 @@
  * sgemm_bench.c - times dnnl_sgemm (row-major C = A * B, 'N','N' and 'T','T')
  * on a few shapes: best of R runs after a warm-up, in ms and GFLOP/s. Built
  * against oneDNN's headers, it runs on the real oneDNN or, with oxidnn as
- * libdnnl.so.3, on oxidnn (README "Verbose output" / the report has the commands):
+ * libdnnl.so.3, on oxidnn. Not built by CMake:
  *
  *   cc -O2 -I<onednn>/include sgemm_bench.c -L<onednn>/lib -ldnnl -o sgemm_bench
- *   ./sgemm_bench [runs]
+ *   (. <onednn>/env.sh; ./sgemm_bench [runs])                # the real oneDNN
+ *   ln -s <repo>/target/release/liboxidnn.so <dir>/libdnnl.so.3
+ *   LD_LIBRARY_PATH=<dir> ./sgemm_bench [runs]                # oxidnn
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
