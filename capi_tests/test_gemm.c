@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -69,6 +70,53 @@ static void test_sgemm(void) {
             dnnl_invalid_arguments);
     CHECK_STATUS(dnnl_sgemm('N', 'N', M, N, K, 1.0f, a, K, b, N, 0.0f, c, N - 1),
             dnnl_invalid_arguments);
+}
+
+/*
+ * Shapes across the kernels' tiles, 32-column chunks and row / column blocks
+ * (M 100, N 301, K 67; padded leading dimensions), every transposition, against
+ * the naive double product (tolerance scaled by sqrt(K)).
+ */
+static void test_sgemm_large(void) {
+    enum { BM = 100, BN = 301, BK = 67, BP = 3 };
+    static const char flags[2] = {'N', 'T'};
+    const dnnl_dim_t ldc = BN + BP;
+    float *a = malloc(sizeof(float) * (BM + BP) * (BK + BP));
+    float *b = malloc(sizeof(float) * (BN + BP) * (BK + BP));
+    float *c = malloc(sizeof(float) * BM * ldc), *want = malloc(sizeof(float) * BM * ldc);
+    int ta, tb, i, j, p, bad;
+    size_t idx;
+    REQUIRE(a && b && c && want, "out of memory");
+    for (idx = 0; idx < (size_t)(BM + BP) * (BK + BP); idx++)
+        a[idx] = (float)((idx * 7) % 23) * 0.1f - 1.1f;
+    for (idx = 0; idx < (size_t)(BN + BP) * (BK + BP); idx++)
+        b[idx] = (float)((idx * 5) % 19) * 0.1f - 0.9f;
+    for (ta = 0; ta < 2; ta++)
+        for (tb = 0; tb < 2; tb++) {
+            const char transa = flags[ta], transb = flags[tb];
+            const dnnl_dim_t lda = (transa == 'N' ? BK : BM) + BP;
+            const dnnl_dim_t ldb = (transb == 'N' ? BN : BK) + BP;
+            for (idx = 0; idx < (size_t)(BM * ldc); idx++) c[idx] = want[idx] = (float)(idx % 5);
+            for (i = 0; i < BM; i++)
+                for (j = 0; j < BN; j++) {
+                    double acc = 0;
+                    for (p = 0; p < BK; p++)
+                        acc += (double)AT(a, transa, i, p, lda) * AT(b, transb, p, j, ldb);
+                    want[i * ldc + j] = (float)(-1.5 * acc + 0.5 * want[i * ldc + j]);
+                }
+            CHECK_OK(dnnl_sgemm(transa, transb, BM, BN, BK, -1.5f, a, lda, b, ldb, 0.5f, c,
+                    ldc));
+            bad = 0;
+            for (idx = 0; idx < (size_t)(BM * ldc); idx++)
+                if (fabs(c[idx] - want[idx]) > 1e-5 * sqrt((double)BK) * (1 + fabs(want[idx])))
+                    bad++;
+            CHECK(bad == 0, "sgemm %c%c %dx%dx%d: %d values differ", transa, transb, BM, BN,
+                    BK, bad);
+        }
+    free(a);
+    free(b);
+    free(c);
+    free(want);
 }
 
 /*
@@ -156,6 +204,7 @@ static void test_gemm_int(void) {
 
 int main(void) {
     test_sgemm();
+    test_sgemm_large();
     test_gemm_int();
     return check_summary();
 }

@@ -9,7 +9,8 @@
 #   vs_onednn  against the real oneDNN (only when one is found): header ABI diff, programs
 #              built against the real oneDNN headers + libdnnl.so.3 run on oxidnn standing in
 #              for libdnnl.so.3, and output comparison with the real oneDNN where a
-#              capi_tests/vs_onednn/compare_outputs.py exists
+#              capi_tests/vs_onednn/compare_outputs.py exists; with the 3.13 oracle cached,
+#              vs_onednn_verbose_fields compares ONEDNN_VERBOSE lines (scripts/verbose-vs-onednn.sh)
 
 set(OXIDNN_TEST_TIMEOUT 600 CACHE STRING "ctest timeout per test (seconds)")
 
@@ -170,6 +171,14 @@ if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
         COMMAND bash "${_scripts}/vs-onednn-run.sh" ${_args} -- $<TARGET_FILE:${t}>)
       set_tests_properties(vs_onednn_${name} PROPERTIES LABELS "vs_onednn"
                            TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+      # verbose lines: field by field against oneDNN 3.13's for the same program
+      if(name STREQUAL "test_verbose" AND EXISTS "${_oxidnn_oracle_cache}/3.13/env.sh")
+        add_test(NAME vs_onednn_verbose_fields
+          COMMAND bash "${_scripts}/verbose-vs-onednn.sh" --ours "${_as_libdnnl}"
+                  --real-env "${_oxidnn_oracle_cache}/3.13/env.sh" -- $<TARGET_FILE:${t}> --workload)
+        set_tests_properties(vs_onednn_verbose_fields PROPERTIES LABELS "vs_onednn"
+                             TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+      endif()
     endforeach()
   else()
     message(STATUS "oxidnn: no libdnnl in ${_oxidnn_onednn}/lib; only the header ABI diff runs")

@@ -2616,8 +2616,8 @@ dnnl_status_t dnnl_primitive_get_cache_blob(const_dnnl_primitive_t primitive,
 const dnnl_version_t *dnnl_version(void);
 
 /**
- * Sets the verbose level: 0 off, 1 executions (with time) and errors, 2 creation too.
- * Other levels give `dnnl_invalid_arguments`. Overrides `ONEDNN_VERBOSE`.
+ * Sets oneDNN's legacy verbose level: 0 none, 1 errors and execution times, 2 creation
+ * times too. Other levels give `dnnl_invalid_arguments`. Overrides `ONEDNN_VERBOSE`.
  */
 dnnl_status_t dnnl_set_verbose(int level);
 
@@ -2677,8 +2677,8 @@ const char *dnnl_scratchpad_mode2str(dnnl_scratchpad_mode_t v);
 const char *dnnl_fpmath_mode2str(dnnl_fpmath_mode_t v);
 
 /**
- * The name of a format kind (`"undef"`, `"any"`, `"blocked"`). Like oneDNN, the opaque kind
- * has no name: `dnnl_format_kind_opaque` gives `"unknown fmt_kind"`.
+ * The name of a format kind (`"undef"`, `"any"`, `"blocked"`). Like oneDNN, the opaque and
+ * host-scalar kinds have no name: they give `"unknown fmt_kind"`.
  */
 const char *dnnl_fmt_kind2str(dnnl_format_kind_t v);
 
@@ -3081,6 +3081,37 @@ dnnl_status_t oxidnn_request_destroy(oxidnn_request_t request);
 dnnl_status_t oxidnn_model_destroy(oxidnn_model_t model);
 
 /**
+ * Creates a memory object holding a copy of the scalar at `scalar_ptr` (one element of the
+ * descriptor's data type). The descriptor must be a host scalar one
+ * (`dnnl_memory_desc_create_host_scalar`), `scalar_ptr` not NULL; the memory has no engine
+ * (`dnnl_memory_get_engine` gives NULL).
+ *
+ * # Safety
+ * `memory` is NULL or writable; `memory_desc` is NULL or live; `scalar_ptr` is NULL or
+ * readable for one element.
+ */
+dnnl_status_t dnnl_memory_create_host_scalar(dnnl_memory_t *memory,
+                                             const_dnnl_memory_desc_t memory_desc,
+                                             void *scalar_ptr);
+
+/**
+ * Copies the value of a host scalar memory to `value` (one element of its data type).
+ *
+ * # Safety
+ * `memory` is NULL or live; `value` is NULL or writable for one element.
+ */
+dnnl_status_t dnnl_memory_get_host_scalar_value(const_dnnl_memory_t memory, void *value);
+
+/**
+ * Replaces the value of a host scalar memory with the one at `value` (copied).
+ *
+ * # Safety
+ * `memory` is NULL or live and not used by another thread meanwhile; `value` is NULL or
+ * readable for one element.
+ */
+dnnl_status_t dnnl_memory_set_host_scalar_value(dnnl_memory_t memory, const void *value);
+
+/**
  * Creates a memory object. `handle` is a user buffer, `DNNL_MEMORY_ALLOCATE` (the library
  * allocates a zeroed, 64-byte aligned buffer) or `DNNL_MEMORY_NONE` (no buffer yet). A zero
  * descriptor gives an empty memory; an `any` descriptor is `dnnl_invalid_arguments`.
@@ -3212,6 +3243,17 @@ dnnl_status_t dnnl_memory_desc_create_with_tag(dnnl_memory_desc_t *memory_desc,
                                                dnnl_format_tag_t tag);
 
 /**
+ * Creates the descriptor of a scalar held on the host (oneDNN 3.13): format kind
+ * `dnnl_format_kind_host_scalar`, dims `[1]`, size one element. Memory for it is made with
+ * `dnnl_memory_create_host_scalar`; RNN primitives refuse it (`dnnl_invalid_arguments`).
+ *
+ * # Safety
+ * `memory_desc` is NULL or writable.
+ */
+dnnl_status_t dnnl_memory_desc_create_host_scalar(dnnl_memory_desc_t *memory_desc,
+                                                  dnnl_data_type_t data_type);
+
+/**
  * Creates a plain descriptor with explicit strides (NULL strides: dense row-major).
  *
  * # Safety
@@ -3327,7 +3369,7 @@ size_t dnnl_memory_desc_get_size_v2(const_dnnl_memory_desc_t memory_desc, int in
 
 /**
  * Creates a primitive from a primitive descriptor (weights given in plain layouts may be
- * packed here, once). With verbose level 2 a `create` line with the time is printed.
+ * packed here, once). With verbose `profile_create` a `create` line with the time is printed.
  *
  * # Safety
  * `primitive` is NULL or writable; `primitive_desc` is NULL or live.
@@ -3339,7 +3381,7 @@ dnnl_status_t dnnl_primitive_create(dnnl_primitive_t *primitive,
  * Executes a primitive synchronously. `args` is an unordered list of `nargs` (argument,
  * memory) pairs; as in oneDNN, arguments the primitive does not use and entries with a NULL
  * memory are skipped, empty memories stand for absent tensors, and an argument the primitive
- * uses given twice is `dnnl_invalid_arguments`. With verbose level ≥ 1 an `exec` line with the
+ * uses given twice is `dnnl_invalid_arguments`. With verbose `profile_exec` an `exec` line with the
  * time is printed.
  *
  * # Safety
@@ -4195,19 +4237,6 @@ dnnl_status_t dnnl_matmul_primitive_desc_create(dnnl_primitive_desc_t *primitive
                                                 const_dnnl_primitive_attr_t attr);
 
 /**
- * `dnnl_memory_create_host_scalar`: not implemented, returns `dnnl_unimplemented`.
- */
-dnnl_status_t dnnl_memory_create_host_scalar(dnnl_memory_t *memory,
-                                             const_dnnl_memory_desc_t memory_desc,
-                                             void *scalar_ptr);
-
-/**
- * `dnnl_memory_desc_create_host_scalar`: not implemented, returns `dnnl_unimplemented`.
- */
-dnnl_status_t dnnl_memory_desc_create_host_scalar(dnnl_memory_desc_t *memory_desc,
-                                                  dnnl_data_type_t data_type);
-
-/**
  * `dnnl_memory_desc_create_with_blob`: not implemented, returns `dnnl_unimplemented`.
  */
 dnnl_status_t dnnl_memory_desc_create_with_blob(dnnl_memory_desc_t *memory_desc,
@@ -4249,16 +4278,6 @@ dnnl_status_t dnnl_memory_desc_create_with_packed_encoding(dnnl_memory_desc_t *m
 dnnl_status_t dnnl_memory_desc_get_blob(uint8_t *blob,
                                         size_t *size,
                                         const_dnnl_memory_desc_t memory_desc);
-
-/**
- * `dnnl_memory_get_host_scalar_value`: not implemented, returns `dnnl_unimplemented`.
- */
-dnnl_status_t dnnl_memory_get_host_scalar_value(const_dnnl_memory_t memory, void *value);
-
-/**
- * `dnnl_memory_set_host_scalar_value`: not implemented, returns `dnnl_unimplemented`.
- */
-dnnl_status_t dnnl_memory_set_host_scalar_value(dnnl_memory_t memory, const void *value);
 
 /**
  * `dnnl_pooling_backward_primitive_desc_create`: not implemented, returns `dnnl_unimplemented`.

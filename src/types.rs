@@ -185,6 +185,7 @@ c_enum! {
         Blocked = 2 => "blocked",
         /// Implementation-defined layout (our packed weights).
         Opaque = 3 => "opaque",
+        HostScalar = 5 => "host_scalar",
     }
 }
 

@@ -25,7 +25,7 @@ pub(crate) fn last_error_ptr() -> *const libc::c_char {
 
 fn report(func: &str, err: &Error) {
     let msg = format!("{func}: {err}");
-    super::verbose::log_error(&msg);
+    super::verbose::log_failure(func, err);
     set_last_error(&msg);
 }
 

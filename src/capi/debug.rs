@@ -88,17 +88,15 @@ pub extern "C" fn dnnl_version() -> *const dnnl_version_t {
     value("dnnl_version", v, || Ok(v))
 }
 
-/// Sets the verbose level: 0 off, 1 executions (with time) and errors, 2 creation too.
-/// Other levels give `dnnl_invalid_arguments`. Overrides `ONEDNN_VERBOSE`.
+/// Sets oneDNN's legacy verbose level: 0 none, 1 errors and execution times, 2 creation
+/// times too. Other levels give `dnnl_invalid_arguments`. Overrides `ONEDNN_VERBOSE`.
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_set_verbose(level: c_int) -> dnnl_status_t {
     status("dnnl_set_verbose", || {
-        if !(0..=2).contains(&level) {
-            return Err(Error::InvalidArguments(format!(
-                "verbose level {level} is not 0, 1 or 2"
-            )));
-        }
-        super::verbose::set_level(level);
+        let flags = super::verbose::legacy_flags(level).ok_or_else(|| {
+            Error::InvalidArguments(format!("verbose level {level} is not 0, 1 or 2"))
+        })?;
+        super::verbose::set_flags(flags);
         Ok(())
     })
 }
@@ -228,13 +226,13 @@ pub extern "C" fn dnnl_fpmath_mode2str(v: dnnl_fpmath_mode_t) -> *const c_char {
     })
 }
 
-/// The name of a format kind (`"undef"`, `"any"`, `"blocked"`). Like oneDNN, the opaque kind
-/// has no name: `dnnl_format_kind_opaque` gives `"unknown fmt_kind"`.
+/// The name of a format kind (`"undef"`, `"any"`, `"blocked"`). Like oneDNN, the opaque and
+/// host-scalar kinds have no name: they give `"unknown fmt_kind"`.
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_fmt_kind2str(v: dnnl_format_kind_t) -> *const c_char {
     value("dnnl_fmt_kind2str", NO_NAME, || {
         Ok(c_name(match FormatKind::from_raw(v) {
-            Some(FormatKind::Opaque) | None => "unknown fmt_kind",
+            Some(FormatKind::Opaque | FormatKind::HostScalar) | None => "unknown fmt_kind",
             Some(k) => k.name(),
         }))
     })

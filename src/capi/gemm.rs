@@ -1,11 +1,12 @@
 //! `dnnl_sgemm`, `dnnl_gemm_u8s8s32`, `dnnl_gemm_s8s8s32`: oneDNN's row-major BLAS-like GEMM
-//! calls, computed by `kernels::blas`.
+//! calls, computed by `kernels::sgemm` (f32) and `kernels::blas` (integers).
 
 use super::boundary::{slice, status};
 use super::types::*;
 use crate::ensure_args;
 use crate::error::Result;
 use crate::kernels::blas::{self, COffset, GemmShape};
+use crate::kernels::sgemm::sgemm;
 use libc::c_char;
 
 /// The `len` elements of a matrix argument a call reads; NULL → `invalid_arguments`, even
@@ -57,8 +58,7 @@ pub unsafe extern "C" fn dnnl_sgemm(
     status("dnnl_sgemm", || {
         let s = GemmShape::new(transa as u8, transb as u8, [M, N, K], [lda, ldb, ldc])?;
         let (a, b) = (matrix(A, s.a_len(), "A")?, matrix(B, s.b_len(), "B")?);
-        blas::sgemm(&s, alpha, a, b, beta, matrix_mut(C, s.c_len(), "C")?);
-        Ok(())
+        sgemm(&s, alpha, a, b, beta, matrix_mut(C, s.c_len(), "C")?)
     })
 }
 

@@ -46,6 +46,88 @@ unsafe fn create(
     write_handle::<dnnl_memory>(memory, "memory", m)
 }
 
+/// The memory behind a handle whose data handle is asked for or replaced: a host scalar
+/// memory has none (its value is reached by `dnnl_memory_{get,set}_host_scalar_value`).
+fn with_handle(m: &CMemory) -> Result<&CMemory> {
+    if m.memory.desc().is_host_scalar() {
+        crate::invalid!(
+            "unsupported format kind: a host scalar memory has no data handle (use \
+             dnnl_memory_get_host_scalar_value / dnnl_memory_set_host_scalar_value)"
+        );
+    }
+    Ok(m)
+}
+
+/// Creates a memory object holding a copy of the scalar at `scalar_ptr` (one element of the
+/// descriptor's data type). The descriptor must be a host scalar one
+/// (`dnnl_memory_desc_create_host_scalar`), `scalar_ptr` not NULL; the memory has no engine
+/// (`dnnl_memory_get_engine` gives NULL).
+///
+/// # Safety
+/// `memory` is NULL or writable; `memory_desc` is NULL or live; `scalar_ptr` is NULL or
+/// readable for one element.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dnnl_memory_create_host_scalar(
+    memory: *mut dnnl_memory_t,
+    memory_desc: const_dnnl_memory_desc_t,
+    scalar_ptr: *mut c_void,
+) -> dnnl_status_t {
+    status("dnnl_memory_create_host_scalar", || {
+        check_out(memory, "memory")?;
+        let md = as_rust(memory_desc)?;
+        if !md.is_host_scalar() {
+            crate::invalid!("unsupported format kind: not a host scalar memory descriptor");
+        }
+        check_out(scalar_ptr, "scalar_ptr")?;
+        let value = slice(
+            scalar_ptr.cast_const().cast::<u8>(),
+            md.size_bytes(),
+            "scalar_ptr",
+        )?;
+        let m = CMemory {
+            memory: Memory::host_scalar(md, value)?,
+            engine: std::ptr::null_mut(),
+        };
+        write_handle::<dnnl_memory>(memory, "memory", m)
+    })
+}
+
+/// Copies the value of a host scalar memory to `value` (one element of its data type).
+///
+/// # Safety
+/// `memory` is NULL or live; `value` is NULL or writable for one element.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dnnl_memory_get_host_scalar_value(
+    memory: const_dnnl_memory_t,
+    value: *mut c_void,
+) -> dnnl_status_t {
+    status("dnnl_memory_get_host_scalar_value", || {
+        let v = as_rust(memory)?.memory.host_scalar_value()?;
+        check_out(value, "value")?;
+        std::ptr::copy_nonoverlapping(v.as_ptr(), value.cast::<u8>(), v.len());
+        Ok(())
+    })
+}
+
+/// Replaces the value of a host scalar memory with the one at `value` (copied).
+///
+/// # Safety
+/// `memory` is NULL or live and not used by another thread meanwhile; `value` is NULL or
+/// readable for one element.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dnnl_memory_set_host_scalar_value(
+    memory: dnnl_memory_t,
+    value: *const c_void,
+) -> dnnl_status_t {
+    status("dnnl_memory_set_host_scalar_value", || {
+        let m = as_rust_mut(memory)?;
+        let n = m.memory.host_scalar_value()?.len();
+        check_out(value.cast_mut(), "value")?;
+        let v = slice(value.cast::<u8>(), n, "value")?;
+        m.memory.set_host_scalar_value(v)
+    })
+}
+
 /// Creates a memory object. `handle` is a user buffer, `DNNL_MEMORY_ALLOCATE` (the library
 /// allocates a zeroed, 64-byte aligned buffer) or `DNNL_MEMORY_NONE` (no buffer yet). A zero
 /// descriptor gives an empty memory; an `any` descriptor is `dnnl_invalid_arguments`.
@@ -134,7 +216,10 @@ pub unsafe extern "C" fn dnnl_memory_get_data_handle(
 ) -> dnnl_status_t {
     status("dnnl_memory_get_data_handle", || {
         check_out(handle, "handle")?;
-        let p = as_rust_opt(memory).map_or(std::ptr::null_mut(), |m| m.memory.data_ptr().cast());
+        let p = match as_rust_opt(memory) {
+            Some(m) => with_handle(m)?.memory.data_ptr().cast(),
+            None => std::ptr::null_mut(),
+        };
         write_out(handle, "handle", p)
     })
 }
@@ -152,7 +237,10 @@ pub unsafe extern "C" fn dnnl_memory_get_data_handle_v2(
     status("dnnl_memory_get_data_handle_v2", || {
         check_handle_index(index)?;
         check_out(handle, "handle")?;
-        let p = as_rust_opt(memory).map_or(std::ptr::null_mut(), |m| m.memory.data_ptr().cast());
+        let p = match as_rust_opt(memory) {
+            Some(m) => with_handle(m)?.memory.data_ptr().cast(),
+            None => std::ptr::null_mut(),
+        };
         write_out(handle, "handle", p)
     })
 }
@@ -169,7 +257,9 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle(
     handle: *mut c_void,
 ) -> dnnl_status_t {
     status("dnnl_memory_set_data_handle", || {
-        as_rust_mut(memory)?.memory.set_data_ptr(handle.cast());
+        let m = as_rust_mut(memory)?;
+        with_handle(m)?;
+        m.memory.set_data_ptr(handle.cast());
         Ok(())
     })
 }
@@ -186,7 +276,9 @@ pub unsafe extern "C" fn dnnl_memory_set_data_handle_v2(
 ) -> dnnl_status_t {
     status("dnnl_memory_set_data_handle_v2", || {
         check_handle_index(index)?;
-        as_rust_mut(memory)?.memory.set_data_ptr(handle.cast());
+        let m = as_rust_mut(memory)?;
+        with_handle(m)?;
+        m.memory.set_data_ptr(handle.cast());
         Ok(())
     })
 }

@@ -100,6 +100,24 @@ pub unsafe extern "C" fn dnnl_memory_desc_create_with_tag(
     })
 }
 
+/// Creates the descriptor of a scalar held on the host (oneDNN 3.13): format kind
+/// `dnnl_format_kind_host_scalar`, dims `[1]`, size one element. Memory for it is made with
+/// `dnnl_memory_create_host_scalar`; RNN primitives refuse it (`dnnl_invalid_arguments`).
+///
+/// # Safety
+/// `memory_desc` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn dnnl_memory_desc_create_host_scalar(
+    memory_desc: *mut dnnl_memory_desc_t,
+    data_type: dnnl_data_type_t,
+) -> dnnl_status_t {
+    status("dnnl_memory_desc_create_host_scalar", || {
+        check_out(memory_desc, "memory_desc")?;
+        let md = MemoryDesc::host_scalar(parse_data_type(data_type)?)?;
+        write_handle::<dnnl_memory_desc>(memory_desc, "memory_desc", md)
+    })
+}
+
 /// Creates a plain descriptor with explicit strides (NULL strides: dense row-major).
 ///
 /// # Safety

@@ -19,7 +19,7 @@ fn uses(pd: &PrimitiveDesc, arg: c_int) -> bool {
 }
 
 /// Creates a primitive from a primitive descriptor (weights given in plain layouts may be
-/// packed here, once). With verbose level 2 a `create` line with the time is printed.
+/// packed here, once). With verbose `profile_create` a `create` line with the time is printed.
 ///
 /// # Safety
 /// `primitive` is NULL or writable; `primitive_desc` is NULL or live.
@@ -34,7 +34,7 @@ pub unsafe extern "C" fn dnnl_primitive_create(
         let start = Instant::now();
         let p = Primitive::new(&cpd.pd)?;
         let ms = start.elapsed().as_secs_f64() * 1e3;
-        verbose::log_pd("create", 2, &cpd.pd, ms);
+        verbose::log_primitive(verbose::CREATE_PROFILE, &cpd.pd, ms);
         let c = CPrimitive {
             primitive: p,
             pd: cpd.clone(),
@@ -46,7 +46,7 @@ pub unsafe extern "C" fn dnnl_primitive_create(
 /// Executes a primitive synchronously. `args` is an unordered list of `nargs` (argument,
 /// memory) pairs; as in oneDNN, arguments the primitive does not use and entries with a NULL
 /// memory are skipped, empty memories stand for absent tensors, and an argument the primitive
-/// uses given twice is `dnnl_invalid_arguments`. With verbose level ≥ 1 an `exec` line with the
+/// uses given twice is `dnnl_invalid_arguments`. With verbose `profile_exec` an `exec` line with the
 /// time is printed.
 ///
 /// # Safety
@@ -84,7 +84,7 @@ pub unsafe extern "C" fn dnnl_primitive_execute(
         let start = Instant::now();
         p.primitive.execute(&args)?;
         let ms = start.elapsed().as_secs_f64() * 1e3;
-        verbose::log_pd("exec", 1, &p.pd.pd, ms);
+        verbose::log_primitive(verbose::EXEC_PROFILE, &p.pd.pd, ms);
         Ok(())
     })
 }

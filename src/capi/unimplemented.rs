@@ -1,8 +1,7 @@
 //! The functions of oneDNN's C API for what this library does not implement: the non-RNN
 //! primitives (convolution, matmul, eltwise, ...), post-ops, quantization and other attributes
-//! the RNN primitives do not take, sparse and serialized memory descriptors, host-scalar
-//! memories. Each is exported with oneDNN's prototype, so programs built against oneDNN link
-//! and run; each returns `dnnl_unimplemented` (or the value noted in its line) and records a
+//! the RNN primitives do not take, sparse and serialized memory descriptors. Each is exported
+//! with oneDNN's prototype, so programs built against oneDNN link and run; each returns `dnnl_unimplemented` (or the value noted in its line) and records a
 //! last-error text, as a oneDNN build without those primitives would.
 //!
 //! One line per function. cbindgen cannot expand macros: tests/header.rs reads these lines
@@ -11,7 +10,7 @@
 use super::boundary::{status, value};
 use super::types::*;
 use crate::error::{Error, Result};
-use libc::{c_int, c_uint, c_void};
+use libc::{c_int, c_uint};
 
 /// The failure every function here reports.
 fn unimplemented() -> Result<()> {
@@ -67,15 +66,11 @@ unimplemented_fns! {
     dnnl_lrn_backward_primitive_desc_create(primitive_desc: *mut dnnl_primitive_desc_t, engine: dnnl_engine_t, alg_kind: dnnl_alg_kind_t, diff_src_desc: const_dnnl_memory_desc_t, diff_dst_desc: const_dnnl_memory_desc_t, src_desc: const_dnnl_memory_desc_t, local_size: dnnl_dim_t, alpha: f32, beta: f32, k: f32, hint_fwd_pd: const_dnnl_primitive_desc_t, attr: const_dnnl_primitive_attr_t);
     dnnl_lrn_forward_primitive_desc_create(primitive_desc: *mut dnnl_primitive_desc_t, engine: dnnl_engine_t, prop_kind: dnnl_prop_kind_t, alg_kind: dnnl_alg_kind_t, src_desc: const_dnnl_memory_desc_t, dst_desc: const_dnnl_memory_desc_t, local_size: dnnl_dim_t, alpha: f32, beta: f32, k: f32, attr: const_dnnl_primitive_attr_t);
     dnnl_matmul_primitive_desc_create(primitive_desc: *mut dnnl_primitive_desc_t, engine: dnnl_engine_t, src_desc: const_dnnl_memory_desc_t, weights_desc: const_dnnl_memory_desc_t, bias_desc: const_dnnl_memory_desc_t, dst_desc: const_dnnl_memory_desc_t, attr: const_dnnl_primitive_attr_t);
-    dnnl_memory_create_host_scalar(memory: *mut dnnl_memory_t, memory_desc: const_dnnl_memory_desc_t, scalar_ptr: *mut c_void);
-    dnnl_memory_desc_create_host_scalar(memory_desc: *mut dnnl_memory_desc_t, data_type: dnnl_data_type_t);
     dnnl_memory_desc_create_with_blob(memory_desc: *mut dnnl_memory_desc_t, blob: *const u8);
     dnnl_memory_desc_create_with_coo_encoding(memory_desc: *mut dnnl_memory_desc_t, ndims: c_int, dims: *const dnnl_dim_t, data_type: dnnl_data_type_t, nnz: dnnl_dim_t, indices_dt: dnnl_data_type_t);
     dnnl_memory_desc_create_with_csr_encoding(memory_desc: *mut dnnl_memory_desc_t, ndims: c_int, dims: *const dnnl_dim_t, data_type: dnnl_data_type_t, nnz: dnnl_dim_t, indices_dt: dnnl_data_type_t, pointers_dt: dnnl_data_type_t);
     dnnl_memory_desc_create_with_packed_encoding(memory_desc: *mut dnnl_memory_desc_t, ndims: c_int, dims: *const dnnl_dim_t, data_type: dnnl_data_type_t, nnz: dnnl_dim_t);
     dnnl_memory_desc_get_blob(blob: *mut u8, size: *mut usize, memory_desc: const_dnnl_memory_desc_t);
-    dnnl_memory_get_host_scalar_value(memory: const_dnnl_memory_t, value: *mut c_void);
-    dnnl_memory_set_host_scalar_value(memory: dnnl_memory_t, value: *const c_void);
     dnnl_pooling_backward_primitive_desc_create(primitive_desc: *mut dnnl_primitive_desc_t, engine: dnnl_engine_t, alg_kind: dnnl_alg_kind_t, diff_src_desc: const_dnnl_memory_desc_t, diff_dst_desc: const_dnnl_memory_desc_t, strides: *const dnnl_dim_t, kernel: *const dnnl_dim_t, dilation: *const dnnl_dim_t, padding_l: *const dnnl_dim_t, padding_r: *const dnnl_dim_t, hint_fwd_pd: const_dnnl_primitive_desc_t, attr: const_dnnl_primitive_attr_t);
     dnnl_pooling_forward_primitive_desc_create(primitive_desc: *mut dnnl_primitive_desc_t, engine: dnnl_engine_t, prop_kind: dnnl_prop_kind_t, alg_kind: dnnl_alg_kind_t, src_desc: const_dnnl_memory_desc_t, dst_desc: const_dnnl_memory_desc_t, strides: *const dnnl_dim_t, kernel: *const dnnl_dim_t, dilation: *const dnnl_dim_t, padding_l: *const dnnl_dim_t, padding_r: *const dnnl_dim_t, attr: const_dnnl_primitive_attr_t);
     dnnl_post_ops_append_binary(post_ops: dnnl_post_ops_t, alg_kind: dnnl_alg_kind_t, src1_desc: const_dnnl_memory_desc_t);

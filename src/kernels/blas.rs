@@ -1,7 +1,8 @@
 //! oneDNN's BLAS-like GEMM calls (`dnnl_sgemm`, `dnnl_gemm_u8s8s32`, `dnnl_gemm_s8s8s32`):
-//! row-major `C = alpha·op(A)·op(B) + beta·C` on user buffers with leading dimensions. A plain
-//! i-k-j loop (rows of `B` and `C` contiguous when `B` is not transposed): these calls are for
-//! programs that use them next to the RNN primitives, not the library's hot path.
+//! row-major `C = alpha·op(A)·op(B) + beta·C` on user buffers with leading dimensions. The
+//! shape validation shared by all three, and the integer GEMM as a plain i-k-j loop (rows of
+//! `B` and `C` contiguous when `B` is not transposed); the f32 one runs on the library's
+//! kernels (`kernels::sgemm`).
 
 use crate::ensure_args;
 use crate::error::Result;
@@ -155,27 +156,6 @@ impl GemmShape {
     }
 }
 
-/// `C = alpha·op(A)·op(B) + beta·C` in f32; with `beta == 0` the old `C` is not read (NaNs in
-/// it do not propagate), as in BLAS. Slices hold at least `a_len()`, `b_len()`, `c_len()`.
-pub fn sgemm(s: &GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) {
-    let ldc = s.ld[2];
-    s.for_each_row(
-        a,
-        b,
-        |r: &mut f32, x, y| *r += x * y,
-        |i, row| {
-            let dst = &mut c[i * ldc..i * ldc + s.n];
-            for (d, &v) in dst.iter_mut().zip(row) {
-                *d = if beta == 0.0 {
-                    alpha * v
-                } else {
-                    alpha * v + beta * *d
-                };
-            }
-        },
-    );
-}
-
 /// How `co` offsets `C` in the integer GEMMs (oneDNN's `offsetc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum COffset {
@@ -250,24 +230,6 @@ pub fn gemm_s32<A: Copy + Into<i32>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sgemm_matches_a_hand_computed_product_in_every_transposition() {
-        // op(A) = [[1,2,3],[4,5,6]], op(B) = [[1,0],[0,1],[1,1]], C = [[1,1],[1,1]]
-        let a_n = [1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0]; // 2 x 3, lda 4
-        let a_t = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]; // 3 x 2, lda 2
-        let b_n = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0]; // 3 x 2, ldb 2
-        let b_t = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]; // 2 x 3, ldb 3
-        for (ta, a, lda) in [(b'N', &a_n[..], 4), (b't', &a_t[..], 2)] {
-            for (tb, b, ldb) in [(b'n', &b_n[..], 2), (b'T', &b_t[..], 3)] {
-                let s = GemmShape::new(ta, tb, [2, 2, 3], [lda, ldb, 3]).unwrap();
-                let mut c = [1.0, 1.0, -7.0, 1.0, 1.0, -7.0];
-                sgemm(&s, 2.0, a, b, 0.5, &mut c);
-                // A·B = [[4,5],[10,11]]; 2·AB + 0.5·1; the column past N stays
-                assert_eq!(c, [8.5, 10.5, -7.0, 20.5, 22.5, -7.0]);
-            }
-        }
-    }
 
     #[test]
     fn shape_checks_are_onednns() {

@@ -8,6 +8,7 @@ pub mod gemm;
 pub mod gemm_tn;
 pub mod int8_gemm;
 pub mod isa;
+pub mod sgemm;
 pub mod vector;
 
 pub use isa::Isa;

@@ -40,6 +40,9 @@ pub enum Layout {
     /// Our packed transposed weights layout for backward (reported as
     /// `dnnl_format_kind_opaque`).
     PackedTransposed(TransposedLayout),
+    /// One value kept by the memory object itself, not a tensor in a buffer (oneDNN 3.13's
+    /// `dnnl_format_kind_host_scalar`; dims `[1]`).
+    HostScalar,
 }
 
 /// A memory descriptor (`dnnl_memory_desc_t`).
@@ -107,6 +110,7 @@ impl Sizes {
         }
         let (len, extent) = match layout {
             Layout::Undef | Layout::Any => (0, 0),
+            Layout::HostScalar => (1, 1),
             Layout::Strided { strides, offset0 } => {
                 let (mut len, mut last) = (0, size::from_dim(&what, *offset0)?);
                 for (&d, &s) in udims.iter().zip(strides) {
@@ -295,6 +299,21 @@ impl MemoryDesc {
         Self::build(dims, data_type, Layout::PackedTransposed(t))
     }
 
+    /// A host scalar of `data_type` (`dnnl_memory_desc_create_host_scalar`): dims `[1]`, one
+    /// value. `undef` is `invalid_arguments`, as in oneDNN.
+    pub fn host_scalar(data_type: DataType) -> Result<Self> {
+        ensure_args!(
+            data_type != DataType::Undef,
+            "a host scalar needs a data type (not undef)"
+        );
+        Self::build(&[1], data_type, Layout::HostScalar)
+    }
+
+    /// Whether this describes a host scalar.
+    pub fn is_host_scalar(&self) -> bool {
+        self.layout == Layout::HostScalar
+    }
+
     /// A view of a part of this (strided) tensor: `dims` elements starting at `offsets`.
     /// Zero, `any` and packed parents give `unimplemented`, as oneDNN does for layouts it
     /// cannot take a view of.
@@ -374,6 +393,9 @@ impl MemoryDesc {
                 strides: permute(strides),
                 offset0: *offset0,
             },
+            Layout::HostScalar => {
+                crate::invalid!("cannot permute the axes of a host scalar memory descriptor")
+            }
             Layout::Undef | Layout::Packed(_) | Layout::PackedTransposed(_) => {
                 return Err(Error::Unimplemented(format!(
                     "permuting the axes of a {} memory descriptor",
@@ -446,6 +468,7 @@ impl MemoryDesc {
             Layout::Any => FormatKind::Any,
             Layout::Strided { .. } => FormatKind::Blocked,
             Layout::Packed(_) | Layout::PackedTransposed(_) => FormatKind::Opaque,
+            Layout::HostScalar => FormatKind::HostScalar,
         }
     }
 
@@ -539,6 +562,7 @@ impl MemoryDesc {
                 let u = |k: usize| idx[k] as usize;
                 t.offset(u(0), u(1), u(2), u(3), u(4))
             }
+            Layout::HostScalar => 0,
             Layout::Undef | Layout::Any => panic!("element_offset on a descriptor without layout"),
         }
     }

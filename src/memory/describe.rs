@@ -13,6 +13,7 @@ pub fn describe(md: &MemoryDesc, aliases: &[&str]) -> String {
         Layout::Any => "any".into(),
         Layout::Packed(_) => "packed (opaque)".into(),
         Layout::PackedTransposed(_) => "packed transposed (opaque)".into(),
+        Layout::HostScalar => "host scalar".into(),
         Layout::Strided { strides, offset0 } => {
             let tag = PLAIN_TAGS
                 .iter()

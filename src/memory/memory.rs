@@ -37,6 +37,11 @@ impl Memory {
             "cannot create memory for a format_tag::any descriptor"
         );
         ensure_args!(
+            !desc.is_host_scalar(),
+            "unsupported format kind: a host scalar memory is made with its value \
+             (dnnl_memory_create_host_scalar)"
+        );
+        ensure_args!(
             !desc.has_runtime_dims(),
             "cannot create memory for a descriptor with runtime dimensions or strides"
         );
@@ -55,6 +60,43 @@ impl Memory {
             owned,
             data,
         })
+    }
+
+    /// A host scalar memory holding a copy of `value` (the bytes of one element of the
+    /// descriptor's data type).
+    pub fn host_scalar(desc: &MemoryDesc, value: &[u8]) -> Result<Self> {
+        ensure_args!(
+            desc.is_host_scalar(),
+            "unsupported format kind: not a host scalar memory descriptor"
+        );
+        let buf = AlignedBuf::zeroed(desc.size_bytes())?;
+        let data = buf.as_ptr();
+        // SAFETY: the buffer holds size_bytes() = one element's bytes, as many as `value`.
+        unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), data, desc.size_bytes()) };
+        Ok(Self {
+            desc: desc.clone(),
+            engine: Engine::cpu(),
+            owned: Some(buf),
+            data,
+        })
+    }
+
+    /// The value of a host scalar memory (one element's bytes).
+    pub fn host_scalar_value(&self) -> Result<&[u8]> {
+        ensure_args!(
+            self.desc.is_host_scalar(),
+            "unsupported format kind: not a host scalar memory"
+        );
+        // SAFETY: a host scalar memory owns its one-element buffer.
+        Ok(unsafe { std::slice::from_raw_parts(self.data, self.desc.size_bytes()) })
+    }
+
+    /// Replaces the value of a host scalar memory.
+    pub fn set_host_scalar_value(&mut self, value: &[u8]) -> Result<()> {
+        let n = self.host_scalar_value()?.len();
+        // SAFETY: as in host_scalar_value; `value` has one element's bytes.
+        unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), self.data, n) };
+        Ok(())
     }
 
     /// Library-allocated memory for a descriptor on the CPU engine.

@@ -45,6 +45,9 @@ impl Reorder {
             *src.layout() != Layout::Undef && *dst.layout() != Layout::Undef || src.is_zero(),
             "reorder descriptors need a layout"
         );
+        if src.is_host_scalar() || dst.is_host_scalar() {
+            crate::unimplemented_err!("reorder of a host scalar");
+        }
         let convertible = |dt: DataType| {
             matches!(
                 dt,

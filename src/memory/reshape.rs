@@ -75,6 +75,9 @@ impl MemoryDesc {
             self.dims()
         );
         match self.layout() {
+            Layout::HostScalar => {
+                crate::invalid!("cannot reshape a host scalar memory descriptor")
+            }
             Layout::Any => Ok(Self::with_tag(dims, self.data_type(), super::tag::TAG_ANY)?),
             Layout::Strided { strides, offset0 } => {
                 let strides = if self.nelems() == 0 {

@@ -150,6 +150,7 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
         Layout::Undef => {
             invalid!("{name}: the memory descriptor has no layout (format_tag undef)")
         }
+        Layout::HostScalar => invalid!("{name}: unsupported format kind (host scalar)"),
         Layout::Any => match role {
             // Peephole weights are a few rows per layer: plain ldgo, as oneDNN resolves them.
             Role::Weights | Role::DiffWeights if peephole => md.with_plain_tag(TAG_LDNC),

@@ -30,7 +30,7 @@ fn set_verbose_takes_levels_0_to_2() {
     for ok in [2, 1, 0] {
         assert_eq!(dnnl_set_verbose(ok), dnnl_success);
     }
-    assert_eq!(super::super::verbose::level(), 0);
+    assert_eq!(super::super::verbose::flags(), 0);
 }
 
 type ToStr = extern "C" fn(i32) -> *const libc::c_char;
@@ -434,16 +434,18 @@ fn core_enums_agree_with_the_c_constants_and_names() {
         dnnl_engine_kind2str,
         &[],
     );
-    // oneDNN has no name for the opaque format kind ("unknown fmt_kind").
+    // oneDNN has no name for the opaque and host-scalar format kinds ("unknown fmt_kind").
     check_enum(
         &[
             (FormatKind::Undef, dnnl_format_kind_undef),
             (FormatKind::Any, dnnl_format_kind_any),
             (FormatKind::Blocked, dnnl_blocked),
             (FormatKind::Opaque, dnnl_format_kind_opaque),
+            // oneDNN 3.13's dnnl_format_kind_host_scalar
+            (FormatKind::HostScalar, 5),
         ],
         dnnl_fmt_kind2str,
-        &[FormatKind::Opaque],
+        &[FormatKind::Opaque, FormatKind::HostScalar],
     );
     check_enum(
         &[

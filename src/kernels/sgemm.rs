@@ -1,0 +1,373 @@
+//! `dnnl_sgemm` on the library's f32 GEMM micro-kernels ([`super::gemm`]): row-major
+//! `C = alpha·op(A)·op(B) + beta·C` with any transpositions and leading dimensions.
+//!
+//! The kernels multiply rows of `A` (unit stride along `K`) by a panel of `B` (`K` rows of a
+//! multiple of 32 columns) into `C`. So `op(A)` is read in place when `A` is not transposed and
+//! `alpha` is 1, else copied once as `alpha·op(A)`; `op(B)` is read in place when `B` is not
+//! transposed, for the columns up to the last whole 32; a transposed `B` is copied once into
+//! rows of `K`, and the last `n mod 32` columns are computed from a zero-padded copy into a
+//! scratch tile, then added to `C`. `C` is scaled by `beta` first (not read when `beta` is 0,
+//! as in BLAS) and the product accumulated onto it. The work is cut into blocks of rows ×
+//! columns run on the library's threads; every element's sum along `K` is formed in the same
+//! order whatever the blocks.
+
+use super::gemm::{self, Fetch, Init, Panel, RowsA, CHUNK};
+use super::isa::Isa;
+use crate::error::{Error, Result};
+use crate::kernels::blas::GemmShape;
+use crate::memory::buffer::AlignedBuf;
+use crate::threading;
+
+/// Rows per block: a multiple of the AVX-512 tiles' 6 rows.
+const ROW_BLOCK: usize = 96;
+/// Columns per block: a multiple of the 64-wide tiles.
+const COL_BLOCK: usize = 256;
+/// Products smaller than this many multiply-adds run on the calling thread.
+const PARALLEL_MIN: usize = 1 << 18;
+
+/// A zeroed, cache-line aligned buffer of `len` floats (so the kernels' vector loads of the
+/// copies never straddle two lines), or `out_of_memory`.
+fn buffer(len: usize, what: &str) -> Result<AlignedBuf> {
+    let bytes = len
+        .checked_mul(4)
+        .ok_or_else(|| Error::OutOfMemory(format!("sgemm: {what} copy of {len} floats")))?;
+    AlignedBuf::zeroed(bytes)
+}
+
+/// The buffer as floats.
+fn floats(buf: &mut AlignedBuf) -> &mut [f32] {
+    // SAFETY: the buffer holds len() zero-initialized bytes, aligned for f32.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_ptr().cast::<f32>(), buf.len() / 4) }
+}
+
+/// A pointer the blocks share; each block writes its own rows × columns of `C`.
+#[derive(Clone, Copy)]
+struct Out(*mut f32);
+// SAFETY: the blocks write disjoint elements (see `sgemm`).
+unsafe impl Send for Out {}
+unsafe impl Sync for Out {}
+
+impl Out {
+    /// The pointer (a method, so closures capture the `Send` wrapper, not the field).
+    fn at(self, offset: usize) -> *mut f32 {
+        self.0.wrapping_add(offset)
+    }
+}
+
+/// The copy of `op(B)`, read by every block.
+#[derive(Clone, Copy)]
+struct Packed(*const f32);
+// SAFETY: read-only while the blocks run.
+unsafe impl Send for Packed {}
+unsafe impl Sync for Packed {}
+
+impl Packed {
+    /// The pointer (a method, so closures capture the `Send` wrapper, not the field).
+    fn at(self, offset: usize) -> *const f32 {
+        self.0.wrapping_add(offset)
+    }
+}
+
+/// Rows (or columns) copied together when transposing: 16 read streams, one write stream.
+const STRIPE: usize = 16;
+
+/// `dst[r·ld_dst + q] = alpha·src[q·ld_src + r]` for `r < rows`, `q < cols`: `src` transposed,
+/// a stripe of rows at a time (each step reads `STRIPE` neighbours of one source row).
+fn transpose_into(
+    dst: &mut [f32],
+    ld_dst: usize,
+    src: &[f32],
+    ld_src: usize,
+    (rows, cols): (usize, usize),
+    alpha: f32,
+) {
+    for r0 in (0..rows).step_by(STRIPE) {
+        let r1 = rows.min(r0 + STRIPE);
+        for q in 0..cols {
+            for (r, &x) in (r0..r1).zip(&src[q * ld_src + r0..q * ld_src + r1]) {
+                dst[r * ld_dst + q] = alpha * x;
+            }
+        }
+    }
+}
+
+/// `C = alpha·op(A)·op(B) + beta·C`. Slices hold at least `s.a_len()`, `s.b_len()`,
+/// `s.c_len()` elements; `out_of_memory` when a copy cannot be allocated.
+pub fn sgemm(
+    s: &GemmShape,
+    alpha: f32,
+    a: &[f32],
+    b: &[f32],
+    beta: f32,
+    c: &mut [f32],
+) -> Result<()> {
+    let (m, n, k) = (s.m, s.n, s.k);
+    let [lda, ldb, ldc] = s.ld;
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if alpha == 0.0 || k == 0 {
+        for i in 0..m {
+            scale(&mut c[i * ldc..i * ldc + n], beta);
+        }
+        return Ok(());
+    }
+    let parallel = m.saturating_mul(n).saturating_mul(k) >= PARALLEL_MIN;
+    let row_blocks = m.div_ceil(ROW_BLOCK);
+    // op(A), with alpha folded in, as rows of K: in place when possible, else copied.
+    let mut packed_a = buffer(0, "A")?;
+    let (a_ptr, a_ld) = if !s.trans_a && alpha == 1.0 {
+        (a.as_ptr(), lda)
+    } else {
+        packed_a = buffer(m * k, "A")?;
+        let dst = Out(floats(&mut packed_a).as_mut_ptr());
+        threading::for_each(row_blocks, parallel, |rb| {
+            let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+            // SAFETY: each block writes its own rows of the copy.
+            let d =
+                unsafe { std::slice::from_raw_parts_mut(dst.at(rows.start * k), rows.len() * k) };
+            if s.trans_a {
+                let src = &a[rows.start..];
+                transpose_into(d, k, src, lda, (rows.len(), k), alpha);
+            } else {
+                for (i, row) in rows.clone().enumerate() {
+                    let src = &a[row * lda..row * lda + k];
+                    for (x, &y) in d[i * k..(i + 1) * k].iter_mut().zip(src) {
+                        *x = alpha * y;
+                    }
+                }
+            }
+        });
+        (floats(&mut packed_a).as_ptr(), k)
+    };
+    let rows_a = RowsA {
+        base: a_ptr,
+        outer_stride: 0,
+        inner_stride: a_ld as isize,
+        inner: m,
+    };
+    // op(B) copied into column blocks of K rows each (zero-padded to whole 32-column chunks):
+    // block j0 holds columns j0..j0 + width at row stride width, from k·j0.
+    let n_pad = n.div_ceil(CHUNK) * CHUNK;
+    let col_blocks = n_pad.div_ceil(COL_BLOCK);
+    let block = |cb: usize| {
+        let j0 = cb * COL_BLOCK;
+        (j0, COL_BLOCK.min(n_pad - j0))
+    };
+    let mut packed_b = buffer(k * n_pad, "B")?;
+    let dst = Out(floats(&mut packed_b).as_mut_ptr());
+    threading::for_each(col_blocks, parallel, |cb| {
+        let (j0, width) = block(cb);
+        let cols = width.min(n - j0);
+        // SAFETY: each block writes its own part of the copy.
+        let d = unsafe { std::slice::from_raw_parts_mut(dst.at(k * j0), k * width) };
+        if s.trans_b {
+            transpose_into(d, width, &b[j0 * ldb..], ldb, (k, cols), 1.0);
+        } else {
+            for q in 0..k {
+                d[q * width..q * width + cols]
+                    .copy_from_slice(&b[q * ldb + j0..q * ldb + j0 + cols]);
+            }
+        }
+    });
+    let packed = Packed(floats(&mut packed_b).as_ptr());
+    // The columns past the last whole chunk go through a scratch, then onto C.
+    let n_main = n / CHUNK * CHUNK;
+    let n_rest = n - n_main;
+    let mut scratch = buffer(if n_rest > 0 { m * CHUNK } else { 0 }, "C")?;
+    let scratch_out = Out(floats(&mut scratch).as_mut_ptr());
+    let isa = Isa::detected();
+    let out = Out(c.as_mut_ptr());
+    threading::for_each(row_blocks * col_blocks, parallel, |item| {
+        let (rb, cb) = (item / col_blocks, item % col_blocks);
+        let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+        let (j0, width) = block(cb);
+        let b0 = packed.at(k * j0);
+        let full = n_main.min(j0 + width).saturating_sub(j0);
+        // SAFETY: rows × columns of this block are written by this block only; `A` rows have
+        // `k` floats (checked by GemmShape, or our copy), the copy of `B` `k` rows of `width`.
+        unsafe {
+            if full > 0 {
+                let c0 = out.at(rows.start * ldc + j0);
+                let init = if beta == 0.0 {
+                    Init::Zero
+                } else {
+                    for i in 0..rows.len() {
+                        scale(std::slice::from_raw_parts_mut(c0.add(i * ldc), full), beta);
+                    }
+                    Init::Accumulate
+                };
+                let panel = Panel::dense(b0, width, full);
+                let fetch = Fetch::default();
+                gemm::gemm(isa, &rows_a, rows.clone(), k, &panel, c0, ldc, init, fetch);
+            }
+            if j0 + width > n_main && n_rest > 0 {
+                let t0 = scratch_out.at(rows.start * CHUNK);
+                let panel = Panel::dense(b0.add(n_main - j0), width, CHUNK);
+                let fetch = Fetch::default();
+                gemm::gemm(
+                    isa,
+                    &rows_a,
+                    rows.clone(),
+                    k,
+                    &panel,
+                    t0,
+                    CHUNK,
+                    Init::Zero,
+                    fetch,
+                );
+                for i in 0..rows.len() {
+                    let t = std::slice::from_raw_parts(t0.add(i * CHUNK), n_rest);
+                    let dst = std::slice::from_raw_parts_mut(
+                        out.at((rows.start + i) * ldc + n_main),
+                        n_rest,
+                    );
+                    for (d, &v) in dst.iter_mut().zip(t) {
+                        *d = if beta == 0.0 { v } else { beta * *d + v };
+                    }
+                }
+            }
+        }
+    });
+    drop((packed_a, packed_b, scratch));
+    Ok(())
+}
+
+/// `x = beta·x`; `beta == 0` writes zeros without reading `x` (BLAS).
+fn scale(x: &mut [f32], beta: f32) {
+    if beta == 0.0 {
+        x.fill(0.0);
+    } else if beta != 1.0 {
+        x.iter_mut().for_each(|v| *v *= beta);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive product in f64, BLAS rules for `beta == 0`.
+    fn reference(s: &GemmShape, alpha: f32, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) {
+        for i in 0..s.m {
+            for j in 0..s.n {
+                let mut acc = 0.0f64;
+                for q in 0..s.k {
+                    let x = if s.trans_a {
+                        a[q * s.ld[0] + i]
+                    } else {
+                        a[i * s.ld[0] + q]
+                    };
+                    let y = if s.trans_b {
+                        b[j * s.ld[1] + q]
+                    } else {
+                        b[q * s.ld[1] + j]
+                    };
+                    acc += f64::from(x) * f64::from(y);
+                }
+                let d = &mut c[i * s.ld[2] + j];
+                let old = if beta == 0.0 {
+                    0.0
+                } else {
+                    f64::from(beta * *d)
+                };
+                *d = (f64::from(alpha) * acc + old) as f32;
+            }
+        }
+    }
+
+    fn fill(len: usize, seed: u32) -> Vec<f32> {
+        (0..len as u32)
+            .map(|i| {
+                let h = (i.wrapping_mul(2654435761) ^ seed.wrapping_mul(40503)) >> 7;
+                (h % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// Every transposition, leading dimensions above the row length, shapes around the tile
+    /// and chunk sizes, alpha/beta cases (beta 0 ignores NaNs in C).
+    #[test]
+    fn matches_the_naive_product() {
+        let shapes = [
+            (1, 1, 1),
+            (3, 4, 5),
+            (7, 32, 9),
+            (13, 33, 64),
+            (37, 75, 129),
+            (100, 300, 40),
+            (6, 64, 1030),
+        ];
+        for &(m, n, k) in &shapes {
+            for (ta, tb) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'T'), (b'T', b'T')] {
+                for &(alpha, beta) in &[(1.0, 0.0), (1.0, 1.0), (0.5, -2.0), (-1.5, 0.0)] {
+                    let lda = if ta == b'N' { k } else { m } + 3;
+                    let ldb = if tb == b'N' { n } else { k } + 1;
+                    let ldc = n + 2;
+                    let s = GemmShape::new(
+                        ta,
+                        tb,
+                        [m as i64, n as i64, k as i64],
+                        [lda as i64, ldb as i64, ldc as i64],
+                    )
+                    .unwrap();
+                    let a = fill(s.a_len(), 1);
+                    let b = fill(s.b_len(), 2);
+                    let mut c = fill(s.c_len(), 3);
+                    if beta == 0.0 {
+                        c.iter_mut().step_by(5).for_each(|v| *v = f32::NAN);
+                    }
+                    let mut want = c.clone();
+                    reference(&s, alpha, &a, &b, beta, &mut want);
+                    sgemm(&s, alpha, &a, &b, beta, &mut c).unwrap();
+                    for i in 0..m {
+                        for j in 0..ldc {
+                            if i * ldc + j >= c.len() {
+                                continue;
+                            }
+                            let (g, w) = (c[i * ldc + j], want[i * ldc + j]);
+                            if j >= n {
+                                // padding between rows is left alone
+                                assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()));
+                                continue;
+                            }
+                            let tol = 1e-5 * (k as f32).sqrt() * (1.0 + w.abs()) * 4.0;
+                            assert!(
+                                (g - w).abs() <= tol,
+                                "{m}x{n}x{k} {}{} alpha {alpha} beta {beta} at ({i},{j}): {g} vs {w}",
+                                ta as char,
+                                tb as char
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sgemm_matches_a_hand_computed_product_in_every_transposition() {
+        // op(A) = [[1,2,3],[4,5,6]], op(B) = [[1,0],[0,1],[1,1]], C = [[1,1],[1,1]]
+        let a_n = [1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0]; // 2 x 3, lda 4
+        let a_t = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]; // 3 x 2, lda 2
+        let b_n = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0]; // 3 x 2, ldb 2
+        let b_t = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0]; // 2 x 3, ldb 3
+        for (ta, a, lda) in [(b'N', &a_n[..], 4), (b't', &a_t[..], 2)] {
+            for (tb, b, ldb) in [(b'n', &b_n[..], 2), (b'T', &b_t[..], 3)] {
+                let s = GemmShape::new(ta, tb, [2, 2, 3], [lda, ldb, 3]).unwrap();
+                let mut c = [1.0, 1.0, -7.0, 1.0, 1.0, -7.0];
+                sgemm(&s, 2.0, a, b, 0.5, &mut c).unwrap();
+                // A·B = [[4,5],[10,11]]; 2·AB + 0.5·1; the column past N stays
+                assert_eq!(c, [8.5, 10.5, -7.0, 20.5, 22.5, -7.0]);
+            }
+        }
+    }
+
+    #[test]
+    fn alpha_zero_only_scales_c() {
+        let s = GemmShape::new(b'N', b'N', [2, 2, 2], [2, 2, 2]).unwrap();
+        let a = [f32::NAN; 4];
+        let mut c = [1.0, 2.0, 3.0, 4.0];
+        sgemm(&s, 0.0, &a, &a, 2.0, &mut c).unwrap();
+        assert_eq!(c, [2.0, 4.0, 6.0, 8.0]);
+    }
+}
