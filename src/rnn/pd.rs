@@ -24,6 +24,7 @@ use super::desc::RnnDesc;
 use super::problem::RnnProblem;
 use super::scratch::ScratchLayout;
 use super::seq_lengths;
+use super::staging::Staging;
 use super::weights;
 use super::workspace::WorkspaceLayout;
 use crate::args;
@@ -62,6 +63,8 @@ pub struct RnnPd {
     /// Backward: the scratchpad layout (`scratch` is then unused).
     backward_scratch: Option<BackwardScratch>,
     workspace: Option<WorkspaceLayout>,
+    /// Low-precision user tensors widened or narrowed around the drivers.
+    staging: Staging,
     isa: Isa,
     impl_info: String,
 }
@@ -251,7 +254,9 @@ impl RnnPd {
                 )
             })
             .transpose()?;
-        let scratch_bytes = backward_scratch.as_ref().map_or(scratch.bytes, |b| b.bytes);
+        let driver_bytes = backward_scratch.as_ref().map_or(scratch.bytes, |b| b.bytes);
+        let staging = Staging::new(&mds, backward, driver_bytes)?;
+        let scratch_bytes = staging.scratch_bytes(driver_bytes);
         let bytes_md = |bytes: usize| {
             MemoryDesc::with_tag(&[size::to_dim("RNN buffer", bytes)?], DataType::U8, TAG_A)
         };
@@ -280,6 +285,7 @@ impl RnnPd {
         };
         Ok(Self {
             backward_scratch,
+            staging,
             engine,
             desc,
             attr: attr.clone(),
@@ -324,9 +330,16 @@ impl RnnPd {
 
     /// Bytes of the scratchpad of one execution.
     pub fn scratch_bytes(&self) -> usize {
-        self.backward_scratch
+        let driver = self
+            .backward_scratch
             .as_ref()
-            .map_or(self.scratch.bytes, |b| b.bytes)
+            .map_or(self.scratch.bytes, |b| b.bytes);
+        self.staging.scratch_bytes(driver)
+    }
+
+    /// The staged (low-precision) tensors.
+    pub fn staging(&self) -> &Staging {
+        &self.staging
     }
 
     /// Workspace layout (forward training and backward).

@@ -8,6 +8,7 @@
 use super::cells::vanilla::Activation;
 use super::cells::CellKind;
 use super::desc::RnnDesc;
+use super::precision::Precision;
 use crate::args;
 use crate::error::{Error, Result};
 use crate::memory::MemoryDesc;
@@ -64,6 +65,8 @@ pub struct RnnProblem {
     pub with_peephole: bool,
     /// LSTM projection weights given.
     pub with_projection: bool,
+    /// Precision of the activations and weights (chosen from the tensors' data types).
+    pub precision: Precision,
     /// Per-sample sequence lengths are given at execution (the pd sets it from the
     /// attributes; see [`seq_lengths`](super::seq_lengths)).
     pub seq_lengths: bool,
@@ -201,25 +204,27 @@ impl RnnProblem {
         }
 
         // Data types: oneDNN reports unsupported combinations as unimplemented before it looks
-        // at dimensions; only all-f32 is implemented here.
-        let present = [src_layer, weights_layer, weights_iter, dst_layer]
-            .into_iter()
-            .chain(
-                [
-                    src_iter, src_iter_c, peephole, projection, bias, dst_iter, dst_iter_c,
-                    attention,
-                ]
-                .into_iter()
-                .flatten(),
-            );
-        for m in present {
-            if m.data_type() != DataType::F32 {
-                unimplemented_err!(
-                    "RNN with {} tensors: only f32 is implemented",
-                    m.data_type()
-                );
-            }
-        }
+        // at dimensions.
+        let given = [
+            (args::SRC_LAYER, Some(src_layer)),
+            (args::SRC_ITER, src_iter),
+            (args::SRC_ITER_C, src_iter_c),
+            (args::AUGRU_ATTENTION, attention),
+            (args::WEIGHTS_LAYER, Some(weights_layer)),
+            (args::WEIGHTS_ITER, Some(weights_iter)),
+            (args::WEIGHTS_PEEPHOLE, peephole),
+            (args::WEIGHTS_PROJECTION, projection),
+            (args::BIAS, bias),
+            (args::DST_LAYER, Some(dst_layer)),
+            (args::DST_ITER, dst_iter),
+            (args::DST_ITER_C, dst_iter_c),
+        ];
+        let precision = Precision::of_request(desc.prop, |arg| {
+            given
+                .iter()
+                .find(|(a, _)| *a == arg)
+                .and_then(|(_, m)| m.map(MemoryDesc::data_type))
+        })?;
 
         let [l, d, slc, g, dhc] =
             <[usize; 5]>::try_from(dims_of(weights_layer)).expect("5 dims checked");
@@ -337,6 +342,7 @@ impl RnnProblem {
             with_bias: bias.is_some(),
             with_peephole: peephole.is_some(),
             with_projection: projection.is_some(),
+            precision,
             seq_lengths: false,
         })
     }

@@ -339,6 +339,7 @@ mod tests {
             with_bias: true,
             with_peephole: false,
             with_projection: false,
+            precision: Default::default(),
             seq_lengths: false,
         }
     }

@@ -195,6 +195,7 @@ vector_dispatch!(
 mod tests {
     use super::*;
     use crate::kernels::Isa;
+    use crate::rnn::precision::Precision;
 
     #[test]
     fn matches_the_equations_on_every_isa() {
@@ -224,6 +225,7 @@ mod tests {
                         h_out: tr(h.as_mut_ptr(), 40),
                         h_extra: tr(extra.as_mut_ptr(), 40),
                         extra_add: true,
+                        precision: Precision::F32,
                     },
                     ws_gates: tr(ws.as_mut_ptr(), GATES * 40),
                     ws_gate_stride: 40,
