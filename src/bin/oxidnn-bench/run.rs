@@ -17,7 +17,7 @@ use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
 use oxidnn::rnn::precision::Precision;
 use oxidnn::rnn::reference::{self, RefInputs, RefOutputs, RefProblem};
 use oxidnn::rnn::{RnnDesc, RnnPd};
-use oxidnn::types::{AlgKind, DataType, Direction, PropKind, ScratchpadMode};
+use oxidnn::types::{AlgKind, DataType, Direction, FpmathMode, PropKind, ScratchpadMode};
 use oxidnn::Error;
 
 /// benchdnn's ReLU negative slope.
@@ -237,6 +237,14 @@ fn attr_of(c: &Case) -> Attr {
         attr.scratchpad_mode = ScratchpadMode::User;
     }
     attr.deterministic = c.deterministic;
+    attr.fpmath_mode = match c.fpmath.mode.as_str() {
+        "bf16" => FpmathMode::Bf16,
+        "f16" => FpmathMode::F16,
+        "any" => FpmathMode::Any,
+        "tf32" => FpmathMode::Tf32,
+        _ => FpmathMode::Strict,
+    };
+    attr.fpmath_apply_to_int = c.fpmath.apply_to_int;
     if c.skip_nonlinear {
         attr.rnn_tparams = test_params(c);
     }
