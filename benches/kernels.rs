@@ -236,6 +236,7 @@ fn lstm_postgemm(c: &mut Criterion) {
                     peephole: std::ptr::null(),
                     c_prev: c,
                     c_out: c,
+                    c_precision: Precision::F32,
                     h: HDest {
                         h_out: rows_of(h[p * 32..].as_mut_ptr(), dhc),
                         h_extra: TileRows::NONE,

@@ -215,6 +215,7 @@ fn problem(
         with_projection: false,
         activation,
         precision: Precision::F32,
+        c_precision: Precision::F32,
         linear: None,
     }
 }

@@ -1108,6 +1108,7 @@ impl Forward<'_> {
                         Some(v) if pass.c_direct && s + 1 == p.t => at(&v, 0),
                         _ => at(&pass.c_all, s + 1),
                     },
+                    c_precision: p.c_precision,
                     h,
                     ws_gates,
                     ws_gate_stride: p.dhc,

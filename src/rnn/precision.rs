@@ -8,7 +8,8 @@
 //! round every hidden state they store (h, LSTMP's h̃ and h, GRU's `r ⊙ h`) — the operands of
 //! the next GEMMs, which oneDNN keeps in the activation type. Products of two bf16 (or f16)
 //! values are exact in f32, so the f32 GEMM computes what a bf16 GEMM with f32 accumulation
-//! computes. Gate math and c-states are f32, as in oneDNN.
+//! computes. Gate math is f32, as in oneDNN; the LSTM c-state is computed in f32 and rounded
+//! to its own type (f32, bf16 or f16) where it is stored (`RnnProblem::c_precision`).
 
 use crate::args;
 use crate::error::Result;

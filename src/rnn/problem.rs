@@ -67,6 +67,8 @@ pub struct RnnProblem {
     pub with_projection: bool,
     /// Precision of the activations and weights (chosen from the tensors' data types).
     pub precision: Precision,
+    /// Precision of the LSTM c-state (the type of `src_iter_c` / `dst_iter_c`; f32 without).
+    pub c_precision: Precision,
     /// Per-sample sequence lengths are given at execution (the pd sets it from the
     /// attributes; see [`seq_lengths`](super::seq_lengths)).
     pub seq_lengths: bool,
@@ -343,6 +345,9 @@ impl RnnProblem {
             with_peephole: peephole.is_some(),
             with_projection: projection.is_some(),
             precision,
+            c_precision: src_iter_c
+                .or(dst_iter_c)
+                .map_or(Precision::F32, |m| Precision::of_type(m.data_type())),
             seq_lengths: false,
         })
     }

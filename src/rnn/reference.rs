@@ -54,6 +54,8 @@ pub struct RefProblem {
     /// The precision hidden states are rounded to where they are stored (h, LSTMP's h̃,
     /// GRU's `r ⊙ h`), as oneDNN stores them in the activation type.
     pub precision: Precision,
+    /// The precision the LSTM c-state is rounded to where it is stored (its type).
+    pub c_precision: Precision,
 }
 
 impl RefProblem {
@@ -73,6 +75,7 @@ impl RefProblem {
             activation: p.activation,
             linear: None,
             precision: p.precision,
+            c_precision: p.c_precision,
         }
     }
 
@@ -284,7 +287,7 @@ fn lstm_step(
             let ct = p.tanh(2, pre(2));
             let c = f * cp + i * ct;
             let og = p.sigmoid(3, pre(3) + pp(2) * c);
-            out.c[r * dhc + o] = c;
+            out.c[r * dhc + o] = p.c_precision.round(c);
             out.ht[r * dhc + o] = p.precision.round(og * p.tanh_c(c));
             for (gate, v) in [i, f, ct, og].into_iter().enumerate() {
                 out.gates[r * cols + gate * dhc + o] = v;
@@ -665,6 +668,7 @@ mod tests {
             activation: None,
             linear: None,
             precision: Precision::F32,
+            c_precision: Precision::F32,
         };
         let w = [0.5, -1.0, 2.0, 0.25];
         let b = [0.1, 0.2, 0.3, 0.4];

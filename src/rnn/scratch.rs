@@ -340,6 +340,7 @@ mod tests {
             with_peephole: false,
             with_projection: false,
             precision: Default::default(),
+            c_precision: Default::default(),
             seq_lengths: false,
         }
     }

@@ -307,6 +307,7 @@ impl Case {
             with_projection: self.projection,
             linear: self.linear,
             precision: Precision::F32,
+            c_precision: Precision::F32,
         }
     }
 }
