@@ -12,6 +12,7 @@ use oxidnn::kernels::Isa;
 use oxidnn::memory::buffer::AlignedBuf;
 use oxidnn::rnn::cells::lstm::{self, LstmTile};
 use oxidnn::rnn::cells::{HDest, TileRows};
+use oxidnn::rnn::precision::Precision;
 use std::hint::black_box;
 use std::ops::{Deref, DerefMut};
 use std::time::Duration;
@@ -235,10 +236,12 @@ fn lstm_postgemm(c: &mut Criterion) {
                     peephole: std::ptr::null(),
                     c_prev: c,
                     c_out: c,
+                    c_precision: Precision::F32,
                     h: HDest {
                         h_out: rows_of(h[p * 32..].as_mut_ptr(), dhc),
                         h_extra: TileRows::NONE,
                         extra_add: false,
+                        precision: Precision::F32,
                     },
                     ws_gates: TileRows::NONE,
                     ws_gate_stride: dhc,

@@ -74,18 +74,19 @@ fn every_input_file_parses() {
 #[test]
 fn lists_run_with_no_failure() {
     // (list, cases, at least this many PASSED). Totals are fixed by the files; the PASSED floor is
-    // today's coverage: every valid f32 case with strict fpmath, forward (projection and
-    // skip-nonlinear included) and backward, and every int8 case benchdnn runs on CPU but those
-    // in test mode (the rest is SKIPPED for a reason in `SKIP_REASONS`).
+    // today's coverage: every valid f32, bf16 and f16 case (any fpmath mode), forward (projection
+    // and skip-nonlinear included) and backward, and every int8 case benchdnn runs on CPU but those
+    // in test mode (the rest is SKIPPED for a reason in
+    // `SKIP_REASONS`).
     for (list, total, min_passed) in [
-        ("test_rnn_ci", 11784, 1271),
-        ("test_gru_ci", 1092, 152),
-        ("test_lstm_ci", 3666, 786),
-        ("test_augru_ci", 240, 4),
-        ("test_rnn_all", 4104, 860),
-        ("test_gru_all", 3997, 401),
-        ("test_lstm_all", 19104, 3936),
-        ("test_augru_all", 672, 4),
+        ("test_rnn_ci", 11784, 4670),
+        ("test_gru_ci", 1092, 376),
+        ("test_lstm_ci", 3666, 2322),
+        ("test_augru_ci", 240, 20),
+        ("test_rnn_all", 4104, 3164),
+        ("test_gru_all", 3997, 1272),
+        ("test_lstm_all", 19104, 8208),
+        ("test_augru_all", 672, 60),
     ] {
         let out = bench(&[&format!("--batch={list}")]);
         let text = String::from_utf8_lossy(&out.stdout);
@@ -124,7 +125,7 @@ fn lists_run_with_no_failure() {
 const SKIP_REASONS: [&str; 6] = [
     "invalid: ",
     "cfg ",
-    "attr-fpmath=",
+    "unimplemented: f16 RNN primitives are forward inference only",
     "unimplemented: backward with weights tag ",
     "int8 ",
     "unimplemented: int8 RNN in test mode",
@@ -142,6 +143,25 @@ fn an_injected_error_fails_the_case() {
     assert_eq!(summary(&out), (0, 1, 0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("0:FAILED __REPRO: --rnn --alg=VANILLA_LSTM --direction=concat"));
+    assert!(text.contains("dst_layer: 1/128 points above trh"), "{text}");
+}
+
+#[test]
+fn a_bf16_case_is_checked_with_the_bf16_threshold() {
+    let case = [
+        "--cfg=bf16",
+        "--alg=VANILLA_LSTM",
+        "--direction=concat",
+        "l1t1mb4sic16",
+    ];
+    assert_eq!(summary(&bench(&case)), (1, 0, 0));
+    // The threshold is 4·ceil(log2 9)·2⁻⁷ = 0.125 relative: an error of 1e-3 on values near
+    // 0.23 passes, one of 0.1 fails.
+    let out = bench(&[&["--inject-error=1e-3"][..], &case].concat());
+    assert_eq!(summary(&out), (1, 0, 0));
+    let out = bench(&[&["--inject-error=0.1"][..], &case].concat());
+    assert_eq!(summary(&out), (0, 1, 0));
+    let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("dst_layer: 1/128 points above trh"), "{text}");
 }
 

@@ -11,6 +11,7 @@ mod lstm_common;
 
 use lstm_common::{fill, fill_positive};
 use oxidnn::rnn::cells::vanilla::Activation;
+use oxidnn::rnn::precision::Precision;
 use oxidnn::rnn::reference::{self, RefInputs, RefProblem};
 use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::CellKind;
@@ -213,6 +214,8 @@ fn problem(
         dic: 2,
         with_projection: false,
         activation,
+        precision: Precision::F32,
+        c_precision: Precision::F32,
         linear: None,
     }
 }

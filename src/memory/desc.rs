@@ -103,7 +103,7 @@ impl Sizes {
             .map(|&d| size::from_dim(&what, d))
             .collect::<Result<Vec<_>>>()?;
         let nelems = size::product(&what, &udims)?;
-        let elem = data_type.size();
+        let elem = storage_type(data_type, layout).size();
         size::bytes(&what, nelems, elem)?;
         if nelems == 0 {
             return Ok(Self::default());
@@ -137,6 +137,18 @@ impl Sizes {
             bytes: size::bytes(&what, len, elem)?,
             extent: size::bytes(&what, extent, elem)?,
         })
+    }
+}
+
+/// The element type stored for `data_type` in `layout`: the packed weights layouts keep bf16
+/// and f16 weights as f32 values rounded to that type (what the f32 GEMM kernels read); every
+/// other layout stores the data type itself.
+pub fn storage_type(data_type: DataType, layout: &Layout) -> DataType {
+    match (layout, data_type) {
+        (Layout::Packed(_) | Layout::PackedTransposed(_), DataType::Bf16 | DataType::F16) => {
+            DataType::F32
+        }
+        _ => data_type,
     }
 }
 
@@ -444,6 +456,13 @@ impl MemoryDesc {
     /// Element data type.
     pub fn data_type(&self) -> DataType {
         self.data_type
+    }
+
+    /// The type of the elements in memory: the data type, except in the packed layouts, whose
+    /// floating-point elements are f32 holding values of the data type (see
+    /// [`storage_type`]).
+    pub fn storage_type(&self) -> DataType {
+        storage_type(self.data_type, &self.layout)
     }
 
     /// The layout.

@@ -8,6 +8,7 @@ use super::quantize::{self, Quantization};
 use crate::attr::Attr;
 use crate::error::Result;
 use crate::rnn::backward::pack_gate_weights;
+use crate::rnn::precision::Precision;
 use crate::rnn::weights;
 use crate::types::DataType;
 use crate::{ensure_args, unimplemented_err};
@@ -51,16 +52,20 @@ impl Reorder {
         let convertible = |dt: DataType| {
             matches!(
                 dt,
-                DataType::F32 | DataType::S32 | DataType::S8 | DataType::U8
+                DataType::F32
+                    | DataType::Bf16
+                    | DataType::F16
+                    | DataType::S32
+                    | DataType::S8
+                    | DataType::U8
             )
         };
-        let f32_side = src.data_type() == DataType::F32 || dst.data_type() == DataType::F32;
-        let same = src.data_type() == dst.data_type();
-        if !((f32_side || same) && convertible(src.data_type()) && convertible(dst.data_type())) {
+        let (sdt, ddt) = (src.data_type(), dst.data_type());
+        let f32_side = sdt == DataType::F32 || ddt == DataType::F32 || sdt == ddt;
+        if !(f32_side && convertible(sdt) && convertible(ddt)) {
             unimplemented_err!(
-                "reorder {} -> {}: only f32 to/from f32, s32, s8, u8, and copies, are implemented",
-                src.data_type(),
-                dst.data_type()
+                "reorder {sdt} -> {ddt}: only f32 to/from f32, bf16, f16, s32, s8, u8 and \
+                 between tensors of one type is implemented"
             );
         }
         let int8_packed = |md: &MemoryDesc| {
@@ -104,11 +109,23 @@ impl Reorder {
             "reorder memory has no buffer"
         );
         let (src, dst) = (from.data_ptr().cast_const(), to.data_ptr());
-        let (sdt, ddt) = (self.src.data_type(), self.dst.data_type());
+        let (sdt, ddt) = (self.src.storage_type(), self.dst.storage_type());
+        // Values stored as f32 in a packed layout of a narrower type are rounded to it.
+        let narrow = Precision::of_type(self.dst.data_type());
         let plain_f32 = matches!(
             (self.src.layout(), sdt, ddt),
             (Layout::Strided { .. }, DataType::F32, DataType::F32)
         );
+        // SAFETY (both packers' callers): a packed destination holds `size_bytes()` bytes of
+        // f32 values.
+        let round_packed = || unsafe {
+            if narrow != Precision::F32 {
+                let n = self.dst.size_bytes() / std::mem::size_of::<f32>();
+                for v in std::slice::from_raw_parts_mut(dst.cast::<f32>(), n) {
+                    *v = narrow.round(*v);
+                }
+            }
+        };
         // Plain f32 weights into a packed layout take the RNN primitive's own packers (whole
         // panel rows at once, padding included, in parallel), not the element-wise copy.
         match self.dst.layout() {
@@ -140,6 +157,7 @@ impl Reorder {
                 // SAFETY: `src` addresses every element of its (validated) descriptor, whose
                 // dims are the layout's; `dst` holds the packed layout; they do not overlap.
                 unsafe { weights::pack(w, dst.cast(), lay) };
+                round_packed();
                 return Ok(());
             }
             Layout::PackedTransposed(lay) if plain_f32 => {
@@ -151,6 +169,7 @@ impl Reorder {
                     // floats; they do not overlap.
                     unsafe { pack_gate_weights(&w, (l, d), (lay.i, lay.g, lay.o), at) };
                 }
+                round_packed();
                 return Ok(());
             }
             // The element-wise copy leaves the padding of a packed layout: zero it first.
@@ -160,19 +179,113 @@ impl Reorder {
             },
             _ => {}
         }
-        let dims = self.src.dims();
-        let mut idx = vec![0i64; dims.len()];
-        loop {
-            let s = self.src.element_offset(&idx);
-            let d = self.dst.element_offset(&idx);
-            // SAFETY: both offsets are within the extents of their descriptors, which the memory
-            // objects' buffers cover (the user's contract for user buffers).
-            unsafe {
-                let v = self.quantization.apply(load(sdt, src, s), &idx, dims);
-                store(ddt, dst, d, v)
-            };
-            if !next_index(&mut idx, dims) {
-                return Ok(());
+        if !matches!(self.quantization, Quantization::None) {
+            // Quantizing (RNN qparams): element by element, the scale chosen by the index.
+            let dims = self.src.dims();
+            let mut idx = vec![0i64; dims.len()];
+            loop {
+                let s = self.src.element_offset(&idx);
+                let d = self.dst.element_offset(&idx);
+                // SAFETY: both offsets are within the extents of their descriptors, which the
+                // memory objects' buffers cover (the user's contract for user buffers).
+                unsafe {
+                    let v = self.quantization.apply(load(sdt, src, s), &idx, dims);
+                    store(ddt, dst, d, v)
+                };
+                if !next_index(&mut idx, dims) {
+                    return Ok(());
+                }
+            }
+        }
+        // SAFETY: the memory objects' buffers cover their descriptors (the user's contract for
+        // user buffers).
+        unsafe { convert(&self.src, src, &self.dst, dst) };
+        Ok(())
+    }
+}
+
+/// Copies every element of a tensor described by `src_md` at `src` into the one described by
+/// `dst_md` at `dst` (same dims), converting the type — rounding half to even, saturating
+/// integers — element by element.
+///
+/// # Safety
+/// Both buffers must cover every element of their descriptors (concrete layouts), and not
+/// overlap.
+pub unsafe fn convert(src_md: &MemoryDesc, src: *const u8, dst_md: &MemoryDesc, dst: *mut u8) {
+    let (sdt, ddt) = (src_md.storage_type(), dst_md.storage_type());
+    let narrow = Precision::of_type(dst_md.data_type());
+    let dims = src_md.dims();
+    if dims.contains(&0) {
+        return;
+    }
+    // Rows of the innermost dim at once when it is contiguous on both sides.
+    let inner_unit = |md: &MemoryDesc| matches!(md.layout(), Layout::Strided { strides, .. } if strides[dims.len() - 1] == 1);
+    let last = dims.len() - 1;
+    let run = if inner_unit(src_md) && inner_unit(dst_md) {
+        dims[last] as usize
+    } else {
+        1
+    };
+    let mut idx = vec![0i64; dims.len()];
+    loop {
+        let s = src_md.element_offset(&idx);
+        let d = dst_md.element_offset(&idx);
+        // SAFETY: both offsets (and the `run` elements from them) are within the extents of
+        // their descriptors.
+        unsafe { convert_run(sdt, src, s, ddt, dst, d, run, narrow) };
+        if run > 1 {
+            idx[last] = dims[last] - 1;
+        }
+        if !next_index(&mut idx, dims) {
+            return;
+        }
+    }
+}
+
+/// Converts `n` consecutive elements from element `s` of `src` (type `sdt`) to element `d`
+/// of `dst` (type `ddt`), values rounded to `narrow`; the f32 ↔ bf16 / f16 runs the RNN
+/// primitives stage take loops the compiler vectorizes.
+///
+/// # Safety
+/// Both runs valid for their types, not overlapping.
+#[allow(clippy::too_many_arguments)]
+unsafe fn convert_run(
+    sdt: DataType,
+    src: *const u8,
+    s: usize,
+    ddt: DataType,
+    dst: *mut u8,
+    d: usize,
+    n: usize,
+    narrow: Precision,
+) {
+    unsafe {
+        match (sdt, ddt) {
+            (DataType::Bf16 | DataType::F16, DataType::F32) => {
+                let from = std::slice::from_raw_parts(src.cast::<u16>().add(s), n);
+                let to = std::slice::from_raw_parts_mut(dst.cast::<f32>().add(d), n);
+                if sdt == DataType::Bf16 {
+                    for (t, &f) in to.iter_mut().zip(from) {
+                        *t = f32::from_bits(u32::from(f) << 16);
+                    }
+                } else {
+                    half::slice::HalfFloatSliceExt::convert_to_f32_slice(
+                        &*(from as *const [u16] as *const [half::f16]),
+                        to,
+                    );
+                }
+            }
+            (DataType::F32, DataType::Bf16) => {
+                let from = std::slice::from_raw_parts(src.cast::<f32>().add(s), n);
+                let to = std::slice::from_raw_parts_mut(dst.cast::<u16>().add(d), n);
+                for (t, &f) in to.iter_mut().zip(from) {
+                    *t = half::bf16::from_f32(f).to_bits();
+                }
+            }
+            _ => {
+                for k in 0..n {
+                    store(ddt, dst, d + k, narrow.round(load(sdt, src, s + k)));
+                }
             }
         }
     }
@@ -187,6 +300,8 @@ unsafe fn load(dt: DataType, p: *const u8, off: usize) -> f32 {
         DataType::S32 => *p.cast::<i32>().add(off) as f32,
         DataType::S8 => *p.cast::<i8>().add(off) as f32,
         DataType::U8 => *p.add(off) as f32,
+        DataType::Bf16 => half::bf16::from_bits(*p.cast::<u16>().add(off)).to_f32(),
+        DataType::F16 => half::f16::from_bits(*p.cast::<u16>().add(off)).to_f32(),
         _ => *p.cast::<f32>().add(off),
     }
 }
@@ -204,6 +319,8 @@ unsafe fn store(dt: DataType, p: *mut u8, off: usize, v: f32) {
         }
         DataType::S8 => *p.cast::<i8>().add(off) = r().clamp(-128.0, 127.0) as i8,
         DataType::U8 => *p.add(off) = r().clamp(0.0, 255.0) as u8,
+        DataType::Bf16 => *p.cast::<u16>().add(off) = half::bf16::from_f32(v).to_bits(),
+        DataType::F16 => *p.cast::<u16>().add(off) = half::f16::from_f32(v).to_bits(),
         _ => *p.cast::<f32>().add(off) = v,
     }
 }

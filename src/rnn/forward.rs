@@ -1030,6 +1030,7 @@ impl Forward<'_> {
                         .h_extra
                         .map_or(TileRows::NONE, |v| tile_at(&v, s, n0, u0)),
                     extra_add: pass.extra_add,
+                    precision: p.precision,
                 };
                 let valid = PANEL.min(p.dic - u0);
                 for i in 0..rows.len() {
@@ -1068,11 +1069,13 @@ impl Forward<'_> {
                 h_out: at(&ht, s),
                 h_extra: TileRows::NONE,
                 extra_add: false,
+                precision: p.precision,
             },
             None => HDest {
                 h_out: at(&pass.h_seq, s),
                 h_extra: opt(pass.h_extra, s),
                 extra_add: pass.extra_add,
+                precision: p.precision,
             },
         };
         let ws_gates = opt(pass.ws_gates, s);
@@ -1105,6 +1108,7 @@ impl Forward<'_> {
                         Some(v) if pass.c_direct && s + 1 == p.t => at(&v, 0),
                         _ => at(&pass.c_all, s + 1),
                     },
+                    c_precision: p.c_precision,
                     h,
                     ws_gates,
                     ws_gate_stride: p.dhc,

@@ -25,6 +25,7 @@ use super::int8::Int8Plan;
 use super::problem::RnnProblem;
 use super::scratch::ScratchLayout;
 use super::seq_lengths;
+use super::staging::Staging;
 use super::weights;
 use super::workspace::WorkspaceLayout;
 use crate::args;
@@ -66,6 +67,8 @@ pub struct RnnPd {
     workspace: Option<WorkspaceLayout>,
     /// int8 problems: the scratchpad plan (`scratch` is then unused).
     int8: Option<Int8Plan>,
+    /// Low-precision user tensors widened or narrowed around the drivers.
+    staging: Staging,
     isa: Isa,
     impl_info: String,
 }
@@ -286,11 +289,13 @@ impl RnnPd {
                 )
             })
             .transpose()?;
-        let scratch_bytes = match (&backward_scratch, &int8) {
+        let driver_bytes = match (&backward_scratch, &int8) {
             (Some(b), _) => b.bytes,
             (_, Some(i)) => i.bytes,
             _ => scratch.bytes,
         };
+        let staging = Staging::new(&mds, backward, driver_bytes)?;
+        let scratch_bytes = staging.scratch_bytes(driver_bytes);
         let bytes_md = |bytes: usize| {
             MemoryDesc::with_tag(&[size::to_dim("RNN buffer", bytes)?], DataType::U8, TAG_A)
         };
@@ -315,6 +320,7 @@ impl RnnPd {
         let impl_info = impl_name(&problem, isa);
         Ok(Self {
             backward_scratch,
+            staging,
             engine,
             desc,
             attr: attr.clone(),
@@ -360,16 +366,22 @@ impl RnnPd {
 
     /// Bytes of the scratchpad of one execution.
     pub fn scratch_bytes(&self) -> usize {
-        match (&self.backward_scratch, &self.int8) {
+        let driver = match (&self.backward_scratch, &self.int8) {
             (Some(b), _) => b.bytes,
             (_, Some(i)) => i.bytes,
             _ => self.scratch.bytes,
-        }
+        };
+        self.staging.scratch_bytes(driver)
     }
 
     /// int8 problems: the scratchpad plan.
     pub fn int8_plan(&self) -> Option<&Int8Plan> {
         self.int8.as_ref()
+    }
+
+    /// The staged (low-precision) tensors.
+    pub fn staging(&self) -> &Staging {
+        &self.staging
     }
 
     /// Workspace layout (forward training and backward).

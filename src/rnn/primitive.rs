@@ -56,6 +56,52 @@ pub(super) fn required(pd: &RnnPd, args: &ExecArgs, arg: i32) -> Result<*mut u8>
         .ok_or_else(|| Error::Runtime(format!("{} has a zero descriptor", args::rnn_name(arg))))
 }
 
+/// The tensors of one execution as the drivers see them: the user's buffers, or for staged
+/// (low-precision) tensors their f32 copies in the scratchpad ([`Staging`]).
+///
+/// [`Staging`]: super::staging::Staging
+pub(crate) struct ExecTensors<'a> {
+    pub pd: &'a RnnPd,
+    pub args: &'a ExecArgs<'a>,
+    pub scratch: *mut u8,
+}
+
+impl ExecTensors<'_> {
+    /// As [`buffer`], the staged copy for a staged tensor (the user's memory is checked all
+    /// the same).
+    pub fn buffer(&self, arg: i32) -> Result<Option<*mut u8>> {
+        let user = buffer(self.pd, self.args, arg)?;
+        Ok(match self.pd.staging().view(arg, self.scratch) {
+            Some((copy, _)) if user.is_some() => Some(copy),
+            _ => user,
+        })
+    }
+
+    /// As [`required`], the staged copy for a staged tensor.
+    pub fn required(&self, arg: i32) -> Result<*mut u8> {
+        self.buffer(arg)?
+            .ok_or_else(|| Error::Runtime(format!("{} has a zero descriptor", args::rnn_name(arg))))
+    }
+
+    /// The descriptor of what [`Self::buffer`] gives.
+    pub fn md(&self, arg: i32) -> Result<&MemoryDesc> {
+        match self.pd.staging().view(arg, self.scratch) {
+            Some((_, md)) => Ok(md),
+            None => self.pd.md(arg),
+        }
+    }
+
+    /// Widens the staged inputs into their copies, or (`outputs`) narrows the copies of the
+    /// staged outputs into the user's buffers.
+    ///
+    /// # Safety
+    /// `scratch` is a scratchpad of the pd's size used by this execution only.
+    pub unsafe fn stage(&self, outputs: bool) -> Result<()> {
+        let user = |arg| Ok((required(self.pd, self.args, arg)?, self.pd.md(arg)?.clone()));
+        unsafe { self.pd.staging().convert(self.scratch, outputs, user) }
+    }
+}
+
 impl RnnPrimitive {
     /// Creates the primitive for a pd; in library scratchpad mode with its first scratchpad.
     pub fn new(pd: &RnnPd) -> Result<Self> {
@@ -70,23 +116,37 @@ impl RnnPrimitive {
 
     /// Runs the primitive on the given arguments (synchronously).
     pub fn execute(&self, pd: &RnnPd, args: &ExecArgs) -> Result<()> {
+        let (scratch, pooled) = self.take_scratch(pd, args)?;
+        let io = ExecTensors { pd, args, scratch };
+        // SAFETY: the scratchpad is the user's (checked against the pd's descriptor) or one of
+        // the pool's, of the pd's size, used by this execution only.
+        let result = unsafe {
+            if pd.problem().is_backward() {
+                backward::exec::run(&io)
+            } else if pd.problem().int8.is_some() {
+                super::int8::exec::run(pd, args, scratch)
+            } else {
+                Self::execute_forward(&io)
+            }
+        };
+        self.give_back(pooled);
+        result
+    }
+
+    /// Runs a forward primitive.
+    ///
+    /// # Safety
+    /// As [`ExecTensors::stage`].
+    unsafe fn execute_forward(io: &ExecTensors) -> Result<()> {
+        let (pd, scratch) = (io.pd, io.scratch);
         let p = pd.problem();
-        if p.is_backward() {
-            return self.execute_backward(pd, args);
-        }
-        if p.int8.is_some() {
-            let (scratch, pooled) = self.take_scratch(pd, args)?;
-            // SAFETY: the scratchpad is the user's (checked against the pd's descriptor) or
-            // one of the pool's, of the pd's size, used by this execution only.
-            let result = unsafe { super::int8::exec::run(pd, args, scratch) };
-            self.give_back(pooled);
-            return result;
-        }
+        let required = |arg| io.required(arg);
         let strided3 =
-            |arg| -> Result<Strided<3>> { Ok(Strided::new(required(pd, args, arg)?, pd.md(arg)?)) };
+            |arg| -> Result<Strided<3>> { Ok(Strided::new(io.required(arg)?, io.md(arg)?)) };
         let strided4 = |arg| -> Result<Option<Strided<4>>> {
-            Ok(buffer(pd, args, arg)?
-                .map(|b| Strided::new(b, pd.md(arg).expect("checked by buffer"))))
+            Ok(io
+                .buffer(arg)?
+                .map(|b| Strided::new(b, io.md(arg).expect("checked by buffer"))))
         };
         let src_layer = strided3(args::SRC_LAYER)?;
         let dst_layer = strided3(args::DST_LAYER)?;
@@ -111,28 +171,28 @@ impl RnnPrimitive {
         } else {
             None
         };
-        let weights_layer_buf = required(pd, args, args::WEIGHTS_LAYER)?;
-        let weights_iter_buf = required(pd, args, args::WEIGHTS_ITER)?;
+        let weights_layer_buf = required(args::WEIGHTS_LAYER)?;
+        let weights_iter_buf = required(args::WEIGHTS_ITER)?;
         let weights_projection_buf = if p.with_projection {
-            Some(required(pd, args, args::WEIGHTS_PROJECTION)?)
+            Some(required(args::WEIGHTS_PROJECTION)?)
         } else {
             None
         };
         let workspace = match pd.workspace_layout() {
-            Some(_) => required(pd, args, args::WORKSPACE)?,
+            Some(_) => required(args::WORKSPACE)?,
             None => std::ptr::null_mut(),
         };
         let lengths = if p.seq_lengths {
-            Some(required(pd, args, args::SEQ_LENGTHS)?)
+            Some(required(args::SEQ_LENGTHS)?)
         } else {
             None
         };
         if p.is_empty() {
             return Ok(());
         }
+        unsafe { io.stage(false)? };
 
         let layout = pd.scratch_layout();
-        let (scratch, pooled) = self.take_scratch(pd, args)?;
         let order = match (&layout.seq_lengths, lengths) {
             // SAFETY: the scratchpad has the pd's layout; the tensors were checked above.
             (Some(seq), Some(ptr)) => match unsafe {
@@ -146,10 +206,7 @@ impl RnnPrimitive {
                     ([src_iter, src_iter_c], attention) = gathered;
                     Some(o)
                 }
-                Err(e) => {
-                    self.give_back(pooled);
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             },
             _ => None,
         };
@@ -162,7 +219,7 @@ impl RnnPrimitive {
                            buf: *mut u8,
                            region: Option<super::arena::Region>|
              -> Result<PackedWeights> {
-                let md: &MemoryDesc = pd.md(arg)?;
+                let md: &MemoryDesc = io.md(arg)?;
                 match (md.layout(), region) {
                     (Layout::Packed(lay), _) => Ok(PackedWeights {
                         ptr: buf.cast::<f32>().cast_const(),
@@ -241,10 +298,8 @@ impl RnnPrimitive {
                 order,
             };
             forward.run();
+            io.stage(true)
         }
-
-        self.give_back(pooled);
-        Ok(())
     }
 
     /// The scratchpad of one execution: the user's, or a buffer of the pool (returned with it,
@@ -275,15 +330,5 @@ impl RnnPrimitive {
                 .unwrap_or_else(|e| e.into_inner())
                 .push(buf);
         }
-    }
-
-    /// Runs a backward primitive.
-    fn execute_backward(&self, pd: &RnnPd, args: &ExecArgs) -> Result<()> {
-        let (scratch, pooled) = self.take_scratch(pd, args)?;
-        // SAFETY: the scratchpad is the user's (checked against the pd's descriptor) or one of
-        // the pool's, of the pd's size, used by this execution only.
-        let result = unsafe { backward::exec::run(pd, args, scratch) };
-        self.give_back(pooled);
-        result
     }
 }

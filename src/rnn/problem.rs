@@ -9,6 +9,7 @@ use super::cells::vanilla::Activation;
 use super::cells::CellKind;
 use super::desc::RnnDesc;
 use super::int8::Int8Config;
+use super::precision::Precision;
 use crate::args;
 use crate::error::{Error, Result};
 use crate::memory::MemoryDesc;
@@ -65,6 +66,10 @@ pub struct RnnProblem {
     pub with_peephole: bool,
     /// LSTM projection weights given.
     pub with_projection: bool,
+    /// Precision of the activations and weights (chosen from the tensors' data types).
+    pub precision: Precision,
+    /// Precision of the LSTM c-state (the type of `src_iter_c` / `dst_iter_c`; f32 without).
+    pub c_precision: Precision,
     /// Per-sample sequence lengths are given at execution (the pd sets it from the
     /// attributes; see [`seq_lengths`](super::seq_lengths)).
     pub seq_lengths: bool,
@@ -204,27 +209,13 @@ impl RnnProblem {
         }
 
         // Data types: oneDNN reports unsupported combinations as unimplemented before it looks
-        // at dimensions; int8 problems (s8 weights) are checked by `int8`, else only all-f32 is
-        // implemented here.
+        // at dimensions. int8 problems (s8 weights) are checked by `int8` and run on its own
+        // driver; every other combination is one of the float precisions.
         let int8 = Int8Config::of(desc, cell)?;
-        let present = [src_layer, weights_layer, weights_iter, dst_layer]
-            .into_iter()
-            .chain(
-                [
-                    src_iter, src_iter_c, peephole, projection, bias, dst_iter, dst_iter_c,
-                    attention,
-                ]
-                .into_iter()
-                .flatten(),
-            );
-        for m in present.filter(|_| int8.is_none()) {
-            if m.data_type() != DataType::F32 {
-                unimplemented_err!(
-                    "RNN with {} tensors: only f32 is implemented",
-                    m.data_type()
-                );
-            }
-        }
+        let precision = match int8 {
+            Some(_) => Precision::F32,
+            None => Precision::of_request(desc.prop, |arg| desc.md(arg).map(MemoryDesc::data_type))?,
+        };
 
         let [l, d, slc, g, dhc] =
             <[usize; 5]>::try_from(dims_of(weights_layer)).expect("5 dims checked");
@@ -342,6 +333,10 @@ impl RnnProblem {
             with_bias: bias.is_some(),
             with_peephole: peephole.is_some(),
             with_projection: projection.is_some(),
+            precision,
+            c_precision: src_iter_c
+                .or(dst_iter_c)
+                .map_or(Precision::F32, |m| Precision::of_type(m.data_type())),
             seq_lengths: false,
             int8,
         })

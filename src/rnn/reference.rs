@@ -19,6 +19,7 @@
 use super::cells::vanilla::Activation;
 use super::cells::{CellKind, Linear};
 use super::pd::RnnPd;
+use super::precision::Precision;
 use super::problem::RnnProblem;
 use crate::error::{Error, Result};
 use crate::types::Direction;
@@ -50,6 +51,11 @@ pub struct RefProblem {
     pub activation: Option<Activation>,
     /// Test mode: linear activations (`None`: the cell's own).
     pub linear: Option<Linear>,
+    /// The precision hidden states are rounded to where they are stored (h, LSTMP's h̃,
+    /// GRU's `r ⊙ h`), as oneDNN stores them in the activation type.
+    pub precision: Precision,
+    /// The precision the LSTM c-state is rounded to where it is stored (its type).
+    pub c_precision: Precision,
 }
 
 impl RefProblem {
@@ -68,6 +74,8 @@ impl RefProblem {
             with_projection: p.with_projection,
             activation: p.activation,
             linear: None,
+            precision: p.precision,
+            c_precision: p.c_precision,
         }
     }
 
@@ -279,8 +287,8 @@ fn lstm_step(
             let ct = p.tanh(2, pre(2));
             let c = f * cp + i * ct;
             let og = p.sigmoid(3, pre(3) + pp(2) * c);
-            out.c[r * dhc + o] = c;
-            out.ht[r * dhc + o] = og * p.tanh_c(c);
+            out.c[r * dhc + o] = p.c_precision.round(c);
+            out.ht[r * dhc + o] = p.precision.round(og * p.tanh_c(c));
             for (gate, v) in [i, f, ct, og].into_iter().enumerate() {
                 out.gates[r * cols + gate * dhc + o] = v;
             }
@@ -290,6 +298,7 @@ fn lstm_step(
         Some(proj) => {
             out.h = vec![0.0; n * p.dic];
             matmul_acc(&mut out.h, &out.ht, proj, n, dhc, p.dic);
+            out.h.iter_mut().for_each(|v| *v = p.precision.round(*v));
         }
         None => out.h = std::mem::take(&mut out.ht),
     }
@@ -321,7 +330,7 @@ fn vanilla_step(p: &RefProblem, wts: &CellWeights, x: &[f32], k: usize, h: &[f32
         .collect();
     StepOut {
         gates: h.clone(),
-        h,
+        h: h.iter().map(|&v| p.precision.round(v)).collect(),
         ht: Vec::new(),
         c: Vec::new(),
         lbr: Vec::new(),
@@ -368,7 +377,9 @@ fn gru_step(
             }
         } else {
             for kk in 0..sic {
-                let rh = out.gates[r * cols + dhc + kk] * h_prev[r * sic + kk];
+                let rh = p
+                    .precision
+                    .round(out.gates[r * cols + dhc + kk] * h_prev[r * sic + kk]);
                 for o in 0..dhc {
                     ho[r * dhc + o] += rh * wts.u[kk * cols + 2 * dhc + o];
                 }
@@ -386,7 +397,7 @@ fn gru_step(
             let og = p.tanh(2, pre);
             out.gates[i + 2 * dhc] = og;
             let u = att.map_or(1.0, |a| 1.0 - a[r]) * out.gates[i];
-            out.h[j] = u * h_prev[j] + (1.0 - u) * og;
+            out.h[j] = p.precision.round(u * h_prev[j] + (1.0 - u) * og);
         }
     }
     if lbr {
@@ -656,6 +667,8 @@ mod tests {
             with_projection: false,
             activation: None,
             linear: None,
+            precision: Precision::F32,
+            c_precision: Precision::F32,
         };
         let w = [0.5, -1.0, 2.0, 0.25];
         let b = [0.1, 0.2, 0.3, 0.4];

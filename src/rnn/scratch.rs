@@ -339,6 +339,8 @@ mod tests {
             with_bias: true,
             with_peephole: false,
             with_projection: false,
+            precision: Default::default(),
+            c_precision: Default::default(),
             seq_lengths: false,
             int8: None,
         }

@@ -18,6 +18,7 @@
 //! cell lstm
 //! prop forward_inference
 //! direction <left2right|right2left|bidirectional_concat|bidirectional_sum>
+//! types data=bf16 bias=f32 c=f32                 (low-precision cases only)
 //! tparams <cscale> <scale 0> ... <scale G-1>     (test-mode cases only)
 //! dims L=1 D=1 T=5 N=3 SLC=5 SIC=4 DHC=4 DIC=4 G=4
 //! tensor <name> <ndims> <d0> <d1> ...
@@ -55,6 +56,9 @@ pub struct GoldenCase {
     pub tparams: Option<Vec<f32>>,
     /// Problem sizes by name: `L D T N SLC SIC DHC DIC G`.
     pub dims: BTreeMap<String, i64>,
+    /// Data types by role (`data`, `bias`, `c`) of the low-precision cases
+    /// (`types data=bf16 bias=f32 c=f32`); empty: everything f32.
+    pub types: BTreeMap<String, String>,
     /// Tensors by name (`src_layer`, `src_iter`, `src_iter_c`, `weights_layer`,
     /// `weights_iter`, `bias`, `dst_layer`, `dst_iter`, `dst_iter_c`):
     /// (logical dims, values in canonical plain row-major order).
@@ -143,6 +147,7 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
     let mut direction = None;
     let mut tparams: Option<Vec<f32>> = None;
     let mut dims: Option<BTreeMap<String, i64>> = None;
+    let mut types: BTreeMap<String, String> = BTreeMap::new();
     let mut tensors: BTreeMap<String, (Vec<i64>, Vec<f32>)> = BTreeMap::new();
     let mut pending: Option<Pending> = None;
     let mut ended = false;
@@ -241,6 +246,17 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
                 }
                 tparams = Some(v);
             }
+            "types" => {
+                if !types.is_empty() {
+                    return Err(format!("line {}: duplicate `types`", lineno));
+                }
+                for w in &words[1..] {
+                    let (k, v) = w.split_once('=').ok_or_else(|| {
+                        format!("line {}: expected ROLE=TYPE, got `{}`", lineno, w)
+                    })?;
+                    types.insert(k.to_string(), v.to_string());
+                }
+            }
             "dims" => {
                 if dims.is_some() {
                     return Err(format!("line {}: duplicate `dims`", lineno));
@@ -333,6 +349,7 @@ pub fn parse(text: &str) -> Result<GoldenCase, String> {
         direction: direction.ok_or("missing `direction` line")?,
         tparams,
         dims: dims.ok_or("missing `dims` line")?,
+        types,
         tensors,
     })
 }

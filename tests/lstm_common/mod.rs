@@ -10,6 +10,7 @@ use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
 use oxidnn::rnn::cells::vanilla::Activation;
 use oxidnn::rnn::cells::Linear;
+use oxidnn::rnn::precision::Precision;
 use oxidnn::rnn::reference::{self, RefInputs, RefOutputs, RefProblem};
 use oxidnn::rnn::{CellKind, RnnDesc, RnnPd};
 use oxidnn::types::{AlgKind, DataType, Direction, PropKind, ScratchpadMode};
@@ -305,6 +306,8 @@ impl Case {
             dic: self.dic,
             with_projection: self.projection,
             linear: self.linear,
+            precision: Precision::F32,
+            c_precision: Precision::F32,
         }
     }
 }

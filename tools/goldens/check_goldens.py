@@ -75,7 +75,8 @@ GEN = [("src_layer", 1, 2.0), ("src_iter", 2, 2.0), ("src_iter_c", 3, 2.0),
 
 def parse(path):
     """Parse one golden file into a dict (keys: case, cell, prop, direction,
-    dims {name: int}, tensors {name: (dims, values)})."""
+    dims {name: int}, types {role: type} (low-precision cases),
+    tensors {name: (dims, values)})."""
     g = {"tensors": {}, "dims": {}}
     cur = None
     with open(path) as fh:
@@ -92,6 +93,9 @@ def parse(path):
                 cur = None
             elif w[0] == "tparams":
                 g["tparams"] = [float(v) for v in w[1:]]
+                cur = None
+            elif w[0] == "types":
+                g["types"] = dict(x.split("=") for x in w[1:])
                 cur = None
             elif w[0] in ("case", "cell", "prop", "direction", "activation", "alpha"):
                 g[w[0]] = w[1]

@@ -104,6 +104,10 @@ static const char *states_suffix[S_COUNT] = {"", "_nostates", "_srciter",
 typedef struct {
     cell_t cell;
     states_t states;
+    dnnl_data_type_t dt;      /* activations and weights */
+    dnnl_data_type_t bias_dt; /* bias */
+    dnnl_data_type_t c_dt;    /* src_iter_c, dst_iter_c */
+    int inference;            /* forward inference only (no backward) */
     int peephole;
     int projection; /* LSTM projection (DIC = 3 < DHC) */
     int linear;     /* test mode (golden_common.h's tparams) */
@@ -128,7 +132,7 @@ static dnnl_status_t create_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
         const_dnnl_primitive_desc_t hint, const_dnnl_primitive_attr_t attr) {
 #define M(k) md_of(c, k)
     if (!backward) {
-        const dnnl_prop_kind_t p = dnnl_forward_training;
+        const dnnl_prop_kind_t p = c->inference ? dnnl_forward_inference : dnnl_forward_training;
         switch (c->cell) {
             case C_RNN:
                 return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, p,
@@ -230,9 +234,11 @@ static void execute(const_dnnl_primitive_desc_t pd, dnnl_engine_t eng,
         args[nargs].memory = m;
         ++nargs;
     }
-    args[nargs].arg = DNNL_ARG_WORKSPACE;
-    args[nargs].memory = ws;
-    ++nargs;
+    if (ws) {
+        args[nargs].arg = DNNL_ARG_WORKSPACE;
+        args[nargs].memory = ws;
+        ++nargs;
+    }
     dnnl_primitive_t prim = NULL;
     CHECK(dnnl_primitive_create(&prim, pd));
     CHECK(dnnl_primitive_execute(prim, strm, nargs, args));
@@ -244,6 +250,23 @@ static void execute(const_dnnl_primitive_desc_t pd, dnnl_engine_t eng,
 
 static const char *act_name(dnnl_alg_kind_t a) {
     return a == dnnl_eltwise_relu ? "relu" : a == dnnl_eltwise_tanh ? "tanh" : "logistic";
+}
+
+static const char *type_name(dnnl_data_type_t dt) {
+    return dt == dnnl_bf16 ? "bf16" : dt == dnnl_f16 ? "f16" : "f32";
+}
+
+/* The file-name suffix of a case's types and prop: `_bf16` (training and
+ * backward), `_bf16_inf` (inference), `_f16_inf`, plus `_bias<type>` and
+ * `_c<type>` where those differ from f32; nothing for f32. */
+static const char *type_suffix(const bwd_case_t *c) {
+    static char buf[64];
+    if (c->dt == dnnl_f32) return "";
+    snprintf(buf, sizeof(buf), "_%s%s%s%s%s%s", type_name(c->dt), c->inference ? "_inf" : "",
+            c->bias_dt != dnnl_f32 ? "_bias" : "", c->bias_dt != dnnl_f32 ? type_name(c->bias_dt) : "",
+            c->c_dt != dnnl_f32 && c->cell == C_LSTM ? "_c" : "",
+            c->c_dt != dnnl_f32 && c->cell == C_LSTM ? type_name(c->c_dt) : "");
+    return buf;
 }
 
 static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
@@ -258,14 +281,14 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     const int lstm = c->cell == C_LSTM;
     const int att = c->cell == C_AUGRU || c->cell == C_LBR_AUGRU;
 
-    char name[128];
-    snprintf(name, sizeof(name), "%s%s%s%s_%s_l%d%s%s", cell_short[c->cell],
+    char name[160];
+    snprintf(name, sizeof(name), "%s%s%s%s_%s_l%d%s%s%s", cell_short[c->cell],
             c->cell == C_RNN ? act_name(c->act) : "", c->peephole ? "peephole" : "",
             c->projection ? "proj" : "",
             c->dir == dnnl_unidirectional_left2right ? "l2r"
             : c->dir == dnnl_unidirectional_right2left ? "r2l"
             : c->dir == dnnl_bidirectional_concat ? "bicat" : "bisum",
-            c->L, c->linear ? "_lin" : "", states_suffix[c->states]);
+            c->L, c->linear ? "_lin" : "", states_suffix[c->states], type_suffix(c));
     const int64_t d_sl[] = {T, N, SLC}, d_st[] = {L, D, N, DIC}, d_stc[] = {L, D, N, DHC},
                   d_att[] = {T, N, 1}, d_wl[] = {L, D, SLC, G, DHC},
                   d_wi[] = {L, D, SIC, G, DHC}, d_wp[] = {L, D, 3, DHC},
@@ -282,7 +305,10 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
         const int k = shape[s].k;
         /* diff tensor of forward tensor k: same shape */
         const int dk = k <= T_BIAS ? T_DSRC_LAYER + k : T_DDST_LAYER + (k - T_DST_LAYER);
-        tensor_init(&c->t[k], t_name[k], shape[s].nd, shape[s].dims, shape[s].tag, eng);
+        const dnnl_data_type_t dt = k == T_WP ? dnnl_f32
+                : k == T_BIAS ? c->bias_dt
+                : k == T_SRC_ITER_C || k == T_DST_ITER_C ? c->c_dt : c->dt;
+        tensor_init_dt(&c->t[k], t_name[k], shape[s].nd, shape[s].dims, shape[s].tag, dt, eng);
         tensor_init(&c->t[dk], t_name[dk], shape[s].nd, shape[s].dims, shape[s].tag, eng);
         const int used = (k != T_SRC_ITER_C && k != T_DST_ITER_C && k != T_WP && k != T_WPROJ
                                  && k != T_ATT)
@@ -314,6 +340,8 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     gen_fill(c->t[T_DDST_LAYER].host, c->t[T_DDST_LAYER].nelems, 11, 2.0f);
     gen_fill(c->t[T_DDST_ITER].host, c->t[T_DDST_ITER].nelems, 12, 2.0f);
     gen_fill(c->t[T_DDST_ITER_C].host, c->t[T_DDST_ITER_C].nelems, 13, 2.0f);
+    for (int k = 0; k <= T_BIAS; ++k)
+        round_all(c->t[k].dt, c->t[k].host, c->t[k].nelems);
     const int diff_w[] = {T_DWL, T_DWI, T_DBIAS, T_DWP, T_DWPROJ};
     for (int j = 0; j < 5; ++j) {
         tensor_t *t = &c->t[diff_w[j]];
@@ -322,46 +350,55 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
     }
 
     dnnl_memory_desc_t wl_any = NULL, wi_any = NULL, wproj_any = NULL;
-    CHECK(dnnl_memory_desc_create_with_tag(&wl_any, 5, c->t[T_WL].dims, dnnl_f32, dnnl_format_tag_any));
-    CHECK(dnnl_memory_desc_create_with_tag(&wi_any, 5, c->t[T_WI].dims, dnnl_f32, dnnl_format_tag_any));
+    CHECK(dnnl_memory_desc_create_with_tag(&wl_any, 5, c->t[T_WL].dims, c->dt, dnnl_format_tag_any));
+    CHECK(dnnl_memory_desc_create_with_tag(&wi_any, 5, c->t[T_WI].dims, c->dt, dnnl_format_tag_any));
     if (c->projection)
         CHECK(dnnl_memory_desc_create_with_tag(
-                &wproj_any, 4, c->t[T_WPROJ].dims, dnnl_f32, dnnl_format_tag_any));
+                &wproj_any, 4, c->t[T_WPROJ].dims, c->dt, dnnl_format_tag_any));
     dnnl_primitive_attr_t attr = test_mode_attr(c->linear, (int)G);
     dnnl_primitive_desc_t fpd = NULL, bpd = NULL;
     dnnl_status_t st = create_pd(&fpd, eng, c, 0, wl_any, wi_any, wproj_any, NULL, attr);
-    if (st == dnnl_success)
+    if (st == dnnl_success && !c->inference)
         st = create_pd(&bpd, eng, c, 1, wl_any, wi_any, wproj_any, fpd, attr);
     if (st != dnnl_success) {
         fprintf(stderr, "%s: not accepted: status %d (%s)\n", name, (int)st, status_str(st));
     } else {
-        /* forward training */
+        /* forward training (or inference) */
         for (int k = 0; k <= T_BIAS; ++k)
-            if (c->present[k]) mem_write(c->t[k].mem, c->t[k].host, c->t[k].nelems);
+            if (c->present[k]) tensor_write(&c->t[k], c->t[k].host);
         dnnl_memory_t ws = NULL;
-        CHECK(dnnl_memory_create(&ws, dnnl_primitive_desc_query_md(fpd, dnnl_query_workspace_md, 0),
-                eng, DNNL_MEMORY_ALLOCATE));
+        if (!c->inference)
+            CHECK(dnnl_memory_create(&ws,
+                    dnnl_primitive_desc_query_md(fpd, dnnl_query_workspace_md, 0), eng,
+                    DNNL_MEMORY_ALLOCATE));
         for (int k = T_DST_LAYER; k <= T_DST_ITER_C; ++k)
-            if (c->present[k]) mem_fill_nan(c->t[k].mem, c->t[k].nelems);
+            if (c->present[k]) tensor_fill_nan(&c->t[k]);
         execute(fpd, eng, strm, c, T_DDST_LAYER, ws);
         for (int k = T_DST_LAYER; k <= T_DST_ITER_C; ++k)
-            if (c->present[k]) mem_read(c->t[k].mem, c->t[k].host, c->t[k].nelems);
-        /* backward */
-        for (int k = T_DDST_LAYER; k <= T_DDST_ITER_C; ++k)
-            if (c->present[k]) mem_write(c->t[k].mem, c->t[k].host, c->t[k].nelems);
-        for (int k = T_DSRC_LAYER; k < T_COUNT; ++k)
             if (c->present[k]) {
-                if (c->init[k]) mem_write(c->t[k].mem, c->init[k], c->t[k].nelems);
-                else mem_fill_nan(c->t[k].mem, c->t[k].nelems);
-            }
-        execute(bpd, eng, strm, c, T_COUNT, ws);
-        for (int k = T_DSRC_LAYER; k < T_COUNT; ++k)
-            if (c->present[k]) {
-                mem_read(c->t[k].mem, c->t[k].host, c->t[k].nelems);
+                tensor_read(&c->t[k], c->t[k].host);
                 for (size_t i = 0; i < c->t[k].nelems; ++i)
                     if (!isfinite(c->t[k].host[i])) FAIL("%s: %s not finite", name, t_name[k]);
             }
-        CHECK(dnnl_memory_destroy(ws));
+        if (c->inference) /* only the forward tensors go to the file */
+            for (int k = T_DDST_LAYER; k < T_COUNT; ++k)
+                c->present[k] = 0;
+        /* backward */
+        for (int k = T_DDST_LAYER; k <= T_DDST_ITER_C; ++k)
+            if (c->present[k]) tensor_write(&c->t[k], c->t[k].host);
+        for (int k = T_DSRC_LAYER; k < T_COUNT; ++k)
+            if (c->present[k]) {
+                if (c->init[k]) tensor_write(&c->t[k], c->init[k]);
+                else tensor_fill_nan(&c->t[k]);
+            }
+        if (!c->inference) execute(bpd, eng, strm, c, T_COUNT, ws);
+        for (int k = T_DSRC_LAYER; k < T_COUNT; ++k)
+            if (c->present[k]) {
+                tensor_read(&c->t[k], c->t[k].host);
+                for (size_t i = 0; i < c->t[k].nelems; ++i)
+                    if (!isfinite(c->t[k].host[i])) FAIL("%s: %s not finite", name, t_name[k]);
+            }
+        if (ws) CHECK(dnnl_memory_destroy(ws));
 
         char path[512];
         snprintf(path, sizeof(path), "%s/%s.txt", out_dir, name);
@@ -371,7 +408,11 @@ static void run_case(bwd_case_t *c, dnnl_engine_t eng, dnnl_stream_t strm,
         fprintf(f, "case %s\ncell %s\n", name, cell_name[c->cell]);
         if (c->cell == C_RNN)
             fprintf(f, "activation %s\nalpha %.9g\n", act_name(c->act), (double)c->alpha);
-        fprintf(f, "prop backward\ndirection %s\n", dir_name(c->dir));
+        fprintf(f, "prop %s\ndirection %s\n", c->inference ? "forward_inference" : "backward",
+                dir_name(c->dir));
+        if (c->dt != dnnl_f32)
+            fprintf(f, "types data=%s bias=%s c=%s\n", type_name(c->dt), type_name(c->bias_dt),
+                    type_name(c->c_dt));
         if (c->linear) write_tparams(f, (int)G);
         fprintf(f, "dims L=%lld D=%lld T=%lld N=%lld SLC=%lld SIC=%lld DHC=%lld DIC=%lld G=%lld\n",
                 (long long)L, (long long)D, (long long)T, (long long)N, (long long)SLC,
@@ -420,6 +461,52 @@ static int wanted(states_t s, int d, int L, int linear) {
     }
 }
 
+/* The low-precision cases (OUT_DIR of the second argument), every cell and
+ * variant (vanilla RNN: tanh and relu; LSTM plain and peephole; no
+ * projection: oneDNN 3.13 accepts bf16 and f16 LSTMP but its outputs are NaN
+ * or zeros), src_iter and dst_iter given: bf16 training + backward in l2r L = 1
+ * and bidirectional concat L = 2 (AUGRU: l2r L = 1 only); bf16
+ * inference with
+ * bias and c-state bf16 in r2l L = 1 and bidirectional sum L = 2; f16
+ * inference (bias and c-state f32) in l2r L = 1 and bidirectional concat
+ * L = 2. */
+static void low_precision_cases(dnnl_engine_t eng, dnnl_stream_t strm, const char *out_dir,
+        const char *version) {
+    struct { dnnl_data_type_t dt, bias_dt, c_dt; int inference; int dir[2]; } kinds[] = {
+        {dnnl_bf16, dnnl_f32, dnnl_f32, 0, {0, 2}},
+        {dnnl_bf16, dnnl_bf16, dnnl_bf16, 1, {1, 3}},
+        {dnnl_f16, dnnl_f32, dnnl_f32, 1, {0, 2}},
+    };
+    const dnnl_rnn_direction_t dirs[] = {dnnl_unidirectional_left2right,
+            dnnl_unidirectional_right2left, dnnl_bidirectional_concat, dnnl_bidirectional_sum};
+    const dnnl_alg_kind_t acts[] = {dnnl_eltwise_tanh, dnnl_eltwise_relu};
+    for (int kind = 0; kind < 3; ++kind)
+        for (int cell = C_RNN; cell <= C_LBR_AUGRU; ++cell)
+            for (int v = 0; v < (cell == C_RNN ? 2 : cell == C_LSTM ? 4 : 1); ++v)
+                for (int j = 0; j < 2; ++j) {
+                    const int augru = cell == C_AUGRU || cell == C_LBR_AUGRU;
+                    if (augru && j == 1) continue;
+                    /* oneDNN 3.13 creates bf16/f16 LSTMP pds but computes NaN (f16,
+                     * bf16 backward) or zeros (bf16 inference) */
+                    if (cell == C_LSTM && (v & 2)) continue;
+                    bwd_case_t c;
+                    memset(&c, 0, sizeof(c));
+                    c.states = S_BOTH;
+                    c.cell = (cell_t)cell;
+                    c.act = cell == C_RNN ? acts[v] : dnnl_eltwise_tanh;
+                    c.alpha = c.act == dnnl_eltwise_relu && cell == C_RNN ? 0.1f : 0.0f;
+                    c.peephole = cell == C_LSTM && (v & 1);
+                    c.projection = cell == C_LSTM && (v & 2);
+                    c.dir = augru ? dnnl_unidirectional_left2right : dirs[kinds[kind].dir[j]];
+                    c.L = j + 1;
+                    c.dt = kinds[kind].dt;
+                    c.bias_dt = kinds[kind].bias_dt;
+                    c.c_dt = kinds[kind].c_dt;
+                    c.inference = kinds[kind].inference;
+                    run_case(&c, eng, strm, out_dir, version);
+                }
+}
+
 int main(int argc, char **argv) {
     char version[64];
     dnnl_engine_t eng = NULL;
@@ -453,8 +540,10 @@ int main(int argc, char **argv) {
                             c.linear = linear;
                             c.dir = dirs[d];
                             c.L = L;
+                            c.dt = c.bias_dt = c.c_dt = dnnl_f32;
                             run_case(&c, eng, strm, argv[1], version);
                         }
+    if (argc == 3) low_precision_cases(eng, strm, argv[2], version);
     CHECK(dnnl_stream_destroy(strm));
     CHECK(dnnl_engine_destroy(eng));
     return 0;

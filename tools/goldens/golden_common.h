@@ -84,6 +84,7 @@ static void gen_fill(float *buf, size_t n, uint32_t seed, float scale) {
 
 typedef struct {
     const char *name;
+    dnnl_data_type_t dt;    /* f32, bf16 or f16 */
     int ndims;
     dnnl_dims_t dims;
     dnnl_format_tag_t tag;
@@ -93,10 +94,37 @@ typedef struct {
     dnnl_memory_t mem;      /* user memory (plain) */
 } tensor_t;
 
+static size_t dt_size(dnnl_data_type_t dt) {
+    return dt == dnnl_f32 ? 4 : 2;
+}
+
+/* A plain tensor of type `dt` (f32, bf16 or f16); host values stay f32. */
+static void tensor_init_dt(tensor_t *t, const char *name, int ndims,
+        const int64_t *dims, dnnl_format_tag_t tag, dnnl_data_type_t dt,
+        dnnl_engine_t eng) {
+    memset(t, 0, sizeof(*t));
+    t->name = name;
+    t->dt = dt;
+    t->ndims = ndims;
+    t->tag = tag;
+    t->nelems = 1;
+    for (int k = 0; k < ndims; ++k) {
+        t->dims[k] = dims[k];
+        t->nelems *= (size_t)dims[k];
+    }
+    t->host = (float *)xmalloc(t->nelems * sizeof(float));
+    memset(t->host, 0, t->nelems * sizeof(float));
+    CHECK(dnnl_memory_desc_create_with_tag(&t->md, ndims, t->dims, dt, tag));
+    if (dnnl_memory_desc_get_size(t->md) != t->nelems * dt_size(dt))
+        FAIL("%s: unexpected plain size", name);
+    CHECK(dnnl_memory_create(&t->mem, t->md, eng, DNNL_MEMORY_ALLOCATE));
+}
+
 static void tensor_init(tensor_t *t, const char *name, int ndims,
         const int64_t *dims, dnnl_format_tag_t tag, dnnl_engine_t eng) {
     memset(t, 0, sizeof(*t));
     t->name = name;
+    t->dt = dnnl_f32;
     t->ndims = ndims;
     t->tag = tag;
     t->nelems = 1;
@@ -132,6 +160,69 @@ static void mem_read(dnnl_memory_t mem, float *dst, size_t n) {
     CHECK(dnnl_memory_map_data(mem, &p));
     memcpy(dst, p, n * sizeof(float));
     CHECK(dnnl_memory_unmap_data(mem, p));
+}
+
+/* bf16 and f16 conversions, rounding to nearest even (NaN stays NaN). */
+static uint16_t f32_to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static float bf16_to_f32(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+__extension__ typedef _Float16 golden_f16_t;
+
+/* `v` rounded to type `dt`. */
+static float round_to(dnnl_data_type_t dt, float v) {
+    if (dt == dnnl_bf16) return bf16_to_f32(f32_to_bf16(v));
+    if (dt == dnnl_f16) return (float)(golden_f16_t)v;
+    return v;
+}
+
+static void round_all(dnnl_data_type_t dt, float *v, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        v[i] = round_to(dt, v[i]);
+}
+
+/* Writes f32 host values into a tensor's memory of its type. */
+static void tensor_write(const tensor_t *t, const float *src) {
+    void *p = NULL;
+    CHECK(dnnl_memory_map_data(t->mem, &p));
+    for (size_t i = 0; i < t->nelems; ++i) {
+        if (t->dt == dnnl_bf16) ((uint16_t *)p)[i] = f32_to_bf16(src[i]);
+        else if (t->dt == dnnl_f16) ((golden_f16_t *)p)[i] = (golden_f16_t)src[i];
+        else ((float *)p)[i] = src[i];
+    }
+    CHECK(dnnl_memory_unmap_data(t->mem, p));
+}
+
+/* Reads a tensor's memory of its type into f32 host values. */
+static void tensor_read(const tensor_t *t, float *dst) {
+    void *p = NULL;
+    CHECK(dnnl_memory_map_data(t->mem, &p));
+    for (size_t i = 0; i < t->nelems; ++i) {
+        if (t->dt == dnnl_bf16) dst[i] = bf16_to_f32(((uint16_t *)p)[i]);
+        else if (t->dt == dnnl_f16) dst[i] = (float)((golden_f16_t *)p)[i];
+        else dst[i] = ((float *)p)[i];
+    }
+    CHECK(dnnl_memory_unmap_data(t->mem, p));
+}
+
+/* Fills a tensor's memory with NaN (catches unwritten outputs). */
+static void tensor_fill_nan(const tensor_t *t) {
+    float *nan = (float *)xmalloc(t->nelems * sizeof(float));
+    for (size_t i = 0; i < t->nelems; ++i)
+        nan[i] = NAN;
+    tensor_write(t, nan);
+    free(nan);
 }
 
 static void mem_fill_nan(dnnl_memory_t mem, size_t n) {
@@ -232,13 +323,14 @@ static void run_pd(const_dnnl_primitive_desc_t pd, dnnl_engine_t eng,
         CHECK(dnnl_memory_destroy(owned_mem[j]));
 }
 
-/* A generator's start: checks the command line (one argument, OUT_DIR),
+/* A generator's start: checks the command line (OUT_DIR, and for
+ * gen_bwd_goldens an optional directory of the low-precision cases),
  * writes oneDNN's "major.minor.patch" into version (reported on stderr) and
  * creates the CPU engine and stream. */
 static void golden_setup(int argc, char **argv, char *version, size_t n,
         dnnl_engine_t *eng, dnnl_stream_t *strm) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s OUT_DIR [LOW_PRECISION_OUT_DIR]\n", argv[0]);
         exit(1);
     }
     const dnnl_version_t *v = dnnl_version();

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make_goldens.sh - (re)generate tests/goldens/lstm/*.txt (gen_lstm_goldens.c),
 # tests/goldens/<cell>/*.txt for the other cells (gen_cells_goldens.c),
-# tests/goldens/backward/*.txt (gen_bwd_goldens.c) and tests/goldens/int8/*.txt
-# (gen_int8_goldens.c) from the real oneDNN.
+# tests/goldens/backward/*.txt and the bf16/f16 cases tests/goldens/low_precision/*.txt
+# (gen_bwd_goldens.c) and tests/goldens/int8/*.txt (gen_int8_goldens.c) from the real oneDNN.
 #
 # Usage: tools/goldens/make_goldens.sh [--version 3.13|3.2] [--no-fallback]
 #                                      [--compare] [--out DIR]
@@ -74,10 +74,11 @@ build_and_run() {
 
     echo "== oneDNN $v: run" >&2
     # shellcheck disable=SC1090
-    mkdir -p "$WORK/cells-$v" "$WORK/cells-$v/backward"
+    mkdir -p "$WORK/cells-$v" "$WORK/cells-$v/backward" "$WORK/cells-$v/low_precision"
     ( . "$env" && "$WORK/bin-$v/gen_lstm_goldens" "$WORK/out-$v" \
         && "$WORK/bin-$v/gen_cells_goldens" "$WORK/cells-$v" \
         && "$WORK/bin-$v/gen_bwd_goldens" "$WORK/cells-$v/backward" \
+            "$WORK/cells-$v/low_precision" \
         && "$WORK/bin-$v/gen_int8_goldens" "$WORK/cells-$v" ) || return 1
 }
 

@@ -9,7 +9,7 @@ use crate::check::{judge, run_forward, Outcome};
 use crate::compare::Rule;
 use crate::fill::{self, Kind};
 use crate::run::{NotRun, Prepared};
-use crate::tensor::{input_memory, poisoned, read_logical};
+use crate::tensor::{input_memory, poisoned, read_values, retyped};
 use oxidnn::args;
 use oxidnn::engine::Engine;
 use oxidnn::memory::tag::TAG_ANY;
@@ -64,13 +64,18 @@ fn backward_desc(fwd: &RnnPd, overwrite: bool) -> Result<RnnDesc, Error> {
             args::WEIGHTS_PROJECTION,
         ]
         .contains(&arg);
-        let any = MemoryDesc::with_tag(md.dims(), DataType::F32, TAG_ANY)?;
+        let any = |dt| MemoryDesc::with_tag(md.dims(), dt, TAG_ANY);
         if weights {
-            desc.mds.insert(arg, any.clone());
+            desc.mds.insert(arg, any(md.data_type())?);
         }
         let plain_diff = arg == args::BIAS || weights;
-        desc.mds
-            .insert(diff(arg), if plain_diff { any } else { md });
+        // Diff tensors are f32 whatever the cfg.
+        let diff_md = if plain_diff {
+            any(DataType::F32)?
+        } else {
+            retyped(&md, DataType::F32)?
+        };
+        desc.mds.insert(diff(arg), diff_md);
     }
     Ok(desc)
 }
@@ -164,7 +169,7 @@ fn run_backward(
         owned
             .iter()
             .find(|(a, _)| *a == diff(arg))
-            .map(|(_, m)| read_logical(m))
+            .map(|(_, m)| read_values(m).expect("f32 copy"))
             .unwrap_or_default()
     };
     let dy_of = |arg| {

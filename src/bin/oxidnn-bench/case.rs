@@ -3,6 +3,11 @@
 
 use crate::descriptor::Descriptor;
 use crate::options::{Act, Alg, Dir, Fpmath, Named, Prop, Settings, Tags};
+use oxidnn::args;
+use oxidnn::types::DataType;
+
+/// The bf16 and f16 cfgs this driver runs (SYNTAX.md §3.1).
+const LOW_PRECISION_CFGS: [&str; 4] = ["bf16f32", "bf16", "f16f32", "f16"];
 
 /// A single benchdnn RNN problem.
 #[derive(Clone, Debug, PartialEq)]
@@ -154,6 +159,38 @@ impl Case {
         self.dims.dic * if self.direction == Dir::Concat { 2 } else { 1 }
     }
 
+    /// The data type of tensor `arg` (a forward argument) in the case's cfg (SYNTAX.md §3.1;
+    /// projection weights take the activations' type, the only one oneDNN accepts).
+    pub fn data_type(&self, arg: i32) -> DataType {
+        let (data, rest) = match self.cfg.as_str() {
+            "bf16" => (DataType::Bf16, DataType::Bf16),
+            "bf16f32" => (DataType::Bf16, DataType::F32),
+            "f16" => (DataType::F16, DataType::F16),
+            "f16f32" => (DataType::F16, DataType::F32),
+            _ => (DataType::F32, DataType::F32),
+        };
+        match arg {
+            args::WEIGHTS_PEEPHOLE => DataType::F32,
+            args::SRC_ITER_C | args::DST_ITER_C | args::BIAS => rest,
+            _ => data,
+        }
+    }
+
+    /// The machine epsilon of the cfg's type, the unit of benchdnn's thresholds; an f32 cfg
+    /// with `--attr-fpmath=bf16|tf32|any` takes bf16's (benchdnn's "bf32"), with `f16` f16's
+    /// (the library may compute in those; oxidnn computes in f32, within them).
+    pub fn eps(&self) -> f32 {
+        let bf16 = 2f32.powi(-7);
+        let f16 = 2f32.powi(-10);
+        match (self.data_type(args::SRC_LAYER), self.fpmath.mode.as_str()) {
+            (DataType::Bf16, _) => bf16,
+            (DataType::F16, _) => f16,
+            (_, "bf16" | "tf32" | "any") => bf16,
+            (_, "f16") => f16,
+            _ => f32::EPSILON,
+        }
+    }
+
     /// Why this case is not run, if it is not: benchdnn's consistency rules first, then what
     /// this driver does not implement (the library's own refusals come later, at creation).
     pub fn skip_reason(&self) -> Option<Skip> {
@@ -164,16 +201,10 @@ impl Case {
         if crate::int8::Config::of(&self.cfg).is_some() {
             return crate::int8::skip_reason(self);
         }
-        if self.cfg != "f32" {
+        if !LOW_PRECISION_CFGS.contains(&self.cfg.as_str()) && self.cfg != "f32" {
             return unsupported(format!(
-                "cfg {} not supported (f32 and int8 only)",
+                "cfg {} not supported (f32, bf16, f16 and int8 only)",
                 self.cfg
-            ));
-        }
-        if self.fpmath.mode != "strict" {
-            return unsupported(format!(
-                "attr-fpmath={} not supported (strict f32 only)",
-                self.fpmath.mode
             ));
         }
         None
@@ -323,9 +354,9 @@ mod tests {
             None
         );
         assert_eq!(
-            case(&[("cfg", "bf16")], "sic4").skip_reason(),
+            case(&[("cfg", "f8")], "sic4").skip_reason(),
             Some(Skip::Unsupported(
-                "cfg bf16 not supported (f32 and int8 only)".into()
+                "cfg f8 not supported (f32, bf16, f16 and int8 only)".into()
             ))
         );
     }

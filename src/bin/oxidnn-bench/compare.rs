@@ -30,14 +30,14 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// The forward f32 rule of a case:
-    /// `trh = 4 · (2 if sum) · ceil(log2(acc · T)) · eps`, `acc = 2G + 1` (× SIC for GRU and
+    /// The forward rule of a case:
+    /// `trh = 4 · (2 if sum) · ceil(log2(acc · T)) · eps` (eps of the cfg's type), `acc = 2G + 1` (× SIC for GRU and
     /// AUGRU); no norm fallback with skip-nonlinear or at L = T = 1.
     pub fn forward(c: &Case) -> Self {
         Self::with_acc(c, 1.0, 1.0, false)
     }
 
-    /// The backward f32 rule of a case: as forward with `acc` multiplied by `max(G·DHC, MB)`
+    /// The backward rule of a case: as forward with `acc` multiplied by `max(G·DHC, MB)`
     /// and the threshold doubled; an absolute difference below it passes too, except for
     /// VANILLA_AUGRU.
     pub fn backward(c: &Case) -> Self {
@@ -53,7 +53,7 @@ impl Rule {
         let k = (acc * c.dims.t.max(1) as f64).log2().ceil() as f32;
         let sum = if c.direction == Dir::Sum { 2.0 } else { 1.0 };
         Self {
-            trh: 4.0 * trh_factor * sum * k * f32::EPSILON,
+            trh: 4.0 * trh_factor * sum * k * c.eps(),
             norm_fallback: !(c.skip_nonlinear || c.dims.l == 1 && c.dims.t == 1),
             abs_ok,
         }

@@ -4,7 +4,7 @@
 //! oxidnn-bench [--mode=C|P|CP|L] [--inputs-dir=DIR] [--fix-times-per-prb=N] OPTIONS... DESCRIPTORS... [--batch=FILE]...
 //! ```
 //! Reads benchdnn RNN options, descriptors and batch files (see
-//! `shared/conformance/benchdnn-rnn/SYNTAX.md`), runs every f32 case through the library's core
+//! `shared/conformance/benchdnn-rnn/SYNTAX.md`), runs every f32, bf16 and f16 case through the library's core
 //! API exactly as the C API would, compares dst_layer, dst_iter and dst_iter_c (and, for
 //! `--prop=BWD_DW`, every gradient) with `rnn::reference` / `rnn::reference_backward` under
 //! benchdnn's thresholds, and prints one line per case

@@ -5,16 +5,19 @@
 use crate::case::{Case, Skip};
 use crate::fill::{self, Kind};
 use crate::options::{Act, Alg, Dir, Prop};
-use crate::tensor::{input_memory, layer_md, poisoned, read_logical, state_md, TAG_LDNC, TAG_TNC};
+use crate::tensor::{
+    input_memory, layer_md, poisoned, read_values, retyped, state_md, TAG_LDNC, TAG_TNC,
+};
 use oxidnn::args;
 use oxidnn::attr::{Attr, RnnTestParams};
 use oxidnn::engine::Engine;
 use oxidnn::memory::tag::TAG_ANY;
 use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
+use oxidnn::rnn::precision::Precision;
 use oxidnn::rnn::reference::{self, RefInputs, RefOutputs, RefProblem};
 use oxidnn::rnn::{RnnDesc, RnnPd};
-use oxidnn::types::{AlgKind, Direction, PropKind, ScratchpadMode};
+use oxidnn::types::{AlgKind, DataType, Direction, FpmathMode, PropKind, ScratchpadMode};
 use oxidnn::Error;
 
 /// benchdnn's ReLU negative slope.
@@ -186,10 +189,20 @@ fn describe(c: &Case) -> Result<(RnnDesc, Inputs), Error> {
             Some(fill::activations(t * n, Kind::Attention)),
         ));
     }
+    // The cfg's types; the values rounded to them, so the reference reads what the primitive
+    // reads.
     let mut values = Vec::new();
     for (arg, md, v) in tensors {
+        let dt = c.data_type(arg);
+        let md = if dt == DataType::F32 {
+            md
+        } else {
+            retyped(&md, dt)?
+        };
         desc = desc.with(arg, Some(&md));
-        if let Some(v) = v {
+        if let Some(mut v) = v {
+            let precision = Precision::of_type(dt);
+            v.iter_mut().for_each(|x| *x = precision.round(*x));
             values.push((arg, v));
         }
     }
@@ -224,6 +237,14 @@ fn attr_of(c: &Case) -> Attr {
         attr.scratchpad_mode = ScratchpadMode::User;
     }
     attr.deterministic = c.deterministic;
+    attr.fpmath_mode = match c.fpmath.mode.as_str() {
+        "bf16" => FpmathMode::Bf16,
+        "f16" => FpmathMode::F16,
+        "any" => FpmathMode::Any,
+        "tf32" => FpmathMode::Tf32,
+        _ => FpmathMode::Strict,
+    };
+    attr.fpmath_apply_to_int = c.fpmath.apply_to_int;
     if c.skip_nonlinear {
         attr.rnn_tparams = test_params(c);
     }
@@ -276,7 +297,13 @@ impl Prepared {
         Outputs {
             tensors: outputs_of(c)
                 .into_iter()
-                .map(|(arg, name)| (arg, name, read_logical(self.memory(arg).expect("output"))))
+                .map(|(arg, name)| {
+                    (
+                        arg,
+                        name,
+                        read_values(self.memory(arg).expect("output")).expect("f32 copy"),
+                    )
+                })
                 .collect(),
         }
     }

@@ -15,7 +15,6 @@ use oxidnn::Error;
 /// `dnnl_ldnc` / `dnnl_ldgo` / `dnnl_ldio` (`abcd`).
 pub const TAG_LDNC: i32 = 5;
 /// `dnnl_ldigo` (`abcde`).
-const TAG_LDIGO: i32 = 6;
 /// `dnnl_tnc` (`abc`).
 pub const TAG_TNC: i32 = 4;
 
@@ -80,24 +79,47 @@ pub fn read_logical(mem: &Memory) -> Vec<f32> {
     }
 }
 
-/// Memory for `md` holding `values`: packed weights are reordered from plain ldigo, as
-/// benchdnn reorders its f32 buffers into the layouts the primitive asks for.
+/// The dense plain f32 descriptor of `dims` (`tnc`, `ldnc`, `ldigo`, …).
+fn dense_f32(dims: &[i64]) -> Result<MemoryDesc, Error> {
+    MemoryDesc::with_tag(dims, DataType::F32, dims.len() as i32 + 1)
+}
+
+/// `md` with its elements of type `dt` (same dims and strides; plain layouts only).
+pub fn retyped(md: &MemoryDesc, dt: DataType) -> Result<MemoryDesc, Error> {
+    match md.layout() {
+        Layout::Strided { strides, .. } => MemoryDesc::with_strides(md.dims(), dt, Some(strides)),
+        _ => MemoryDesc::with_tag(md.dims(), dt, TAG_ANY),
+    }
+}
+
+fn reorder(from: &Memory, to: &Memory) -> Result<(), Error> {
+    let pd = PrimitiveDesc::reorder(from.desc(), to.desc(), Engine::cpu(), &Attr::new())?;
+    Primitive::new(&pd)?.execute(&ExecArgs::new(vec![(args::FROM, from), (args::TO, to)])?)
+}
+
+/// Memory for `md` holding `values`: packed weights and bf16/f16 tensors are reordered from
+/// plain f32, as benchdnn reorders its f32 buffers into what the primitive asks for.
 pub fn input_memory(md: &MemoryDesc, values: &[f32]) -> Result<Memory, Error> {
     let mem = Memory::allocate(md)?;
-    if !matches!(md.layout(), Layout::Packed(_) | Layout::PackedTransposed(_)) {
+    let packed = matches!(md.layout(), Layout::Packed(_) | Layout::PackedTransposed(_));
+    if !packed && md.data_type() == DataType::F32 {
         write_logical(&mem, values);
         return Ok(mem);
     }
-    let tag = if md.ndims() == 5 { TAG_LDIGO } else { TAG_LDNC };
-    let plain = Memory::allocate(&MemoryDesc::with_tag(md.dims(), DataType::F32, tag)?)?;
+    let plain = Memory::allocate(&dense_f32(md.dims())?)?;
     write_logical(&plain, values);
-    let engine = Engine::cpu();
-    let reorder = PrimitiveDesc::reorder(plain.desc(), md, engine, &Attr::new())?;
-    Primitive::new(&reorder)?.execute(&ExecArgs::new(vec![
-        (args::FROM, &plain),
-        (args::TO, &mem),
-    ])?)?;
+    reorder(&plain, &mem)?;
     Ok(mem)
+}
+
+/// A memory's values in logical row-major order, as f32.
+pub fn read_values(mem: &Memory) -> Result<Vec<f32>, Error> {
+    if mem.desc().data_type() == DataType::F32 {
+        return Ok(read_logical(mem));
+    }
+    let plain = Memory::allocate(&dense_f32(mem.desc().dims())?)?;
+    reorder(mem, &plain)?;
+    Ok(read_logical(&plain))
 }
 
 /// Memory whose every byte reads as NaN, so unwritten outputs cannot pass.

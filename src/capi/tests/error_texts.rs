@@ -65,7 +65,7 @@ fn creation_errors_name_arguments_and_values() {
         create_error(
             st,
             dnnl_unimplemented,
-            "unimplemented: RNN with bf16 tensors: only f32 is implemented",
+            "unimplemented: DNNL_ARG_WEIGHTS_LAYER is f32: a bf16 RNN takes bf16",
         );
         let (st, _) = lstm(dnnl_bidirectional_concat, src, wl);
         create_error(

@@ -9,25 +9,24 @@ use super::{Backward, BackwardTensors, GateWeights};
 use crate::args;
 use crate::error::{Error, Result};
 use crate::memory::Layout;
-use crate::primitive::ExecArgs;
 use crate::rnn::cells::Linear;
-use crate::rnn::pd::RnnPd;
-use crate::rnn::primitive::{buffer, required};
+use crate::rnn::primitive::ExecTensors;
 use crate::rnn::seq_lengths::SeqOrder;
 use crate::rnn::views::Strided;
 
-/// Runs the backward primitive of `pd` on `args`, with the scratchpad at `scratch`.
+/// Runs the backward primitive of `io.pd` on `io`'s tensors.
 ///
 /// # Safety
-/// `scratch` points to a scratchpad of at least `pd.scratch_bytes()` bytes, not in use by
+/// `io.scratch` points to a scratchpad of at least `pd.scratch_bytes()` bytes, not in use by
 /// another execution.
-pub unsafe fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
+pub(crate) unsafe fn run(io: &ExecTensors) -> Result<()> {
+    let (pd, scratch) = (io.pd, io.scratch);
     let p = pd.problem();
-    let md = |arg| pd.md(arg);
-    let req = |arg| -> Result<*mut u8> { required(pd, args, arg) };
+    let md = |arg| io.md(arg);
+    let req = |arg| -> Result<*mut u8> { io.required(arg) };
     let opt = |arg| -> Result<Option<*mut u8>> {
-        match md(arg) {
-            Ok(_) => buffer(pd, args, arg),
+        match pd.md(arg) {
+            Ok(_) => io.buffer(arg),
             Err(_) => Ok(None),
         }
     };
@@ -86,6 +85,10 @@ pub unsafe fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
         }),
         false => None,
     };
+    if !p.is_empty() {
+        // SAFETY: the caller's contract.
+        unsafe { io.stage(false)? };
+    }
     let run = Backward {
         problem: p,
         scratch: layout,

@@ -88,6 +88,7 @@ unsafe fn part1_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
                 for (k, v) in rh.iter_mut().enumerate() {
                     *v = a[1][k] * hp[k];
                 }
+                let rh = t.h.precision.round_panel(&rh, t.valid);
                 copy_units(t.aux.row(r), rh.as_ptr(), t.valid);
             }
         }

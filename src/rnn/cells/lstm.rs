@@ -21,6 +21,7 @@ use crate::kernels::activations::{
 use crate::kernels::isa::vector_dispatch;
 use crate::kernels::vector::Vector;
 use crate::memory::packed::PANEL;
+use crate::rnn::precision::Precision;
 
 /// Gates of the LSTM cell.
 pub const GATES: usize = 4;
@@ -40,6 +41,9 @@ pub struct LstmTile {
     pub c_prev: TileRows,
     /// New cell state (may be `c_prev` itself: updated in place).
     pub c_out: TileRows,
+    /// The precision c is rounded to where it is stored (the c-state's type; h is computed
+    /// from the unrounded c, as oneDNN does).
+    pub c_precision: Precision,
     /// Where h goes.
     pub h: HDest,
     /// Workspace rows `[G][DHC]` for the post-activation gates (training), or none.
@@ -145,6 +149,7 @@ unsafe fn tile_body<
                     }
                 }
             }
+            let c_row = t.c_precision.round_panel(&c_row, valid);
             copy_units(t.c_out.row(r), c_row.as_ptr(), valid);
             t.h.store(r, &h_row, valid);
             if STORE_GATES {
@@ -220,10 +225,12 @@ mod tests {
                     peephole: std::ptr::null(),
                     c_prev: tr(c_prev.as_ptr().cast_mut(), 40),
                     c_out: tr(c.as_mut_ptr(), 40),
+                    c_precision: Precision::F32,
                     h: HDest {
                         h_out: tr(h.as_mut_ptr(), 40),
                         h_extra: tr(extra.as_mut_ptr(), 40),
                         extra_add: true,
+                        precision: Precision::F32,
                     },
                     ws_gates: tr(ws.as_mut_ptr(), GATES * 40),
                     ws_gate_stride: 40,

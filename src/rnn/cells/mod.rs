@@ -9,6 +9,7 @@ pub mod lbr_gru;
 pub mod lstm;
 pub mod vanilla;
 
+use super::precision::Precision;
 use crate::args;
 use crate::attr::RnnTestParams;
 use crate::memory::packed::PANEL;
@@ -210,6 +211,8 @@ pub struct HDest {
     pub h_extra: TileRows,
     /// Add h into `h_extra` instead of storing it.
     pub extra_add: bool,
+    /// The precision h is rounded to before it is stored (the operand of the next GEMMs).
+    pub precision: Precision,
 }
 
 impl HDest {
@@ -219,6 +222,8 @@ impl HDest {
     /// Row `r` of every non-null buffer has `valid` writable floats.
     #[inline(always)]
     pub unsafe fn store(&self, r: usize, h: &[f32; PANEL], valid: usize) {
+        let rounded = self.precision.round_panel(h, valid);
+        let h = &rounded;
         unsafe {
             copy_units(self.h_out.row(r), h.as_ptr(), valid);
             if !self.h_extra.is_none() {
