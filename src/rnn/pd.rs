@@ -197,6 +197,20 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
 
 /// The implementation name: `oxidnn:gemm` (backward), `oxidnn:int8:<kernel>`,
 /// `oxidnn:packed:<isa>`.
+/// Bytes of the scratchpad the driver that runs the problem uses (backward, int8 or the forward
+/// one), before the staging area.
+fn driver_scratch_bytes(
+    forward: &ScratchLayout,
+    backward: Option<&BackwardScratch>,
+    int8: Option<&Int8Plan>,
+) -> usize {
+    match (backward, int8) {
+        (Some(b), _) => b.bytes,
+        (_, Some(i)) => i.bytes,
+        _ => forward.bytes,
+    }
+}
+
 fn impl_name(p: &RnnProblem, isa: Isa) -> String {
     if p.is_backward() {
         "oxidnn:gemm".to_string()
@@ -289,11 +303,7 @@ impl RnnPd {
                 )
             })
             .transpose()?;
-        let driver_bytes = match (&backward_scratch, &int8) {
-            (Some(b), _) => b.bytes,
-            (_, Some(i)) => i.bytes,
-            _ => scratch.bytes,
-        };
+        let driver_bytes = driver_scratch_bytes(&scratch, backward_scratch.as_ref(), int8.as_ref());
         let staging = Staging::new(&mds, backward, driver_bytes)?;
         let scratch_bytes = staging.scratch_bytes(driver_bytes);
         let bytes_md = |bytes: usize| {
@@ -366,11 +376,11 @@ impl RnnPd {
 
     /// Bytes of the scratchpad of one execution.
     pub fn scratch_bytes(&self) -> usize {
-        let driver = match (&self.backward_scratch, &self.int8) {
-            (Some(b), _) => b.bytes,
-            (_, Some(i)) => i.bytes,
-            _ => self.scratch.bytes,
-        };
+        let driver = driver_scratch_bytes(
+            &self.scratch,
+            self.backward_scratch.as_ref(),
+            self.int8.as_ref(),
+        );
         self.staging.scratch_bytes(driver)
     }
 

@@ -214,7 +214,9 @@ impl RnnProblem {
         let int8 = Int8Config::of(desc, cell)?;
         let precision = match int8 {
             Some(_) => Precision::F32,
-            None => Precision::of_request(desc.prop, |arg| desc.md(arg).map(MemoryDesc::data_type))?,
+            None => {
+                Precision::of_request(desc.prop, |arg| desc.md(arg).map(MemoryDesc::data_type))?
+            }
         };
 
         let [l, d, slc, g, dhc] =

@@ -6,9 +6,6 @@ use crate::options::{Act, Alg, Dir, Fpmath, Named, Prop, Settings, Tags};
 use oxidnn::args;
 use oxidnn::types::DataType;
 
-/// The bf16 and f16 cfgs this driver runs (SYNTAX.md §3.1).
-const LOW_PRECISION_CFGS: [&str; 4] = ["bf16f32", "bf16", "f16f32", "f16"];
-
 /// A single benchdnn RNN problem.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Case {
@@ -197,15 +194,8 @@ impl Case {
         if let Some(why) = self.invalid_reason() {
             return Some(Skip::Invalid(why.into()));
         }
-        let unsupported = |s: String| Some(Skip::Unsupported(s));
         if crate::int8::Config::of(&self.cfg).is_some() {
             return crate::int8::skip_reason(self);
-        }
-        if !LOW_PRECISION_CFGS.contains(&self.cfg.as_str()) && self.cfg != "f32" {
-            return unsupported(format!(
-                "cfg {} not supported (f32, bf16, f16 and int8 only)",
-                self.cfg
-            ));
         }
         None
     }
@@ -352,12 +342,6 @@ mod tests {
             )
             .skip_reason(),
             None
-        );
-        assert_eq!(
-            case(&[("cfg", "f8")], "sic4").skip_reason(),
-            Some(Skip::Unsupported(
-                "cfg f8 not supported (f32, bf16, f16 and int8 only)".into()
-            ))
         );
     }
 
