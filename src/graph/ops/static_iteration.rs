@@ -1,6 +1,6 @@
 //! The iteration engine for a body whose shapes are all static (the usual TensorIterator):
 //! every body value keeps one buffer for the whole execution. The first iteration runs each op
-//! as the executor does; later ones compute into the same buffers ([`Op::execute_into`]) where
+//! as the executor does; later ones compute into the same buffers ([`super::Op::execute_into`]) where
 //! the op can, sliced inputs are copied into their Parameter's buffer, back edges copy the
 //! Result into it, and each iteration's part of a concatenated output is written straight
 //! into the outer output, allocated once. No shape inference, size check or allocation is
