@@ -24,6 +24,8 @@ import statistics
 import sys
 from collections import defaultdict
 
+from sections import merge_sections, section as section_text
+
 LIBS = ["oxidnn", "3.2", "3.13"]
 ONEDNN = ["3.2", "3.13"]
 W1_TARGET = 0.8
@@ -401,11 +403,6 @@ def machine_kind(meta):
     return kind
 
 
-def anchor(title):
-    """GitHub's anchor of a heading."""
-    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
-
-
 def kernel_paths(cells):
     """Per library, the implementation names (`dnnl_primitive_desc_query` impl_info_str) its
     rows ran, with how many rows each."""
@@ -422,30 +419,6 @@ def kernel_paths(cells):
     return "\n".join(out) if out else "  - not reported"
 
 
-SECTION_START = "<!-- machine: {slug}; date: {date}; commit: {commit} -->"
-SECTION_RE = re.compile(r"<!-- machine: (?P<slug>[^;]+); date: (?P<date>[^;]*); "
-                        r"commit: (?P<commit>[^ ]*) -->\n(?P<body>.*?)"
-                        r"<!-- end machine: (?P=slug) -->\n", re.S)
-
-
-def merge_sections(path, slug, section, head):
-    """BENCHMARKS.md with this run's section (replacing its kind's, or added) and every other
-    kind's section of the file as it was; `head` (title, index, method) is rewritten."""
-    sections = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for m in SECTION_RE.finditer(f.read()):
-                sections[m["slug"]] = m.group(0)
-        if not sections:
-            print(f"report.py: {path} has no machine sections (`<!-- machine: ... -->`): only "
-                  "this run's is kept", file=sys.stderr)
-    sections[slug] = section
-    index = []
-    for text in sections.values():
-        m = SECTION_RE.match(text)
-        title = next((ln[3:] for ln in m["body"].splitlines() if ln.startswith("## ")), m["slug"])
-        index.append(f"- [{title}](#{anchor(title)}): {m['date']}, commit {m['commit']}")
-    return head.replace("{index}", "\n".join(index)) + "\n" + "\n".join(sections.values())
 
 
 def main():
@@ -531,17 +504,17 @@ def main():
     if a.machine_sections:
         head = f"""# Benchmarks: oxidnn vs oneDNN, RNN primitives
 
-*One section per machine kind, each written by `benchmarks/run.sh` on a machine of that kind: a
-run replaces its own kind's section and keeps the others (do not edit by hand; re-run the
-script there).*
+*One section per machine kind, each written by `benchmarks/run.sh` on a machine of that kind, and
+one per peer comparison (`benchmarks/vs_openvino.py`, `benchmarks/vs_torch.py`): a run replaces
+its own section and keeps the others (do not edit by hand; re-run the script there).*
 
 {{index}}
 
 {METHOD}
 """
-        md = merge_sections(a.md, slug, SECTION_START.format(slug=slug, date=meta.get(
-            "date", ""), commit=commit.split()[0] if commit else "") + "\n" + section
-            + f"<!-- end machine: {slug} -->\n", head)
+        md = merge_sections(a.md, slug, section_text(slug, meta.get("date", ""),
+                                                     commit.split()[0] if commit else "", section),
+                            head)
     else:
         md = f"""# Sweep: oxidnn vs oneDNN on given shapes
 

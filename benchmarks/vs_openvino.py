@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """oxidnn beside OpenVINO's CPU plugin on converted PyTorch RNN models; writes
-benchmarks/VS_OPENVINO.md.
+benchmarks/VS_OPENVINO.md and its section of BENCHMARKS.md (benchmarks/sections.py).
 
 Run by hand from the repository root, after `cargo build --release`:
 
@@ -28,6 +28,8 @@ import tempfile
 
 import numpy as np
 import openvino as ov
+
+import sections
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 RUN = os.path.join(ROOT, "target", "release", "oxidnn-run")
@@ -169,6 +171,8 @@ def main():
              "|---|---:|---:|---:|---:|---:|---:|:---:|"] + rows
     with open(os.path.join(ROOT, "benchmarks", "VS_OPENVINO.md"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
+    sections.write_peer_section("vs-openvino", "Beside OpenVINO: converted models", "vs_openvino.py",
+                                "VS_OPENVINO.md", lines[4:], commit)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """oxidnn.nn beside torch.nn on CPU (inference, same weights, same thread count); writes
-benchmarks/VS_TORCH.md.
+benchmarks/VS_TORCH.md and its section of BENCHMARKS.md (benchmarks/sections.py).
 
 Run by hand from the repository root, with torch (CPU) and the package importable, e.g.:
 
@@ -22,6 +22,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import sections
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 T, H = 50, 512
@@ -120,6 +122,8 @@ def main():
                      f"{r['diff']:.1e} |")
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
+    sections.write_peer_section("vs-torch", "Beside PyTorch: oxidnn.nn", "vs_torch.py",
+                                "VS_TORCH.md", lines[4:], commit)
     print(f"wrote {args.out}")
 
 
