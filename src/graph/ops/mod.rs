@@ -119,9 +119,17 @@ pub trait Op: Debug + Send + Sync + Any {
     /// Computes the outputs into `outputs`, tensors of the element types and shapes a
     /// previous execution on inputs of these shapes gave (a body's buffers, reused at every
     /// iteration); false, leaving them unspecified, when the op has no such path for these
-    /// inputs (the caller then runs [`Op::execute_within`]).
-    fn execute_into(&self, _inputs: &[&Tensor], _outputs: &mut [Tensor]) -> Result<bool> {
-        Ok(false)
+    /// inputs (the caller then runs [`Op::execute_within`]). A reshape op
+    /// ([`Op::reshape_target`]) copies input 0's elements into its output.
+    fn execute_into(&self, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<bool> {
+        let Some(target) = self.reshape_target(inputs) else {
+            return Ok(false);
+        };
+        let target = target?;
+        Ok(match outputs {
+            [out] => out.shape() == target && out.copy_reshaped(inputs[0]),
+            _ => false,
+        })
     }
 
     /// For an op whose one output is input 0's elements, in row-major order, under another

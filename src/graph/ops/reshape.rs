@@ -115,13 +115,6 @@ impl Op for Reshape {
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Ok(vec![inputs[0].reshaped(&self.target(inputs)?)?])
     }
-    fn execute_into(&self, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<bool> {
-        let target = self.target(inputs)?;
-        Ok(match outputs {
-            [out] => out.shape() == target && out.copy_reshaped(inputs[0]),
-            _ => false,
-        })
-    }
     fn reshape_target(&self, inputs: &[&Tensor]) -> Option<Result<Vec<usize>>> {
         Some(self.target(inputs))
     }

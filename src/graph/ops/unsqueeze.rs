@@ -71,13 +71,6 @@ impl Op for Unsqueeze {
     fn execute(&self, inputs: &[&Tensor]) -> Result<Vec<Tensor>> {
         Ok(vec![inputs[0].reshaped(&Self::target(inputs)?)?])
     }
-    fn execute_into(&self, inputs: &[&Tensor], outputs: &mut [Tensor]) -> Result<bool> {
-        let target = Self::target(inputs)?;
-        Ok(match outputs {
-            [out] => out.shape() == target && out.copy_reshaped(inputs[0]),
-            _ => false,
-        })
-    }
     fn reshape_target(&self, inputs: &[&Tensor]) -> Option<Result<Vec<usize>>> {
         Some(Self::target(inputs))
     }
