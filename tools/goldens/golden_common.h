@@ -122,23 +122,7 @@ static void tensor_init_dt(tensor_t *t, const char *name, int ndims,
 
 static void tensor_init(tensor_t *t, const char *name, int ndims,
         const int64_t *dims, dnnl_format_tag_t tag, dnnl_engine_t eng) {
-    memset(t, 0, sizeof(*t));
-    t->name = name;
-    t->dt = dnnl_f32;
-    t->ndims = ndims;
-    t->tag = tag;
-    t->nelems = 1;
-    for (int k = 0; k < ndims; ++k) {
-        t->dims[k] = dims[k];
-        t->nelems *= (size_t)dims[k];
-    }
-    t->host = (float *)xmalloc(t->nelems * sizeof(float));
-    memset(t->host, 0, t->nelems * sizeof(float));
-    CHECK(dnnl_memory_desc_create_with_tag(
-            &t->md, ndims, t->dims, dnnl_f32, tag));
-    if (dnnl_memory_desc_get_size(t->md) != t->nelems * sizeof(float))
-        FAIL("%s: unexpected plain size", name);
-    CHECK(dnnl_memory_create(&t->mem, t->md, eng, DNNL_MEMORY_ALLOCATE));
+    tensor_init_dt(t, name, ndims, dims, tag, dnnl_f32, eng);
 }
 
 static void tensor_fini(tensor_t *t) {
