@@ -1,16 +1,21 @@
 /*
  * graph_files.h - finds the repository's test models for the graph C API tests.
  *
- * ctest runs the tests in the build directory (inside the repository, or one level deeper);
- * repo_path() returns the first of "<rel>", "../<rel>", "../../<rel>" that opens, or NULL.
+ * repo_path() returns the first of "OXIDNN_SOURCE_DIR/<rel>" (the repository, defined by CMake),
+ * "<rel>", "../<rel>", "../../<rel>" (ctest runs a test in its build directory) that opens, or
+ * NULL.
  */
 #ifndef CAPI_TESTS_GRAPH_FILES_H
 #define CAPI_TESTS_GRAPH_FILES_H
 
 #include <stdio.h>
 
+#ifndef OXIDNN_SOURCE_DIR
+#define OXIDNN_SOURCE_DIR "."
+#endif
+
 static inline const char *repo_path(const char *rel, char *buf, size_t size) {
-    static const char *const prefixes[] = {"", "../", "../../"};
+    static const char *const prefixes[] = {OXIDNN_SOURCE_DIR "/", "", "../", "../../"};
     size_t i;
     for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
         FILE *f;

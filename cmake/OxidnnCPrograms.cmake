@@ -48,6 +48,8 @@ if(OXIDNN_BUILD_TESTS)
   foreach(src IN LISTS OXIDNN_CAPI_TEST_SOURCES)
     get_filename_component(name "${src}" NAME_WE)
     oxidnn_c_program(capi_${name} "${src}" LINK oxidnn::shared)
+    # Where graph_files.h finds the repository's test models from any build directory.
+    target_compile_definitions(capi_${name} PRIVATE OXIDNN_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
     list(APPEND OXIDNN_CAPI_TEST_TARGETS capi_${name})
   endforeach()
   set(OXIDNN_CAPI_VS_TARGETS)

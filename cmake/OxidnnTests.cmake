@@ -34,7 +34,8 @@ foreach(t IN LISTS OXIDNN_CAPI_VS_TARGETS)
   set_tests_properties(${t} PROPERTIES LABELS "capi" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
 endforeach()
 foreach(t IN LISTS OXIDNN_EXAMPLE_TARGETS)
-  add_test(NAME ${t} COMMAND ${t})
+  # Run from the repository, as the README runs them (the graph example's default model path).
+  add_test(NAME ${t} COMMAND ${t} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
   set_tests_properties(${t} PROPERTIES LABELS "example" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
 endforeach()
 
