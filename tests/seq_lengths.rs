@@ -72,55 +72,65 @@ fn reference_of(c: &Case, x: &Inputs) -> RefOutputs {
     reference::forward(&c.ref_problem(), &x.as_ref_inputs()).expect("reference")
 }
 
-#[test]
-fn reference_with_lengths_is_each_sample_alone() {
-    let mut k = 0;
+/// Every accepted cell × direction × L ∈ {1, 2} at T = 4, DHC = 5 with `n` samples, varied by
+/// their index k (peephole, src_iter, projection; seed k + `seed`), as (k, case).
+fn varied_cases(n: usize, seed: u64) -> Vec<(usize, Case)> {
+    let mut cases = Vec::new();
     for cell in CELLS {
         for direction in DIRECTIONS {
             for l in 1..=2 {
                 if !accepted(cell, direction, l) {
                     continue;
                 }
-                let (t, n, dhc) = (4, 6, 5);
+                let k = cases.len();
+                let (t, dhc) = (4, 5);
                 let slc = if l == 1 { 3 } else { dhc };
                 let mut c = Case::new(direction, l, t, n, slc, dhc).with_cell(cell);
                 c.peephole = cell == CellKind::Lstm && k % 2 == 0;
                 c.src_iter = k % 3 != 2;
-                c.seed = k as u64 + 3;
+                c.seed = k as u64 + seed;
                 if cell == CellKind::Lstm && k % 4 == 1 {
                     c = c.with_projection(4);
                     c.slc = if l == 1 { 3 } else { 4 };
                 }
-                let mut x = Inputs::random(&c);
-                let full = reference_of(&c, &x);
-                // All lengths T: the reference without lengths.
-                x.lengths = Some(vec![t as i32; n]);
-                assert_eq!(reference_of(&c, &x), full, "{c:?}");
-                let lengths = mixed_lengths(n, t, k);
-                x.lengths = Some(lengths.clone());
-                let mixed = reference_of(&c, &x);
-                let (dlc, dic, dhc) = (c.dlc(), c.dic, c.dhc);
-                for (b, &len) in lengths.iter().enumerate() {
-                    let len = len as usize;
-                    let (one, y) = sample_alone(&c, &x, b, len);
-                    let alone = reference_of(&one, &y);
-                    for tt in 0..t {
-                        let got = &mixed.dst_layer[(tt * n + b) * dlc..][..dlc];
-                        match tt < len {
-                            true => assert_eq!(got, &alone.dst_layer[tt * dlc..][..dlc]),
-                            false => assert!(got.iter().all(|&v| v == 0.0), "{c:?} b {b}"),
-                        }
-                    }
-                    for ld in 0..c.l * c.d() {
-                        let got = &mixed.dst_iter[(ld * n + b) * dic..][..dic];
-                        assert_eq!(got, &alone.dst_iter[ld * dic..][..dic], "{c:?} b {b}");
-                        if cell.has_c_state() {
-                            let got = &mixed.dst_iter_c[(ld * n + b) * dhc..][..dhc];
-                            assert_eq!(got, &alone.dst_iter_c[ld * dhc..][..dhc]);
-                        }
-                    }
+                cases.push((k, c));
+            }
+        }
+    }
+    cases
+}
+
+#[test]
+fn reference_with_lengths_is_each_sample_alone() {
+    for (k, c) in varied_cases(6, 3) {
+        let (cell, t, n) = (c.cell, c.t, c.n);
+        let mut x = Inputs::random(&c);
+        let full = reference_of(&c, &x);
+        // All lengths T: the reference without lengths.
+        x.lengths = Some(vec![t as i32; n]);
+        assert_eq!(reference_of(&c, &x), full, "{c:?}");
+        let lengths = mixed_lengths(n, t, k);
+        x.lengths = Some(lengths.clone());
+        let mixed = reference_of(&c, &x);
+        let (dlc, dic, dhc) = (c.dlc(), c.dic, c.dhc);
+        for (b, &len) in lengths.iter().enumerate() {
+            let len = len as usize;
+            let (one, y) = sample_alone(&c, &x, b, len);
+            let alone = reference_of(&one, &y);
+            for tt in 0..t {
+                let got = &mixed.dst_layer[(tt * n + b) * dlc..][..dlc];
+                match tt < len {
+                    true => assert_eq!(got, &alone.dst_layer[tt * dlc..][..dlc]),
+                    false => assert!(got.iter().all(|&v| v == 0.0), "{c:?} b {b}"),
                 }
-                k += 1;
+            }
+            for ld in 0..c.l * c.d() {
+                let got = &mixed.dst_iter[(ld * n + b) * dic..][..dic];
+                assert_eq!(got, &alone.dst_iter[ld * dic..][..dic], "{c:?} b {b}");
+                if cell.has_c_state() {
+                    let got = &mixed.dst_iter_c[(ld * n + b) * dhc..][..dhc];
+                    assert_eq!(got, &alone.dst_iter_c[ld * dhc..][..dhc]);
+                }
             }
         }
     }
@@ -294,92 +304,74 @@ fn close(what: &str, got: &[f32], exp: &[f32]) {
 
 #[test]
 fn reference_backward_with_lengths_is_each_sample_alone() {
-    let mut k = 0;
-    for cell in CELLS {
-        for direction in DIRECTIONS {
-            for l in 1..=2 {
-                if !accepted(cell, direction, l) {
-                    continue;
-                }
-                let (t, n, dhc) = (4, 5, 5);
-                let slc = if l == 1 { 3 } else { dhc };
-                let mut c = Case::new(direction, l, t, n, slc, dhc).with_cell(cell);
-                c.peephole = cell == CellKind::Lstm && k % 2 == 0;
-                c.src_iter = k % 3 != 2;
-                c.seed = k as u64 + 31;
-                c.signed = true;
-                if cell == CellKind::Lstm && k % 4 == 1 {
-                    c = c.with_projection(4);
-                    c.slc = if l == 1 { 3 } else { 4 };
-                }
-                let mut x = Inputs::random(&c);
-                let (dlc, dic, ld) = (c.dlc(), c.dic, c.l * c.d());
-                let dy_layer = fill(t * n * dlc, k as u64);
-                let dy_iter = fill(ld * n * dic, k as u64 + 1);
-                let dy_iter_c = fill(ld * n * dhc, k as u64 + 2);
-                let full = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
-                x.lengths = Some(vec![t as i32; n]);
-                let all_t = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
-                assert_eq!(all_t, full, "{c:?}");
-                let lengths = mixed_lengths(n, t, k);
-                x.lengths = Some(lengths.clone());
-                let mixed = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
-                // Per sample alone; the weight gradients are sums over the samples.
-                let mut sum = RefGrads::default();
-                for (b, &len) in lengths.iter().enumerate() {
-                    let len = len as usize;
-                    let (one, y) = sample_alone(&c, &x, b, len);
-                    let rows = |v: &[f32], outer: usize, ch: usize| -> Vec<f32> {
-                        (0..outer)
-                            .flat_map(|o| v[(o * n + b) * ch..][..ch].to_vec())
-                            .collect()
-                    };
-                    let g = reference_grads_of(
-                        &one,
-                        &y,
-                        &rows(&dy_layer, len, dlc),
-                        &rows(&dy_iter, ld, dic),
-                        &rows(&dy_iter_c, ld, dhc),
-                    );
-                    let what = format!("{c:?} sample {b} len {len}");
-                    let src = rows(&mixed.diff_src_layer, t, c.slc);
-                    close(&what, &src[..g.diff_src_layer.len()], &g.diff_src_layer);
-                    assert!(src[g.diff_src_layer.len()..].iter().all(|&v| v == 0.0));
-                    close(
-                        &what,
-                        &rows(&mixed.diff_src_iter, ld, c.sic()),
-                        &g.diff_src_iter,
-                    );
-                    if cell.has_c_state() {
-                        close(
-                            &what,
-                            &rows(&mixed.diff_src_iter_c, ld, dhc),
-                            &g.diff_src_iter_c,
-                        );
-                    }
-                    if cell.has_attention() {
-                        let att = rows(&mixed.diff_attention, t, 1);
-                        close(&what, &att[..len], &g.diff_attention);
-                        assert!(att[len..].iter().all(|&v| v == 0.0));
-                    }
-                    let add = |acc: &mut Vec<f32>, v: &[f32]| {
-                        acc.resize(v.len(), 0.0);
-                        acc.iter_mut().zip(v).for_each(|(a, b)| *a += b);
-                    };
-                    add(&mut sum.diff_weights_layer, &g.diff_weights_layer);
-                    add(&mut sum.diff_weights_iter, &g.diff_weights_iter);
-                    add(&mut sum.diff_bias, &g.diff_bias);
-                    add(&mut sum.diff_peephole, &g.diff_peephole);
-                    add(&mut sum.diff_projection, &g.diff_projection);
-                }
-                let what = format!("{c:?} weights");
-                close(&what, &mixed.diff_weights_layer, &sum.diff_weights_layer);
-                close(&what, &mixed.diff_weights_iter, &sum.diff_weights_iter);
-                close(&what, &mixed.diff_bias, &sum.diff_bias);
-                close(&what, &mixed.diff_peephole, &sum.diff_peephole);
-                close(&what, &mixed.diff_projection, &sum.diff_projection);
-                k += 1;
+    for (k, mut c) in varied_cases(5, 31) {
+        c.signed = true;
+        let (cell, t, n, dhc) = (c.cell, c.t, c.n, c.dhc);
+        let mut x = Inputs::random(&c);
+        let (dlc, dic, ld) = (c.dlc(), c.dic, c.l * c.d());
+        let dy_layer = fill(t * n * dlc, k as u64);
+        let dy_iter = fill(ld * n * dic, k as u64 + 1);
+        let dy_iter_c = fill(ld * n * dhc, k as u64 + 2);
+        let full = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
+        x.lengths = Some(vec![t as i32; n]);
+        let all_t = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
+        assert_eq!(all_t, full, "{c:?}");
+        let lengths = mixed_lengths(n, t, k);
+        x.lengths = Some(lengths.clone());
+        let mixed = reference_grads_of(&c, &x, &dy_layer, &dy_iter, &dy_iter_c);
+        // Per sample alone; the weight gradients are sums over the samples.
+        let mut sum = RefGrads::default();
+        for (b, &len) in lengths.iter().enumerate() {
+            let len = len as usize;
+            let (one, y) = sample_alone(&c, &x, b, len);
+            let rows = |v: &[f32], outer: usize, ch: usize| -> Vec<f32> {
+                (0..outer)
+                    .flat_map(|o| v[(o * n + b) * ch..][..ch].to_vec())
+                    .collect()
+            };
+            let g = reference_grads_of(
+                &one,
+                &y,
+                &rows(&dy_layer, len, dlc),
+                &rows(&dy_iter, ld, dic),
+                &rows(&dy_iter_c, ld, dhc),
+            );
+            let what = format!("{c:?} sample {b} len {len}");
+            let src = rows(&mixed.diff_src_layer, t, c.slc);
+            close(&what, &src[..g.diff_src_layer.len()], &g.diff_src_layer);
+            assert!(src[g.diff_src_layer.len()..].iter().all(|&v| v == 0.0));
+            close(
+                &what,
+                &rows(&mixed.diff_src_iter, ld, c.sic()),
+                &g.diff_src_iter,
+            );
+            if cell.has_c_state() {
+                close(
+                    &what,
+                    &rows(&mixed.diff_src_iter_c, ld, dhc),
+                    &g.diff_src_iter_c,
+                );
             }
+            if cell.has_attention() {
+                let att = rows(&mixed.diff_attention, t, 1);
+                close(&what, &att[..len], &g.diff_attention);
+                assert!(att[len..].iter().all(|&v| v == 0.0));
+            }
+            let add = |acc: &mut Vec<f32>, v: &[f32]| {
+                acc.resize(v.len(), 0.0);
+                acc.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+            };
+            add(&mut sum.diff_weights_layer, &g.diff_weights_layer);
+            add(&mut sum.diff_weights_iter, &g.diff_weights_iter);
+            add(&mut sum.diff_bias, &g.diff_bias);
+            add(&mut sum.diff_peephole, &g.diff_peephole);
+            add(&mut sum.diff_projection, &g.diff_projection);
         }
+        let what = format!("{c:?} weights");
+        close(&what, &mixed.diff_weights_layer, &sum.diff_weights_layer);
+        close(&what, &mixed.diff_weights_iter, &sum.diff_weights_iter);
+        close(&what, &mixed.diff_bias, &sum.diff_bias);
+        close(&what, &mixed.diff_peephole, &sum.diff_peephole);
+        close(&what, &mixed.diff_projection, &sum.diff_projection);
     }
 }
