@@ -12,38 +12,18 @@ mod support;
 
 use std::path::Path;
 
-use oxidnn::graph::npy::read_npy_file;
-use oxidnn::graph::{Model, Tensor};
-use support::{cases, compare, Case};
+use oxidnn::graph::Model;
+use support::{cases, run_case_on, Case};
 
 fn run_case(case: &Case) -> Result<(), String> {
     let model = Model::load(&case.dir.join("model.xml"), None).map_err(|e| format!("load: {e}"))?;
-    let mut inputs: Vec<Option<Tensor>> = vec![None; model.inputs().len()];
-    for (name, file) in &case.inputs {
-        let i = model
-            .input_index(name)
-            .ok_or_else(|| format!("no input named {name}"))?;
-        inputs[i] = Some(read_npy_file(file).map_err(|e| e.to_string())?);
-    }
-    let inputs: Vec<Tensor> = inputs
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| t.ok_or_else(|| format!("input {} not given", model.inputs()[i].name)))
-        .collect::<Result<_, _>>()?;
-    let outputs = model.infer(&inputs).map_err(|e| format!("infer: {e}"))?;
+    let outputs = run_case_on(&model, case)?;
     if case.outputs.len() != outputs.len() {
         return Err(format!(
             "{} outputs, expected {}",
             outputs.len(),
             case.outputs.len()
         ));
-    }
-    for (name, file) in &case.outputs {
-        let i = model
-            .output_index(name)
-            .ok_or_else(|| format!("no output named {name}"))?;
-        let want = read_npy_file(file).map_err(|e| e.to_string())?;
-        compare(&outputs[i], &want).map_err(|e| format!("output {name}: {e}"))?;
     }
     Ok(())
 }

@@ -7,9 +7,8 @@
 #[path = "graph_support/mod.rs"]
 mod support;
 
-use oxidnn::graph::npy::read_npy_file;
-use oxidnn::graph::{Model, Tensor};
-use support::{cases_in, compare, Case};
+use oxidnn::graph::Model;
+use support::{cases_in, run_case_on, Case};
 
 fn check(case: &Case, fused: bool) -> Result<(), String> {
     let xml = std::fs::read(case.dir.join("model.xml")).map_err(|e| e.to_string())?;
@@ -27,26 +26,7 @@ fn check(case: &Case, fused: bool) -> Result<(), String> {
             model.fused_node_count()
         ));
     }
-    let mut inputs: Vec<Option<Tensor>> = vec![None; model.inputs().len()];
-    for (name, file) in &case.inputs {
-        let i = model
-            .input_index(name)
-            .ok_or_else(|| format!("no input named {name}"))?;
-        inputs[i] = Some(read_npy_file(file).map_err(|e| e.to_string())?);
-    }
-    let inputs: Vec<Tensor> = inputs
-        .into_iter()
-        .collect::<Option<_>>()
-        .ok_or("an input is not given")?;
-    let outputs = model.infer(&inputs).map_err(|e| format!("infer: {e}"))?;
-    for (name, file) in &case.outputs {
-        let i = model
-            .output_index(name)
-            .ok_or_else(|| format!("no output named {name}"))?;
-        let want = read_npy_file(file).map_err(|e| e.to_string())?;
-        compare(&outputs[i], &want).map_err(|e| format!("output {name}: {e}"))?;
-    }
-    Ok(())
+    run_case_on(&model, case).map(|_| ())
 }
 
 #[test]

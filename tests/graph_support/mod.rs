@@ -2,8 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use oxidnn::graph::npy::read_npy_file;
 use oxidnn::graph::tensor::Scalar;
-use oxidnn::graph::Tensor;
+use oxidnn::graph::{Model, Tensor};
 
 /// One `tests/ov_cases/<case>/` directory, as listed by its `case.txt`.
 pub struct Case {
@@ -97,4 +98,31 @@ pub fn compare(got: &Tensor, want: &Tensor) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Runs `model` on `case`'s inputs (by name) and compares every output the case lists with
+/// [`compare`]; the outputs.
+#[allow(dead_code)] // graph_ov_cases and graph_ov_corpus run cases
+pub fn run_case_on(model: &Model, case: &Case) -> Result<Vec<Tensor>, String> {
+    let mut inputs: Vec<Option<Tensor>> = vec![None; model.inputs().len()];
+    for (name, file) in &case.inputs {
+        let i = model
+            .input_index(name)
+            .ok_or_else(|| format!("no input named {name}"))?;
+        inputs[i] = Some(read_npy_file(file).map_err(|e| e.to_string())?);
+    }
+    let inputs: Vec<Tensor> = inputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| t.ok_or_else(|| format!("input {} not given", model.inputs()[i].name)))
+        .collect::<Result<_, _>>()?;
+    let outputs = model.infer(&inputs).map_err(|e| format!("infer: {e}"))?;
+    for (name, file) in &case.outputs {
+        let i = model
+            .output_index(name)
+            .ok_or_else(|| format!("no output named {name}"))?;
+        let want = read_npy_file(file).map_err(|e| e.to_string())?;
+        compare(&outputs[i], &want).map_err(|e| format!("output {name}: {e}"))?;
+    }
+    Ok(outputs)
 }
