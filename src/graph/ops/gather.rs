@@ -9,7 +9,8 @@
 use std::any::Any;
 
 use super::{
-    check_arity, const_i64s, expect_inputs, invalid, opset_number, Op, OutputInfo, ValueInfo,
+    check_arity, const_i64s, expect_inputs, invalid, opset_number, require_integer, Op, OutputInfo,
+    ValueInfo,
 };
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
@@ -111,14 +112,8 @@ impl Op for Gather {
     }
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
         let et = inputs[0].element_type;
-        for (i, what) in [(1, "indices"), (2, "axis")] {
-            if !inputs[i].element_type.is_integer() {
-                return Err(invalid(format!(
-                    "{what} must be integer, got {}",
-                    inputs[i].element_type
-                )));
-            }
-        }
+        require_integer("indices", &inputs[1])?;
+        require_integer("axis", &inputs[2])?;
         let (Some(d), Some(ix)) = (inputs[0].shape.dims(), inputs[1].shape.dims()) else {
             return Ok(vec![OutputInfo::new(et, PartialShape::dynamic())]);
         };

@@ -4,7 +4,7 @@
 
 use std::any::Any;
 
-use super::{check_arity, expect_inputs, invalid, Op, OutputInfo, ValueInfo};
+use super::{check_arity, expect_inputs, invalid, require_integer, Op, OutputInfo, ValueInfo};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
 use crate::graph::shape::{normalize_axis, PartialShape};
@@ -57,12 +57,7 @@ impl Op for GatherElements {
     }
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
         let (d, i) = (&inputs[0], &inputs[1]);
-        if !i.element_type.is_integer() {
-            return Err(invalid(format!(
-                "indices must be integer, got {}",
-                i.element_type
-            )));
-        }
+        require_integer("indices", i)?;
         if let Some(r) = d.shape.rank() {
             normalize_axis(self.axis, r, "axis")?;
         }

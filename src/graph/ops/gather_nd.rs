@@ -5,7 +5,9 @@
 
 use std::any::Any;
 
-use super::{check_arity, expect_inputs, invalid, opset_number, Op, OutputInfo, ValueInfo};
+use super::{
+    check_arity, expect_inputs, invalid, opset_number, require_integer, Op, OutputInfo, ValueInfo,
+};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
 use crate::graph::shape::{Dim, PartialShape};
@@ -112,12 +114,7 @@ impl Op for GatherNd {
     }
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
         let (d, i) = (&inputs[0], &inputs[1]);
-        if !i.element_type.is_integer() {
-            return Err(invalid(format!(
-                "indices must be integer, got {}",
-                i.element_type
-            )));
-        }
+        require_integer("indices", i)?;
         let shape = match (d.shape.dims(), i.shape.dims()) {
             (Some(dd), Some(id)) if id.last().is_some_and(Option::is_some) => {
                 PartialShape::new(self.output_dims(dd, id)?)

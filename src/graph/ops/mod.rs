@@ -369,6 +369,18 @@ pub fn invalid(msg: impl Into<String>) -> Error {
     Error::InvalidArguments(msg.into())
 }
 
+/// `invalid_arguments` unless input `what` is of an integer type (indices, axes, bounds).
+pub fn require_integer(what: &str, v: &ValueInfo) -> Result<()> {
+    if v.element_type.is_integer() {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "{what} must be integer, got {}",
+            v.element_type
+        )))
+    }
+}
+
 /// The integer values of a constant input at inference time, or `None` when not constant.
 pub fn const_i64s(info: &ValueInfo, what: &str) -> Result<Option<Vec<i64>>> {
     info.value.map(|v| v.to_i64_vec(what)).transpose()

@@ -10,7 +10,9 @@ use std::any::Any;
 use ndarray::ArrayD;
 
 use super::numeric::Numeric;
-use super::{check_arity, const_i64s, expect_inputs, invalid, Op, OutputInfo, ValueInfo};
+use super::{
+    check_arity, const_i64s, expect_inputs, invalid, require_integer, Op, OutputInfo, ValueInfo,
+};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
 use crate::graph::shape::{normalize_axis, PartialShape};
@@ -290,12 +292,7 @@ impl Op for Reduce {
         let (x, axes) = (&inputs[0], &inputs[1]);
         let et = x.element_type;
         self.check_type(et)?;
-        if !axes.element_type.is_integer() {
-            return Err(invalid(format!(
-                "axes must be integer, got {}",
-                axes.element_type
-            )));
-        }
+        require_integer("axes", axes)?;
         let Some(dims) = x.shape.dims() else {
             return Ok(vec![OutputInfo::new(et, PartialShape::dynamic())]);
         };

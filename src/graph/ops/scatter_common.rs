@@ -1,7 +1,7 @@
 //! What the scatter ops (ScatterUpdate-3, ScatterElementsUpdate-3/12, ScatterNDUpdate-3/15)
 //! share: the output is `data` with some elements replaced by `updates`.
 
-use super::{invalid, OutputInfo, ValueInfo};
+use super::{invalid, require_integer, OutputInfo, ValueInfo};
 use crate::error::Result;
 
 /// Output type and shape of a scatter op: `data`'s. Indices (and `axis`, when the op has one)
@@ -12,13 +12,9 @@ pub fn infer(
     updates: &ValueInfo,
     axis: Option<&ValueInfo>,
 ) -> Result<Vec<OutputInfo>> {
-    for (what, v) in [("indices", Some(indices)), ("axis", axis)] {
-        if let Some(v) = v.filter(|v| !v.element_type.is_integer()) {
-            return Err(invalid(format!(
-                "{what} must be integer, got {}",
-                v.element_type
-            )));
-        }
+    require_integer("indices", indices)?;
+    if let Some(axis) = axis {
+        require_integer("axis", axis)?;
     }
     if updates.element_type != data.element_type {
         return Err(invalid(format!(

@@ -6,7 +6,9 @@ use std::any::Any;
 
 use ndarray::{ArrayD, Slice as NdSlice};
 
-use super::{check_arity, const_i64s, expect_inputs, invalid, Op, OutputInfo, ValueInfo};
+use super::{
+    check_arity, const_i64s, expect_inputs, invalid, require_integer, Op, OutputInfo, ValueInfo,
+};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
 use crate::graph::shape::{normalize_axis, Dim, PartialShape};
@@ -144,12 +146,7 @@ impl Op for Slice {
         let names = ["start", "stop", "step", "axes"];
         let mut values = Vec::with_capacity(4);
         for (i, what) in inputs[1..].iter().zip(names) {
-            if !i.element_type.is_integer() {
-                return Err(invalid(format!(
-                    "{what} must be integer, got {}",
-                    i.element_type
-                )));
-            }
+            require_integer(what, i)?;
             values.push(const_i64s(i, what)?);
         }
         let Some(dims) = inputs[0].shape.dims() else {

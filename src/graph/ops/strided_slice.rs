@@ -8,7 +8,8 @@ use std::any::Any;
 
 use super::slice::{strided, AxisRange};
 use super::{
-    attr_i64_list, check_arity, const_i64s, expect_inputs, invalid, Op, OutputInfo, ValueInfo,
+    attr_i64_list, check_arity, const_i64s, expect_inputs, invalid, require_integer, Op,
+    OutputInfo, ValueInfo,
 };
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
@@ -159,12 +160,7 @@ impl Op for StridedSlice {
         let names = ["begin", "end", "stride"];
         let mut values = Vec::with_capacity(3);
         for (i, what) in inputs[1..].iter().zip(names) {
-            if !i.element_type.is_integer() {
-                return Err(invalid(format!(
-                    "{what} must be integer, got {}",
-                    i.element_type
-                )));
-            }
+            require_integer(what, i)?;
             values.push(const_i64s(i, what)?);
         }
         let shape = match (

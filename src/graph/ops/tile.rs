@@ -3,7 +3,9 @@
 
 use std::any::Any;
 
-use super::{check_arity, const_i64s, expect_inputs, invalid, Op, OutputInfo, ValueInfo};
+use super::{
+    check_arity, const_i64s, expect_inputs, invalid, require_integer, Op, OutputInfo, ValueInfo,
+};
 use crate::error::Result;
 use crate::graph::ir::IrLayer;
 use crate::graph::shape::{Dim, PartialShape};
@@ -65,12 +67,7 @@ impl Op for Tile {
     }
     fn infer(&self, inputs: &[ValueInfo]) -> Result<Vec<OutputInfo>> {
         let et = inputs[0].element_type;
-        if !inputs[1].element_type.is_integer() {
-            return Err(invalid(format!(
-                "repeats must be integer, got {}",
-                inputs[1].element_type
-            )));
-        }
+        require_integer("repeats", &inputs[1])?;
         let shape = match (inputs[0].shape.dims(), const_i64s(&inputs[1], "repeats")?) {
             (Some(dims), Some(reps)) => {
                 let (d, r) = Self::align(dims, &reps)?;
