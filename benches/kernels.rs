@@ -7,7 +7,7 @@
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use oxidnn::kernels::activations::{apply, Activation};
-use oxidnn::kernels::gemm::{gemm, gemm_sum, Fetch, Init, Panel, RowsA, Term};
+use oxidnn::kernels::gemm::{gemm, gemm_sum, Fetch, Init, Packing, Panel, RowsA, Term};
 use oxidnn::kernels::Isa;
 use oxidnn::memory::buffer::AlignedBuf;
 use oxidnn::rnn::cells::lstm::{self, LstmTile};
@@ -68,6 +68,7 @@ fn lstm_panel(b: &[f32], p: usize, k: usize) -> Panel {
         width,
         block: 64,
         stride: k * 64,
+        packing: Packing::F32,
     }
 }
 

@@ -396,6 +396,9 @@ fn reorders_round_to_the_type() {
         assert_eq!(low.desc().size_bytes(), 60 * 2);
         assert_eq!(read(&low), expected, "{dt}");
         let packed = MemoryDesc::packed(&dims, dt, 2).unwrap();
+        // bf16: 2 stored rows of bf16 pairs (4 bytes per pair); f16: 3 rows of f32 values.
+        let bytes = if dt == DataType::Bf16 { 2 * 4 } else { 3 * 4 };
+        assert_eq!(packed.size_bytes(), bytes * 4 * 32, "{dt}");
         for from in [&src, &low] {
             assert_eq!(read(&reorder_into(from, &packed)), expected, "{dt} packed");
         }

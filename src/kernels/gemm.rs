@@ -124,10 +124,23 @@ pub struct Panel {
     pub block: usize,
     /// Floats from one block's row 0 to the next one's (unused with one block).
     pub stride: usize,
+    /// What a row holds: the GEMM that reads the panel ([`gemm_sum`] dispatches on it).
+    pub packing: Packing,
+}
+
+/// What the 4-byte words of a packed panel hold (`memory::packed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packing {
+    /// One f32 per column: a row is one row of `K`.
+    F32,
+    /// Two bf16 per column (rows `2p`, `2p + 1` of `K` in the low and high half): a row is two
+    /// rows of `K` (`kernels::gemm_bf16`). Lengths in words and rows, `ld` and `stride`
+    /// included, are counted as for f32.
+    Bf16Pairs,
 }
 
 impl Panel {
-    /// A panel stored as one block.
+    /// A panel of f32 stored as one block.
     pub fn dense(ptr: *const f32, ld: usize, width: usize) -> Self {
         Self {
             ptr,
@@ -135,6 +148,7 @@ impl Panel {
             width,
             block: width,
             stride: 0,
+            packing: Packing::F32,
         }
     }
 
@@ -164,7 +178,10 @@ impl Panel {
         let j = cols.start / self.block;
         let (ptr, ld, inside) = self.block_at(j);
         if cols.end <= inside.end {
-            Self::dense(ptr.wrapping_add(cols.start - inside.start), ld, cols.len())
+            Self {
+                packing: self.packing,
+                ..Self::dense(ptr.wrapping_add(cols.start - inside.start), ld, cols.len())
+            }
         } else {
             debug_assert!(cols.start == inside.start);
             Self {
@@ -192,35 +209,75 @@ pub enum Init {
 }
 
 /// Micro-kernels of one tile width, indexed by `MR − 1`.
-struct Kernels {
+pub(super) struct Kernels {
     /// 16-float vectors per tile row (tile width = 16·vectors columns).
-    vectors: usize,
+    pub(super) vectors: usize,
     /// Vectors read from a panel's first block; fewer than `vectors` for tiles that span both
     /// blocks of a two-block panel (the rest come from the second block).
-    split: usize,
+    pub(super) split: usize,
     /// `table[MR − 1]` computes `MR` rows.
-    table: &'static [MicroFn],
+    pub(super) table: &'static [MicroFn],
 }
 
-/// Register tile shapes for one instruction set.
-struct Shapes {
+/// Register tile shapes for one instruction set (and element type).
+pub(super) struct Shapes {
     /// For row counts above the small tiles': wide tiles over as many columns as they fit.
-    wide: Option<Kernels>,
+    pub(super) wide: Option<Kernels>,
     /// For the columns left (and when there is no `wide`): the tallest tiles.
-    tall: Kernels,
+    pub(super) tall: Kernels,
     /// For row counts above the small tiles' on a panel of two 32-wide blocks (two one-gate
     /// panels side by side): tiles across both blocks, two vectors from each.
-    pair: Option<Kernels>,
+    pub(super) pair: Option<Kernels>,
     /// For small row counts (small batch): wider tiles, widest first — more columns per
     /// broadcast of `A`, and whole rows of `B` as sequential streams (8 vectors split 4 + 4: a
     /// whole row of both blocks of an LSTM panel; 6 split 4 + 2: of a GRU panel, one pass over
     /// both blocks rather than one per block — LBR-GRU batch 1, paired on a Xeon: C1760 0.863 /
     /// 0.856, C512 0.911, C256 0.921; batch 2 C1024 0.966).
-    small: &'static [Kernels],
+    pub(super) small: &'static [Kernels],
 }
 
 /// `(segments of K, B row stride, second B stream's row stride, C, C row stride, init)`.
-type MicroFn = unsafe fn(&[Segment], usize, usize, *mut f32, usize, Init);
+pub(super) type MicroFn = unsafe fn(&[Segment], usize, usize, *mut f32, usize, Init);
+
+/// The multiply-add of a micro-kernel: what one `k` step reads of `B` (a row of 4-byte words)
+/// and of each row of `A` (one word), and how they enter the f32 accumulators.
+pub(super) trait Mac {
+    /// The accumulators.
+    type V: Vector;
+    /// One word of a row of `A`, ready for the products.
+    type A: Copy;
+    /// 16 words of a row of `B`, ready for the products.
+    type B: Copy;
+    /// # Safety
+    /// `p` has one readable word.
+    unsafe fn load_a(p: *const f32) -> Self::A;
+    /// # Safety
+    /// `p` has 16 readable words.
+    unsafe fn load_b(p: *const f32) -> Self::B;
+    /// `acc + a·b` for the words' values.
+    fn mac(acc: Self::V, a: Self::A, b: Self::B) -> Self::V;
+}
+
+/// f32 words: `acc + a·b` as one multiply-add.
+pub(super) struct F32Mac<V>(std::marker::PhantomData<V>);
+
+impl<V: Vector> Mac for F32Mac<V> {
+    type V = V;
+    type A = V;
+    type B = V;
+    #[inline(always)]
+    unsafe fn load_a(p: *const f32) -> V {
+        V::splat(unsafe { *p })
+    }
+    #[inline(always)]
+    unsafe fn load_b(p: *const f32) -> V {
+        unsafe { V::load(p) }
+    }
+    #[inline(always)]
+    fn mac(acc: V, a: V, b: V) -> V {
+        V::mul_add(a, b, acc)
+    }
+}
 
 /// A run of `K` a micro-kernel call multiplies: `k` columns of `A` (the tile's row pointers,
 /// at the run's first column) by `k` rows of `B` (from `b` and, for tiles spanning two blocks,
@@ -228,7 +285,7 @@ type MicroFn = unsafe fn(&[Segment], usize, usize, *mut f32, usize, Init);
 /// is not 0, the `B` row `ahead` rows on into L1. A call sums several runs into one register
 /// tile: the `K` blocks of the terms of [`gemm_sum`].
 #[derive(Clone, Copy, Debug)]
-struct Segment {
+pub(super) struct Segment {
     k: usize,
     a: *const *const f32,
     b: *const f32,
@@ -272,7 +329,7 @@ impl Lines {
 }
 
 /// The micro-kernel: `C[MR × 16·NR] (init)= Σ A[MR × k] · B[k × 16·NR]` over the segments,
-/// over vectors `V`. The first `S` vectors of each row of `B` come from a segment's `b` (row
+/// with the multiply-adds of `M` (f32: over vectors `V`). The first `S` vectors of each row of `B` come from a segment's `b` (row
 /// stride `ldb`), the others from its `b1` (row stride `ldb1`): a tile can span both blocks of a
 /// two-block panel, reading each as one sequential stream. Iteration `kk` of a segment also asks
 /// the caches for line `kk` of its `pf` (the first `pf.count` iterations) or, when its `ahead`
@@ -282,9 +339,9 @@ impl Lines {
 /// For each segment: `a` points to `MR` row pointers with `k` readable floats each; `b` to `k`
 /// rows (stride `ldb`) of `16·S` floats and, when `S < NR`, `b1` to `k` rows (stride `ldb1`) of
 /// `16·(NR − S)`. `c` points to `MR` rows (stride `ldc`) of `16·NR` writable floats; an
-/// `Init::Row` pointer to `16·NR` floats. For `__m512`, the caller is compiled with avx512f.
+/// `Init::Row` pointer to `16·NR` floats. The caller is compiled with the features `M` uses.
 #[inline(always)]
-unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize>(
+pub(super) unsafe fn micro_body<M: Mac, const MR: usize, const NR: usize, const S: usize>(
     segments: &[Segment],
     ldb: usize,
     ldb1: usize,
@@ -293,19 +350,20 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
     init: Init,
 ) {
     unsafe {
-        let mut acc = [[V::zero(); NR]; MR];
+        type V<M> = <M as Mac>::V;
+        let mut acc = [[V::<M>::zero(); NR]; MR];
         match init {
             Init::Row(r) => {
                 for row in acc.iter_mut() {
                     for (j, v) in row.iter_mut().enumerate() {
-                        *v = V::load(r.add(j * LANES));
+                        *v = V::<M>::load(r.add(j * LANES));
                     }
                 }
             }
             Init::Continue => {
                 for (i, row) in acc.iter_mut().enumerate() {
                     for (j, v) in row.iter_mut().enumerate() {
-                        *v = V::load(c.add(i * ldc + j * LANES));
+                        *v = V::<M>::load(c.add(i * ldc + j * LANES));
                     }
                 }
             }
@@ -320,18 +378,17 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
             // used by two loops, and a closure would keep the accumulators in memory).
             macro_rules! step {
                 ($kk:expr) => {
-                    let mut bv = [V::zero(); NR];
-                    for (j, v) in bv.iter_mut().enumerate() {
-                        *v = if j < S {
-                            V::load(bp.add(j * LANES))
+                    let bv: [M::B; NR] = std::array::from_fn(|j| {
+                        if j < S {
+                            M::load_b(bp.add(j * LANES))
                         } else {
-                            V::load(bp1.add((j - S) * LANES))
-                        };
-                    }
+                            M::load_b(bp1.add((j - S) * LANES))
+                        }
+                    });
                     for i in 0..MR {
-                        let av = V::splat(*a[i].add($kk));
+                        let av = M::load_a(a[i].add($kk));
                         for j in 0..NR {
-                            acc[i][j] = V::mul_add(av, bv[j], acc[i][j]);
+                            acc[i][j] = M::mac(acc[i][j], av, bv[j]);
                         }
                     }
                     bp = bp.add(ldb);
@@ -368,7 +425,7 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
             for (j, &v) in row.iter().enumerate() {
                 let p = c.add(i * ldc + j * LANES);
                 match init {
-                    Init::Accumulate => V::add(V::load(p), v),
+                    Init::Accumulate => V::<M>::add(V::<M>::load(p), v),
                     _ => v,
                 }
                 .store(p);
@@ -377,28 +434,33 @@ unsafe fn micro_body<V: Vector, const MR: usize, const NR: usize, const S: usize
     }
 }
 
-/// Instantiates [`micro_body`] as a [`MicroFn`] for one vector type and target feature set.
+/// Instantiates [`micro_body`] as a [`MicroFn`] for one [`Mac`] and target feature set.
 macro_rules! micro_fn {
-    ($(#[$attr:meta])* $name:ident, $vector:ty) => {
+    ($(#[$attr:meta])* $name:ident, $mac:ty) => {
         $(#[$attr])*
         unsafe fn $name<const MR: usize, const NR: usize, const S: usize>(
-            segments: &[Segment],
+            segments: &[$crate::kernels::gemm::Segment],
             ldb: usize,
             ldb1: usize,
             c: *mut f32,
             ldc: usize,
-            init: Init,
+            init: $crate::kernels::gemm::Init,
         ) {
-            unsafe { micro_body::<$vector, MR, NR, S>(segments, ldb, ldb1, c, ldc, init) }
+            unsafe {
+                $crate::kernels::gemm::micro_body::<$mac, MR, NR, S>(
+                    segments, ldb, ldb1, c, ldc, init,
+                )
+            }
         }
     };
 }
+pub(super) use micro_fn;
 
 micro_fn!(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,fma")]
     micro_avx512,
-    Lanes<true>
+    F32Mac<Lanes<true>>
 );
 micro_fn!(
     /// Intrinsics registers, for wide tiles (`NR` ≥ 6: the compiler does not keep an array
@@ -406,22 +468,27 @@ micro_fn!(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,fma")]
     micro_avx512_wide,
-    std::arch::x86_64::__m512
+    F32Mac<std::arch::x86_64::__m512>
 );
 micro_fn!(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     micro_avx2,
-    Lanes<true>
+    F32Mac<Lanes<true>>
 );
-micro_fn!(micro_portable, Lanes<false>);
+micro_fn!(micro_portable, F32Mac<Lanes<false>>);
 
+/// The [`MicroFn`]s of a micro-kernel for `MR` in a list, at `NR` vectors (`S` of them from the
+/// first block: `NR` unless given).
 macro_rules! micro_table {
-    ($f:ident, $nr:literal, [$($mr:literal),*]) => { &[$($f::<$mr, $nr, $nr> as MicroFn),*] };
+    ($f:ident, $nr:literal, [$($mr:literal),*]) => {
+        &[$($f::<$mr, $nr, $nr> as $crate::kernels::gemm::MicroFn),*]
+    };
     ($f:ident, $nr:literal, $s:literal, [$($mr:literal),*]) => {
-        &[$($f::<$mr, $nr, $s> as MicroFn),*]
+        &[$($f::<$mr, $nr, $s> as $crate::kernels::gemm::MicroFn),*]
     };
 }
+pub(super) use micro_table;
 
 #[cfg(target_arch = "x86_64")]
 static AVX512: Shapes = Shapes {
@@ -757,16 +824,37 @@ pub unsafe fn gemm_sum(
     init: Init,
     fetch: Fetch,
 ) {
+    match terms[0].b.packing {
+        Packing::F32 => unsafe { tiles(shapes(isa), terms, rows, c, ldc, init, fetch) },
+        Packing::Bf16Pairs => unsafe {
+            super::gemm_bf16::gemm_sum(isa, terms, rows, c, ldc, init, fetch)
+        },
+    }
+}
+
+/// [`gemm_sum`] with the micro-kernels of `shapes`, whose `k` step is one row of `B`; every
+/// `K` here counts rows of `B` and words of `A`.
+///
+/// # Safety
+/// As [`gemm_sum`]; the CPU runs the micro-kernels of `shapes`.
+pub(super) unsafe fn tiles(
+    shapes: &'static Shapes,
+    terms: &[Term],
+    rows: std::ops::Range<usize>,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+    fetch: Fetch,
+) {
     let b = terms[0].b;
     debug_assert!(b.width.is_multiple_of(CHUNK));
-    debug_assert!(terms
-        .iter()
-        .all(|t| (t.b.width, t.b.block, t.b.ld) == (b.width, b.block, b.ld)));
+    debug_assert!(terms.iter().all(
+        |t| (t.b.width, t.b.block, t.b.ld, t.b.packing) == (b.width, b.block, b.ld, b.packing)
+    ));
     let m = rows.len();
     if m == 0 || b.width == 0 {
         return;
     }
-    let shapes = shapes(isa);
     // Small row counts take the widest small tiles that fit, in one row tile (for a two-block
     // panel, first a tile spanning both blocks); the others the wide tiles while the columns
     // last, then the tallest 2-vector tiles — or, on a panel of two 32-wide blocks, the pair
@@ -982,6 +1070,7 @@ mod tests {
                 width,
                 block,
                 stride: kn * block,
+                packing: Packing::F32,
             };
             (blocks, panel)
         };

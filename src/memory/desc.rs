@@ -129,7 +129,11 @@ impl Sizes {
                 let b = Int8Layout::new(p)?.bytes();
                 (b, b)
             }
-            Layout::Packed(p) => (p.len(), p.len()),
+            // bf16 pairs: two elements per word (checked: the layout checked its words).
+            Layout::Packed(p) => {
+                let n = size::product(&what, &[1 + usize::from(p.pairs), p.len()])?;
+                (n, n)
+            }
             Layout::PackedTransposed(t) => (t.len(), t.len()),
         };
         Ok(Self {
@@ -140,11 +144,13 @@ impl Sizes {
     }
 }
 
-/// The element type stored for `data_type` in `layout`: the packed weights layouts keep bf16
-/// and f16 weights as f32 values rounded to that type (what the f32 GEMM kernels read); every
-/// other layout stores the data type itself.
+/// The element type stored for `data_type` in `layout`: the packed layout of bf16 pairs stores
+/// bf16 (`memory::packed`); otherwise the packed weights layouts keep bf16 and f16 weights as
+/// f32 values rounded to that type (what the f32 GEMM kernels read); every other layout stores
+/// the data type itself.
 pub fn storage_type(data_type: DataType, layout: &Layout) -> DataType {
     match (layout, data_type) {
+        (Layout::Packed(p), _) if p.pairs => DataType::Bf16,
         (Layout::Packed(_) | Layout::PackedTransposed(_), DataType::Bf16 | DataType::F16) => {
             DataType::F32
         }
@@ -296,10 +302,12 @@ impl MemoryDesc {
     }
 
     /// Our packed weights descriptor for 5-D `ldigo` (or 4-D `ldio`) logical dims, panels in
-    /// blocks of `block_gates` gates (see `memory::packed`).
+    /// blocks of `block_gates` gates (see `memory::packed`); bf16 weights as bf16 pairs.
     pub fn packed(dims: &[i64], data_type: DataType, block_gates: usize) -> Result<Self> {
         check_dims(dims)?;
-        let p = PackedLayout::from_dims(dims)?.with_block_gates(block_gates);
+        let p = PackedLayout::from_dims(dims)?
+            .with_block_gates(block_gates)
+            .with_pairs(data_type == DataType::Bf16);
         Self::build(dims, data_type, Layout::Packed(p))
     }
 
@@ -572,9 +580,9 @@ impl MemoryDesc {
             Layout::Packed(p) => {
                 let u = |k: usize| idx[k] as usize;
                 if idx.len() == 5 {
-                    p.offset(u(0), u(1), u(2), u(3), u(4))
+                    p.element_offset(u(0), u(1), u(2), u(3), u(4))
                 } else {
-                    p.offset(u(0), u(1), u(2), 0, u(3))
+                    p.element_offset(u(0), u(1), u(2), 0, u(3))
                 }
             }
             Layout::PackedTransposed(t) => {

@@ -23,9 +23,15 @@
 //! second one compute alone (what the RNN primitive picks for a few batch rows and steps:
 //! `rnn::weights::block_gates`).
 //!
-//! The layout does not depend on the data, only on the dims and the block size, so one packed
-//! tensor serves every primitive with the same weights descriptor. Reported to users as
-//! `dnnl_format_kind_opaque`.
+//! **bf16 pairs** (`pairs`, the bf16 weights' layout): a stored row holds two input rows, one
+//! 4-byte word per column — the bf16 of row `2p` in its low half, of row `2p + 1` in its high
+//! half (a last odd row paired with zeros) — so a block of `I` rows has the byte geometry of an
+//! f32 block of `ceil(I/2)` rows. A row of 16 words is the B operand of `vdpbf16ps` and one row
+//! of an AMX-BF16 B tile (`kernels::gemm_bf16`).
+//!
+//! The layout does not depend on the data, only on the dims, the block size and the element
+//! form, so one packed tensor serves every primitive with the same weights descriptor.
+//! Reported to users as `dnnl_format_kind_opaque`.
 
 use crate::error::Result;
 use crate::{invalid, size};
@@ -50,6 +56,8 @@ pub struct PackedLayout {
     pub o: usize,
     /// Gates per block of a panel: 1 or [`BLOCK_GATES`].
     pub block_gates: usize,
+    /// Rows stored as bf16 pairs (see the module docs) rather than f32 values.
+    pub pairs: bool,
 }
 
 impl PackedLayout {
@@ -71,6 +79,7 @@ impl PackedLayout {
             g,
             o,
             block_gates: BLOCK_GATES,
+            pairs: false,
         };
         size::product(
             format_args!("packed weights {dims:?}"),
@@ -88,6 +97,20 @@ impl PackedLayout {
         }
     }
 
+    /// The same layout with rows of bf16 pairs (`true`) or of f32 values.
+    pub fn with_pairs(self, pairs: bool) -> Self {
+        Self { pairs, ..self }
+    }
+
+    /// Stored rows of each block: `I`, or `ceil(I/2)` for bf16 pairs.
+    pub fn rows(&self) -> usize {
+        if self.pairs {
+            self.i.div_ceil(2)
+        } else {
+            self.i
+        }
+    }
+
     /// Columns of a panel's full blocks (`block_gates` gates of [`PANEL`], fewer with fewer
     /// gates).
     pub fn block_width(&self) -> usize {
@@ -99,19 +122,28 @@ impl PackedLayout {
         self.o.div_ceil(PANEL)
     }
 
-    /// Floats per panel (`I · G · PANEL`).
+    /// 4-byte words (f32 values or bf16 pairs) per panel ([`Self::rows`]` · G · PANEL`).
     pub fn panel_len(&self) -> usize {
-        self.i * self.g * PANEL
+        self.rows() * self.g * PANEL
     }
 
-    /// Floats per `(l, d)` matrix.
+    /// Words per `(l, d)` matrix.
     pub fn matrix_len(&self) -> usize {
         self.panels() * self.panel_len()
     }
 
-    /// Total floats, padding included.
+    /// Total words, padding included.
     pub fn len(&self) -> usize {
         self.l * self.d * self.matrix_len()
+    }
+
+    /// Stored elements (f32 values, or bf16 values: two per word), padding included.
+    pub fn elements(&self) -> usize {
+        if self.pairs {
+            2 * self.len()
+        } else {
+            self.len()
+        }
     }
 
     /// True when the tensor has no element.
@@ -119,19 +151,29 @@ impl PackedLayout {
         self.len() == 0
     }
 
-    /// For gate `g`'s block: its element offset from the start of a panel (its row 0), its row
-    /// length in floats, and its first gate.
+    /// For gate `g`'s block: its word offset from the start of a panel (its row 0), its row
+    /// length in words, and its first gate.
     pub fn block(&self, g: usize) -> (usize, usize, usize) {
         let first = g / self.block_gates * self.block_gates;
         let gates = self.block_gates.min(self.g - first);
-        (self.i * first * PANEL, gates * PANEL, first)
+        (self.rows() * first * PANEL, gates * PANEL, first)
     }
 
-    /// Element offset of logical `(l, d, i, g, o)`.
-    pub fn offset(&self, l: usize, d: usize, i: usize, g: usize, o: usize) -> usize {
+    /// Word offset of stored row `r` (an input row, or a pair of them), gate `g`, unit `o` of
+    /// matrix `(l, d)`.
+    pub fn offset(&self, l: usize, d: usize, r: usize, g: usize, o: usize) -> usize {
         let matrix = (l * self.d + d) * self.matrix_len();
         let (start, row, first) = self.block(g);
-        matrix + (o / PANEL) * self.panel_len() + start + i * row + (g - first) * PANEL + o % PANEL
+        matrix + (o / PANEL) * self.panel_len() + start + r * row + (g - first) * PANEL + o % PANEL
+    }
+
+    /// Offset of logical `(l, d, i, g, o)` in stored elements (f32, or bf16 for pairs).
+    pub fn element_offset(&self, l: usize, d: usize, i: usize, g: usize, o: usize) -> usize {
+        if self.pairs {
+            2 * self.offset(l, d, i / 2, g, o) + i % 2
+        } else {
+            self.offset(l, d, i, g, o)
+        }
     }
 }
 
@@ -141,17 +183,23 @@ mod tests {
 
     #[test]
     fn offsets_are_a_bijection_onto_unpadded_slots() {
-        for gates in [1, BLOCK_GATES] {
+        for (gates, pairs) in [
+            (1, false),
+            (BLOCK_GATES, false),
+            (1, true),
+            (BLOCK_GATES, true),
+        ] {
             let p = PackedLayout::from_dims(&[2, 2, 3, 4, 37])
                 .unwrap()
-                .with_block_gates(gates);
-            let mut seen = vec![false; p.len()];
+                .with_block_gates(gates)
+                .with_pairs(pairs);
+            let mut seen = vec![false; p.elements()];
             for l in 0..2 {
                 for d in 0..2 {
                     for i in 0..3 {
                         for g in 0..4 {
                             for o in 0..37 {
-                                let off = p.offset(l, d, i, g, o);
+                                let off = p.element_offset(l, d, i, g, o);
                                 assert!(!seen[off]);
                                 seen[off] = true;
                             }
@@ -160,7 +208,10 @@ mod tests {
                 }
             }
             assert_eq!(seen.iter().filter(|s| **s).count(), 2 * 2 * 3 * 4 * 37);
-            assert_eq!(p.len(), 2 * 2 * 2 * 3 * 4 * PANEL);
+            // Pairs: 3 rows stored as 2 words of 2 bf16 each.
+            let rows = if pairs { 2 } else { 3 };
+            assert_eq!(p.len(), 2 * 2 * 2 * rows * 4 * PANEL);
+            assert_eq!(p.elements(), if pairs { 4096 } else { 3072 });
         }
     }
 
@@ -197,6 +248,21 @@ mod tests {
         // One gate: one block.
         let v = PackedLayout::from_dims(&[1, 1, 5, 1, 40]).unwrap();
         assert_eq!(v.block(0), (0, 32, 0));
+    }
+
+    #[test]
+    fn bf16_pairs_hold_two_rows_per_word() {
+        let p = PackedLayout::from_dims(&[1, 1, 5, 4, 40])
+            .unwrap()
+            .with_pairs(true);
+        assert_eq!(p.rows(), 3);
+        // Rows 2 and 3 share word row 1: low then high half.
+        assert_eq!(p.element_offset(0, 0, 2, 1, 7), 2 * (64 + 32 + 7));
+        assert_eq!(p.element_offset(0, 0, 3, 1, 7), 2 * (64 + 32 + 7) + 1);
+        // Gates 2, 3 start after 3 word rows of 64; panel 1 after 3 rows of 128.
+        assert_eq!(p.offset(0, 0, 0, 2, 0), 3 * 64);
+        assert_eq!(p.offset(0, 0, 0, 0, 32), 3 * 128);
+        assert_eq!(p.len(), 2 * 3 * 128);
     }
 
     #[test]

@@ -116,6 +116,11 @@ impl Reorder {
             (self.src.layout(), sdt, ddt),
             (Layout::Strided { .. }, DataType::F32, DataType::F32)
         );
+        // Into bf16 pairs, the packer rounds.
+        let plain_f32_to_pairs = matches!(
+            (self.src.layout(), sdt, self.dst.layout()),
+            (Layout::Strided { .. }, DataType::F32, Layout::Packed(lay)) if lay.pairs
+        );
         // SAFETY (both packers' callers): a packed destination holds `size_bytes()` bytes of
         // f32 values.
         let round_packed = || unsafe {
@@ -152,12 +157,14 @@ impl Reorder {
                 unsafe { quantize::pack_s8(&lay, dst, value) };
                 return Ok(());
             }
-            Layout::Packed(lay) if plain_f32 => {
+            Layout::Packed(lay) if plain_f32 || plain_f32_to_pairs => {
                 let w = weights::ldigo_view(src.cast_mut(), &self.src);
                 // SAFETY: `src` addresses every element of its (validated) descriptor, whose
                 // dims are the layout's; `dst` holds the packed layout; they do not overlap.
                 unsafe { weights::pack(w, dst.cast(), lay) };
-                round_packed();
+                if plain_f32 {
+                    round_packed();
+                }
                 return Ok(());
             }
             Layout::PackedTransposed(lay) if plain_f32 => {

@@ -227,7 +227,8 @@ impl RnnPrimitive {
                     }),
                     (Layout::Strided { .. }, Some(region)) => {
                         let lay = PackedLayout::from_dims(md.dims())?
-                            .with_block_gates(weights::block_gates(p));
+                            .with_block_gates(weights::block_gates(p))
+                            .with_pairs(weights::pairs(p));
                         let dst = region.ptr(scratch);
                         weights::pack(weights::ldigo_view(buf, md), dst, &lay);
                         Ok(PackedWeights {

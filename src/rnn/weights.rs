@@ -1,9 +1,10 @@
 //! Weights at execution: packed panels, either the user's (format `any`, packed by a reorder)
 //! or packed from the user's plain layout into the scratchpad, plus the staged bias.
 
+use super::precision::Precision;
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
-use crate::kernels::gemm::Panel;
+use crate::kernels::gemm::{Packing, Panel};
 use crate::memory::packed::{PackedLayout, BLOCK_GATES, PANEL};
 use crate::memory::MemoryDesc;
 use crate::threading;
@@ -14,7 +15,7 @@ const PARALLEL_MIN_ELEMS: usize = 1 << 16;
 /// Packed weights in memory.
 #[derive(Clone, Copy, Debug)]
 pub struct PackedWeights {
-    /// Start of the packed tensor.
+    /// Start of the packed tensor (4-byte words: f32 values or bf16 pairs, as `layout` says).
     pub ptr: *const f32,
     /// Its geometry.
     pub layout: PackedLayout,
@@ -34,7 +35,12 @@ impl PackedWeights {
             ld: block,
             width: lay.g * PANEL,
             block,
-            stride: lay.i * block,
+            stride: lay.rows() * block,
+            packing: if lay.pairs {
+                Packing::Bf16Pairs
+            } else {
+                Packing::F32
+            },
         }
     }
 
@@ -95,11 +101,18 @@ pub fn block_gates(p: &RnnProblem) -> usize {
     }
 }
 
+/// Whether the packed weights a primitive of `p` uses hold bf16 pairs (read by the bf16 GEMM,
+/// `kernels::gemm_bf16`): for bf16 primitives.
+pub fn pairs(p: &RnnProblem) -> bool {
+    p.precision == Precision::Bf16
+}
+
 /// Packs plain `ldigo`-indexed weights (any strides) into `dst` with layout `lay` (padding
-/// zeroed). Parallel over matrices × panels when large.
+/// zeroed; for bf16 pairs, the values rounded to bf16, nearest even). Parallel over matrices ×
+/// panels when large.
 ///
 /// # Safety
-/// `src` must address every element of the `lay` dims; `dst` must hold `lay.len()` floats and
+/// `src` must address every element of the `lay` dims; `dst` must hold `lay.len()` words and
 /// not overlap `src`.
 pub unsafe fn pack(src: Strided<5>, dst: *mut f32, lay: &PackedLayout) {
     let panels = lay.panels();
@@ -115,24 +128,40 @@ pub unsafe fn pack(src: Strided<5>, dst: *mut f32, lay: &PackedLayout) {
             let (ld, p) = (it / panels, it % panels);
             let (l, d) = (ld / lay.d, ld % lay.d);
             let valid = PANEL.min(lay.o - p * PANEL);
-            for i in 0..lay.i {
-                for g in 0..lay.g {
-                    // SAFETY: indices are inside the dims; each item writes its own panel.
+            // Input row `i` (zeros past `I`), units of the panel, gate `g`.
+            let row = |i: usize, g: usize, out: &mut [f32; PANEL]| {
+                out.fill(0.0);
+                if i < lay.i {
+                    let (at, so) = (src.at([l, d, i, g, p * PANEL]), src.strides[4]);
+                    // SAFETY: indices are inside the dims.
                     unsafe {
-                        let out = std::slice::from_raw_parts_mut(
-                            dst.get().add(lay.offset(l, d, i, g, p * PANEL)),
-                            PANEL,
-                        );
-                        let row = src.at([l, d, i, g, p * PANEL]);
-                        let so = src.strides[4];
                         if so == 1 {
-                            out[..valid].copy_from_slice(std::slice::from_raw_parts(row, valid));
+                            out[..valid].copy_from_slice(std::slice::from_raw_parts(at, valid));
                         } else {
                             for (u, o) in out[..valid].iter_mut().enumerate() {
-                                *o = *row.offset(u as isize * so);
+                                *o = *at.offset(u as isize * so);
                             }
                         }
-                        out[valid..].fill(0.0);
+                    }
+                }
+            };
+            let (mut lo, mut hi) = ([0f32; PANEL], [0f32; PANEL]);
+            for r in 0..lay.rows() {
+                for g in 0..lay.g {
+                    // SAFETY: the row is inside the layout; each item writes its own panel.
+                    let out = unsafe {
+                        &mut *(dst.get().add(lay.offset(l, d, r, g, p * PANEL))
+                            as *mut [f32; PANEL])
+                    };
+                    if lay.pairs {
+                        row(2 * r, g, &mut lo);
+                        row(2 * r + 1, g, &mut hi);
+                        for ((o, &a), &b) in out.iter_mut().zip(&lo).zip(&hi) {
+                            let bits = |x: f32| u32::from(half::bf16::from_f32(x).to_bits());
+                            *o = f32::from_bits(bits(a) | bits(b) << 16);
+                        }
+                    } else {
+                        row(r, g, out);
                     }
                 }
             }

@@ -1,0 +1,661 @@
+//! The bf16 GEMM: [`gemm::gemm_sum`](super::gemm::gemm_sum) for panels of bf16 pairs
+//! (`Packing::Bf16Pairs`, `memory::packed`), with f32 accumulation.
+//!
+//! `A` stays f32 for the driver (an RNN's activations, already rounded to bf16 for bf16
+//! primitives); each call converts the rows it multiplies into bf16 pair rows (`A[2q]` in the
+//! low half, `A[2q + 1]` in the high half of word `q`, a last odd column paired with zero;
+//! rounded to nearest even, exact for bf16 values) in a buffer of the calling thread, once per
+//! call. A row of `A` is then one word per pair of `K` and a row of `B` one word per column,
+//! so the f32 GEMM's tiling ([`gemm::tiles`](super::gemm::tiles): register tiles, `K` blocks,
+//! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:
+//!
+//! - AVX512_BF16: `vdpbf16ps` — per pair row, one 16-column vector of `B` and a broadcast word
+//!   of `A` add both products into 16 f32 accumulators; the f32 kernels' tile shapes;
+//! - elsewhere (AVX-512 without BF16, AVX2, portable): both halves widened to f32 (a bf16 is
+//!   the high half of its f32) and two multiply-adds, in the f32 kernels' narrow tiles.
+//!
+//! The products of two bf16 are exact in f32, so every path computes the same sums; only the
+//! order of the additions differs (two per pair row, and per kernel).
+
+use super::gemm::{self, micro_fn, micro_table, Fetch, Init, Kernels, Mac, Packing};
+use super::gemm::{Panel, RowsA, Shapes, Term};
+use super::isa::Isa;
+use super::vector::{Lanes, Vector};
+use std::cell::RefCell;
+
+/// Most words of converted `A` one thread keeps; larger calls convert and multiply their rows in
+/// chunks.
+const BUFFER_WORDS: usize = 1 << 19;
+/// Most terms converted at once; more are summed group after group.
+const GROUP: usize = 4;
+
+/// 64 bytes of converted `A` (the buffer's unit: rows start on cache lines).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u32; 16]);
+
+thread_local! {
+    /// The calling thread's converted `A`.
+    static BUFFER: RefCell<Vec<Line>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The bf16 of `x`, rounded to nearest even (NaN stays NaN), in the low 16 bits.
+#[inline(always)]
+fn bf16_bits(x: f32) -> u32 {
+    let b = x.to_bits();
+    if x.is_nan() {
+        (b >> 16) | 0x40
+    } else {
+        (b + 0x7fff + ((b >> 16) & 1)) >> 16
+    }
+}
+
+/// A vector of words whose halves widen to f32: the low half is the f32 `bits << 16`, the high
+/// half the f32 `bits & 0xffff_0000`.
+trait Halves: Vector {
+    fn low(self) -> Self;
+    fn high(self) -> Self;
+}
+
+impl<const FMA: bool> Halves for Lanes<FMA> {
+    #[inline(always)]
+    fn low(self) -> Self {
+        Self(self.0.map(|x| f32::from_bits(x.to_bits() << 16)))
+    }
+    #[inline(always)]
+    fn high(self) -> Self {
+        Self(self.0.map(|x| f32::from_bits(x.to_bits() & 0xffff_0000)))
+    }
+}
+
+// SAFETY (both methods): only inside functions compiled with avx512f (`SHAPES_AVX512_WIDEN`).
+#[cfg(target_arch = "x86_64")]
+impl Halves for std::arch::x86_64::__m512 {
+    #[inline(always)]
+    fn low(self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe { _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_castps_si512(self))) }
+    }
+    #[inline(always)]
+    fn high(self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let mask = _mm512_set1_epi32(0xffff_0000_u32 as i32);
+            _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(self), mask))
+        }
+    }
+}
+
+/// bf16 pairs widened to f32: `acc + a_lo·b_lo + a_hi·b_hi` as two multiply-adds.
+struct WidenMac<V>(std::marker::PhantomData<V>);
+
+impl<V: Halves> Mac for WidenMac<V> {
+    type V = V;
+    type A = (V, V);
+    type B = (V, V);
+    #[inline(always)]
+    unsafe fn load_a(p: *const f32) -> (V, V) {
+        let w = unsafe { *p.cast::<u32>() };
+        (
+            V::splat(f32::from_bits(w << 16)),
+            V::splat(f32::from_bits(w & 0xffff_0000)),
+        )
+    }
+    #[inline(always)]
+    unsafe fn load_b(p: *const f32) -> (V, V) {
+        let v = unsafe { V::load(p) };
+        (v.low(), v.high())
+    }
+    #[inline(always)]
+    fn mac(acc: V, a: (V, V), b: (V, V)) -> V {
+        V::mul_add(a.1, b.1, V::mul_add(a.0, b.0, acc))
+    }
+}
+
+/// `vdpbf16ps`: `acc + a_lo·b_lo + a_hi·b_hi` in one instruction.
+#[cfg(target_arch = "x86_64")]
+struct DotMac;
+
+// SAFETY (every method): only inside functions compiled with avx512bf16 (`SHAPES_AVX512_BF16`).
+#[cfg(target_arch = "x86_64")]
+impl Mac for DotMac {
+    type V = std::arch::x86_64::__m512;
+    type A = std::arch::x86_64::__m512bh;
+    type B = std::arch::x86_64::__m512bh;
+    #[inline(always)]
+    unsafe fn load_a(p: *const f32) -> Self::A {
+        use std::arch::x86_64::*;
+        unsafe { std::mem::transmute(_mm512_set1_epi32(*p.cast::<i32>())) }
+    }
+    #[inline(always)]
+    unsafe fn load_b(p: *const f32) -> Self::B {
+        use std::arch::x86_64::*;
+        unsafe { std::mem::transmute(_mm512_loadu_ps(p)) }
+    }
+    #[inline(always)]
+    fn mac(acc: Self::V, a: Self::A, b: Self::B) -> Self::V {
+        unsafe { std::arch::x86_64::_mm512_dpbf16_ps(acc, a, b) }
+    }
+}
+
+micro_fn!(
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bf16,fma")]
+    micro_dot,
+    DotMac
+);
+micro_fn!(
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,fma")]
+    micro_widen_avx512,
+    WidenMac<std::arch::x86_64::__m512>
+);
+micro_fn!(
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    micro_widen_avx2,
+    WidenMac<Lanes<true>>
+);
+micro_fn!(micro_widen_portable, WidenMac<Lanes<false>>);
+
+/// AVX512_BF16: the f32 AVX-512 shapes (same register budget: one accumulator per 16 columns
+/// and row), on `vdpbf16ps`.
+#[cfg(target_arch = "x86_64")]
+static SHAPES_AVX512_BF16: Shapes = Shapes {
+    wide: Some(Kernels {
+        vectors: 4,
+        split: 4,
+        table: micro_table!(micro_dot, 4, [1, 2, 3, 4, 5, 6]),
+    }),
+    tall: Kernels {
+        vectors: 2,
+        split: 2,
+        table: micro_table!(micro_dot, 2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
+    },
+    pair: Some(Kernels {
+        vectors: 4,
+        split: 2,
+        table: micro_table!(micro_dot, 4, 2, [1, 2, 3, 4, 5, 6]),
+    }),
+    small: &[
+        Kernels {
+            vectors: 8,
+            split: 8,
+            table: micro_table!(micro_dot, 8, [1, 2]),
+        },
+        Kernels {
+            vectors: 8,
+            split: 4,
+            table: micro_table!(micro_dot, 8, 4, [1, 2]),
+        },
+        Kernels {
+            vectors: 6,
+            split: 4,
+            table: micro_table!(micro_dot, 6, 4, [1, 2]),
+        },
+        Kernels {
+            vectors: 6,
+            split: 6,
+            table: micro_table!(micro_dot, 6, [1, 2, 3, 4]),
+        },
+        Kernels {
+            vectors: 4,
+            split: 4,
+            table: micro_table!(micro_dot, 4, [1, 2, 3, 4]),
+        },
+    ],
+};
+
+/// AVX-512 without BF16: widened, 2 vectors by up to 8 rows (two registers per vector of `B`).
+#[cfg(target_arch = "x86_64")]
+static SHAPES_AVX512_WIDEN: Shapes = Shapes {
+    wide: None,
+    tall: Kernels {
+        vectors: 2,
+        split: 2,
+        table: micro_table!(micro_widen_avx512, 2, [1, 2, 3, 4, 5, 6, 7, 8]),
+    },
+    pair: None,
+    small: &[],
+};
+
+#[cfg(target_arch = "x86_64")]
+static SHAPES_AVX2: Shapes = Shapes {
+    wide: None,
+    tall: Kernels {
+        vectors: 2,
+        split: 2,
+        table: micro_table!(micro_widen_avx2, 2, [1, 2]),
+    },
+    pair: None,
+    small: &[],
+};
+
+static SHAPES_PORTABLE: Shapes = Shapes {
+    wide: None,
+    tall: Kernels {
+        vectors: 2,
+        split: 2,
+        table: micro_table!(micro_widen_portable, 2, [1, 2]),
+    },
+    pair: None,
+    small: &[],
+};
+
+/// The bf16 micro-kernel family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bf16Kernel {
+    /// Widened to f32, portable code.
+    Portable,
+    /// Widened to f32, AVX2 and FMA.
+    Avx2,
+    /// Widened to f32, AVX-512.
+    Avx512,
+    /// AVX512_BF16 `vdpbf16ps`.
+    Avx512Bf16,
+}
+
+impl Bf16Kernel {
+    /// The best family for kernels capped at `isa` on this CPU.
+    pub fn for_isa(isa: Isa) -> Self {
+        match isa.or_portable() {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512bf16") => Self::Avx512Bf16,
+            Isa::Avx512 => Self::Avx512,
+            Isa::Avx2 => Self::Avx2,
+            Isa::Portable => Self::Portable,
+        }
+    }
+
+    /// Every family this CPU runs.
+    pub fn all_supported() -> Vec<Self> {
+        let mut all: Vec<Self> = Isa::all_supported()
+            .into_iter()
+            .map(|isa| match isa {
+                Isa::Portable => Self::Portable,
+                Isa::Avx2 => Self::Avx2,
+                Isa::Avx512 => Self::Avx512,
+            })
+            .collect();
+        if Self::for_isa(Isa::Avx512) == Self::Avx512Bf16 {
+            all.push(Self::Avx512Bf16);
+        }
+        all
+    }
+
+    /// Short name, for implementation names.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Portable => "portable",
+            Self::Avx2 => "avx2",
+            Self::Avx512 => "avx512",
+            Self::Avx512Bf16 => "avx512_bf16",
+        }
+    }
+
+    fn shapes(self) -> &'static Shapes {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx512Bf16 => &SHAPES_AVX512_BF16,
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx512 => &SHAPES_AVX512_WIDEN,
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2 => &SHAPES_AVX2,
+            _ => &SHAPES_PORTABLE,
+        }
+    }
+
+    /// The instruction set the conversion of `A` is compiled for.
+    fn isa(self) -> Isa {
+        match self {
+            Self::Avx512Bf16 | Self::Avx512 => Isa::Avx512,
+            Self::Avx2 => Isa::Avx2,
+            Self::Portable => Isa::Portable,
+        }
+    }
+}
+
+/// Converts rows `rows` of `a` (`k` floats each) into bf16 pair rows of `ld` words at `dst`.
+///
+/// # Safety
+/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·ld` writable words,
+/// `ld ≥ ceil(k/2)`.
+#[inline(always)]
+unsafe fn convert_body<const FMA: bool>(
+    a: &RowsA,
+    rows: std::ops::Range<usize>,
+    k: usize,
+    dst: *mut u32,
+    ld: usize,
+) {
+    for (i, r) in rows.enumerate() {
+        unsafe {
+            let src = std::slice::from_raw_parts(a.row(r), k);
+            let out = std::slice::from_raw_parts_mut(dst.add(i * ld), k.div_ceil(2));
+            let (pairs, last) = src.as_chunks::<2>();
+            for (o, &[lo, hi]) in out.iter_mut().zip(pairs) {
+                *o = bf16_bits(lo) | bf16_bits(hi) << 16;
+            }
+            if let [x] = *last {
+                out[pairs.len()] = bf16_bits(x);
+            }
+        }
+    }
+}
+
+super::isa::isa_dispatch!(
+    /// [`convert_body`] compiled for `isa`.
+    unsafe fn convert => convert_body,
+    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut u32, ld: usize)
+);
+
+/// [`gemm::gemm_sum`] for panels of bf16 pairs, on the family [`Bf16Kernel::for_isa`] picks.
+/// `K` of every term (and of `fetch.next`) counts rows of the logical `B`.
+///
+/// # Safety
+/// As [`gemm::gemm_sum`]; every term's panel holds bf16 pairs (`ceil(k/2)` rows).
+pub unsafe fn gemm_sum(
+    isa: Isa,
+    terms: &[Term],
+    rows: std::ops::Range<usize>,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+    fetch: Fetch,
+) {
+    unsafe { gemm_sum_with(Bf16Kernel::for_isa(isa), terms, rows, c, ldc, init, fetch) }
+}
+
+/// [`gemm_sum`] on the family `kernel`.
+///
+/// # Safety
+/// As [`gemm_sum`]; the CPU runs `kernel`.
+pub unsafe fn gemm_sum_with(
+    kernel: Bf16Kernel,
+    terms: &[Term],
+    rows: std::ops::Range<usize>,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+    fetch: Fetch,
+) {
+    debug_assert!(terms.iter().all(|t| t.b.packing == Packing::Bf16Pairs));
+    if rows.is_empty() || terms[0].b.width == 0 {
+        return;
+    }
+    // Words of one converted row of a term (a whole number of cache lines).
+    let ld = |t: &Term| t.k.div_ceil(2).next_multiple_of(16);
+    let row_words: usize = terms.iter().map(ld).sum();
+    let chunk = (BUFFER_WORDS / row_words.max(1)).clamp(1, rows.len());
+    let fetch = Fetch {
+        next: fetch.next.map(|(p, k)| match p.packing {
+            Packing::Bf16Pairs => (p, k.div_ceil(2)),
+            Packing::F32 => (p, k),
+        }),
+        ..fetch
+    };
+    BUFFER.with_borrow_mut(|buf| {
+        let lines = (chunk * row_words).div_ceil(16);
+        if buf.len() < lines {
+            buf.clear();
+            if buf.try_reserve_exact(lines).is_err() {
+                // No room for even one chunk: the products one by one.
+                unsafe { scalar(terms, rows, c, ldc, init) };
+                return;
+            }
+            buf.resize(lines, Line([0; 16]));
+        }
+        let base = buf.as_mut_ptr().cast::<u32>();
+        let mut r0 = rows.start;
+        while r0 < rows.end {
+            let r1 = rows.end.min(r0 + chunk);
+            let c0 = c.wrapping_add((r0 - rows.start) * ldc);
+            for (g, group) in terms.chunks(GROUP).enumerate() {
+                let mut converted = [group[0]; GROUP];
+                let mut at = base;
+                for (t, to) in group.iter().zip(converted.iter_mut()) {
+                    let ld = ld(t);
+                    // SAFETY: the buffer holds `chunk` rows of every term's `ld` words.
+                    unsafe { convert(kernel.isa(), &t.a, r0..r1, t.k, at, ld) };
+                    *to = Term {
+                        a: RowsA {
+                            base: at.cast::<f32>().cast_const().wrapping_sub(r0 * ld),
+                            outer_stride: 0,
+                            inner_stride: ld as isize,
+                            inner: usize::MAX,
+                        },
+                        k: t.k.div_ceil(2),
+                        b: t.b,
+                    };
+                    at = at.wrapping_add(chunk * ld);
+                }
+                let init = if g == 0 { init } else { Init::Accumulate };
+                let terms = &converted[..group.len()];
+                // SAFETY: the converted rows are readable; the caller's contract for the rest.
+                unsafe { gemm::tiles(kernel.shapes(), terms, r0..r1, c0, ldc, init, fetch) };
+            }
+            r0 = r1;
+        }
+    });
+}
+
+/// The product without conversion buffer, one output at a time (what [`gemm_sum`] falls back
+/// to when its buffer cannot grow).
+///
+/// # Safety
+/// As [`gemm_sum`].
+unsafe fn scalar(
+    terms: &[Term],
+    rows: std::ops::Range<usize>,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+) {
+    let b = terms[0].b;
+    for (i, r) in rows.enumerate() {
+        for j in 0..b.width {
+            let mut sum = 0f32;
+            for t in terms {
+                let Panel { ptr: col, ld, .. } = t.b.columns(j..j + 1);
+                let a = t.a.row(r);
+                for q in 0..t.k.div_ceil(2) {
+                    // SAFETY: inside the term's rows of `A` and `B`.
+                    unsafe {
+                        let w = *col.add(q * ld).cast::<u32>();
+                        let hi = if 2 * q + 1 < t.k {
+                            *a.add(2 * q + 1)
+                        } else {
+                            0.0
+                        };
+                        let a = (*a.add(2 * q), hi);
+                        let lo = f32::from_bits(bf16_bits(a.0) << 16);
+                        let hi = f32::from_bits(bf16_bits(a.1) << 16);
+                        sum += lo * f32::from_bits(w << 16) + hi * f32::from_bits(w & 0xffff_0000);
+                    }
+                }
+            }
+            // SAFETY: row `i`, column `j` of `C` (and of an `Init::Row` row).
+            unsafe {
+                let out = c.add(i * ldc + j);
+                *out = match init {
+                    Init::Zero => sum,
+                    Init::Row(row) => *row.add(j) + sum,
+                    Init::Accumulate | Init::Continue => *out + sum,
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(x: f32) -> f64 {
+        f64::from(f32::from_bits(bf16_bits(x) << 16))
+    }
+
+    /// Logical `B[k][width]` as a panel of bf16 pairs in blocks of `block` columns, with the
+    /// words it points into.
+    fn pack(b: &[f32], k: usize, width: usize, block: usize) -> (Vec<u32>, Panel) {
+        let rows = k.div_ceil(2);
+        let mut words = vec![0u32; rows * width];
+        for j in 0..width.div_ceil(block) {
+            let cols = j * block..width.min((j + 1) * block);
+            for q in 0..rows {
+                for (c, col) in cols.clone().enumerate() {
+                    let at = |kk: usize| {
+                        if kk < k {
+                            bf16_bits(b[kk * width + col])
+                        } else {
+                            0
+                        }
+                    };
+                    words[j * rows * block + q * cols.len() + c] = at(2 * q) | at(2 * q + 1) << 16;
+                }
+            }
+        }
+        let panel = Panel {
+            ptr: words.as_ptr().cast(),
+            ld: block,
+            width,
+            block,
+            stride: rows * block,
+            packing: Packing::Bf16Pairs,
+        };
+        (words, panel)
+    }
+
+    /// `C (init)= A·B` over two terms (`K` split at `k/3`, each an odd-sized part for most `k`)
+    /// against the f64 product of the bf16-rounded operands.
+    fn check(kernel: Bf16Kernel, m: usize, k: usize, width: usize, block: usize, init: &str) {
+        let lda = k + 3;
+        let ldc = width + 16;
+        let a: Vec<f32> = (0..m * lda)
+            .map(|i| ((i * 7919) % 97) as f32 / 97.0 - 0.5)
+            .collect();
+        let b: Vec<f32> = (0..k * width)
+            .map(|i| ((i * 104_729) % 89) as f32 / 89.0 - 0.5)
+            .collect();
+        let bias: Vec<f32> = (0..width).map(|i| i as f32 * 0.25).collect();
+        let c0: Vec<f32> = (0..m * ldc).map(|i| (i % 5) as f32).collect();
+        let k1 = k / 3;
+        let (_w0, p0) = pack(&b[..k1 * width], k1, width, block);
+        let (_w1, p1) = pack(&b[k1 * width..], k - k1, width, block);
+        let rows = |k0: usize| RowsA {
+            base: a[k0..].as_ptr(),
+            outer_stride: 0,
+            inner_stride: lda as isize,
+            inner: usize::MAX,
+        };
+        let terms = [
+            Term {
+                a: rows(0),
+                k: k1,
+                b: p0,
+            },
+            Term {
+                a: rows(k1),
+                k: k - k1,
+                b: p1,
+            },
+        ];
+        let init_v = match init {
+            "zero" => Init::Zero,
+            "row" => Init::Row(bias.as_ptr()),
+            _ => Init::Accumulate,
+        };
+        let shape = format!("{kernel:?} m{m} k{k} w{width} block{block} {init}");
+        // Rows 1.. of the range (row 0 of `C` left alone), and the scalar fallback.
+        let r0 = usize::from(m > 1);
+        let mut c = c0.clone();
+        let mut s = c0.clone();
+        unsafe {
+            let fetch = Fetch {
+                next: Some((p0, k1)),
+                streamed: m.is_multiple_of(2),
+            };
+            let out = c.as_mut_ptr().add(r0 * ldc);
+            gemm_sum_with(kernel, &terms, r0..m, out, ldc, init_v, fetch);
+            scalar(&terms, r0..m, s.as_mut_ptr().add(r0 * ldc), ldc, init_v);
+        }
+        for i in 0..m {
+            for j in 0..ldc {
+                let base = c0[i * ldc + j] as f64;
+                if i < r0 || j >= width {
+                    assert_eq!(
+                        c[i * ldc + j],
+                        c0[i * ldc + j],
+                        "{shape} untouched ({i},{j})"
+                    );
+                    continue;
+                }
+                let dot: f64 = (0..k)
+                    .map(|kk| round(a[i * lda + kk]) * round(b[kk * width + j]))
+                    .sum();
+                let e = dot
+                    + match init {
+                        "zero" => 0.0,
+                        "row" => bias[j] as f64,
+                        _ => base,
+                    };
+                for got in [c[i * ldc + j], s[i * ldc + j]] {
+                    let g = got as f64;
+                    assert!(
+                        (g - e).abs() <= 1e-5 * (1.0 + e.abs()) * (k as f64).sqrt(),
+                        "{shape} ({i},{j}): {g} vs {e}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn matches_the_rounded_product_for_every_kernel_and_shape() {
+        for kernel in Bf16Kernel::all_supported() {
+            for &m in &[1, 2, 3, 5, 7, 13, 14, 27, 33, 64] {
+                for &(k, w, block) in &[
+                    (1, 32, 32),
+                    (2, 32, 32),
+                    (7, 96, 96),
+                    (33, 128, 128),
+                    (601, 64, 64),
+                    (0, 32, 32),
+                    (33, 128, 96),
+                    (5, 64, 32),
+                    (601, 64, 32),
+                    (33, 128, 64),
+                    (2201, 128, 64),
+                    (33, 128, 32),
+                    (601, 96, 32),
+                ] {
+                    for init in ["zero", "row", "acc"] {
+                        check(kernel, m, k, w, block, init);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn conversion_rounds_to_nearest_even() {
+        // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1); 1 + 3·2^-8 up.
+        assert_eq!(bf16_bits(1.0 + 2f32.powi(-8)), 0x3f80);
+        assert_eq!(bf16_bits(1.0 + 3.0 * 2f32.powi(-8)), 0x3f82);
+        assert_eq!(bf16_bits(-2.5), 0xc020);
+        assert!(f32::from_bits(bf16_bits(f32::NAN) << 16).is_nan());
+        assert_eq!(bf16_bits(f32::INFINITY), 0x7f80);
+    }
+
+    #[test]
+    fn the_isa_cap_picks_the_family() {
+        assert_eq!(Bf16Kernel::for_isa(Isa::Portable), Bf16Kernel::Portable);
+        let all = Bf16Kernel::all_supported();
+        if Isa::all_supported().contains(&Isa::Avx2) {
+            assert_eq!(Bf16Kernel::for_isa(Isa::Avx2), Bf16Kernel::Avx2);
+        }
+        if all.contains(&Bf16Kernel::Avx512Bf16) {
+            assert_eq!(Bf16Kernel::for_isa(Isa::Avx512), Bf16Kernel::Avx512Bf16);
+        }
+    }
+}
