@@ -125,8 +125,8 @@ fn forward_desc(g: &golden::GoldenCase, prop: PropKind) -> RnnDesc {
     desc
 }
 
-fn create(desc: RnnDesc, hint: Option<&RnnPd>, isa: Isa) -> (RnnPd, Primitive) {
-    let pd = RnnPd::new(Engine::cpu(), desc, &Attr::new(), hint)
+fn create(desc: RnnDesc, hint: Option<&RnnPd>, isa: Isa, attr: &Attr) -> (RnnPd, Primitive) {
+    let pd = RnnPd::new(Engine::cpu(), desc, attr, hint)
         .unwrap()
         .with_isa(isa)
         .unwrap();
@@ -136,7 +136,7 @@ fn create(desc: RnnDesc, hint: Option<&RnnPd>, isa: Isa) -> (RnnPd, Primitive) {
 
 /// Runs a case's forward pass (training for backward cases, keeping the workspace) and, for
 /// backward cases, its backward pass: every output by golden name.
-fn run(g: &golden::GoldenCase, isa: Isa) -> BTreeMap<String, Vec<f32>> {
+fn run(g: &golden::GoldenCase, isa: Isa, attr: &Attr) -> BTreeMap<String, Vec<f32>> {
     let backward = g.prop == "backward";
     let prop = if backward {
         PropKind::ForwardTraining
@@ -144,7 +144,7 @@ fn run(g: &golden::GoldenCase, isa: Isa) -> BTreeMap<String, Vec<f32>> {
         PropKind::ForwardInference
     };
     let fdesc = forward_desc(g, prop);
-    let (fpd, fprim) = create(fdesc.clone(), None, isa);
+    let (fpd, fprim) = create(fdesc.clone(), None, isa, attr);
     let mut mems: Vec<(i32, Memory)> = Vec::new();
     for (name, arg) in FORWARD {
         if let Some(dims) = g.shape(name) {
@@ -181,7 +181,7 @@ fn run(g: &golden::GoldenCase, isa: Isa) -> BTreeMap<String, Vec<f32>> {
             bdesc = bdesc.with(args::DIFF + arg, Some(&plain(dims, DataType::F32)));
         }
     }
-    let (bpd, bprim) = create(bdesc, Some(&fpd), isa);
+    let (bpd, bprim) = create(bdesc, Some(&fpd), isa, attr);
     // The forward memories but the gate weights, which are reordered again, plus the diffs.
     let mut bmems: Vec<(i32, Memory)> = Vec::new();
     for (name, arg) in FORWARD {
@@ -283,7 +283,7 @@ fn goldens_of_the_real_onednn() {
     let mut checked = 0;
     for isa in isas() {
         for g in &cases {
-            let got = run(g, isa);
+            let got = run(g, isa, &Attr::new());
             let trh = threshold(g);
             let backward = g.prop == "backward";
             for (name, v) in &got {
@@ -335,7 +335,7 @@ fn forward_matches_the_rounding_reference() {
     assert!(projected.len() >= 8);
     cases.extend(projected);
     for g in cases {
-        let got = run(&g, Isa::detected());
+        let got = run(&g, Isa::detected(), &Attr::new());
         let fdesc = forward_desc(&g, PropKind::ForwardInference);
         let pd = RnnPd::new(Engine::cpu(), fdesc, &Attr::new(), None).unwrap();
         let p = RefProblem::from_pd(&pd);
@@ -373,6 +373,59 @@ fn forward_matches_the_rounding_reference() {
             }
         }
     }
+}
+
+/// f32 primitives with fpmath mode bf16 (oneDNN's "bf32") multiply in bf16: their `any` gate
+/// weights are bf16 pairs (half the bytes), which a strict f32 primitive refuses, and their
+/// outputs meet the bf16 goldens' thresholds on every kernel instruction set.
+#[test]
+fn bf32_multiplies_in_bf16() {
+    let cases = golden::load_dir(&golden::cell_dir("low_precision"));
+    let mut bf32 = Attr::new();
+    bf32.fpmath_mode = oxidnn::types::FpmathMode::Bf16;
+    let mut checked = 0;
+    for g in cases
+        .iter()
+        .filter(|g| g.prop == "forward_inference" && type_of(g, "src_layer") == DataType::Bf16)
+    {
+        let mut f32_case = g.clone();
+        for t in f32_case.types.values_mut() {
+            *t = "f32".into();
+        }
+        let desc = forward_desc(&f32_case, PropKind::ForwardInference);
+        let pd = RnnPd::new(Engine::cpu(), desc.clone(), &bf32, None).unwrap();
+        let strict = RnnPd::new(Engine::cpu(), desc.clone(), &Attr::new(), None).unwrap();
+        for arg in [args::WEIGHTS_LAYER, args::WEIGHTS_ITER] {
+            let (md, f32_md) = (pd.arg_md(arg).unwrap(), strict.arg_md(arg).unwrap());
+            assert_eq!(md.data_type(), DataType::F32);
+            // ceil(I/2) rows of bf16 pairs where f32 stores I rows, 4 bytes per column each.
+            let i = md.dims()[2] as usize;
+            assert_eq!(
+                md.size_bytes(),
+                f32_md.size_bytes() / i * i.div_ceil(2),
+                "{}",
+                g.name
+            );
+            let e = RnnPd::new(
+                Engine::cpu(),
+                desc.clone().with(arg, Some(md)),
+                &Attr::new(),
+                None,
+            )
+            .unwrap_err();
+            assert!(matches!(e, oxidnn::Error::Unimplemented(_)), "{e:?}");
+        }
+        for isa in isas() {
+            let got = run(&f32_case, isa, &bf32);
+            for (name, v) in &got {
+                if let Some(m) = mismatch(v, g.values(name).unwrap(), threshold(g), false) {
+                    panic!("{} [{}] {name}: {m}", g.name, isa.name());
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 12, "{checked}");
 }
 
 /// f32 → bf16 / f16 → f32 through the reorder rounds to nearest even; into the packed layout

@@ -148,7 +148,7 @@ micro_fn!(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,fma")]
     micro_widen_avx512,
-    WidenMac<std::arch::x86_64::__m512>
+    WidenMac<Lanes<true>>
 );
 micro_fn!(
     #[cfg(target_arch = "x86_64")]
@@ -206,14 +206,14 @@ static SHAPES_AVX512_BF16: Shapes = Shapes {
     ],
 };
 
-/// AVX-512 without BF16: widened, 2 vectors by up to 8 rows (two registers per vector of `B`).
+/// AVX-512 without BF16: widened, 2 vectors by up to 4 rows (taller tiles spill).
 #[cfg(target_arch = "x86_64")]
 static SHAPES_AVX512_WIDEN: Shapes = Shapes {
     wide: None,
     tall: Kernels {
         vectors: 2,
         split: 2,
-        table: micro_table!(micro_widen_avx512, 2, [1, 2, 3, 4, 5, 6, 7, 8]),
+        table: micro_table!(micro_widen_avx512, 2, [1, 2, 3, 4]),
     },
     pair: None,
     small: &[],

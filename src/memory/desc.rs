@@ -304,10 +304,21 @@ impl MemoryDesc {
     /// Our packed weights descriptor for 5-D `ldigo` (or 4-D `ldio`) logical dims, panels in
     /// blocks of `block_gates` gates (see `memory::packed`); bf16 weights as bf16 pairs.
     pub fn packed(dims: &[i64], data_type: DataType, block_gates: usize) -> Result<Self> {
+        Self::packed_as(dims, data_type, block_gates, data_type == DataType::Bf16)
+    }
+
+    /// [`Self::packed`] with rows of bf16 pairs or not (`pairs`: f32 weights of a primitive
+    /// with bf16 math are stored rounded to bf16 pairs).
+    pub fn packed_as(
+        dims: &[i64],
+        data_type: DataType,
+        block_gates: usize,
+        pairs: bool,
+    ) -> Result<Self> {
         check_dims(dims)?;
         let p = PackedLayout::from_dims(dims)?
             .with_block_gates(block_gates)
-            .with_pairs(data_type == DataType::Bf16);
+            .with_pairs(pairs);
         Self::build(dims, data_type, Layout::Packed(p))
     }
 

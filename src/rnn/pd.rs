@@ -22,6 +22,7 @@ use super::backward::scratch::BackwardScratch;
 use super::cells::CellKind;
 use super::desc::RnnDesc;
 use super::int8::Int8Plan;
+use super::precision::Precision;
 use super::problem::RnnProblem;
 use super::scratch::ScratchLayout;
 use super::seq_lengths;
@@ -37,7 +38,7 @@ use crate::kernels::Isa;
 use crate::memory::{describe, Layout, MemoryDesc};
 use crate::primitive::MdQuery;
 use crate::size;
-use crate::types::{DataType, ScratchpadMode};
+use crate::types::{DataType, FpmathMode, ScratchpadMode};
 use crate::{invalid, unimplemented_err};
 use std::collections::BTreeMap;
 
@@ -142,7 +143,15 @@ fn non_overlapping(dims: &[i64], strides: &[i64]) -> bool {
 /// packed at every execution. Backward projection weights resolve to `ldoi`, their diff to
 /// `ldio`, as oneDNN's CPU engine chooses. Backward accepts any plain layout for every weights
 /// tensor (a superset: oneDNN takes only its own), but not the packed forward layout.
-fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Result<MemoryDesc> {
+///
+/// `packing`: the gates per block and whether rows are bf16 pairs of the forward layout; given
+/// packed weights of bf16 pairs need bf16 math (`pairs`).
+fn resolve(
+    arg: i32,
+    md: &MemoryDesc,
+    backward: bool,
+    (block_gates, pairs): (usize, bool),
+) -> Result<MemoryDesc> {
     let role = role(arg);
     let name = args::rnn_name(arg);
     let given = || describe(md, args::rnn_tag_aliases(arg));
@@ -161,12 +170,15 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
             Role::Weights if backward && projection => md.with_plain_tag(TAG_LDOI),
             Role::DiffWeights if projection => md.with_plain_tag(TAG_LDNC),
             Role::Weights if backward => MemoryDesc::packed_transposed(md.dims(), md.data_type()),
-            Role::Weights => MemoryDesc::packed(md.dims(), md.data_type(), block_gates),
+            Role::Weights => MemoryDesc::packed_as(md.dims(), md.data_type(), block_gates, pairs),
             Role::DiffWeights => md.with_plain_tag(TAG_LDIGO),
             _ => md.with_plain_tag(default_tag(arg)),
         },
         Layout::Packed(_) if role == Role::Weights && backward => unimplemented_err!(
             "{name}: backward takes plain weights (reorder the packed forward weights)"
+        ),
+        Layout::Packed(p) if role == Role::Weights && p.pairs && !pairs => unimplemented_err!(
+            "{name}: weights packed as bf16 need bf16 math (a bf16 primitive, or fpmath mode bf16)"
         ),
         Layout::Packed(_) if role == Role::Weights => Ok(md.clone()),
         Layout::Packed(_) => {
@@ -231,6 +243,14 @@ impl RnnPd {
         }
         let mut problem = RnnProblem::new(&desc)?;
         problem.seq_lengths = attr.rnn_seq_lengths;
+        // bf32: f32 forward GEMMs in bf16 where the fpmath mode allows it.
+        if problem.precision == Precision::F32
+            && problem.int8.is_none()
+            && !problem.is_backward()
+            && matches!(attr.fpmath_mode, FpmathMode::Bf16 | FpmathMode::Any)
+        {
+            problem.bf16_math = true;
+        }
         match &problem.int8 {
             Some(cfg) => cfg.check_attr(&problem, attr)?,
             None if !attr.has_default_quantization() => {
@@ -256,10 +276,10 @@ impl RnnPd {
         } else {
             fwd_args
         };
-        let block_gates = weights::block_gates(&problem);
+        let packing = (weights::block_gates(&problem), weights::pairs(&problem));
         for arg in all_args {
             let md = match desc.md(arg) {
-                Some(md) => resolve(arg, md, backward, block_gates)?,
+                Some(md) => resolve(arg, md, backward, packing)?,
                 None => MemoryDesc::zero(),
             };
             mds.insert(arg, md);

@@ -70,6 +70,10 @@ pub struct RnnProblem {
     pub precision: Precision,
     /// Precision of the LSTM c-state (the type of `src_iter_c` / `dst_iter_c`; f32 without).
     pub c_precision: Precision,
+    /// The forward GEMMs multiply bf16 (weights packed as bf16 pairs, activations rounded to
+    /// bf16 where the GEMM reads them): bf16 primitives, and f32 ones whose fpmath mode allows
+    /// bf16 (oneDNN's "bf32"; the pd sets it from the attributes).
+    pub bf16_math: bool,
     /// Per-sample sequence lengths are given at execution (the pd sets it from the
     /// attributes; see [`seq_lengths`](super::seq_lengths)).
     pub seq_lengths: bool,
@@ -339,6 +343,7 @@ impl RnnProblem {
             c_precision: src_iter_c
                 .or(dst_iter_c)
                 .map_or(Precision::F32, |m| Precision::of_type(m.data_type())),
+            bf16_math: precision == Precision::Bf16,
             seq_lengths: false,
             int8,
         })

@@ -341,6 +341,7 @@ mod tests {
             with_projection: false,
             precision: Default::default(),
             c_precision: Default::default(),
+            bf16_math: false,
             seq_lengths: false,
             int8: None,
         }

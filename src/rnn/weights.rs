@@ -1,7 +1,6 @@
 //! Weights at execution: packed panels, either the user's (format `any`, packed by a reorder)
 //! or packed from the user's plain layout into the scratchpad, plus the staged bias.
 
-use super::precision::Precision;
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
 use crate::kernels::gemm::{Packing, Panel};
@@ -101,10 +100,10 @@ pub fn block_gates(p: &RnnProblem) -> usize {
     }
 }
 
-/// Whether the packed weights a primitive of `p` uses hold bf16 pairs (read by the bf16 GEMM,
-/// `kernels::gemm_bf16`): for bf16 primitives.
+/// Whether the packed weights a primitive of `p` chooses hold bf16 pairs (read by the bf16
+/// GEMM, `kernels::gemm_bf16`): with bf16 math.
 pub fn pairs(p: &RnnProblem) -> bool {
-    p.precision == Precision::Bf16
+    p.bf16_math
 }
 
 /// Packs plain `ldigo`-indexed weights (any strides) into `dst` with layout `lay` (padding
