@@ -223,6 +223,12 @@ fn driver_scratch_bytes(
     }
 }
 
+/// Largest batch for which an f32 primitive allowed bf16 math (bf32) multiplies in bf16: its
+/// step GEMMs of a few rows wait on the weights, half as many bytes in bf16; with more rows the
+/// f32 kernels are faster than `vdpbf16ps` where it issues every other cycle (measured on a
+/// Xeon, LSTM C=512: bf32 faster up to N=3, slower from N=4).
+const BF32_MAX_BATCH: usize = 3;
+
 fn impl_name(p: &RnnProblem, isa: Isa) -> String {
     if p.is_backward() {
         "oxidnn:gemm".to_string()
@@ -243,11 +249,12 @@ impl RnnPd {
         }
         let mut problem = RnnProblem::new(&desc)?;
         problem.seq_lengths = attr.rnn_seq_lengths;
-        // bf32: f32 forward GEMMs in bf16 where the fpmath mode allows it.
+        // bf32: f32 forward GEMMs in bf16 where the fpmath mode allows it and it pays.
         if problem.precision == Precision::F32
             && problem.int8.is_none()
             && !problem.is_backward()
             && matches!(attr.fpmath_mode, FpmathMode::Bf16 | FpmathMode::Any)
+            && problem.n <= BF32_MAX_BATCH
         {
             problem.bf16_math = true;
         }
