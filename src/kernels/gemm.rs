@@ -378,13 +378,16 @@ pub(super) unsafe fn micro_body<M: Mac, const MR: usize, const NR: usize, const 
             // used by two loops, and a closure would keep the accumulators in memory).
             macro_rules! step {
                 ($kk:expr) => {
-                    let bv: [M::B; NR] = std::array::from_fn(|j| {
-                        if j < S {
+                    // (Loops, not `array::from_fn`: its closure is not inlined into the
+                    // kernel's target features.)
+                    let mut bv = [M::load_b(bp); NR];
+                    for (j, v) in bv.iter_mut().enumerate().skip(1) {
+                        *v = if j < S {
                             M::load_b(bp.add(j * LANES))
                         } else {
                             M::load_b(bp1.add((j - S) * LANES))
-                        }
-                    });
+                        };
+                    }
                     for i in 0..MR {
                         let av = M::load_a(a[i].add($kk));
                         for j in 0..NR {

@@ -9,10 +9,12 @@
 //! so the f32 GEMM's tiling ([`gemm::tiles`](super::gemm::tiles): register tiles, `K` blocks,
 //! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:
 //!
-//! - AVX512_BF16: `vdpbf16ps` — per pair row, one 16-column vector of `B` and a broadcast word
-//!   of `A` add both products into 16 f32 accumulators; the f32 kernels' tile shapes;
-//! - elsewhere (AVX-512 without BF16, AVX2, portable): both halves widened to f32 (a bf16 is
-//!   the high half of its f32) and two multiply-adds, in the f32 kernels' narrow tiles.
+//! - AVX512_BF16, one row: `vdpbf16ps` — per pair row, one 16-column vector of `B` and a
+//!   broadcast word of `A` add both products into 16 f32 accumulators;
+//! - AVX-512, more rows (or no BF16): `A` converted to f32 instead, both halves of each word of
+//!   `B` widened to f32 (a bf16 is the high half of its f32) and two multiply-adds, in tiles of
+//!   the f32 kernels' shapes (a row fewer for the wide ones);
+//! - AVX2, portable: as the latter with `A` as pairs, in the f32 kernels' narrow tiles.
 //!
 //! The products of two bf16 are exact in f32, so every path computes the same sums; only the
 //! order of the additions differs (two per pair row, and per kernel).
@@ -68,7 +70,7 @@ impl<const FMA: bool> Halves for Lanes<FMA> {
     }
 }
 
-// SAFETY (both methods): only inside functions compiled with avx512f (`SHAPES_AVX512_WIDEN`).
+// SAFETY (both methods): only inside functions compiled with avx512f (`SHAPES_AVX512_SPLIT`).
 #[cfg(target_arch = "x86_64")]
 impl Halves for std::arch::x86_64::__m512 {
     #[inline(always)]
@@ -138,6 +140,34 @@ impl Mac for DotMac {
     }
 }
 
+/// bf16 pairs of `B` widened to f32, `A` already f32 (as [`AForm::Floats`]): two broadcasts
+/// from memory and two multiply-adds per pair.
+#[cfg(target_arch = "x86_64")]
+struct SplitMac;
+
+// SAFETY (every method): only inside functions compiled with avx512f (`SHAPES_AVX512_SPLIT`).
+#[cfg(target_arch = "x86_64")]
+impl Mac for SplitMac {
+    type V = std::arch::x86_64::__m512;
+    type A = (Self::V, Self::V);
+    type B = (Self::V, Self::V);
+    #[inline(always)]
+    unsafe fn load_a(p: *const f32) -> Self::A {
+        // The word address stands for the pair's two floats at twice it (`AForm::Floats`).
+        let pair = p.with_addr(p.addr() * 2);
+        unsafe { (Self::V::splat(*pair), Self::V::splat(*pair.add(1))) }
+    }
+    #[inline(always)]
+    unsafe fn load_b(p: *const f32) -> Self::B {
+        let v = unsafe { Self::V::load(p) };
+        (v.low(), v.high())
+    }
+    #[inline(always)]
+    fn mac(acc: Self::V, a: Self::A, b: Self::B) -> Self::V {
+        Self::V::mul_add(a.1, b.1, Self::V::mul_add(a.0, b.0, acc))
+    }
+}
+
 micro_fn!(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bf16,fma")]
@@ -147,8 +177,8 @@ micro_fn!(
 micro_fn!(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,fma")]
-    micro_widen_avx512,
-    WidenMac<Lanes<true>>
+    micro_split,
+    SplitMac
 );
 micro_fn!(
     #[cfg(target_arch = "x86_64")]
@@ -158,64 +188,65 @@ micro_fn!(
 );
 micro_fn!(micro_widen_portable, WidenMac<Lanes<false>>);
 
-/// AVX512_BF16: the f32 AVX-512 shapes (same register budget: one accumulator per 16 columns
-/// and row), on `vdpbf16ps`.
+/// AVX512_BF16, for one row: the f32 AVX-512 small tiles (whole rows of both blocks of a
+/// panel at once where they fit), on `vdpbf16ps`.
 #[cfg(target_arch = "x86_64")]
 static SHAPES_AVX512_BF16: Shapes = Shapes {
-    wide: Some(Kernels {
-        vectors: 4,
-        split: 4,
-        table: micro_table!(micro_dot, 4, [1, 2, 3, 4, 5, 6]),
-    }),
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_dot, 2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
-    },
-    pair: Some(Kernels {
-        vectors: 4,
-        split: 2,
-        table: micro_table!(micro_dot, 4, 2, [1, 2, 3, 4, 5, 6]),
-    }),
-    small: &[
-        Kernels {
-            vectors: 8,
-            split: 8,
-            table: micro_table!(micro_dot, 8, [1, 2]),
-        },
-        Kernels {
-            vectors: 8,
-            split: 4,
-            table: micro_table!(micro_dot, 8, 4, [1, 2]),
-        },
-        Kernels {
-            vectors: 6,
-            split: 4,
-            table: micro_table!(micro_dot, 6, 4, [1, 2]),
-        },
-        Kernels {
-            vectors: 6,
-            split: 6,
-            table: micro_table!(micro_dot, 6, [1, 2, 3, 4]),
-        },
-        Kernels {
-            vectors: 4,
-            split: 4,
-            table: micro_table!(micro_dot, 4, [1, 2, 3, 4]),
-        },
-    ],
-};
-
-/// AVX-512 without BF16: widened, 2 vectors by up to 4 rows (taller tiles spill).
-#[cfg(target_arch = "x86_64")]
-static SHAPES_AVX512_WIDEN: Shapes = Shapes {
     wide: None,
     tall: Kernels {
         vectors: 2,
         split: 2,
-        table: micro_table!(micro_widen_avx512, 2, [1, 2, 3, 4]),
+        table: micro_table!(micro_dot, 2, [1]),
     },
     pair: None,
+    small: &[
+        Kernels {
+            vectors: 8,
+            split: 8,
+            table: micro_table!(micro_dot, 8, [1]),
+        },
+        Kernels {
+            vectors: 8,
+            split: 4,
+            table: micro_table!(micro_dot, 8, 4, [1]),
+        },
+        Kernels {
+            vectors: 6,
+            split: 4,
+            table: micro_table!(micro_dot, 6, 4, [1]),
+        },
+        Kernels {
+            vectors: 6,
+            split: 6,
+            table: micro_table!(micro_dot, 6, [1]),
+        },
+        Kernels {
+            vectors: 4,
+            split: 4,
+            table: micro_table!(micro_dot, 4, [1]),
+        },
+    ],
+};
+
+/// AVX-512, `A` as floats: the f32 AVX-512 shapes less a row where the widened halves of `B`
+/// take the registers (4 vectors × 5 rows: 20 accumulators, 8 halves of `B`, 2 of `A`).
+#[cfg(target_arch = "x86_64")]
+static SHAPES_AVX512_SPLIT: Shapes = Shapes {
+    wide: Some(Kernels {
+        vectors: 4,
+        split: 4,
+        table: micro_table!(micro_split, 4, [1, 2, 3, 4, 5]),
+    }),
+    tall: Kernels {
+        vectors: 2,
+        split: 2,
+        table: micro_table!(micro_split, 2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]),
+    },
+    pair: Some(Kernels {
+        vectors: 4,
+        split: 2,
+        table: micro_table!(micro_split, 4, 2, [1, 2, 3, 4, 5]),
+    }),
     small: &[],
 };
 
@@ -241,6 +272,22 @@ static SHAPES_PORTABLE: Shapes = Shapes {
     pair: None,
     small: &[],
 };
+
+/// Most rows of the products that take `vdpbf16ps` on AVX512_BF16 (a batch-1 step, waiting on
+/// `B`); more rows are computed widened ([`SplitMac`]): on a Xeon whose `vdpbf16ps` issues every
+/// other cycle, two multiply-adds per pair cost less (LSTM C=512, one thread: equal at 1 row,
+/// widened 1.2–2.3× faster from 2 rows).
+const DOT_MAX_ROWS: usize = 1;
+
+/// How a call's converted `A` is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AForm {
+    /// One word per pair of `K`: the bf16 of `A[2q]` (low half) and `A[2q + 1]` (high half).
+    Pairs,
+    /// Two f32 per pair of `K` (the values rounded to bf16), row pointers at half the address:
+    /// word `q` of a row pointer stands for the floats at twice its address ([`SplitMac`]).
+    Floats,
+}
 
 /// The bf16 micro-kernel family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,15 +340,16 @@ impl Bf16Kernel {
         }
     }
 
-    fn shapes(self) -> &'static Shapes {
+    /// The micro-kernels for a product of `m` rows, and the form of `A` they read.
+    fn plan(self, m: usize) -> (&'static Shapes, AForm) {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Self::Avx512Bf16 => &SHAPES_AVX512_BF16,
+            Self::Avx512Bf16 if m <= DOT_MAX_ROWS => (&SHAPES_AVX512_BF16, AForm::Pairs),
             #[cfg(target_arch = "x86_64")]
-            Self::Avx512 => &SHAPES_AVX512_WIDEN,
+            Self::Avx512Bf16 | Self::Avx512 => (&SHAPES_AVX512_SPLIT, AForm::Floats),
             #[cfg(target_arch = "x86_64")]
-            Self::Avx2 => &SHAPES_AVX2,
-            _ => &SHAPES_PORTABLE,
+            Self::Avx2 => (&SHAPES_AVX2, AForm::Pairs),
+            _ => (&SHAPES_PORTABLE, AForm::Pairs),
         }
     }
 
@@ -349,6 +397,38 @@ super::isa::isa_dispatch!(
     (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut u32, ld: usize)
 );
 
+/// Converts rows `rows` of `a` (`k` floats each) into rows of `2·ld` floats at `dst` rounded to
+/// bf16, zeros after the `k`th.
+///
+/// # Safety
+/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·2·ld` writable
+/// floats, `2·ld ≥ k`.
+#[inline(always)]
+unsafe fn convert_floats_body<const FMA: bool>(
+    a: &RowsA,
+    rows: std::ops::Range<usize>,
+    k: usize,
+    dst: *mut f32,
+    ld: usize,
+) {
+    for (i, r) in rows.enumerate() {
+        unsafe {
+            let src = std::slice::from_raw_parts(a.row(r), k);
+            let out = std::slice::from_raw_parts_mut(dst.add(2 * i * ld), 2 * ld);
+            for (o, &x) in out.iter_mut().zip(src) {
+                *o = f32::from_bits(bf16_bits(x) << 16);
+            }
+            out[k..].fill(0.0);
+        }
+    }
+}
+
+super::isa::isa_dispatch!(
+    /// [`convert_floats_body`] compiled for `isa`.
+    unsafe fn convert_floats => convert_floats_body,
+    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut f32, ld: usize)
+);
+
 /// [`gemm::gemm_sum`] for panels of bf16 pairs, on the family [`Bf16Kernel::for_isa`] picks.
 /// `K` of every term (and of `fetch.next`) counts rows of the logical `B`.
 ///
@@ -379,13 +459,34 @@ pub unsafe fn gemm_sum_with(
     init: Init,
     fetch: Fetch,
 ) {
+    let plan = kernel.plan(rows.len());
+    unsafe { gemm_planned(kernel.isa(), plan, terms, rows, c, ldc, init, fetch) }
+}
+
+/// [`gemm_sum`] on the micro-kernels `shapes` reading `A` as `form`, converted by code compiled
+/// for `isa`.
+///
+/// # Safety
+/// As [`gemm_sum`]; the CPU runs `isa` and `shapes`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_planned(
+    isa: Isa,
+    (shapes, form): (&'static Shapes, AForm),
+    terms: &[Term],
+    rows: std::ops::Range<usize>,
+    c: *mut f32,
+    ldc: usize,
+    init: Init,
+    fetch: Fetch,
+) {
     debug_assert!(terms.iter().all(|t| t.b.packing == Packing::Bf16Pairs));
     if rows.is_empty() || terms[0].b.width == 0 {
         return;
     }
-    // Words of one converted row of a term (a whole number of cache lines).
+    // Pairs of one converted row of a term (a whole number of cache lines), and its words.
     let ld = |t: &Term| t.k.div_ceil(2).next_multiple_of(16);
-    let row_words: usize = terms.iter().map(ld).sum();
+    let words = if form == AForm::Floats { 2 } else { 1 };
+    let row_words: usize = terms.iter().map(|t| words * ld(t)).sum();
     let chunk = (BUFFER_WORDS / row_words.max(1)).clamp(1, rows.len());
     let fetch = Fetch {
         next: fetch.next.map(|(p, k)| match p.packing {
@@ -415,11 +516,23 @@ pub unsafe fn gemm_sum_with(
                 let mut at = base;
                 for (t, to) in group.iter().zip(converted.iter_mut()) {
                     let ld = ld(t);
-                    // SAFETY: the buffer holds `chunk` rows of every term's `ld` words.
-                    unsafe { convert(kernel.isa(), &t.a, r0..r1, t.k, at, ld) };
+                    let floats = at.cast::<f32>();
+                    // SAFETY: the buffer holds `chunk` rows of every term's `words·ld` words.
+                    let row0 = unsafe {
+                        match form {
+                            AForm::Pairs => {
+                                convert(isa, &t.a, r0..r1, t.k, at, ld);
+                                floats
+                            }
+                            AForm::Floats => {
+                                convert_floats(isa, &t.a, r0..r1, t.k, floats, ld);
+                                floats.with_addr(floats.addr() / 2)
+                            }
+                        }
+                    };
                     *to = Term {
                         a: RowsA {
-                            base: at.cast::<f32>().cast_const().wrapping_sub(r0 * ld),
+                            base: row0.cast_const().wrapping_sub(r0 * ld),
                             outer_stride: 0,
                             inner_stride: ld as isize,
                             inner: usize::MAX,
@@ -427,12 +540,12 @@ pub unsafe fn gemm_sum_with(
                         k: t.k.div_ceil(2),
                         b: t.b,
                     };
-                    at = at.wrapping_add(chunk * ld);
+                    at = at.wrapping_add(chunk * words * ld);
                 }
                 let init = if g == 0 { init } else { Init::Accumulate };
                 let terms = &converted[..group.len()];
                 // SAFETY: the converted rows are readable; the caller's contract for the rest.
-                unsafe { gemm::tiles(kernel.shapes(), terms, r0..r1, c0, ldc, init, fetch) };
+                unsafe { gemm::tiles(shapes, terms, r0..r1, c0, ldc, init, fetch) };
             }
             r0 = r1;
         }
@@ -528,7 +641,32 @@ mod tests {
 
     /// `C (init)= A·B` over two terms (`K` split at `k/3`, each an odd-sized part for most `k`)
     /// against the f64 product of the bf16-rounded operands.
-    fn check(kernel: Bf16Kernel, m: usize, k: usize, width: usize, block: usize, init: &str) {
+    /// Every plan this CPU runs: each family's, for one row and for many (`vdpbf16ps` and the
+    /// widened tiles both on all row counts).
+    fn plans() -> Vec<(Bf16Kernel, (&'static Shapes, AForm))> {
+        let mut all = Vec::new();
+        for kernel in Bf16Kernel::all_supported() {
+            for m in [1, 64] {
+                let plan = kernel.plan(m);
+                if !all
+                    .iter()
+                    .any(|(_, p): &(_, (&Shapes, AForm))| std::ptr::eq(p.0, plan.0))
+                {
+                    all.push((kernel, plan));
+                }
+            }
+        }
+        all
+    }
+
+    fn check(
+        (kernel, plan): (Bf16Kernel, (&'static Shapes, AForm)),
+        m: usize,
+        k: usize,
+        width: usize,
+        block: usize,
+        init: &str,
+    ) {
         let lda = k + 3;
         let ldc = width + 16;
         let a: Vec<f32> = (0..m * lda)
@@ -565,7 +703,10 @@ mod tests {
             "row" => Init::Row(bias.as_ptr()),
             _ => Init::Accumulate,
         };
-        let shape = format!("{kernel:?} m{m} k{k} w{width} block{block} {init}");
+        let shape = format!(
+            "{kernel:?} {:?} m{m} k{k} w{width} block{block} {init}",
+            plan.1
+        );
         // Rows 1.. of the range (row 0 of `C` left alone), and the scalar fallback.
         let r0 = usize::from(m > 1);
         let mut c = c0.clone();
@@ -576,7 +717,7 @@ mod tests {
                 streamed: m.is_multiple_of(2),
             };
             let out = c.as_mut_ptr().add(r0 * ldc);
-            gemm_sum_with(kernel, &terms, r0..m, out, ldc, init_v, fetch);
+            gemm_planned(kernel.isa(), plan, &terms, r0..m, out, ldc, init_v, fetch);
             scalar(&terms, r0..m, s.as_mut_ptr().add(r0 * ldc), ldc, init_v);
         }
         for i in 0..m {
@@ -612,7 +753,9 @@ mod tests {
 
     #[test]
     fn matches_the_rounded_product_for_every_kernel_and_shape() {
-        for kernel in Bf16Kernel::all_supported() {
+        let plans = plans();
+        assert!(plans.len() >= Bf16Kernel::all_supported().len());
+        for plan in plans {
             for &m in &[1, 2, 3, 5, 7, 13, 14, 27, 33, 64] {
                 for &(k, w, block) in &[
                     (1, 32, 32),
@@ -630,7 +773,7 @@ mod tests {
                     (601, 96, 32),
                 ] {
                     for init in ["zero", "row", "acc"] {
-                        check(kernel, m, k, w, block, init);
+                        check(plan, m, k, w, block, init);
                     }
                 }
             }
