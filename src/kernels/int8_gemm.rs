@@ -103,9 +103,8 @@ pub unsafe fn gemm(k: Int8Kernel, op: &Int8Gemm) {
     }
 }
 
-/// Rows of A from which the AMX version uses the tiles: below, it runs the AVX512-VNNI kernel
-/// (measured on a Xeon, K = 512, 2048 columns: one row 6.4 µs with VNNI against 8 with tiles,
-/// two rows even, three 9.5 against 8).
+/// Rows of A from which the AMX version uses the tiles: below, the AVX512-VNNI kernel is
+/// faster (a tile product of one or two rows costs what one of 16 does).
 pub const AMX_MIN_ROWS: usize = 3;
 
 /// The AMX version.
