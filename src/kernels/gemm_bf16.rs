@@ -279,6 +279,18 @@ static SHAPES_PORTABLE: Shapes = Shapes {
 /// widened 1.2–2.3× faster from 2 rows).
 const DOT_MAX_ROWS: usize = 1;
 
+/// Fewest rows of the products on AMX tiles (fewer fill too little of a 16-row tile).
+const AMX_MIN_ROWS: usize = 4;
+
+/// The kernels of one call.
+#[derive(Clone, Copy)]
+enum Plan {
+    /// Register tiles of `gemm::tiles` with these micro-kernels, reading `A` in this form.
+    Tiles(&'static Shapes, AForm),
+    /// AMX-BF16 tiles, `A` as pairs.
+    Amx,
+}
+
 /// How a call's converted `A` is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum AForm {
@@ -300,6 +312,8 @@ pub enum Bf16Kernel {
     Avx512,
     /// AVX512_BF16 `vdpbf16ps`.
     Avx512Bf16,
+    /// AMX-BF16 tiles (`kernels::amx_gemm`) from [`AMX_MIN_ROWS`] rows, else as `Avx512Bf16`.
+    Amx,
 }
 
 impl Bf16Kernel {
@@ -307,8 +321,12 @@ impl Bf16Kernel {
     pub fn for_isa(isa: Isa) -> Self {
         match isa.or_portable() {
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512bf16") => Self::Avx512Bf16,
-            Isa::Avx512 => Self::Avx512,
+            Isa::Amx if super::amx::bf16() => Self::Amx,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 | Isa::Amx if std::arch::is_x86_feature_detected!("avx512bf16") => {
+                Self::Avx512Bf16
+            }
+            Isa::Avx512 | Isa::Amx => Self::Avx512,
             Isa::Avx2 => Self::Avx2,
             Isa::Portable => Self::Portable,
         }
@@ -318,14 +336,18 @@ impl Bf16Kernel {
     pub fn all_supported() -> Vec<Self> {
         let mut all: Vec<Self> = Isa::all_supported()
             .into_iter()
-            .map(|isa| match isa {
-                Isa::Portable => Self::Portable,
-                Isa::Avx2 => Self::Avx2,
-                Isa::Avx512 => Self::Avx512,
+            .filter_map(|isa| match isa {
+                Isa::Portable => Some(Self::Portable),
+                Isa::Avx2 => Some(Self::Avx2),
+                Isa::Avx512 => Some(Self::Avx512),
+                Isa::Amx => None,
             })
             .collect();
-        if Self::for_isa(Isa::Avx512) == Self::Avx512Bf16 {
-            all.push(Self::Avx512Bf16);
+        for isa in [Isa::Avx512, Isa::Amx] {
+            let best = Self::for_isa(isa);
+            if !all.contains(&best) {
+                all.push(best);
+            }
         }
         all
     }
@@ -337,26 +359,33 @@ impl Bf16Kernel {
             Self::Avx2 => "avx2",
             Self::Avx512 => "avx512",
             Self::Avx512Bf16 => "avx512_bf16",
+            Self::Amx => "amx_bf16",
         }
     }
 
-    /// The micro-kernels for a product of `m` rows, and the form of `A` they read.
-    fn plan(self, m: usize) -> (&'static Shapes, AForm) {
+    /// The kernels for a product of `m` rows.
+    fn plan(self, m: usize) -> Plan {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Self::Avx512Bf16 if m <= DOT_MAX_ROWS => (&SHAPES_AVX512_BF16, AForm::Pairs),
+            Self::Amx if m >= AMX_MIN_ROWS => Plan::Amx,
             #[cfg(target_arch = "x86_64")]
-            Self::Avx512Bf16 | Self::Avx512 => (&SHAPES_AVX512_SPLIT, AForm::Floats),
+            Self::Avx512Bf16 | Self::Amx if m <= DOT_MAX_ROWS => {
+                Plan::Tiles(&SHAPES_AVX512_BF16, AForm::Pairs)
+            }
             #[cfg(target_arch = "x86_64")]
-            Self::Avx2 => (&SHAPES_AVX2, AForm::Pairs),
-            _ => (&SHAPES_PORTABLE, AForm::Pairs),
+            Self::Avx512Bf16 | Self::Avx512 | Self::Amx => {
+                Plan::Tiles(&SHAPES_AVX512_SPLIT, AForm::Floats)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2 => Plan::Tiles(&SHAPES_AVX2, AForm::Pairs),
+            _ => Plan::Tiles(&SHAPES_PORTABLE, AForm::Pairs),
         }
     }
 
     /// The instruction set the conversion of `A` is compiled for.
     fn isa(self) -> Isa {
         match self {
-            Self::Avx512Bf16 | Self::Avx512 => Isa::Avx512,
+            Self::Amx | Self::Avx512Bf16 | Self::Avx512 => Isa::Avx512,
             Self::Avx2 => Isa::Avx2,
             Self::Portable => Isa::Portable,
         }
@@ -463,6 +492,49 @@ pub unsafe fn gemm_sum_with(
     unsafe { gemm_planned(kernel.isa(), plan, terms, rows, c, ldc, init, fetch) }
 }
 
+/// The product on AMX tiles, per term and block of the panel: `C` first set to its start
+/// (zeros or the row), then every product added.
+///
+/// # Safety
+/// As [`gemm_sum`], with every term's `A` converted (pairs, rows `inner_stride` words apart)
+/// and `k` counting pairs; the CPU runs AMX-BF16.
+#[cfg(target_arch = "x86_64")]
+unsafe fn amx(terms: &[Term], rows: std::ops::Range<usize>, c: *mut f32, ldc: usize, init: Init) {
+    use super::amx_gemm::{gemm_bf16, Bf16Gemm};
+    let (m, width, block) = (rows.len(), terms[0].b.width, terms[0].b.block);
+    for i in 0..m {
+        // SAFETY: row `i` of `C` (and the `Init::Row` row) has `width` floats.
+        unsafe {
+            let out = c.add(i * ldc);
+            match init {
+                Init::Zero => std::ptr::write_bytes(out, 0, width),
+                Init::Row(r) => std::ptr::copy_nonoverlapping(r, out, width),
+                Init::Accumulate | Init::Continue => {}
+            }
+        }
+    }
+    for t in terms.iter().filter(|t| t.k > 0) {
+        for j0 in (0..width).step_by(block) {
+            let cols = j0..width.min(j0 + block);
+            let b = t.b.columns(cols.clone());
+            let op = Bf16Gemm {
+                m,
+                a: t.a.row(rows.start).cast(),
+                lda: 2 * t.a.inner_stride as usize,
+                b: b.ptr.cast(),
+                ldb: b.ld,
+                pairs: t.k,
+                vectors: cols.len() / 16,
+                c: c.wrapping_add(cols.start),
+                ldc,
+                accumulate: true,
+            };
+            // SAFETY: the operands are the term's rows and block; the caller's contract.
+            unsafe { gemm_bf16(&op) };
+        }
+    }
+}
+
 /// [`gemm_sum`] on the micro-kernels `shapes` reading `A` as `form`, converted by code compiled
 /// for `isa`.
 ///
@@ -471,7 +543,7 @@ pub unsafe fn gemm_sum_with(
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm_planned(
     isa: Isa,
-    (shapes, form): (&'static Shapes, AForm),
+    plan: Plan,
     terms: &[Term],
     rows: std::ops::Range<usize>,
     c: *mut f32,
@@ -483,6 +555,10 @@ unsafe fn gemm_planned(
     if rows.is_empty() || terms[0].b.width == 0 {
         return;
     }
+    let form = match plan {
+        Plan::Tiles(_, form) => form,
+        Plan::Amx => AForm::Pairs,
+    };
     // Pairs of one converted row of a term (a whole number of cache lines), and its words.
     let ld = |t: &Term| t.k.div_ceil(2).next_multiple_of(16);
     let words = if form == AForm::Floats { 2 } else { 1 };
@@ -545,7 +621,14 @@ unsafe fn gemm_planned(
                 let init = if g == 0 { init } else { Init::Accumulate };
                 let terms = &converted[..group.len()];
                 // SAFETY: the converted rows are readable; the caller's contract for the rest.
-                unsafe { gemm::tiles(shapes, terms, r0..r1, c0, ldc, init, fetch) };
+                unsafe {
+                    match plan {
+                        Plan::Tiles(shapes, _) => {
+                            gemm::tiles(shapes, terms, r0..r1, c0, ldc, init, fetch)
+                        }
+                        Plan::Amx => amx(terms, r0..r1, c0, ldc, init),
+                    }
+                };
             }
             r0 = r1;
         }
@@ -643,15 +726,17 @@ mod tests {
     /// against the f64 product of the bf16-rounded operands.
     /// Every plan this CPU runs: each family's, for one row and for many (`vdpbf16ps` and the
     /// widened tiles both on all row counts).
-    fn plans() -> Vec<(Bf16Kernel, (&'static Shapes, AForm))> {
-        let mut all = Vec::new();
+    fn plans() -> Vec<(Bf16Kernel, Plan)> {
+        let mut all: Vec<(Bf16Kernel, Plan)> = Vec::new();
         for kernel in Bf16Kernel::all_supported() {
             for m in [1, 64] {
                 let plan = kernel.plan(m);
-                if !all
-                    .iter()
-                    .any(|(_, p): &(_, (&Shapes, AForm))| std::ptr::eq(p.0, plan.0))
-                {
+                let same = |(_, p): &(Bf16Kernel, Plan)| match (p, &plan) {
+                    (Plan::Tiles(a, _), Plan::Tiles(b, _)) => std::ptr::eq(*a, *b),
+                    (Plan::Amx, Plan::Amx) => true,
+                    _ => false,
+                };
+                if !all.iter().any(same) {
                     all.push((kernel, plan));
                 }
             }
@@ -660,7 +745,7 @@ mod tests {
     }
 
     fn check(
-        (kernel, plan): (Bf16Kernel, (&'static Shapes, AForm)),
+        (kernel, plan): (Bf16Kernel, Plan),
         m: usize,
         k: usize,
         width: usize,
@@ -703,10 +788,11 @@ mod tests {
             "row" => Init::Row(bias.as_ptr()),
             _ => Init::Accumulate,
         };
-        let shape = format!(
-            "{kernel:?} {:?} m{m} k{k} w{width} block{block} {init}",
-            plan.1
-        );
+        let form = match plan {
+            Plan::Tiles(_, form) => format!("{form:?}"),
+            Plan::Amx => "amx".into(),
+        };
+        let shape = format!("{kernel:?} {form} m{m} k{k} w{width} block{block} {init}");
         // Rows 1.. of the range (row 0 of `C` left alone), and the scalar fallback.
         let r0 = usize::from(m > 1);
         let mut c = c0.clone();

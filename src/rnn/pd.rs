@@ -33,6 +33,7 @@ use crate::args;
 use crate::attr::Attr;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::kernels::gemm_bf16::Bf16Kernel;
 use crate::kernels::int8_gemm::Int8Kernel;
 use crate::kernels::Isa;
 use crate::memory::{describe, Layout, MemoryDesc};
@@ -223,10 +224,10 @@ fn driver_scratch_bytes(
     }
 }
 
-/// Largest batch for which an f32 primitive allowed bf16 math (bf32) multiplies in bf16: its
-/// step GEMMs of a few rows wait on the weights, half as many bytes in bf16; with more rows the
-/// f32 kernels are faster than `vdpbf16ps` where it issues every other cycle (measured on a
-/// Xeon, LSTM C=512: bf32 faster up to N=3, slower from N=4).
+/// Largest batch for which an f32 primitive allowed bf16 math (bf32) multiplies in bf16 without
+/// AMX-BF16 (with it, every batch): its step GEMMs of a few rows wait on the weights, half as
+/// many bytes in bf16; with more rows the f32 kernels are as fast as the widened bf16 ones
+/// (measured on a Xeon, LSTM C=512).
 const BF32_MAX_BATCH: usize = 3;
 
 fn impl_name(p: &RnnProblem, isa: Isa) -> String {
@@ -254,7 +255,8 @@ impl RnnPd {
             && problem.int8.is_none()
             && !problem.is_backward()
             && matches!(attr.fpmath_mode, FpmathMode::Bf16 | FpmathMode::Any)
-            && problem.n <= BF32_MAX_BATCH
+            && (problem.n <= BF32_MAX_BATCH
+                || Bf16Kernel::for_isa(Isa::detected()) == Bf16Kernel::Amx)
         {
             problem.bf16_math = true;
         }
