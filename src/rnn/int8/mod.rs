@@ -5,6 +5,7 @@
 
 pub mod exec;
 pub mod forward;
+pub mod postgemm;
 
 use super::arena::{Arena, Region};
 use super::cells::CellKind;
