@@ -16,12 +16,13 @@ use crate::kernels::Isa;
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::MemoryDesc;
 use crate::rnn::cells::TileRows;
+use crate::rnn::items::PhaseItems;
 use crate::rnn::problem::RnnProblem;
 use crate::threading::{self, Team};
 use crate::types::{DataType, Direction};
 
-/// Rows of one layer-GEMM work item.
-const ROW_CHUNK: usize = 64;
+/// Rows of one layer-GEMM work item (16 register tiles of 6 rows; 6 AMX tiles of 16).
+const LAYER_ROW_BLOCK: usize = 96;
 
 /// A plain user tensor of `R` dims: element `idx` at `ptr + Σ idx·strides` bytes.
 #[derive(Clone, Copy, Debug)]
@@ -263,10 +264,17 @@ impl Run<'_> {
                         self.initial_state(l, d);
                     }
                     team.barrier();
-                    self.layer_gemm(team, l, d);
-                    team.barrier();
-                    for s in 0..p.t {
-                        self.step(team, l, d, s);
+                    // The layer GEMM for a chunk of steps at a time, then those steps.
+                    let mut s0 = 0;
+                    while s0 < p.t {
+                        let s1 = p.t.min(s0 + self.plan.t_chunk);
+                        let t_lo = if p.is_reversed(d) { p.t - s1 } else { s0 };
+                        self.layer_gemm(team, l, d, t_lo, s1 - s0);
+                        team.barrier();
+                        for s in s0..s1 {
+                            self.step(team, l, d, s, t_lo);
+                        }
+                        s0 = s1;
                     }
                     if team.index() == 0 {
                         self.final_state(l, d);
@@ -394,47 +402,48 @@ impl Run<'_> {
         self.plan.panels * self.p.g * PANEL
     }
 
-    /// The layer GEMM of all steps: `gates[t·N + n] = x_t[n] · W`.
-    unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize) {
+    /// The layer GEMM of the `steps` time indices from `t_lo`: `gates[(t − t_lo)·N + n] = x_t[n]
+    /// · W`, per (row block × panel) item ([`PhaseItems`]: a member keeps the same panels).
+    unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize, t_lo: usize, steps: usize) {
         let (p, plan) = (self.p, self.plan);
-        let rows = p.t * p.n;
-        let chunks = rows.div_ceil(ROW_CHUNK);
+        let rows = steps * p.n;
         let (a, lda) = if l == 0 {
             (self.region::<u8>(plan.input).cast_const(), plan.slc4)
         } else {
             (self.output(l - 1, d).cast_const(), plan.dic4)
         };
+        let a = a.wrapping_add(t_lo * p.n * lda);
         let w = self.t.weights[0];
         let gates: *mut i32 = self.region(plan.gates);
-        team.for_each(chunks * plan.panels, false, |item| {
-            let (chunk, panel) = (item / plan.panels, item % plan.panels);
-            let m0 = chunk * ROW_CHUNK;
+        let items = PhaseItems::by_panel(rows, LAYER_ROW_BLOCK, plan.panels);
+        team.for_each(items.count(), false, |it| {
+            let (rows, panel) = items.tile(it);
             let op = Int8Gemm {
-                m: ROW_CHUNK.min(rows - m0),
-                a: a.wrapping_add(m0 * lda),
+                m: rows.len(),
+                a: a.wrapping_add(rows.start * lda),
                 lda,
                 b: w.panel(l, d, panel),
                 ldb: w.layout.row_bytes(),
                 groups: w.layout.groups(),
                 vectors: p.g * PANEL / int8_gemm::VECTOR,
-                c: gates.wrapping_add(m0 * self.gates_ld() + panel * p.g * PANEL),
+                c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
                 ldc: self.gates_ld(),
                 accumulate: false,
             };
-            // SAFETY: A holds `rows` rows of `groups·4` bytes, the panel its groups, C the
-            // chunk's rows of this panel's columns (each item its own).
+            // SAFETY: A holds the chunk's rows of `groups·4` bytes, the panel its groups, C
+            // the item's rows of this panel's columns (each item its own).
             unsafe { int8_gemm::gemm(self.kernel, &op) };
         });
     }
 
-    /// The iteration GEMM of step `s` onto its gates, for `vectors` vectors from vector
-    /// `v0` of panel `panel`, with `a` as the state.
+    /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for
+    /// `vectors` vectors from vector `v0` of panel `panel`, with `a` as the state.
     #[allow(clippy::too_many_arguments)]
     unsafe fn iter_gemm(
         &self,
         l: usize,
         d: usize,
-        ti: usize,
+        slot: usize,
         panel: usize,
         (a, lda): (*const u8, usize),
         v0: usize,
@@ -452,7 +461,7 @@ impl Run<'_> {
             groups: w.layout.groups(),
             vectors,
             c: gates.wrapping_add(
-                ti * p.n * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR,
+                slot * p.n * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR,
             ),
             ldc: self.gates_ld(),
             accumulate: true,
@@ -464,9 +473,11 @@ impl Run<'_> {
     /// One step of layer `l`, direction `d`: per panel of this member's share, the iteration
     /// GEMM onto the step's accumulators, then the post-GEMM ([`postgemm`]); ends at a
     /// barrier.
-    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize) {
+    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize, t_lo: usize) {
         let (p, plan) = (self.p, self.plan);
         let ti = self.time(d, s);
+        // The step's accumulators in its chunk's.
+        let slot = ti - t_lo;
         let out = self.output(l, d);
         let prev = if s == 0 {
             (self.region::<u8>(plan.h0).cast_const(), plan.sic4)
@@ -487,7 +498,7 @@ impl Run<'_> {
         let tile = |panel: usize| {
             let o0 = panel * PANEL;
             let acc = AccRows {
-                ptr: gates.wrapping_add(ti * p.n * self.gates_ld() + panel * p.g * PANEL),
+                ptr: gates.wrapping_add(slot * p.n * self.gates_ld() + panel * p.g * PANEL),
                 ld: self.gates_ld(),
             };
             let dq = Dequant {
@@ -515,7 +526,7 @@ impl Run<'_> {
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.region(plan.c);
                 team.for_each(plan.panels, false, |panel| {
-                    self.iter_gemm(l, d, ti, panel, prev, 0, p.g * 2);
+                    self.iter_gemm(l, d, slot, panel, prev, 0, p.g * 2);
                     let (o0, valid, acc, dq) = tile(panel);
                     let t = postgemm::LstmTile {
                         rows: p.n,
@@ -554,12 +565,12 @@ impl Run<'_> {
                     }
                 };
                 team.for_each(plan.panels, false, |panel| {
-                    self.iter_gemm(l, d, ti, panel, prev, 0, 4);
+                    self.iter_gemm(l, d, slot, panel, prev, 0, 4);
                     postgemm::gru_part1(self.isa, &gru(panel, hq_rows(0)), &self.q);
                 });
                 team.barrier();
                 team.for_each(plan.panels, false, |panel| {
-                    self.iter_gemm(l, d, ti, panel, (hq, plan.dhc4), 4, 2);
+                    self.iter_gemm(l, d, slot, panel, (hq, plan.dhc4), 4, 2);
                     postgemm::gru_part2(self.isa, &gru(panel, out_rows(0)), &self.q);
                 });
                 team.barrier();
