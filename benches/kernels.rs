@@ -2,7 +2,7 @@
 //! LSTM driver gives it, the post-GEMM activations, the LSTM post-GEMM tile, and the backward
 //! pass's weight-gradient GEMM. Throughput in FLOP or elements per second.
 //!
-//! `cargo bench --bench kernels`; instruction set capped with `OXIDNN_ISA=avx2|portable`.
+//! `cargo bench --bench kernels`; instruction set capped with `OXIDNN_ISA=avx512|avx2|portable` (`avx512`: without the AMX tiles).
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};

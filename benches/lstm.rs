@@ -2,7 +2,7 @@
 //! `benches/kernels.rs`). Throughput is reported in FLOP ("elements"/s).
 //!
 //! `cargo bench --bench lstm`; threads from `OXIDNN_NUM_THREADS` (the workloads are specified
-//! for 2), instruction set capped with `OXIDNN_ISA=avx2|portable`.
+//! for 2), instruction set capped with `OXIDNN_ISA=avx512|avx2|portable` (`avx512`: without the AMX tiles).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use oxidnn::args;

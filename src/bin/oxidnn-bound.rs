@@ -150,7 +150,7 @@ fn sum(isa: Isa, x: &[f32]) -> f32 {
     match isa {
         // SAFETY: `Isa::detected` only returns instruction sets the CPU supports.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => unsafe { sum_avx512(x) },
+        Isa::Avx512 | Isa::Amx => unsafe { sum_avx512(x) },
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { sum_avx2(x) },
         _ => sum_body(x),

@@ -11,8 +11,10 @@ use libc::{c_char, c_int, c_uint};
 use std::sync::OnceLock;
 
 /// oneDNN's value for each of our kernel instruction sets, best first (the portable kernels
-/// are reported as the baseline oneDNN names, SSE4.1).
-const ISA_VALUES: [(Isa, dnnl_cpu_isa_t); 3] = [
+/// are reported as the baseline oneDNN names, SSE4.1; AMX as `avx512_core_amx`, which the
+/// AMX caps of oneDNN all include).
+const ISA_VALUES: [(Isa, dnnl_cpu_isa_t); 4] = [
+    (Isa::Amx, dnnl_cpu_isa_avx512_core_amx),
     (Isa::Avx512, dnnl_cpu_isa_avx512_core),
     (Isa::Avx2, dnnl_cpu_isa_avx2),
     (Isa::Portable, dnnl_cpu_isa_sse41),
@@ -41,7 +43,7 @@ const CPU_ISAS: [dnnl_cpu_isa_t; 15] = [
 /// ISA values are bit sets, each containing the ones it extends).
 fn isa_cap(isa: dnnl_cpu_isa_t) -> Isa {
     if isa == dnnl_cpu_isa_default {
-        return Isa::Avx512;
+        return Isa::Amx;
     }
     ISA_VALUES
         .iter()
@@ -178,4 +180,37 @@ pub extern "C" fn dnnl_data_type_size(data_type: dnnl_data_type_t) -> usize {
         7 | 16 => Ok(8),
         _ => crate::invalid!("unknown data type {data_type}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every oneDNN cap maps onto the best of our levels it includes: the AMX ones onto AMX
+    /// (`avx512_core_amx` and what extends it), AVX-512 without AMX onto AVX-512, and so on;
+    /// the values `dnnl_get_effective_cpu_isa` answers map back onto their own level.
+    #[test]
+    fn caps_map_onto_the_kernel_levels() {
+        let expect = [
+            (dnnl_cpu_isa_default, Isa::Amx),
+            (dnnl_cpu_isa_avx512_core_amx, Isa::Amx),
+            (dnnl_cpu_isa_avx10_1_512_amx_fp16, Isa::Amx),
+            (dnnl_cpu_isa_avx10_2_amx_2, Isa::Amx),
+            (dnnl_cpu_isa_avx512_core, Isa::Avx512),
+            (dnnl_cpu_isa_avx512_core_vnni, Isa::Avx512),
+            (dnnl_cpu_isa_avx512_core_bf16, Isa::Avx512),
+            (dnnl_cpu_isa_avx10_1_512, Isa::Avx512),
+            (dnnl_cpu_isa_avx10_2, Isa::Avx512),
+            (dnnl_cpu_isa_avx2, Isa::Avx2),
+            (dnnl_cpu_isa_avx2_vnni_2, Isa::Avx2),
+            (dnnl_cpu_isa_avx, Isa::Portable),
+            (dnnl_cpu_isa_sse41, Isa::Portable),
+        ];
+        for (v, isa) in expect {
+            assert_eq!(isa_cap(v), isa, "{v:#x}");
+        }
+        for (isa, v) in ISA_VALUES {
+            assert_eq!(isa_cap(v), isa);
+        }
+    }
 }

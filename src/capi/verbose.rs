@@ -103,6 +103,10 @@ pub fn set_flags(flags: u32) {
 fn isa_text(isa: crate::kernels::isa::Isa) -> &'static str {
     use crate::kernels::isa::Isa;
     match isa {
+        Isa::Amx => {
+            "Intel AVX-512 with float16, Intel DL Boost and bfloat16 support and Intel AMX with \
+             bfloat16 and 8-bit integer support"
+        }
         Isa::Avx512 => "Intel AVX-512 with AVX512BW, AVX512VL, and AVX512DQ extensions",
         Isa::Avx2 => "Intel AVX2",
         Isa::Portable => "Intel SSE4.1",

@@ -493,7 +493,7 @@ static PORTABLE: Shapes = Shapes {
 fn shapes(isa: Isa) -> &'static Shapes {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => &AVX512,
+        Isa::Avx512 | Isa::Amx => &AVX512,
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => &AVX2,
         _ => &PORTABLE,

@@ -1,8 +1,10 @@
 //! The int8 GEMM of the RNN primitives: u8 activations × s8 weights packed in 4-row groups
 //! (`memory::packed_int8`) → s32, exact (no saturation anywhere).
 //!
-//! Versions: AVX512-VNNI (`vpdpbusd` on 16 columns), AVX-VNNI (the same on 8 columns) and a
-//! portable loop, chosen from the kernels' [`Isa`] (`OXIDNN_ISA` caps it) and CPUID.
+//! Versions: AMX-INT8 (`tdpbusd` on 16 × 16 tiles, `kernels::amx_gemm`; one packed row of 16
+//! columns is one B tile row), AVX512-VNNI (`vpdpbusd` on 16 columns), AVX-VNNI (the same on
+//! 8 columns) and a portable loop, chosen from the kernels' [`Isa`] (`OXIDNN_ISA` caps it) and
+//! CPUID.
 
 use super::Isa;
 
@@ -20,6 +22,8 @@ pub enum Int8Kernel {
     AvxVnni,
     /// AVX512-VNNI.
     Avx512Vnni,
+    /// AMX-INT8 tiles.
+    Amx,
 }
 
 impl Int8Kernel {
@@ -27,6 +31,9 @@ impl Int8Kernel {
     pub fn for_isa(isa: Isa) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
+            if isa >= Isa::Amx && super::amx::int8() {
+                return Self::Amx;
+            }
             if isa >= Isa::Avx512
                 && is_x86_feature_detected!("avx512bw")
                 && is_x86_feature_detected!("avx512vnni")
@@ -47,6 +54,7 @@ impl Int8Kernel {
             Self::Portable => "portable",
             Self::AvxVnni => "avx_vnni",
             Self::Avx512Vnni => "avx512_vnni",
+            Self::Amx => "amx",
         }
     }
 }
@@ -86,11 +94,46 @@ pub struct Int8Gemm {
 pub unsafe fn gemm(k: Int8Kernel, op: &Int8Gemm) {
     match k {
         #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Amx => unsafe { gemm_amx(op) },
+        #[cfg(target_arch = "x86_64")]
         Int8Kernel::Avx512Vnni => unsafe { x86::gemm_avx512(op) },
         #[cfg(target_arch = "x86_64")]
         Int8Kernel::AvxVnni => unsafe { x86::gemm_avx_vnni(op) },
         _ => unsafe { gemm_portable(op) },
     }
+}
+
+/// Rows of A from which the AMX version uses the tiles: below, the AVX512-VNNI kernel is
+/// faster (a tile product of one or two rows costs what one of 16 does).
+pub const AMX_MIN_ROWS: usize = 3;
+
+/// The AMX version.
+///
+/// # Safety
+/// As [`gemm`].
+#[cfg(target_arch = "x86_64")]
+unsafe fn gemm_amx(op: &Int8Gemm) {
+    if op.m < AMX_MIN_ROWS
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vnni")
+    {
+        // SAFETY: the caller's contract; the CPU has AVX512-VNNI.
+        return unsafe { x86::gemm_avx512(op) };
+    }
+    let t = super::amx_gemm::TileGemm {
+        m: op.m,
+        a: op.a,
+        lda: op.lda,
+        b: op.b.cast(),
+        ldb: op.ldb,
+        k: op.groups,
+        vectors: op.vectors,
+        c: op.c.cast(),
+        ldc: 4 * op.ldc,
+        accumulate: op.accumulate,
+    };
+    // SAFETY: the caller's contract; `Int8Kernel::Amx` only where AMX-INT8 runs.
+    unsafe { super::amx_gemm::gemm::<super::amx::Int8>(&t) }
 }
 
 /// The portable version.
@@ -278,7 +321,8 @@ mod tests {
     use super::*;
 
     /// Every kernel this CPU runs gives the exact s32 products, accumulating or not, for
-    /// tiles of every shape (rows 1..=13, vectors 1..=7).
+    /// tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
+    /// groups below, at and above 16 and not multiples of it.
     #[test]
     fn kernels_match_exact_integer_products() {
         let kernels: Vec<Int8Kernel> = Isa::all_supported()
@@ -291,14 +335,19 @@ mod tests {
             seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
             (seed >> 16) as u8
         };
-        for (m, vectors, groups) in [
+        let shapes = [
             (1, 1, 1),
             (9, 6, 5),
             (4, 4, 3),
             (5, 2, 7),
             (13, 7, 3),
             (8, 3, 2),
-        ] {
+            (16, 3, 16),
+            (37, 5, 21),
+            (64, 8, 128),
+            (20, 2, 33),
+        ];
+        for (m, vectors, groups) in shapes {
             let a: Vec<u8> = (0..m * groups * 4).map(|_| next()).collect();
             let b: Vec<i8> = (0..groups * vectors * 64).map(|_| next() as i8).collect();
             let cols = vectors * VECTOR;

@@ -2,11 +2,13 @@
 //!
 //! Kernels are written once, as plain Rust over fixed-size arrays, and compiled three times:
 //! with `avx512f,fma`, with `avx2,fma`, and for the baseline target. [`Isa::detected`] picks the
-//! best one the CPU supports; `OXIDNN_ISA=avx2|portable` caps it (for testing and comparisons).
+//! best one the CPU supports; `OXIDNN_ISA=avx512|avx2|portable` caps it (for testing and
+//! comparisons). Above AVX-512, [`Isa::Amx`] adds the AMX tile kernels of the int8 and bf16
+//! GEMMs (the vector kernels stay the AVX-512 ones).
 
 use std::sync::OnceLock;
 
-/// Environment variable capping the instruction set (`avx512`, `avx2` or `portable`).
+/// Environment variable capping the instruction set (`amx`, `avx512`, `avx2` or `portable`).
 pub const ISA_ENV: &str = "OXIDNN_ISA";
 
 /// Whether the CPU is Intel's (CPUID vendor `GenuineIntel`), for the few tuning choices whose
@@ -57,8 +59,10 @@ pub enum Isa {
     Portable,
     /// AVX2 with FMA.
     Avx2,
-    /// AVX-512 (foundation) with FMA.
+    /// AVX-512 (foundation) with FMA (and, where the CPU has them, VNNI and BF16).
     Avx512,
+    /// AVX-512 and Intel AMX tiles (usable: see `kernels::amx::available`).
+    Amx,
 }
 
 /// The cap of [`Isa::set_max`]; fixed (to "no cap" if unset) by the first [`Isa::detected`].
@@ -79,12 +83,12 @@ impl Isa {
             let env = match std::env::var(ISA_ENV).as_deref() {
                 Ok("portable") => Isa::Portable,
                 Ok("avx2") => Isa::Avx2,
-                _ => Isa::Avx512,
+                Ok("avx512") => Isa::Avx512,
+                _ => Isa::Amx,
             };
-            let cap = env.min(*MAX.get_or_init(|| Isa::Avx512));
-            Self::all_supported()
+            let cap = env.min(*MAX.get_or_init(|| Isa::Amx));
+            Self::supported_up_to(cap)
                 .into_iter()
-                .filter(|&i| i <= cap)
                 .max()
                 .unwrap_or(Isa::Portable)
         })
@@ -92,6 +96,13 @@ impl Isa {
 
     /// Every instruction set this CPU can run, portable first.
     pub fn all_supported() -> Vec<Isa> {
+        Self::supported_up_to(Isa::Amx)
+    }
+
+    /// Every instruction set up to `cap` this CPU can run, portable first (AMX is asked of the
+    /// OS only when `cap` includes it: the permission makes Linux require larger signal
+    /// stacks of the whole process).
+    fn supported_up_to(cap: Isa) -> Vec<Isa> {
         let mut v = vec![Isa::Portable];
         #[cfg(target_arch = "x86_64")]
         {
@@ -100,8 +111,12 @@ impl Isa {
             }
             if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
                 v.push(Isa::Avx512);
+                if cap >= Isa::Amx && super::amx::available() {
+                    v.push(Isa::Amx);
+                }
             }
         }
+        v.retain(|&i| i <= cap);
         v
     }
 
@@ -115,19 +130,26 @@ impl Isa {
         }
     }
 
-    /// Short name, as used in implementation names (`avx512`, `avx2`, `portable`).
+    /// The instruction set of the vector (non-tile) kernels: AVX-512 under [`Isa::Amx`].
+    pub fn vector(self) -> Isa {
+        self.min(Isa::Avx512)
+    }
+
+    /// Short name, as used in implementation names (`amx`, `avx512`, `avx2`, `portable`).
     pub fn name(self) -> &'static str {
         match self {
             Isa::Portable => "portable",
             Isa::Avx2 => "avx2",
             Isa::Avx512 => "avx512",
+            Isa::Amx => "amx",
         }
     }
 }
 
 /// Defines `$name(isa, args…)` that runs the `#[inline(always)]` function `$body::<FMA>(args…)`
 /// compiled for the given instruction set (`FMA` = true on AVX2/AVX-512, false on the portable
-/// path); one wrapper per instruction set is generated, each with its `#[target_feature]`.
+/// path; AMX runs the AVX-512 code); one wrapper per instruction set is generated, each with
+/// its `#[target_feature]`.
 /// (`@with [A] [B] [C]`: the generic arguments for AVX-512, AVX2 and portable, for
 /// [`vector_dispatch`].)
 macro_rules! isa_dispatch {
@@ -154,7 +176,9 @@ macro_rules! isa_dispatch {
             unsafe fn avx2($($arg: $ty),*) { unsafe { $body::<$($g2)*>($($arg),*) } }
             match isa {
                 #[cfg(target_arch = "x86_64")]
-                $crate::kernels::Isa::Avx512 => unsafe { avx512($($arg),*) },
+                $crate::kernels::Isa::Avx512 | $crate::kernels::Isa::Amx => unsafe {
+                    avx512($($arg),*)
+                },
                 #[cfg(target_arch = "x86_64")]
                 $crate::kernels::Isa::Avx2 => unsafe { avx2($($arg),*) },
                 _ => unsafe { $body::<$($gp)*>($($arg),*) },

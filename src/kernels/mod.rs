@@ -1,7 +1,12 @@
 //! Compute kernels: GEMM over packed weight panels and vectorized activations, each with an
-//! AVX-512, an AVX2/FMA and a portable version chosen at run time ([`isa`]).
+//! AVX-512, an AVX2/FMA and a portable version chosen at run time ([`isa`]); the int8 and bf16
+//! GEMMs also on AMX tiles ([`amx`]).
 
 pub mod activations;
+#[cfg(target_arch = "x86_64")]
+pub mod amx;
+#[cfg(target_arch = "x86_64")]
+pub mod amx_gemm;
 pub mod blas;
 pub mod gemm;
 #[cfg(target_arch = "x86_64")]

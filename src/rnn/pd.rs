@@ -196,7 +196,7 @@ fn resolve(arg: i32, md: &MemoryDesc, backward: bool, block_gates: usize) -> Res
 }
 
 /// The implementation name: `oxidnn:gemm` (backward), `oxidnn:int8:<kernel>`,
-/// `oxidnn:packed:<isa>`.
+/// `oxidnn:packed:<isa>` (the vector instruction set: the f32 kernels use no AMX tiles).
 /// Bytes of the scratchpad the driver that runs the problem uses (backward, int8 or the forward
 /// one), before the staging area.
 fn driver_scratch_bytes(
@@ -217,7 +217,7 @@ fn impl_name(p: &RnnProblem, isa: Isa) -> String {
     } else if p.int8.is_some() {
         format!("oxidnn:int8:{}", Int8Kernel::for_isa(isa).name())
     } else {
-        format!("oxidnn:packed:{}", isa.name())
+        format!("oxidnn:packed:{}", isa.vector().name())
     }
 }
 

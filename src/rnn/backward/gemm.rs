@@ -164,7 +164,7 @@ pub unsafe fn gemm_tn(
     {
         use crate::kernels::gemm_tn::{gemm_tn as kernel, TnProduct, MR, NR};
         let unit = |x: &Mat| x.cs == 1 && x.rs >= 0;
-        let fast = isa == Isa::Avx512
+        let fast = isa >= Isa::Avx512
             && unit(&b)
             && parts.iter().all(|p| unit(&p.a) && unit(&p.c))
             && pack_len >= tn_pack_floats(k, m, n);

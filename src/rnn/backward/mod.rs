@@ -597,7 +597,7 @@ impl Backward<'_> {
     /// chunks: only if SLC is made of them), everything else into `below`.
     fn input_gradient_target(&self, l: usize, d: usize) -> ((*mut f32, usize), bool) {
         let p = self.problem;
-        let avx512 = self.isa == Isa::Avx512;
+        let avx512 = self.isa >= Isa::Avx512;
         let direct = (l == 0 && d == 0)
             .then(|| self.in_step_order(&self.tensors.diff_src_layer, d, 0))
             .flatten()
@@ -1044,7 +1044,7 @@ impl Backward<'_> {
         let p = self.problem;
         let (rows, dhc, cols) = (p.t * p.n, p.dhc, p.g * p.dhc);
         let k_in = p.layer_input_channels(l);
-        if self.isa == Isa::Avx512 {
+        if self.isa >= Isa::Avx512 {
             let wt = unsafe {
                 self.transposed(&self.tensors.weights_layer, k_in, l, d, self.scratch.wt)
             };
