@@ -374,22 +374,49 @@ impl Run<'_> {
     unsafe fn write_dst_layer(&self, ti: usize) {
         let (p, plan) = (self.p, self.plan);
         let last = p.l - 1;
-        let sum = p.direction == Direction::BidirectionalSum;
+        let dst = self.t.dst_layer;
+        let offset = self.q.offset;
         unsafe {
             for n in 0..p.n {
-                let row = |d: usize| self.output(last, d).add((ti * p.n + n) * plan.dic4);
-                for c in 0..p.dic {
-                    let q = |d: usize| *row(d).add(c) as i32 - self.q.offset;
-                    if sum {
-                        let v = (q(0) + q(1)) as f32;
+                let row = |d: usize| {
+                    let r = self.output(last, d).add((ti * p.n + n) * plan.dic4);
+                    std::slice::from_raw_parts(r, p.dic)
+                };
+                if p.direction == Direction::BidirectionalSum {
+                    for (c, (&a, &b)) in row(0).iter().zip(row(1)).enumerate() {
+                        let v = (a as i32 + b as i32 - 2 * offset) as f32;
                         let s = v.clamp(self.q.lo, self.q.hi);
                         let f = self.q.dequantize(s, 2.0 * self.q.shift);
-                        self.t.dst_layer.put([ti, n, c], s as i32, f);
-                    } else {
-                        for d in 0..p.d {
-                            let q = q(d);
-                            let f = self.q.dequantize(q as f32, self.q.shift);
-                            self.t.dst_layer.put([ti, n, d * p.dic + c], q, f);
+                        dst.put([ti, n, c], s as i32, f);
+                    }
+                    continue;
+                }
+                for d in 0..p.d {
+                    let (src, c0) = (row(d), d * p.dic);
+                    let to = dst.at([ti, n, c0]);
+                    let contiguous = dst.strides[2] == dst.dt.size() as isize;
+                    match dst.dt {
+                        // The stored bytes less the s8 offset.
+                        DataType::U8 | DataType::S8 if contiguous => {
+                            let out = std::slice::from_raw_parts_mut(to, p.dic);
+                            for (o, &s) in out.iter_mut().zip(src) {
+                                *o = s.wrapping_sub(offset as u8);
+                            }
+                        }
+                        DataType::F32 if contiguous => {
+                            let out = to.cast::<f32>();
+                            for (c, &s) in src.iter().enumerate() {
+                                let q = (s as i32 - offset) as f32;
+                                out.add(c)
+                                    .write_unaligned(self.q.dequantize(q, self.q.shift));
+                            }
+                        }
+                        _ => {
+                            for (c, &s) in src.iter().enumerate() {
+                                let q = s as i32 - offset;
+                                let f = self.q.dequantize(q as f32, self.q.shift);
+                                dst.put([ti, n, c0 + c], q, f);
+                            }
                         }
                     }
                 }

@@ -45,10 +45,22 @@ pub struct Quant {
 }
 
 impl Quant {
-    /// Quantizes `x` saturated from `lo`.
+    /// Quantizes `x` saturated from `lo` (NaN: 0). Compares and an unchecked conversion of
+    /// a value known to be in range, which vectorize (a saturating `as i32` does not).
     #[inline(always)]
     pub fn quantize_from(&self, x: f32, lo: f32) -> i32 {
-        round_half_even((x * self.scale + self.shift).clamp(lo, self.hi)) as i32
+        let v = x * self.scale + self.shift;
+        let v = if v.is_nan() {
+            0.0
+        } else if v < lo {
+            lo
+        } else if v > self.hi {
+            self.hi
+        } else {
+            v
+        };
+        // SAFETY: `v` is finite and inside [lo, hi], a range of i32.
+        unsafe { round_half_even(v).to_int_unchecked::<i32>() }
     }
 
     /// Quantizes `x` to the activations' type.
