@@ -171,22 +171,6 @@ pub fn apply(isa: Isa, f: Activation, xs: &mut [f32]) {
     unsafe { apply_raw(isa, f, xs.as_mut_ptr(), xs.len()) }
 }
 
-isa_dispatch!(
-    @with [false] [false] [false]
-    /// Applies `f` to `len` floats at `x` in place, as SIMD code of `isa` without fused
-    /// multiply-adds.
-    unsafe fn apply_unfused_raw => apply_body, (f: Activation, x: *mut f32, len: usize)
-);
-
-/// Like [`apply`], but without fused multiply-adds on every instruction set: the same bits as
-/// the scalar `sigmoid::<false>` / `tanh::<false>` whatever `isa` is (the int8 post-GEMM, whose
-/// requantized outputs must not depend on the CPU).
-pub fn apply_unfused(isa: Isa, f: Activation, xs: &mut [f32]) {
-    let isa = isa.or_portable();
-    // SAFETY: the slice is valid for its length; `isa` is supported.
-    unsafe { apply_unfused_raw(isa, f, xs.as_mut_ptr(), xs.len()) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

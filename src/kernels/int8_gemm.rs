@@ -171,48 +171,48 @@ mod x86 {
     use super::{Int8Gemm, VECTOR, VECTOR_BYTES};
     use std::arch::x86_64::*;
 
-    /// Rows per register tile.
-    const ROWS: usize = 4;
-    /// Vectors per register tile.
-    const COLS: usize = 4;
-
-    /// Dispatches the tiles of one GEMM to `$tile::<R, V>` (rows and vectors ≤ 4).
+    /// Dispatches the register tiles of one GEMM to `$tile::<R, V>`: `$rows` rows and up to
+    /// `$cols` vectors (at most 4) of 16 columns; column blocks outermost, so one block of `B`
+    /// (`$cols` vectors × K, 32 KiB at K = 512 with 4 zmm vectors) stays in L1 while every
+    /// row block of A passes over it.
     macro_rules! tiles {
-        ($op:expr, $tile:ident) => {{
+        ($op:expr, $tile:ident, $rows:expr, $cols:expr) => {{
             let op = $op;
-            let mut m0 = 0;
-            while m0 < op.m {
-                let r = (op.m - m0).min(ROWS);
-                let mut v0 = 0;
-                while v0 < op.vectors {
-                    let v = (op.vectors - v0).min(COLS);
+            let mut v0 = 0;
+            while v0 < op.vectors {
+                let v = (op.vectors - v0).min($cols);
+                let mut m0 = 0;
+                while m0 < op.m {
+                    let r = (op.m - m0).min($rows);
                     let a = op.a.add(m0 * op.lda);
                     let b = op.b.add(v0 * VECTOR_BYTES);
                     let c = op.c.add(m0 * op.ldc + v0 * VECTOR);
                     let args = (a, op.lda, b, op.ldb, op.groups, c, op.ldc, op.accumulate);
-                    match (r, v) {
-                        (4, 4) => $tile::<4, 4>(args),
-                        (4, 3) => $tile::<4, 3>(args),
-                        (4, 2) => $tile::<4, 2>(args),
-                        (4, 1) => $tile::<4, 1>(args),
-                        (3, 4) => $tile::<3, 4>(args),
-                        (3, 3) => $tile::<3, 3>(args),
-                        (3, 2) => $tile::<3, 2>(args),
-                        (3, 1) => $tile::<3, 1>(args),
-                        (2, 4) => $tile::<2, 4>(args),
-                        (2, 3) => $tile::<2, 3>(args),
-                        (2, 2) => $tile::<2, 2>(args),
-                        (2, 1) => $tile::<2, 1>(args),
-                        (1, 4) => $tile::<1, 4>(args),
-                        (1, 3) => $tile::<1, 3>(args),
-                        (1, 2) => $tile::<1, 2>(args),
-                        _ => $tile::<1, 1>(args),
+                    match v {
+                        4 => by_rows!($tile, r, 4, args),
+                        3 => by_rows!($tile, r, 3, args),
+                        2 => by_rows!($tile, r, 2, args),
+                        _ => by_rows!($tile, r, 1, args),
                     }
-                    v0 += v;
+                    m0 += r;
                 }
-                m0 += r;
+                v0 += v;
             }
         }};
+    }
+
+    /// `$tile::<r, $v>(args)` for `r` in 1..=6.
+    macro_rules! by_rows {
+        ($tile:ident, $r:expr, $v:literal, $args:expr) => {
+            match $r {
+                6 => $tile::<6, $v>($args),
+                5 => $tile::<5, $v>($args),
+                4 => $tile::<4, $v>($args),
+                3 => $tile::<3, $v>($args),
+                2 => $tile::<2, $v>($args),
+                _ => $tile::<1, $v>($args),
+            }
+        };
     }
 
     type TileArgs = (
@@ -228,15 +228,16 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub(super) unsafe fn gemm_avx512(op: &Int8Gemm) {
-        unsafe { tiles!(op, tile512) }
+        unsafe { tiles!(op, tile512, 6, 4) }
     }
 
     #[target_feature(enable = "avx2,avxvnni")]
     pub(super) unsafe fn gemm_avx_vnni(op: &Int8Gemm) {
-        unsafe { tiles!(op, tile256) }
+        unsafe { tiles!(op, tile256, 3, 2) }
     }
 
-    /// One `R × V` tile of 16-column vectors with `vpdpbusd` on zmm registers.
+    /// One `R × V` tile of 16-column vectors with `vpdpbusd` on zmm registers (up to 24
+    /// accumulators).
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn tile512<const R: usize, const V: usize>(args: TileArgs) {
@@ -270,7 +271,8 @@ mod x86 {
         }
     }
 
-    /// One `R × V` tile of 16-column vectors with AVX-VNNI: each vector as two ymm halves.
+    /// One `R × V` tile of 16-column vectors with AVX-VNNI: each vector as two ymm halves (up
+    /// to 12 accumulators of the 16 ymm registers).
     #[inline]
     #[target_feature(enable = "avx2,avxvnni")]
     unsafe fn tile256<const R: usize, const V: usize>(args: TileArgs) {
@@ -319,7 +321,7 @@ mod tests {
     use super::*;
 
     /// Every kernel this CPU runs gives the exact s32 products, accumulating or not, for
-    /// tiles of every shape (rows 1..=9, vectors 1..=6), and, for the AMX tiles, rows and
+    /// tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
     /// groups below, at and above 16 and not multiples of it.
     #[test]
     fn kernels_match_exact_integer_products() {
@@ -338,6 +340,8 @@ mod tests {
             (9, 6, 5),
             (4, 4, 3),
             (5, 2, 7),
+            (13, 7, 3),
+            (8, 3, 2),
             (16, 3, 16),
             (37, 5, 21),
             (64, 8, 128),

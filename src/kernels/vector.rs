@@ -204,6 +204,71 @@ impl<const FMA: bool> Vector for Lanes<FMA> {
     }
 }
 
+/// `V` without fused multiply-adds: `mul_add` rounds the product, then adds (what
+/// [`Scalar<false>`] computes, on `V`'s lanes); every other operation is `V`'s.
+#[derive(Clone, Copy, Debug)]
+pub struct Unfused<V>(pub V);
+
+impl<V: Vector> Vector for Unfused<V> {
+    const WIDTH: usize = V::WIDTH;
+    #[inline(always)]
+    fn zero() -> Self {
+        Self(V::zero())
+    }
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        Self(V::splat(x))
+    }
+    #[inline(always)]
+    fn add(a: Self, b: Self) -> Self {
+        Self(V::add(a.0, b.0))
+    }
+    #[inline(always)]
+    fn sub(a: Self, b: Self) -> Self {
+        Self(V::sub(a.0, b.0))
+    }
+    #[inline(always)]
+    fn mul(a: Self, b: Self) -> Self {
+        Self(V::mul(a.0, b.0))
+    }
+    #[inline(always)]
+    fn mul_add(a: Self, b: Self, c: Self) -> Self {
+        Self(V::add(V::mul(a.0, b.0), c.0))
+    }
+    #[inline(always)]
+    fn div(a: Self, b: Self) -> Self {
+        Self(V::div(a.0, b.0))
+    }
+    #[inline(always)]
+    fn at_least(x: Self, lo: Self) -> Self {
+        Self(V::at_least(x.0, lo.0))
+    }
+    #[inline(always)]
+    fn neg_abs(x: Self) -> Self {
+        Self(V::neg_abs(x.0))
+    }
+    #[inline(always)]
+    fn copysign(mag: Self, sign: Self) -> Self {
+        Self(V::copysign(mag.0, sign.0))
+    }
+    #[inline(always)]
+    fn select_nonneg(x: Self, a: Self, b: Self) -> Self {
+        Self(V::select_nonneg(x.0, a.0, b.0))
+    }
+    #[inline(always)]
+    fn shl23_add(x: Self, add: u32) -> Self {
+        Self(V::shl23_add(x.0, add))
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        Self(unsafe { V::load(p) })
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32) {
+        unsafe { self.0.store(p) }
+    }
+}
+
 /// An AVX-512 register.
 // SAFETY (every method): the intrinsics need avx512f, and this type is only used inside
 // functions compiled with it, which run only on CPUs that have it (`Isa::detected`).

@@ -81,6 +81,21 @@ pub fn concurrent_directions(p: &RnnProblem) -> usize {
     }
 }
 
+/// Steps per merged layer-GEMM chunk (≥ 1 unless `t` = 0), for gate rows of `row_bytes` per
+/// step and `weight_bytes` of `W` + `U`: as many as [`GATES_BUDGET_BYTES`] of gates hold
+/// ([`GATES_BUDGET_LARGE_WEIGHTS_BYTES`] when the weights do not stay in the last-level
+/// cache), in chunks of nearly equal length (T = 25 at most 8 per chunk: 7, 7, 7, 4 rather
+/// than 8, 8, 8, 1 — a 1-step chunk reads all of W for N rows).
+pub fn layer_gemm_steps(t: usize, row_bytes: usize, weight_bytes: usize) -> usize {
+    let budget = if weight_bytes > FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES {
+        GATES_BUDGET_LARGE_WEIGHTS_BYTES
+    } else {
+        GATES_BUDGET_BYTES
+    };
+    let most = (budget / row_bytes.max(1)).clamp(1, t.max(1));
+    t.div_ceil(t.div_ceil(most).max(1)).min(t)
+}
+
 /// Offsets of the scratchpad regions for one problem, and where the layer GEMM runs.
 ///
 /// The layer GEMM `x·W` either runs **merged**, once for `t_chunk` steps at a time (rows
@@ -184,20 +199,11 @@ impl ScratchLayout {
         } else {
             1
         };
-        // Chunks of nearly equal length (T = 25 at most 8 per chunk: 7, 7, 7, 4 rather than
-        // 8, 8, 8, 1 — a 1-step chunk reads all of W for N rows).
         let t_chunk = if fused_layer_gemm {
-            1
+            1.min(p.t)
         } else {
-            let budget = if weight_bytes > FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES {
-                GATES_BUDGET_LARGE_WEIGHTS_BYTES
-            } else {
-                GATES_BUDGET_BYTES
-            };
-            let most = (budget / row_bytes).clamp(1, p.t.max(1));
-            p.t.div_ceil(p.t.div_ceil(most).max(1))
-        }
-        .min(p.t);
+            layer_gemm_steps(p.t, row_bytes, weight_bytes)
+        };
         let training = p.is_training();
         let inference = usize::from(!training);
         let gru = usize::from(matches!(p.cell, CellKind::Gru | CellKind::Augru));

@@ -144,3 +144,16 @@ isa_dispatch!(
     /// Same buffer contract as `part1_tile`.
     pub unsafe fn part2_tile => part2_any, (tile: &GruTile)
 );
+
+isa_dispatch!(
+    @with [false] [false] [false]
+    /// [`part1_tile`] without fused multiply-adds on every instruction set (the int8
+    /// post-GEMM: the same bits wherever it runs).
+    pub unsafe fn part1_tile_unfused => part1_any, (tile: &GruTile)
+);
+
+isa_dispatch!(
+    @with [false] [false] [false]
+    /// [`part2_tile`] without fused multiply-adds on every instruction set.
+    pub unsafe fn part2_tile_unfused => part2_any, (tile: &GruTile)
+);

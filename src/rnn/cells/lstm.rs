@@ -18,8 +18,8 @@ use super::{copy_units, load_units, store_gates, HDest, Linear, TileRows};
 use crate::kernels::activations::{
     exp_parts, lanes, sigmoid_finish, sigmoid_n, tanh_arg, tanh_finish, tanh_n,
 };
-use crate::kernels::isa::vector_dispatch;
-use crate::kernels::vector::Vector;
+use crate::kernels::isa::{isa_dispatch, vector_dispatch};
+use crate::kernels::vector::{Scalar, Unfused, Vector};
 use crate::memory::packed::PANEL;
 use crate::rnn::precision::Precision;
 
@@ -194,6 +194,14 @@ unsafe fn tile_any<V: Vector>(t: &LstmTile) {
 vector_dispatch!(
     /// The LSTM post-GEMM of one tile (see `tile_body`'s contract).
     pub unsafe fn postgemm_tile => tile_any, (tile: &LstmTile)
+);
+
+isa_dispatch!(
+    @with [Unfused<std::arch::x86_64::__m512>] [Scalar<false>] [Scalar<false>]
+    /// [`postgemm_tile`] without fused multiply-adds on every instruction set: the same bits
+    /// wherever it runs (the int8 post-GEMM, whose requantized outputs must not depend on
+    /// the CPU).
+    pub unsafe fn postgemm_tile_unfused => tile_any, (tile: &LstmTile)
 );
 
 #[cfg(test)]

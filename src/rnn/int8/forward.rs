@@ -1,36 +1,28 @@
 //! The int8 forward driver: for each direction and layer, one layer GEMM over all steps, then
-//! per step the iteration GEMM on the u8 state and the post-GEMM of each 32-unit panel, with
-//! oneDNN's int8 arithmetic (reference §a.14): accumulators dequantized with
-//! `1/(ws·scale)` onto the compensated bias, f32 gates and c-state, `h` requantized
-//! (`round_half_even(scale·h + shift)`, saturated); GRU requantizes `r⊙h` before its second
-//! iteration GEMM; LSTMP quantizes `h`, projects, dequantizes with the projection scales and
-//! compensation, and requantizes.
+//! per step the iteration GEMM on the u8 state and the post-GEMM of each 32-unit panel
+//! ([`postgemm`]: the cells' shared gate math between int8 loads and stores), with oneDNN's
+//! int8 arithmetic (reference §a.14); GRU requantizes `r⊙h` before its second iteration GEMM;
+//! LSTMP quantizes `h`, projects, dequantizes with the projection scales and compensation,
+//! and requantizes.
 //!
 //! States are stored as u8: s8 activations as `q + 128` (the GEMM multiplies u8 by s8), the
 //! offset folded into the compensation like a shift.
 
+use super::postgemm::{self, AccRows, Dequant, Quant, U8Rows};
 use super::{Int8Config, Int8Plan};
 use crate::attr::{Attr, WeightsQParams};
-use crate::kernels::activations::{self, Activation};
 use crate::kernels::int8_gemm::{self, Int8Gemm, Int8Kernel};
 use crate::kernels::Isa;
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::MemoryDesc;
+use crate::rnn::cells::TileRows;
+use crate::rnn::items::PhaseItems;
 use crate::rnn::problem::RnnProblem;
 use crate::threading::{self, Team};
 use crate::types::{DataType, Direction};
 
-/// Rows of one layer-GEMM work item.
-const ROW_CHUNK: usize = 64;
-
-/// Rounds to the nearest integer, ties to even, for `|x| < 2^22` (adding and taking away
-/// 1.5·2^23 leaves no fraction bits; the default rounding mode does the rest) — a form the
-/// compiler vectorizes on every target.
-#[inline(always)]
-fn round_half_even(x: f32) -> f32 {
-    const MAGIC: f32 = 12_582_912.0;
-    (x + MAGIC) - MAGIC
-}
+/// Rows of one layer-GEMM work item (16 register tiles of 6 rows; 6 AMX tiles of 16).
+const LAYER_ROW_BLOCK: usize = 96;
 
 /// A plain user tensor of `R` dims: element `idx` at `ptr + Σ idx·strides` bytes.
 #[derive(Clone, Copy, Debug)]
@@ -149,15 +141,8 @@ struct Run<'a> {
     /// Instruction set of the post-GEMM's activations.
     isa: Isa,
     t: Int8Tensors,
-    /// Quantization: scale, shift, range of the activations' type, offset of the stored u8.
-    scale: f32,
-    shift: f32,
-    lo: f32,
-    hi: f32,
-    /// Lower bound of the cell's own `h` quantization: 0 also for s8 activations (oneDNN
-    /// 3.13 saturates an LSTM's s8 `h` to [0, 127]; projections and reorders use all of s8).
-    cell_lo: f32,
-    offset: i32,
+    /// The activations' quantization.
+    q: Quant,
 }
 
 // SAFETY: the raw pointers are user and scratch buffers; the phases of the driver write
@@ -186,12 +171,14 @@ pub unsafe fn run(
         kernel,
         isa,
         t,
-        scale,
-        shift,
-        lo: if s8 { -128.0 } else { 0.0 },
-        hi: if s8 { 127.0 } else { 255.0 },
-        cell_lo: 0.0,
-        offset: if s8 { 128 } else { 0 },
+        q: Quant {
+            scale,
+            shift,
+            lo: if s8 { -128.0 } else { 0.0 },
+            hi: if s8 { 127.0 } else { 255.0 },
+            cell_lo: 0.0,
+            offset: if s8 { 128 } else { 0 },
+        },
     };
     unsafe {
         r.prepare(attr);
@@ -205,36 +192,6 @@ impl Run<'_> {
         self.t.scratch.wrapping_add(r.offset).cast()
     }
 
-    /// Quantizes `x` to the activations' type: `round_half_even(scale·x + shift)`, saturated.
-    fn quantize(&self, x: f32) -> i32 {
-        round_half_even((x * self.scale + self.shift).clamp(self.lo, self.hi)) as i32
-    }
-
-    /// Quantizes a cell's `h` (saturated from [`Run::cell_lo`]).
-    fn quantize_h(&self, x: f32) -> i32 {
-        round_half_even((x * self.scale + self.shift).clamp(self.cell_lo, self.hi)) as i32
-    }
-
-    /// The stored u8 of a quantized value.
-    fn store(&self, q: i32) -> u8 {
-        (q + self.offset) as u8
-    }
-
-    /// The quantized value of a stored u8, dequantized.
-    fn dequantize_stored(&self, s: u8) -> f32 {
-        self.dequantize((s as i32 - self.offset) as f32, self.shift)
-    }
-
-    /// Dequantizes a quantized value (as oneDNN's copies out: `(q − shift)/scale`).
-    fn dequantize(&self, q: f32, shift: f32) -> f32 {
-        (q - shift) / self.scale
-    }
-
-    /// The shift the stored values carry (the data shift plus the s8 offset).
-    fn stored_shift(&self) -> f32 {
-        self.shift + self.offset as f32
-    }
-
     /// Single-threaded set-up: dequantization factors, compensated bias, layer 0's input, and
     /// zeroed outputs (their padding columns stay zero).
     unsafe fn prepare(&self, attr: &Attr) {
@@ -243,16 +200,16 @@ impl Run<'_> {
         unsafe {
             let deq: *mut f32 = self.region(plan.deq);
             for k in 0..p.g * p.dhc {
-                *deq.add(k) = 1.0 / (scale_of(&attr.rnn_weights_qparams, k) * self.scale);
+                *deq.add(k) = 1.0 / (scale_of(&attr.rnn_weights_qparams, k) * self.q.scale);
             }
             if p.with_projection {
                 for k in 0..p.dic {
                     let ps = scale_of(&attr.rnn_weights_projection_qparams, k);
-                    *deq.add(p.g * p.dhc + k) = 1.0 / (ps * self.scale);
+                    *deq.add(p.g * p.dhc + k) = 1.0 / (ps * self.q.scale);
                 }
             }
             let bias: *mut f32 = self.region(plan.bias);
-            let shift = self.stored_shift();
+            let shift = self.q.stored_shift();
             let [wl, wi] = self.t.weights;
             for l in 0..p.l {
                 for d in 0..p.d {
@@ -262,7 +219,7 @@ impl Run<'_> {
                             let comp = wl.comp(l, d, g, o) + wi.comp(l, d, g, o);
                             let ws = scale_of(&attr.rnn_weights_qparams, g * p.dhc + o);
                             *bias.add(((l * p.d + d) * p.g + g) * p.dhc + o) =
-                                b - comp as f32 * shift / (ws * self.scale);
+                                b - comp as f32 * shift / (ws * self.q.scale);
                         }
                     }
                 }
@@ -279,11 +236,11 @@ impl Run<'_> {
                         // Contiguous channels: the bytes, with the s8 offset.
                         let from = std::slice::from_raw_parts(src.at([ti, n, 0]), p.slc);
                         for (r, &b) in row.iter_mut().zip(from) {
-                            *r = b.wrapping_add(self.offset as u8);
+                            *r = b.wrapping_add(self.q.offset as u8);
                         }
                     } else {
                         for (c, r) in row[..p.slc].iter_mut().enumerate() {
-                            *r = self.store(src.get([ti, n, c]) as i32);
+                            *r = self.q.store(src.get([ti, n, c]) as i32);
                         }
                     }
                     row[p.slc..].fill(0);
@@ -291,6 +248,9 @@ impl Run<'_> {
             }
             let outputs: *mut u8 = self.region(plan.outputs);
             std::ptr::write_bytes(outputs, 0, p.d * 2 * p.t * p.n * plan.dic4);
+            // The padding columns of the requantized h (LSTMP) or `r ⊙ h` (GRU), which the
+            // GEMMs read.
+            std::ptr::write_bytes(self.region::<u8>(plan.hq), 0, p.n * plan.dhc4);
         }
     }
 
@@ -304,10 +264,17 @@ impl Run<'_> {
                         self.initial_state(l, d);
                     }
                     team.barrier();
-                    self.layer_gemm(team, l, d);
-                    team.barrier();
-                    for s in 0..p.t {
-                        self.step(team, l, d, s);
+                    // The layer GEMM for a chunk of steps at a time, then those steps.
+                    let mut s0 = 0;
+                    while s0 < p.t {
+                        let s1 = p.t.min(s0 + self.plan.t_chunk);
+                        let t_lo = if p.is_reversed(d) { p.t - s1 } else { s0 };
+                        self.layer_gemm(team, l, d, t_lo, s1 - s0);
+                        team.barrier();
+                        for s in s0..s1 {
+                            self.step(team, l, d, s, t_lo);
+                        }
+                        s0 = s1;
                     }
                     if team.index() == 0 {
                         self.final_state(l, d);
@@ -353,10 +320,10 @@ impl Run<'_> {
                     } else {
                         let q = match self.t.src_iter {
                             Some(v) if act => v.get([l, d, n, c]) as i32,
-                            Some(v) => self.quantize(v.get([l, d, n, c])),
-                            None => self.quantize(0.0),
+                            Some(v) => self.q.quantize(v.get([l, d, n, c])),
+                            None => self.q.quantize(0.0),
                         };
-                        self.store(q)
+                        self.q.store(q)
                     };
                     *h0.add(n * plan.sic4 + c) = v;
                 }
@@ -387,8 +354,8 @@ impl Run<'_> {
                 for n in 0..p.n {
                     for c in 0..p.dic {
                         let s = *rows.add(n * ld + c);
-                        let q = s as i32 - self.offset;
-                        v.put([l, d, n, c], q, self.dequantize(q as f32, self.shift));
+                        let q = s as i32 - self.q.offset;
+                        v.put([l, d, n, c], q, self.q.dequantize(q as f32, self.q.shift));
                     }
                 }
             }
@@ -407,22 +374,49 @@ impl Run<'_> {
     unsafe fn write_dst_layer(&self, ti: usize) {
         let (p, plan) = (self.p, self.plan);
         let last = p.l - 1;
-        let sum = p.direction == Direction::BidirectionalSum;
+        let dst = self.t.dst_layer;
+        let offset = self.q.offset;
         unsafe {
             for n in 0..p.n {
-                let row = |d: usize| self.output(last, d).add((ti * p.n + n) * plan.dic4);
-                for c in 0..p.dic {
-                    let q = |d: usize| *row(d).add(c) as i32 - self.offset;
-                    if sum {
-                        let v = (q(0) + q(1)) as f32;
-                        let s = v.clamp(self.lo, self.hi);
-                        let f = self.dequantize(s, 2.0 * self.shift);
-                        self.t.dst_layer.put([ti, n, c], s as i32, f);
-                    } else {
-                        for d in 0..p.d {
-                            let q = q(d);
-                            let f = self.dequantize(q as f32, self.shift);
-                            self.t.dst_layer.put([ti, n, d * p.dic + c], q, f);
+                let row = |d: usize| {
+                    let r = self.output(last, d).add((ti * p.n + n) * plan.dic4);
+                    std::slice::from_raw_parts(r, p.dic)
+                };
+                if p.direction == Direction::BidirectionalSum {
+                    for (c, (&a, &b)) in row(0).iter().zip(row(1)).enumerate() {
+                        let v = (a as i32 + b as i32 - 2 * offset) as f32;
+                        let s = v.clamp(self.q.lo, self.q.hi);
+                        let f = self.q.dequantize(s, 2.0 * self.q.shift);
+                        dst.put([ti, n, c], s as i32, f);
+                    }
+                    continue;
+                }
+                for d in 0..p.d {
+                    let (src, c0) = (row(d), d * p.dic);
+                    let to = dst.at([ti, n, c0]);
+                    let contiguous = dst.strides[2] == dst.dt.size() as isize;
+                    match dst.dt {
+                        // The stored bytes less the s8 offset.
+                        DataType::U8 | DataType::S8 if contiguous => {
+                            let out = std::slice::from_raw_parts_mut(to, p.dic);
+                            for (o, &s) in out.iter_mut().zip(src) {
+                                *o = s.wrapping_sub(offset as u8);
+                            }
+                        }
+                        DataType::F32 if contiguous => {
+                            let out = to.cast::<f32>();
+                            for (c, &s) in src.iter().enumerate() {
+                                let q = (s as i32 - offset) as f32;
+                                out.add(c)
+                                    .write_unaligned(self.q.dequantize(q, self.q.shift));
+                            }
+                        }
+                        _ => {
+                            for (c, &s) in src.iter().enumerate() {
+                                let q = s as i32 - offset;
+                                let f = self.q.dequantize(q as f32, self.q.shift);
+                                dst.put([ti, n, c0 + c], q, f);
+                            }
                         }
                     }
                 }
@@ -435,47 +429,48 @@ impl Run<'_> {
         self.plan.panels * self.p.g * PANEL
     }
 
-    /// The layer GEMM of all steps: `gates[t·N + n] = x_t[n] · W`.
-    unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize) {
+    /// The layer GEMM of the `steps` time indices from `t_lo`: `gates[(t − t_lo)·N + n] = x_t[n]
+    /// · W`, per (row block × panel) item ([`PhaseItems`]: a member keeps the same panels).
+    unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize, t_lo: usize, steps: usize) {
         let (p, plan) = (self.p, self.plan);
-        let rows = p.t * p.n;
-        let chunks = rows.div_ceil(ROW_CHUNK);
+        let rows = steps * p.n;
         let (a, lda) = if l == 0 {
             (self.region::<u8>(plan.input).cast_const(), plan.slc4)
         } else {
             (self.output(l - 1, d).cast_const(), plan.dic4)
         };
+        let a = a.wrapping_add(t_lo * p.n * lda);
         let w = self.t.weights[0];
         let gates: *mut i32 = self.region(plan.gates);
-        team.for_each(chunks * plan.panels, false, |item| {
-            let (chunk, panel) = (item / plan.panels, item % plan.panels);
-            let m0 = chunk * ROW_CHUNK;
+        let items = PhaseItems::by_panel(rows, LAYER_ROW_BLOCK, plan.panels);
+        team.for_each(items.count(), false, |it| {
+            let (rows, panel) = items.tile(it);
             let op = Int8Gemm {
-                m: ROW_CHUNK.min(rows - m0),
-                a: a.wrapping_add(m0 * lda),
+                m: rows.len(),
+                a: a.wrapping_add(rows.start * lda),
                 lda,
                 b: w.panel(l, d, panel),
                 ldb: w.layout.row_bytes(),
                 groups: w.layout.groups(),
                 vectors: p.g * PANEL / int8_gemm::VECTOR,
-                c: gates.wrapping_add(m0 * self.gates_ld() + panel * p.g * PANEL),
+                c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
                 ldc: self.gates_ld(),
                 accumulate: false,
             };
-            // SAFETY: A holds `rows` rows of `groups·4` bytes, the panel its groups, C the
-            // chunk's rows of this panel's columns (each item its own).
+            // SAFETY: A holds the chunk's rows of `groups·4` bytes, the panel its groups, C
+            // the item's rows of this panel's columns (each item its own).
             unsafe { int8_gemm::gemm(self.kernel, &op) };
         });
     }
 
-    /// The iteration GEMM of step `s` onto its gates, for `vectors` vectors from vector
-    /// `v0` of panel `panel`, with `a` as the state.
+    /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for
+    /// `vectors` vectors from vector `v0` of panel `panel`, with `a` as the state.
     #[allow(clippy::too_many_arguments)]
     unsafe fn iter_gemm(
         &self,
         l: usize,
         d: usize,
-        ti: usize,
+        slot: usize,
         panel: usize,
         (a, lda): (*const u8, usize),
         v0: usize,
@@ -493,7 +488,7 @@ impl Run<'_> {
             groups: w.layout.groups(),
             vectors,
             c: gates.wrapping_add(
-                ti * p.n * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR,
+                slot * p.n * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR,
             ),
             ldc: self.gates_ld(),
             accumulate: true,
@@ -502,10 +497,14 @@ impl Run<'_> {
         unsafe { int8_gemm::gemm(self.kernel, &op) };
     }
 
-    /// One step of layer `l`, direction `d`; ends at a barrier.
-    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize) {
+    /// One step of layer `l`, direction `d`: per panel of this member's share, the iteration
+    /// GEMM onto the step's accumulators, then the post-GEMM ([`postgemm`]); ends at a
+    /// barrier.
+    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize, t_lo: usize) {
         let (p, plan) = (self.p, self.plan);
         let ti = self.time(d, s);
+        // The step's accumulators in its chunk's.
+        let slot = ti - t_lo;
         let out = self.output(l, d);
         let prev = if s == 0 {
             (self.region::<u8>(plan.h0).cast_const(), plan.sic4)
@@ -517,104 +516,89 @@ impl Run<'_> {
             )
         };
         let gates: *mut i32 = self.region(plan.gates);
-        let row_gates = |n: usize, panel: usize| {
-            gates.wrapping_add((ti * p.n + n) * self.gates_ld() + panel * p.g * PANEL)
-        };
         let deq: *const f32 = self.region(plan.deq);
         let bias: *const f32 = self
             .region::<f32>(plan.bias)
             .wrapping_add((l * p.d + d) * p.g * p.dhc);
-        // Gate `g`'s pre-activations of units `o0..o0 + width` from their accumulators.
-        let pre = |acc: *const i32, g: usize, o0: usize, width: usize| {
-            let mut v = [0f32; PANEL];
-            // SAFETY: `width` units of gate `g` inside the panel and the DHC-wide rows.
-            unsafe {
-                let (dq, b) = (deq.add(g * p.dhc + o0), bias.add(g * p.dhc + o0));
-                for (u, x) in v[..width].iter_mut().enumerate() {
-                    *x = *acc.add(g * PANEL + u) as f32 * *dq.add(u) + *b.add(u);
-                }
-            }
-            v
-        };
-        let act = |f: Activation, v: &mut [f32; PANEL], width: usize| {
-            activations::apply_unfused(self.isa, f, &mut v[..width]);
-        };
         let hq: *mut u8 = self.region(plan.hq);
-        let out_row = |n: usize| out.wrapping_add((ti * p.n + n) * plan.dic4);
-        let prev_row = |n: usize| prev.0.wrapping_add(n * prev.1);
+        // The tile of panel `panel`: its accumulators, dequantization and valid units.
+        let tile = |panel: usize| {
+            let o0 = panel * PANEL;
+            let acc = AccRows {
+                ptr: gates.wrapping_add(slot * p.n * self.gates_ld() + panel * p.g * PANEL),
+                ld: self.gates_ld(),
+            };
+            let dq = Dequant {
+                deq: deq.wrapping_add(o0),
+                bias: bias.wrapping_add(o0),
+                stride: p.dhc,
+            };
+            (o0, PANEL.min(p.dhc - o0), acc, dq)
+        };
+        let out_rows = |o0: usize| U8Rows {
+            ptr: out.wrapping_add(ti * p.n * plan.dic4 + o0),
+            ld: plan.dic4,
+        };
+        let prev_rows = |o0: usize| U8Rows {
+            ptr: prev.0.wrapping_add(o0).cast_mut(),
+            ld: prev.1,
+        };
+        let hq_rows = |o0: usize| U8Rows {
+            ptr: hq.wrapping_add(o0),
+            ld: plan.dhc4,
+        };
+        // SAFETY (every tile): a panel's accumulators, c-state units and output units are
+        // this item's own; the previous state is complete (barrier) and read-only now.
         unsafe {
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.region(plan.c);
                 team.for_each(plan.panels, false, |panel| {
-                    self.iter_gemm(l, d, ti, panel, prev, 0, p.g * 2);
-                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
-                    for n in 0..p.n {
-                        let acc = row_gates(n, panel);
-                        let [mut i, mut f, mut cc, mut og] =
-                            [0, 1, 2, 3].map(|g| pre(acc, g, o0, width));
-                        act(Activation::Sigmoid, &mut i, width);
-                        act(Activation::Sigmoid, &mut f, width);
-                        act(Activation::Tanh, &mut cc, width);
-                        act(Activation::Sigmoid, &mut og, width);
-                        let cs = c.add(n * p.dhc + o0);
-                        let mut tc = [0f32; PANEL];
-                        for u in 0..width {
-                            let c_new = f[u] * *cs.add(u) + i[u] * cc[u];
-                            *cs.add(u) = c_new;
-                            tc[u] = c_new;
-                        }
-                        act(Activation::Tanh, &mut tc, width);
-                        let dst = if p.with_projection {
-                            hq.add(n * plan.dhc4 + o0)
+                    self.iter_gemm(l, d, slot, panel, prev, 0, p.g * 2);
+                    let (o0, valid, acc, dq) = tile(panel);
+                    let t = postgemm::LstmTile {
+                        rows: p.n,
+                        valid,
+                        acc,
+                        dq,
+                        c: TileRows {
+                            ptr: c.add(o0),
+                            stride: p.dhc as isize,
+                        },
+                        h: if p.with_projection {
+                            hq_rows(o0)
                         } else {
-                            out_row(n).add(o0)
-                        };
-                        for u in 0..width {
-                            *dst.add(u) = self.store(self.quantize_h(og[u] * tc[u]));
-                        }
-                    }
+                            out_rows(o0)
+                        },
+                    };
+                    postgemm::lstm_tile(self.isa, &t, &self.q);
                 });
                 team.barrier();
                 if p.with_projection {
                     self.projection(team, l, d, ti);
                 }
             } else {
-                team.for_each(plan.panels, false, |panel| {
-                    self.iter_gemm(l, d, ti, panel, prev, 0, 4);
-                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
-                    for n in 0..p.n {
-                        let acc = row_gates(n, panel);
-                        let [mut ug, mut rg] = [0, 1].map(|g| pre(acc, g, o0, width));
-                        act(Activation::Sigmoid, &mut ug, width);
-                        act(Activation::Sigmoid, &mut rg, width);
-                        let (h, dst) = (prev_row(n).add(o0), hq.add(n * plan.dhc4 + o0));
-                        for u in 0..width {
-                            *acc.add(u).cast::<f32>() = ug[u];
-                            let hf = self.dequantize_stored(*h.add(u));
-                            *dst.add(u) = self.store(self.quantize(rg[u] * hf));
-                        }
-                        // The padding columns the second GEMM reads.
-                        for u in width..PANEL.min(plan.dhc4 - o0) {
-                            *dst.add(u) = 0;
-                        }
+                let gru = |panel: usize, out: U8Rows| {
+                    let (o0, valid, acc, dq) = tile(panel);
+                    postgemm::GruTile {
+                        rows: p.n,
+                        valid,
+                        acc,
+                        dq,
+                        h_prev: prev_rows(o0),
+                        out: U8Rows {
+                            ptr: out.ptr.wrapping_add(o0),
+                            ..out
+                        },
                     }
+                };
+                team.for_each(plan.panels, false, |panel| {
+                    self.iter_gemm(l, d, slot, panel, prev, 0, 4);
+                    postgemm::gru_part1(self.isa, &gru(panel, hq_rows(0)), &self.q);
                 });
                 team.barrier();
                 team.for_each(plan.panels, false, |panel| {
-                    self.iter_gemm(l, d, ti, panel, (hq, plan.dhc4), 4, 2);
-                    let (o0, width) = (panel * PANEL, PANEL.min(p.dhc - panel * PANEL));
-                    for n in 0..p.n {
-                        let acc = row_gates(n, panel);
-                        let mut cand = pre(acc, 2, o0, width);
-                        act(Activation::Tanh, &mut cand, width);
-                        let (h, dst) = (prev_row(n).add(o0), out_row(n).add(o0));
-                        for (u, &cu) in cand[..width].iter().enumerate() {
-                            let ug = *acc.add(u).cast::<f32>();
-                            let hf = self.dequantize_stored(*h.add(u));
-                            let h_new = ug * hf + (1.0 - ug) * cu;
-                            *dst.add(u) = self.store(self.quantize(h_new));
-                        }
-                    }
+                    self.iter_gemm(l, d, slot, panel, (hq, plan.dhc4), 4, 2);
+                    postgemm::gru_part2(self.isa, &gru(panel, out_rows(0)), &self.q);
                 });
                 team.barrier();
             }
@@ -631,16 +615,9 @@ impl Run<'_> {
         let acc: *mut i32 = self.region(plan.proj);
         let ld = plan.proj_panels * PANEL;
         let deq: *const f32 = self.region::<f32>(plan.deq).wrapping_add(p.g * p.dhc);
-        let shift = self.stored_shift();
+        let shift = self.q.stored_shift();
         unsafe {
             let hq: *mut u8 = self.region(plan.hq);
-            // The padding columns of the quantized h are read by the GEMM.
-            if team.index() == 0 {
-                for n in 0..p.n {
-                    std::ptr::write_bytes(hq.add(n * plan.dhc4 + p.dhc), 0, plan.dhc4 - p.dhc);
-                }
-            }
-            team.barrier();
             team.for_each(plan.proj_panels, false, |panel| {
                 let op = Int8Gemm {
                     m: p.n,
@@ -661,7 +638,7 @@ impl Run<'_> {
                         let a = *acc.add(n * ld + k) as f32;
                         let comp = w.comp(l, d, 0, k) as f32;
                         let v = (a - comp * shift) * *deq.add(k);
-                        *out_row(n).add(k) = self.store(self.quantize(v));
+                        *out_row(n).add(k) = self.q.store(self.q.quantize(v));
                     }
                 }
             });

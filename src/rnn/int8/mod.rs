@@ -5,11 +5,13 @@
 
 pub mod exec;
 pub mod forward;
+pub mod postgemm;
 
 use super::arena::{Arena, Region};
 use super::cells::CellKind;
 use super::desc::RnnDesc;
 use super::problem::RnnProblem;
+use super::scratch;
 use crate::args;
 use crate::attr::{Attr, WeightsQParams};
 use crate::error::Result;
@@ -155,7 +157,9 @@ pub struct Int8Plan {
     pub outputs: Region,
     /// The initial state of the current layer `[N][sic4]`.
     pub h0: Region,
-    /// Gate accumulators `[T·N][panels·G·32]` (s32).
+    /// Steps per layer-GEMM chunk (the f32 driver's rule, `scratch::layer_gemm_steps`).
+    pub t_chunk: usize,
+    /// Gate accumulators of a chunk's steps `[t_chunk·N][panels·G·32]` (s32).
     pub gates: Region,
     /// The c-state `[N][DHC]` (f32, LSTM).
     pub c: Region,
@@ -191,7 +195,11 @@ impl Int8Plan {
         let input = push_bytes(&mut a, &[p.t, p.n, slc4])?;
         let outputs = push_bytes(&mut a, &[p.d, 2, p.t, p.n, dic4])?;
         let h0 = push_bytes(&mut a, &[p.n, sic4])?;
-        let gates = a.push(&[p.t, p.n, panels, p.g, PANEL])?;
+        // Byte counts compared with cache sizes, where saturating is exact.
+        let row_bytes = (p.n * panels * p.g * PANEL).saturating_mul(4);
+        let weight_bytes = (p.slc.saturating_add(p.sic)).saturating_mul(p.g * p.dhc);
+        let t_chunk = scratch::layer_gemm_steps(p.t, row_bytes, weight_bytes);
+        let gates = a.push(&[t_chunk, p.n, panels, p.g, PANEL])?;
         let c = a.push(&[p.n, p.dhc])?;
         let hq = push_bytes(&mut a, &[p.n, dhc4])?;
         let proj = a.push(&[p.n, proj_panels, PANEL])?;
@@ -217,6 +225,7 @@ impl Int8Plan {
             dhc4,
             panels,
             proj_panels,
+            t_chunk,
             input,
             outputs,
             h0,

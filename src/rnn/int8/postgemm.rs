@@ -1,0 +1,411 @@
+//! The int8 post-GEMM: the loads and stores around the cells' shared gate math
+//! ([`lstm`], [`gru`]) — s32 accumulators dequantized in place (`acc/(ws·scale)` onto the
+//! compensated bias) into the f32 gates the cells take, u8 states dequantized for GRU's
+//! `h_prev`, and the cells' f32 `h` (and GRU's `r ⊙ h`) requantized into u8 rows
+//! (`round_half_even(scale·x + shift)`, saturated; s8 activations stored as `q + 128`).
+//!
+//! The cells run without fused multiply-adds on every instruction set (their
+//! `*_unfused` instantiations), so requantized outputs do not depend on the CPU.
+
+use crate::kernels::isa::isa_dispatch;
+use crate::kernels::Isa;
+use crate::memory::packed_int8::PANEL;
+use crate::rnn::cells::{gru, lstm, HDest, TileRows};
+use crate::rnn::precision::Precision;
+
+/// Rows of a tile processed at once (the f32 `h` of that many rows stays on the stack).
+const ROWS: usize = 16;
+
+/// Rounds to the nearest integer, ties to even, for `|x| < 2^22` (adding and taking away
+/// 1.5·2^23 leaves no fraction bits; the default rounding mode does the rest) — a form the
+/// compiler vectorizes on every target.
+#[inline(always)]
+fn round_half_even(x: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0;
+    (x + MAGIC) - MAGIC
+}
+
+/// The activations' quantization: `q = round_half_even(scale·x + shift)` saturated to
+/// `[lo, hi]`, stored as the u8 `q + offset`.
+#[derive(Clone, Copy, Debug)]
+pub struct Quant {
+    /// Data scale.
+    pub scale: f32,
+    /// Data shift.
+    pub shift: f32,
+    /// Range of the activations' type.
+    pub lo: f32,
+    /// See `lo`.
+    pub hi: f32,
+    /// Lower bound of the cell's own `h` quantization: 0 also for s8 activations (oneDNN
+    /// 3.13 saturates an LSTM's s8 `h` to [0, 127]; projections and reorders use all of s8).
+    pub cell_lo: f32,
+    /// Offset of the stored u8 (128 for s8 activations: the GEMM multiplies u8 by s8).
+    pub offset: i32,
+}
+
+impl Quant {
+    /// Quantizes `x` saturated from `lo` (NaN: 0). Compares and an unchecked conversion of
+    /// a value known to be in range, which vectorize (a saturating `as i32` does not).
+    #[inline(always)]
+    pub fn quantize_from(&self, x: f32, lo: f32) -> i32 {
+        let v = x * self.scale + self.shift;
+        let v = if v.is_nan() {
+            0.0
+        } else if v < lo {
+            lo
+        } else if v > self.hi {
+            self.hi
+        } else {
+            v
+        };
+        // SAFETY: `v` is finite and inside [lo, hi], a range of i32.
+        unsafe { round_half_even(v).to_int_unchecked::<i32>() }
+    }
+
+    /// Quantizes `x` to the activations' type.
+    #[inline(always)]
+    pub fn quantize(&self, x: f32) -> i32 {
+        self.quantize_from(x, self.lo)
+    }
+
+    /// The stored u8 of a quantized value.
+    #[inline(always)]
+    pub fn store(&self, q: i32) -> u8 {
+        (q + self.offset) as u8
+    }
+
+    /// Dequantizes a quantized value (as oneDNN's copies out: `(q − shift)/scale`).
+    #[inline(always)]
+    pub fn dequantize(&self, q: f32, shift: f32) -> f32 {
+        (q - shift) / self.scale
+    }
+
+    /// The quantized value of a stored u8, dequantized.
+    #[inline(always)]
+    pub fn dequantize_stored(&self, s: u8) -> f32 {
+        self.dequantize((s as i32 - self.offset) as f32, self.shift)
+    }
+
+    /// The shift the stored values carry (the data shift plus the s8 offset).
+    pub fn stored_shift(&self) -> f32 {
+        self.shift + self.offset as f32
+    }
+}
+
+/// The dequantization of one panel's accumulators: unit `u` of gate `g` is
+/// `acc·deq[g·stride + u] + bias[g·stride + u]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Dequant {
+    /// `1/(ws·scale)` of the panel's first unit of gate 0.
+    pub deq: *const f32,
+    /// Compensated bias, indexed as `deq`.
+    pub bias: *const f32,
+    /// Distance between gates in `deq` and `bias` (DHC).
+    pub stride: usize,
+}
+
+/// Accumulator rows of a tile: row `i` at `ptr + i·ld`, a panel row `[G][32]` of s32 (f32 once
+/// dequantized in place).
+#[derive(Clone, Copy, Debug)]
+pub struct AccRows {
+    /// Row 0.
+    pub ptr: *mut i32,
+    /// Values between rows.
+    pub ld: usize,
+}
+
+impl AccRows {
+    fn row(&self, i: usize) -> *mut i32 {
+        self.ptr.wrapping_add(i * self.ld)
+    }
+
+    /// The rows as the f32 gates the cells take.
+    fn gates(&self) -> TileRows {
+        TileRows {
+            ptr: self.ptr.cast(),
+            stride: self.ld as isize,
+        }
+    }
+}
+
+/// u8 state rows: row `i` at `ptr + i·ld`.
+#[derive(Clone, Copy, Debug)]
+pub struct U8Rows {
+    /// Row 0 (at the tile's first unit).
+    pub ptr: *mut u8,
+    /// Bytes between rows.
+    pub ld: usize,
+}
+
+impl U8Rows {
+    fn row(&self, i: usize) -> *mut u8 {
+        self.ptr.wrapping_add(i * self.ld)
+    }
+}
+
+/// # Safety
+/// `rows` accumulator rows hold gates `gates` of the panel; `dq` covers their `valid` units.
+#[inline(always)]
+unsafe fn dequantize_body<const FMA: bool>(
+    acc: AccRows,
+    rows: usize,
+    gates: std::ops::Range<usize>,
+    dq: Dequant,
+    valid: usize,
+) {
+    for r in 0..rows {
+        for g in gates.clone() {
+            // SAFETY: the caller's contract; s32 and f32 share size and alignment.
+            unsafe {
+                let a = &mut *(acc.row(r).add(g * PANEL) as *mut [i32; PANEL]);
+                let f = &mut *(a as *mut [i32; PANEL] as *mut [f32; PANEL]);
+                let (d, b) = (dq.deq.add(g * dq.stride), dq.bias.add(g * dq.stride));
+                for u in 0..PANEL {
+                    f[u] = if u < valid {
+                        a[u] as f32 * *d.add(u) + *b.add(u)
+                    } else {
+                        0.0
+                    };
+                }
+            }
+        }
+    }
+}
+
+isa_dispatch!(
+    /// Dequantizes gates `gates` of `rows` accumulator rows in place (units past `valid`
+    /// become zeros).
+    unsafe fn dequantize_gates => dequantize_body,
+    (acc: AccRows, rows: usize, gates: std::ops::Range<usize>, dq: Dequant, valid: usize)
+);
+
+/// # Safety
+/// `h` holds `rows` panel rows; `dst` rows have `valid` writable bytes.
+#[inline(always)]
+unsafe fn requantize_body<const FMA: bool>(
+    h: *const [f32; PANEL],
+    rows: usize,
+    dst: U8Rows,
+    valid: usize,
+    q: &Quant,
+    lo: f32,
+) {
+    for r in 0..rows {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let h = &*h.add(r);
+            let mut out = [0u8; PANEL];
+            for (o, &x) in out.iter_mut().zip(h) {
+                *o = q.store(q.quantize_from(x, lo));
+            }
+            std::ptr::copy_nonoverlapping(out.as_ptr(), dst.row(r), valid);
+        }
+    }
+}
+
+isa_dispatch!(
+    /// Requantizes `rows` panel rows of f32 into u8 rows, saturated from `lo`.
+    unsafe fn requantize => requantize_body,
+    (h: *const [f32; PANEL], rows: usize, dst: U8Rows, valid: usize, q: &Quant, lo: f32)
+);
+
+/// # Safety
+/// `src` rows have `valid` readable bytes; `h` has room for `rows` panel rows.
+#[inline(always)]
+unsafe fn dequantize_states_body<const FMA: bool>(
+    src: U8Rows,
+    rows: usize,
+    h: *mut [f32; PANEL],
+    valid: usize,
+    q: &Quant,
+) {
+    for r in 0..rows {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let mut s = [0u8; PANEL];
+            std::ptr::copy_nonoverlapping(src.row(r), s.as_mut_ptr(), valid);
+            let h = &mut *h.add(r);
+            for (x, &b) in h.iter_mut().zip(&s) {
+                *x = q.dequantize_stored(b);
+            }
+        }
+    }
+}
+
+isa_dispatch!(
+    /// Dequantizes `rows` u8 state rows into panel rows of f32.
+    unsafe fn dequantize_states => dequantize_states_body,
+    (src: U8Rows, rows: usize, h: *mut [f32; PANEL], valid: usize, q: &Quant)
+);
+
+/// An f32 `HDest` into panel rows.
+fn h_dest(h: *mut [f32; PANEL]) -> HDest {
+    HDest {
+        h_out: TileRows {
+            ptr: h.cast(),
+            stride: PANEL as isize,
+        },
+        h_extra: TileRows::NONE,
+        extra_add: false,
+        precision: Precision::F32,
+    }
+}
+
+/// One LSTM tile: `rows` batch rows × the `valid` units of one panel.
+#[derive(Clone, Copy, Debug)]
+pub struct LstmTile {
+    /// Batch rows.
+    pub rows: usize,
+    /// Valid units of the panel.
+    pub valid: usize,
+    /// The accumulators `[4][32]` per row.
+    pub acc: AccRows,
+    /// Their dequantization.
+    pub dq: Dequant,
+    /// The c-state rows, updated in place.
+    pub c: TileRows,
+    /// Where the requantized h goes.
+    pub h: U8Rows,
+}
+
+/// The LSTM post-GEMM of one tile.
+///
+/// # Safety
+/// Every buffer addresses what [`LstmTile`] describes; `isa` runs on this CPU.
+pub unsafe fn lstm_tile(isa: Isa, t: &LstmTile, q: &Quant) {
+    let mut h = [[0f32; PANEL]; ROWS];
+    for r0 in (0..t.rows).step_by(ROWS) {
+        let rows = ROWS.min(t.rows - r0);
+        let acc = AccRows {
+            ptr: t.acc.row(r0),
+            ..t.acc
+        };
+        let c = TileRows {
+            ptr: t.c.row(r0),
+            ..t.c
+        };
+        let tile = lstm::LstmTile {
+            rows,
+            valid: t.valid,
+            gates: acc.gates(),
+            peephole: std::ptr::null(),
+            c_prev: c,
+            c_out: c,
+            c_precision: Precision::F32,
+            h: h_dest(h.as_mut_ptr()),
+            ws_gates: TileRows::NONE,
+            ws_gate_stride: 0,
+            linear: None,
+        };
+        // SAFETY: the caller's contract; `h` holds `rows` panel rows.
+        unsafe {
+            dequantize_gates(isa, acc, rows, 0..lstm::GATES, t.dq, t.valid);
+            lstm::postgemm_tile_unfused(isa, &tile);
+            let dst = U8Rows {
+                ptr: t.h.row(r0),
+                ..t.h
+            };
+            requantize(isa, h.as_ptr(), rows, dst, t.valid, q, q.cell_lo);
+        }
+    }
+}
+
+/// One GRU tile: `rows` batch rows × the `valid` units of one panel.
+#[derive(Clone, Copy, Debug)]
+pub struct GruTile {
+    /// Batch rows.
+    pub rows: usize,
+    /// Valid units of the panel.
+    pub valid: usize,
+    /// The accumulators `[3][32]` per row (part 1 leaves `u, r` there as f32).
+    pub acc: AccRows,
+    /// Their dequantization.
+    pub dq: Dequant,
+    /// The previous state's u8 rows.
+    pub h_prev: U8Rows,
+    /// Part 1: where the requantized `r ⊙ h_prev` goes; part 2: where the requantized h goes.
+    pub out: U8Rows,
+}
+
+/// The shared cell's GRU tile of rows `r0..r0 + rows`: `h_prev` dequantized in `hp`, the f32
+/// output (`r ⊙ h_prev` or h) into `out`.
+fn gru_cell(
+    t: &GruTile,
+    r0: usize,
+    rows: usize,
+    hp: *const [f32; PANEL],
+    out: *mut [f32; PANEL],
+) -> gru::GruTile {
+    let panel_rows = |p: *mut [f32; PANEL]| TileRows {
+        ptr: p.cast(),
+        stride: PANEL as isize,
+    };
+    gru::GruTile {
+        rows,
+        valid: t.valid,
+        gates: AccRows {
+            ptr: t.acc.row(r0),
+            ..t.acc
+        }
+        .gates(),
+        h_prev: panel_rows(hp.cast_mut()),
+        attention: TileRows::NONE,
+        h: h_dest(out),
+        ws_gates: TileRows::NONE,
+        ws_gate_stride: 0,
+        aux: panel_rows(out),
+        ws_lbr: TileRows::NONE,
+        linear: None,
+    }
+}
+
+/// GRU part 1 of one tile: `u, r` activated in place, `r ⊙ h_prev` requantized into `out`.
+///
+/// # Safety
+/// Every buffer addresses what [`GruTile`] describes; `isa` runs on this CPU.
+pub unsafe fn gru_part1(isa: Isa, t: &GruTile, q: &Quant) {
+    unsafe { gru_part(isa, t, q, 0..2) }
+}
+
+/// GRU part 2 of one tile (after the `o` accumulators took `(r ⊙ h_prev)·U_o`): the new h
+/// requantized into `out`.
+///
+/// # Safety
+/// As [`gru_part1`].
+pub unsafe fn gru_part2(isa: Isa, t: &GruTile, q: &Quant) {
+    unsafe { gru_part(isa, t, q, 2..3) }
+}
+
+/// GRU part 1 (gates `0..2`) or 2 (gate `2`).
+unsafe fn gru_part(isa: Isa, t: &GruTile, q: &Quant, gates: std::ops::Range<usize>) {
+    let first = gates.start == 0;
+    let (mut hp, mut out) = ([[0f32; PANEL]; ROWS], [[0f32; PANEL]; ROWS]);
+    for r0 in (0..t.rows).step_by(ROWS) {
+        let rows = ROWS.min(t.rows - r0);
+        let acc = AccRows {
+            ptr: t.acc.row(r0),
+            ..t.acc
+        };
+        let prev = U8Rows {
+            ptr: t.h_prev.row(r0),
+            ..t.h_prev
+        };
+        // SAFETY: the caller's contract; `hp` and `out` hold `rows` panel rows.
+        unsafe {
+            dequantize_gates(isa, acc, rows, gates.clone(), t.dq, t.valid);
+            dequantize_states(isa, prev, rows, hp.as_mut_ptr(), t.valid, q);
+            let cell = gru_cell(t, r0, rows, hp.as_ptr(), out.as_mut_ptr());
+            if first {
+                gru::part1_tile_unfused(isa, &cell);
+            } else {
+                gru::part2_tile_unfused(isa, &cell);
+            }
+            let dst = U8Rows {
+                ptr: t.out.row(r0),
+                ..t.out
+            };
+            requantize(isa, out.as_ptr(), rows, dst, t.valid, q, q.lo);
+        }
+    }
+}
