@@ -2814,8 +2814,9 @@ dnnl_status_t dnnl_sgemm(char transa,
 /**
  * `C = alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co` with u8 `A`, s8 `B` and s32 `C`
  * (row-major); `offsetc` `'F'` adds `co[0]` everywhere, `'C'` `co[i]` to row `i` (an offset
- * column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, the scaled product is
- * rounded half away from zero and saturated before the offset is added.
+ * column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, sums wrap in s32; unless
+ * `alpha` is 1 and `beta` 0 or 1, `alpha·product + beta·C` is rounded half away from zero and
+ * saturated to s32, then the offset added.
  *
  * # Safety
  * `A`, `B`, `C`, `co` are NULL or hold what the sizes, leading dimensions and `offsetc`

@@ -4,6 +4,7 @@
 pub mod activations;
 pub mod blas;
 pub mod gemm;
+pub mod gemm_s32;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;
 pub mod int8_gemm;

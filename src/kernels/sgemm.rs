@@ -103,10 +103,11 @@ pub fn sgemm(
 ) -> Result<()> {
     let (m, n, k) = (s.m, s.n, s.k);
     let [lda, ldb, ldc] = s.ld;
-    if m == 0 || n == 0 {
+    // oneDNN leaves C alone when K is 0, whatever beta
+    if m == 0 || n == 0 || k == 0 {
         return Ok(());
     }
-    if alpha == 0.0 || k == 0 {
+    if alpha == 0.0 {
         for i in 0..m {
             scale(&mut c[i * ldc..i * ldc + n], beta);
         }
