@@ -33,9 +33,13 @@
 #define DNNL_VERSION_PATCH 0
 
 /*
- * Build configuration, as oneDNN's dnnl_config.h states it. Programs key threading-interop code
- * on DNNL_CPU_RUNTIME; oxidnn needs none from them (it owns its worker threads), so it reports
- * the sequential runtime here. The BUILD_* macros say which primitives exist: RNN and reorder.
+ * Build configuration, as oneDNN's dnnl_config.h states it. DNNL_CPU_RUNTIME names the threading
+ * runtime a program drives (OMP: omp_set_num_threads; TBB: task arenas; THREADPOOL: the program
+ * must hand a threadpool to dnnl_threadpool_interop_*, which oxidnn neither declares nor
+ * exports). oxidnn runs its own worker threads, sized by OXIDNN_NUM_THREADS, that no such API
+ * drives: SEQ, "nothing to drive", is the value under which a oneDNN program compiles and runs
+ * unchanged. dnnl_version()->cpu_runtime reports the same value. The BUILD_* macros say which
+ * primitives exist: RNN and reorder.
  */
 #if defined _WIN32 || defined __CYGWIN__
 #define DNNL_HELPER_DLL_IMPORT __declspec(dllimport)
