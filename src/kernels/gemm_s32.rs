@@ -134,11 +134,25 @@ fn pack_b_block(s: &GemmShape, b: &[i8], p: &PackedB, cb: usize, dst: &mut [i8])
     let ld = vb * VECTOR_BYTES;
     if s.trans_b {
         // column j is row j of the stored B: 4 consecutive bytes per group
+        let full = k / 4;
         for jj in 0..cols {
             let row = &b[(j0 + jj) * ldb..(j0 + jj) * ldb + k];
             let at = (jj / VECTOR) * VECTOR_BYTES + (jj % VECTOR) * 4;
-            for (g, quad) in row.chunks(4).enumerate() {
-                dst[g * ld + at..g * ld + at + quad.len()].copy_from_slice(quad);
+            assert!(at + 4 <= ld && dst.len() >= k.div_ceil(4) * ld);
+            for g in 0..full {
+                // SAFETY: bytes 4g..4g + 4 of the row (g < k / 4) and of `dst` at g·ld + at
+                // (at + 4 <= ld, g < groups: asserted above).
+                unsafe {
+                    let w = row.as_ptr().add(4 * g).cast::<u32>().read_unaligned();
+                    dst.as_mut_ptr()
+                        .add(g * ld + at)
+                        .cast::<u32>()
+                        .write_unaligned(w);
+                }
+            }
+            let rest = &row[4 * full..];
+            if !rest.is_empty() {
+                dst[full * ld + at..full * ld + at + rest.len()].copy_from_slice(rest);
             }
         }
     } else {
@@ -542,7 +556,7 @@ mod tests {
                         let co = (&co[..], offset);
                         let (mut c, mut want) = (c0.clone(), c0.clone());
                         let a8: Vec<i8> = a.iter().map(|&x| x as i8).collect();
-                        if case % 2 == 0 {
+                        if case.is_multiple_of(2) {
                             reference(&s, alpha, (&a[..], ao), (&b[..], bo), beta, &mut want, co);
                             gemm_s32_on(
                                 kernel,
