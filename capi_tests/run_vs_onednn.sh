@@ -7,17 +7,17 @@
 #           (default: all = 3.13 then 3.2)
 #
 #   --keep DIR          build into DIR and keep it (binaries, logs, outputs)
-#   --update-expected   rewrite capi_tests/vs_onednn/lstm_print.expected.txt
-#                       from the oneDNN 3.13 run of lstm_print
+#   --update-expected   rewrite capi_tests/vs_onednn/<name>.expected.txt (lstm_print,
+#                       gemm_print) from the oneDNN 3.13 run of each
 #
 # Env:    ONEDNN_SETUP  path of onednn-setup.sh (default ../shared/tools/onednn-setup.sh
 #                       relative to the repository root), CC (default gcc).
 #
 # Each program is compiled with
 #   $CC -std=c99 -Wall -Wextra -Werror -I<onednn>/include prog.c -L<onednn>/lib -ldnnl -lm
-# and run with the oneDNN version's env.sh sourced. lstm_print's stdout is kept
-# as <dir>/lstm_print-<version>.txt and compared (compare_outputs.py) with the
-# committed vs_onednn/lstm_print.expected.txt and, with `all`, across versions.
+# and run with the oneDNN version's env.sh sourced. The stdout of each printer with a
+# vs_onednn/<name>.expected.txt (lstm_print, gemm_print) is kept as <dir>/<name>-<version>.txt and
+# compared (compare_outputs.py) with it and, with `all`, across versions.
 # Exit status: 0 when everything built, passed and matched.
 set -euo pipefail
 shopt -s nullglob
@@ -26,7 +26,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 SETUP=${ONEDNN_SETUP:-$ROOT/../shared/tools/onednn-setup.sh}
 CC=${CC:-gcc}
-EXPECTED=$HERE/vs_onednn/lstm_print.expected.txt
 COMPARE=$HERE/vs_onednn/compare_outputs.py
 WHICH=all
 KEEP=
@@ -57,7 +56,7 @@ run_version() {
     lib=$(sed -n "s/^ONEDNN_${key}_LIB=//p" <<<"$vars")
     env=$(sed -n "s/^ONEDNN_${key}_ENV=//p" <<<"$vars")
     out=$WORK/$v; mkdir -p "$out"
-    rm -f "$WORK/lstm_print-$v.txt"
+    rm -f "$WORK"/*-"$v".txt
     for src in "$HERE"/*.c "$HERE"/vs_onednn/*.c "$ROOT"/examples_c/*.c; do
         name=$(basename "$src" .c)
         # Examples of oxidnn's own graph API (oxidnn.h) have nothing to run on oneDNN.
@@ -68,9 +67,9 @@ run_version() {
         fi
         log=$out/$name.log
         start=$(date +%s.%N)
-        if [ "$name" = lstm_print ]; then
+        if [ -f "$HERE/vs_onednn/$name.expected.txt" ]; then
             # shellcheck disable=SC1090
-            ( . "$env" && "$out/$name" ) >"$WORK/lstm_print-$v.txt" 2>"$log" \
+            ( . "$env" && "$out/$name" ) >"$WORK/$name-$v.txt" 2>"$log" \
                 && status=0 || status=$?
         else
             # shellcheck disable=SC1090
@@ -88,7 +87,7 @@ run_version() {
 }
 
 compare() {
-    echo "== lstm_print: $1 vs $2"
+    echo "== $(basename "$1") vs $(basename "$2")"
     python3 "$COMPARE" "$1" "$2" || FAILED=1
 }
 
@@ -97,20 +96,23 @@ case "$WHICH" in
     *) run_version "$WHICH" ;;
 esac
 
-if [ "$UPDATE" = 1 ]; then
-    if [ -s "$WORK/lstm_print-3.13.txt" ]; then
-        cp "$WORK/lstm_print-3.13.txt" "$EXPECTED"
-        echo "== wrote $EXPECTED"
-    else
-        echo "!! --update-expected needs a successful oneDNN 3.13 run" >&2; FAILED=1
+for expected in "$HERE"/vs_onednn/*.expected.txt; do
+    name=$(basename "$expected" .expected.txt)
+    if [ "$UPDATE" = 1 ]; then
+        if [ -s "$WORK/$name-3.13.txt" ]; then
+            cp "$WORK/$name-3.13.txt" "$expected"
+            echo "== wrote $expected"
+        else
+            echo "!! --update-expected needs a successful oneDNN 3.13 run of $name" >&2; FAILED=1
+        fi
     fi
-fi
-for v in 3.13 3.2; do
-    if [ -s "$WORK/lstm_print-$v.txt" ] && [ -f "$EXPECTED" ]; then
-        compare "$EXPECTED" "$WORK/lstm_print-$v.txt"
+    for v in 3.13 3.2; do
+        if [ -s "$WORK/$name-$v.txt" ]; then
+            compare "$expected" "$WORK/$name-$v.txt"
+        fi
+    done
+    if [ -s "$WORK/$name-3.13.txt" ] && [ -s "$WORK/$name-3.2.txt" ]; then
+        compare "$WORK/$name-3.13.txt" "$WORK/$name-3.2.txt"
     fi
 done
-if [ -s "$WORK/lstm_print-3.13.txt" ] && [ -s "$WORK/lstm_print-3.2.txt" ]; then
-    compare "$WORK/lstm_print-3.13.txt" "$WORK/lstm_print-3.2.txt"
-fi
 exit $FAILED

@@ -55,6 +55,10 @@ static void test_sgemm(void) {
     for (idx = 0; idx < M * N; idx++) c[idx] = NAN;
     CHECK_OK(dnnl_sgemm('n', 't', M, N, K, 1.0f, a, K, b, K, 0.0f, c, N));
     CHECK(!isnan(c[0]) && !isnan(c[M * N - 1]), "beta = 0 read C");
+    /* K = 0 leaves C alone, even with beta 0 (oneDNN) */
+    memcpy(c, c0, sizeof(c));
+    CHECK_OK(dnnl_sgemm('N', 'N', M, N, 0, 1.0f, a, 1, b, N, 0.0f, c, N));
+    CHECK_FLOATS(c, c0, (size_t)(M * N), "sgemm K = 0");
     /* nothing to compute; NULL matrices are refused even then */
     CHECK_OK(dnnl_sgemm('N', 'N', 0, N, K, 1.0f, a, K, b, N, 1.0f, c, N));
     CHECK_STATUS(dnnl_sgemm('N', 'N', 0, N, K, 1.0f, NULL, K, b, N, 1.0f, NULL, N),
@@ -120,79 +124,148 @@ static void test_sgemm_large(void) {
 }
 
 /*
- * The integer reference, as oneDNN computes it: sat(round(alpha * (A - ao)(B - bo) + beta * C))
- * + co, halves rounded away from zero; offsetc 'C' is an offset column (co[i] for row i), 'R'
- * an offset row (co[j] for column j).
+ * The integer reference, as oneDNN computes it: t = (A - ao)(B - bo) wrapped to s32; with
+ * alpha 1 and beta 0 or 1 (and alpha -1 with beta 0) C = t + beta * C + co in wrapping s32,
+ * else sat(round(alpha * t + beta * C)) + co, halves rounded away from zero. offsetc 'C' is an
+ * offset column (co[i] for row i), 'R' an offset row (co[j] for column j). K = 0 leaves C as
+ * it is.
  */
-static void int_ref(char transa, char transb, char offsetc, float alpha, const int *a,
-        dnnl_dim_t lda, int ao, const int8_t *b, dnnl_dim_t ldb, int bo, float beta,
-        const int32_t *c0, dnnl_dim_t ldc, const int32_t *co, int32_t *want) {
+static int32_t wrap32(long long v) {
+    return (int32_t)(uint32_t)(unsigned long long)v;
+}
+
+static void int_ref(char transa, char transb, char offsetc, int m, int n, int k, float alpha,
+        const int *a, dnnl_dim_t lda, int ao, const int8_t *b, dnnl_dim_t ldb, int bo,
+        float beta, int32_t *c, dnnl_dim_t ldc, const int32_t *co) {
     int i, j, p;
-    for (i = 0; i < M; i++)
-        for (j = 0; j < N; j++) {
+    if (k == 0) return; /* oneDNN leaves C alone */
+    for (i = 0; i < m; i++)
+        for (j = 0; j < n; j++) {
             long long acc = 0;
-            double v;
-            for (p = 0; p < K; p++)
+            int32_t t, r, *d = &c[i * ldc + j];
+            const int32_t o = co[offsetc == 'F' ? 0 : offsetc == 'C' ? i : j];
+            for (p = 0; p < k; p++)
                 acc += (long long)(AT(a, transa, i, p, lda) - ao)
                         * (AT(b, transb, p, j, ldb) - bo);
-            v = round((double)alpha * (double)acc + (double)beta * c0[i * ldc + j]);
-            want[i * ldc + j] = (v > 2147483647.0 ? 2147483647
-                                        : v < -2147483648.0 ? (int32_t)-2147483647 - 1
-                                                            : (int32_t)v)
-                    + co[offsetc == 'F' ? 0 : offsetc == 'C' ? i : j];
+            t = wrap32(acc);
+            if (alpha == 1.0f && (beta == 0.0f || beta == 1.0f)) {
+                r = wrap32((long long)t + (beta == 1.0f ? *d : 0));
+            } else if (alpha == -1.0f && beta == 0.0f) {
+                r = wrap32(-(long long)t);
+            } else {
+                double v = (double)alpha * t + (beta == 0.0f ? 0.0 : (double)beta * *d);
+                v = v >= 0 ? v + 0.5 : v - 0.5;
+                r = v >= 2147483647.0 ? 2147483647
+                        : v <= -2147483648.0 ? (int32_t)-2147483647 - 1 : (int32_t)v;
+            }
+            *d = wrap32((long long)r + o);
         }
 }
 
+/*
+ * One integer GEMM call (u8 or s8 A) against int_ref: inputs over the whole u8 / s8 ranges,
+ * leading dimensions padded by `pad`, C's padding checked untouched.
+ */
+static void check_gemm_int(int s8, char transa, char transb, char off, int m, int n, int k,
+        float alpha, int ao, int bo, float beta, int pad) {
+    const dnnl_dim_t lda = (transa == 'N' ? (k ? k : 1) : m) + pad,
+                     ldb = (transb == 'N' ? n : (k ? k : 1)) + pad, ldc = n + pad;
+    const size_t alen = (size_t)lda * (transa == 'N' ? m : k) + 1,
+                 blen = (size_t)ldb * (transb == 'N' ? k : n) + 1, clen = (size_t)ldc * m;
+    uint8_t *au = malloc(alen);
+    int *ai = malloc(sizeof(int) * alen);
+    int8_t *b = malloc(blen);
+    int32_t *c = malloc(sizeof(int32_t) * clen), *want = malloc(sizeof(int32_t) * clen);
+    int32_t *co = malloc(sizeof(int32_t) * (size_t)(m + n));
+    size_t idx;
+    REQUIRE(au && ai && b && c && want && co, "out of memory");
+    for (idx = 0; idx < alen; idx++) {
+        au[idx] = (uint8_t)((idx * 37 + 11) % 256);
+        ai[idx] = s8 ? (int8_t)au[idx] : au[idx];
+    }
+    for (idx = 0; idx < blen; idx++) b[idx] = (int8_t)((idx * 53 + 5) % 256);
+    for (idx = 0; idx < clen; idx++) c[idx] = want[idx] = (int32_t)(idx * 1000) - 7000;
+    for (idx = 0; idx < (size_t)(m + n); idx++) co[idx] = (int32_t)(idx * 13 % 41) - 20;
+    int_ref(transa, transb, off, m, n, k, alpha, ai, lda, s8 ? (int8_t)ao : (uint8_t)ao, b, ldb,
+            bo, beta, want, ldc, co);
+    if (s8)
+        CHECK_OK(dnnl_gemm_s8s8s32(transa, transb, off, m, n, k, alpha, (const int8_t *)au, lda,
+                (int8_t)ao, b, ldb, (int8_t)bo, beta, c, ldc, co));
+    else
+        CHECK_OK(dnnl_gemm_u8s8s32(transa, transb, off, m, n, k, alpha, au, lda, (uint8_t)ao, b,
+                ldb, (int8_t)bo, beta, c, ldc, co));
+    for (idx = 0; idx < clen && c[idx] == want[idx]; idx++) continue;
+    CHECK(idx == clen, "%s gemm %c%c offsetc %c %dx%dx%d alpha %g beta %g ao %d bo %d: C[%d] %d (want %d)",
+            s8 ? "s8s8s32" : "u8s8s32", transa, transb, off, m, n, k, alpha, beta, ao, bo,
+            (int)idx, idx < clen ? c[idx] : 0, idx < clen ? want[idx] : 0);
+    free(au);
+    free(ai);
+    free(b);
+    free(c);
+    free(want);
+    free(co);
+}
+
+/*
+ * Every transposition x offsetc x u8 / s8 A on shapes with M = 1, N = 1, K not a multiple of
+ * 4, sizes past the kernels' vectors and blocks, K = 0, with zero points and alpha / beta
+ * cases: 1/0, 1/1, -1/0, -2/3 on any K; 1.5/0.5 (halves to round) and a saturating scale only
+ * for K <= 64 (oneDNN scales each of its K blocks, 64 long on AMX, in turn: past that its
+ * rounding depends on its blocking).
+ */
 static void test_gemm_int(void) {
     static const char flags[2] = {'N', 'T'}, offs[3] = {'F', 'C', 'R'};
-    uint8_t au[LD * LD];
-    int8_t as[LD * LD], b[LD * LD];
-    int a_u[LD * LD], a_s[LD * LD];
-    int32_t c[M * (N + PAD)], c0[M * (N + PAD)], want[M * (N + PAD)];
-    const int32_t co[N + M] = {5, -7, 11, 100, -3, 2, 9};
-    int ta, tb, o, idx, s;
+    static const int shapes[][3] = {{3, 4, 5}, {1, 1, 1}, {1, 37, 13}, {29, 1, 6}, {7, 33, 64},
+            {70, 65, 130}, {4, 3, 0}};
+    static const struct {
+        float alpha, beta;
+        int ao, bo;
+    } params[] = {{1.0f, 0.0f, 0, 0}, {1.0f, 1.0f, 3, -2}, {-1.0f, 0.0f, 0, 5},
+            {-2.0f, 3.0f, 200, -128}, {1.5f, 0.5f, 3, -2}, {1.5f, 1.0f, 252, 5},
+            {1e9f, 0.0f, 0, 0}};
+    const int nshapes = (int)(sizeof(shapes) / sizeof(shapes[0]));
+    const int nparams = (int)(sizeof(params) / sizeof(params[0]));
+    int sh, s8, ta, tb, o, p, count = 0;
+    for (sh = 0; sh < nshapes; sh++)
+        for (s8 = 0; s8 < 2; s8++)
+            for (ta = 0; ta < 2; ta++)
+                for (tb = 0; tb < 2; tb++)
+                    for (o = 0; o < 3; o++) {
+                        const int k = shapes[sh][2];
+                        p = count++ % (k <= 64 ? nparams : 4);
+                        check_gemm_int(s8, flags[ta], flags[tb], offs[o], shapes[sh][0],
+                                shapes[sh][1], k, params[p].alpha, params[p].ao, params[p].bo,
+                                params[p].beta, (sh + o) % 3);
+                    }
+}
 
-    for (idx = 0; idx < LD * LD; idx++) {
+/* Saturation, wrapping, statuses of bad arguments. */
+static void test_gemm_int_edges(void) {
+    uint8_t au[M * K];
+    int8_t as[M * K], b[K * N];
+    int32_t c[M * N];
+    const int32_t co[1] = {5}, co_neg[1] = {-5};
+    int idx;
+    for (idx = 0; idx < M * K; idx++) {
         au[idx] = (uint8_t)((idx * 37) % 251);
         as[idx] = (int8_t)((idx * 29) % 255 - 127);
-        b[idx] = (int8_t)((idx * 53) % 255 - 127);
-        a_u[idx] = au[idx];
-        a_s[idx] = as[idx];
     }
-    for (idx = 0; idx < M * (N + PAD); idx++) c0[idx] = idx * 1000 - 7000;
-
-    for (ta = 0; ta < 2; ta++)
-        for (tb = 0; tb < 2; tb++)
-            for (o = 0; o < 3; o++)
-                for (s = 0; s < 2; s++) {
-                    const char transa = flags[ta], transb = flags[tb], off = offs[o];
-                    const dnnl_dim_t lda = (transa == 'N' ? K : M) + PAD;
-                    const dnnl_dim_t ldb = (transb == 'N' ? N : K) + PAD;
-                    const dnnl_dim_t ldc = N + PAD;
-                    /* alpha 1.5 makes halves: the rounding is exercised */
-                    memcpy(c, c0, sizeof(c));
-                    memcpy(want, c0, sizeof(c));
-                    if (s == 0) {
-                        int_ref(transa, transb, off, 1.5f, a_u, lda, 3, b, ldb, -2, 1.0f, c0,
-                                ldc, co, want);
-                        CHECK_OK(dnnl_gemm_u8s8s32(transa, transb, off, M, N, K, 1.5f, au,
-                                lda, 3, b, ldb, -2, 1.0f, c, ldc, co));
-                    } else {
-                        int_ref(transa, transb, off, 1.5f, a_s, lda, -4, b, ldb, 5, 1.0f, c0,
-                                ldc, co, want);
-                        CHECK_OK(dnnl_gemm_s8s8s32(transa, transb, off, M, N, K, 1.5f, as,
-                                lda, -4, b, ldb, 5, 1.0f, c, ldc, co));
-                    }
-                    CHECK(memcmp(c, want, sizeof(c)) == 0,
-                            "%s gemm %c%c offsetc %c: C[0] %d (want %d), C[last] %d (want %d)",
-                            s ? "s8s8s32" : "u8s8s32", transa, transb, off, c[0], want[0],
-                            c[M * ldc - PAD - 1], want[M * ldc - PAD - 1]);
-                }
+    for (idx = 0; idx < K * N; idx++) b[idx] = (int8_t)((idx * 53) % 255 - 127);
     /* saturation before the offset: C = INT_MIN + 5 (the A·B of element 0 is negative) */
     memset(c, 0, sizeof(c));
     CHECK_OK(dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1e9f, au, K, 0, b, N, 0, 0.0f, c, N,
             co));
     CHECK(c[0] == (int32_t)-2147483647 - 1 + 5, "not saturated: %d", c[0]);
+    /* ... and the offset added to the saturated value wraps: INT_MIN - 5 */
+    memset(c, 0, sizeof(c));
+    CHECK_OK(dnnl_gemm_u8s8s32('N', 'N', 'F', M, N, K, 1e9f, au, K, 0, b, N, 0, 0.0f, c, N,
+            co_neg));
+    CHECK(c[0] == 2147483647 - 4, "offset after saturation did not wrap: %d", c[0]);
+    /* alpha 1, beta 1: s32 arithmetic wraps, nothing saturates */
+    for (idx = 0; idx < M * N; idx++) c[idx] = 2147483647;
+    CHECK_OK(dnnl_gemm_u8s8s32('N', 'N', 'F', 1, 1, 1, 1.0f, au + 1, 1, 0, b + 1, 1, 0, 1.0f, c,
+            1, co));
+    CHECK(c[0] == wrap32(2147483647LL + (long long)au[1] * b[1] + 5), "did not wrap: %d", c[0]);
     /* bad arguments */
     CHECK_STATUS(dnnl_gemm_u8s8s32('N', 'N', 'X', M, N, K, 1.0f, au, K, 0, b, N, 0, 0.0f, c, N,
                          co),
@@ -206,5 +279,6 @@ int main(void) {
     test_sgemm();
     test_sgemm_large();
     test_gemm_int();
+    test_gemm_int_edges();
     return check_summary();
 }

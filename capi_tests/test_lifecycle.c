@@ -399,6 +399,15 @@ int main(void) {
     dnnl_engine_t eng = NULL;
 
     CHECK(dnnl_version() != NULL, "dnnl_version() is not NULL");
+    /* the header's runtime is the one the library reports (oxidnn: SEQ, see dnnl_config.h);
+     * only with the library's own headers (built against oneDNN's, the values differ) */
+#if defined(OXIDNN_H)
+    if (dnnl_version())
+        CHECK(dnnl_version()->cpu_runtime == DNNL_CPU_RUNTIME
+                        && DNNL_CPU_THREADING_RUNTIME == DNNL_CPU_RUNTIME,
+                "cpu_runtime %u, DNNL_CPU_RUNTIME %u", dnnl_version()->cpu_runtime,
+                (unsigned)DNNL_CPU_RUNTIME);
+#endif
     test_engine();
     REQUIRE_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
     test_stream(eng);

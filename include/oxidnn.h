@@ -33,9 +33,13 @@
 #define DNNL_VERSION_PATCH 0
 
 /*
- * Build configuration, as oneDNN's dnnl_config.h states it. Programs key threading-interop code
- * on DNNL_CPU_RUNTIME; oxidnn needs none from them (it owns its worker threads), so it reports
- * the sequential runtime here. The BUILD_* macros say which primitives exist: RNN and reorder.
+ * Build configuration, as oneDNN's dnnl_config.h states it. DNNL_CPU_RUNTIME names the threading
+ * runtime a program drives (OMP: omp_set_num_threads; TBB: task arenas; THREADPOOL: the program
+ * must hand a threadpool to dnnl_threadpool_interop_*, which oxidnn neither declares nor
+ * exports). oxidnn runs its own worker threads, sized by OXIDNN_NUM_THREADS, that no such API
+ * drives: SEQ, "nothing to drive", is the value under which a oneDNN program compiles and runs
+ * unchanged. dnnl_version()->cpu_runtime reports the same value. The BUILD_* macros say which
+ * primitives exist: RNN and reorder.
  */
 #if defined _WIN32 || defined __CYGWIN__
 #define DNNL_HELPER_DLL_IMPORT __declspec(dllimport)
@@ -2814,8 +2818,9 @@ dnnl_status_t dnnl_sgemm(char transa,
 /**
  * `C = alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co` with u8 `A`, s8 `B` and s32 `C`
  * (row-major); `offsetc` `'F'` adds `co[0]` everywhere, `'C'` `co[i]` to row `i` (an offset
- * column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, the scaled product is
- * rounded half away from zero and saturated before the offset is added.
+ * column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, sums wrap in s32; unless
+ * `alpha` is 1 and `beta` 0 or 1, `alpha·product + beta·C` is rounded half away from zero and
+ * saturated to s32, then the offset added.
  *
  * # Safety
  * `A`, `B`, `C`, `co` are NULL or hold what the sizes, leading dimensions and `offsetc`

@@ -23,11 +23,12 @@ use std::sync::Mutex;
 
 /// The version `dnnl_version()` reports: the oneDNN C API this library implements (3.13).
 ///
-/// `cpu_runtime` is `DNNL_RUNTIME_THREADPOOL`: primitives run on a library-owned pool of worker
-/// threads (rayon). `SEQ` would claim single-threaded execution, and `OMP`/`TBB` would name
-/// runtimes whose APIs (`omp_set_num_threads`, task arenas) have no effect on us; "a thread
-/// pool that is neither" is the honest answer. (Unlike oneDNN's threadpool build, no
-/// user-provided threadpool is needed: there is no `dnnl_threadpool_interop_*` API.)
+/// `cpu_runtime` is `DNNL_RUNTIME_SEQ`, as the header's `DNNL_CPU_RUNTIME`: the library runs its
+/// own worker threads (`OXIDNN_NUM_THREADS`), which no threading-runtime API of the program
+/// drives. `OMP`/`TBB` would name runtimes whose APIs (`omp_set_num_threads`, task arenas) have
+/// no effect on it, and `THREADPOOL` would tell the program to pass its own threadpool through
+/// `dnnl_threadpool_interop_*`, which the library does not have; `SEQ` — nothing to drive — is
+/// the value under which oneDNN programs compile and run unchanged.
 static VERSION: SyncVersion = SyncVersion(dnnl_version_t {
     major: 3,
     minor: 13,
@@ -35,7 +36,7 @@ static VERSION: SyncVersion = SyncVersion(dnnl_version_t {
     hash: concat!("oxidnn-", env!("CARGO_PKG_VERSION"), "\0")
         .as_ptr()
         .cast(),
-    cpu_runtime: DNNL_RUNTIME_THREADPOOL,
+    cpu_runtime: DNNL_RUNTIME_SEQ,
     gpu_runtime: DNNL_RUNTIME_NONE,
 });
 

@@ -1,11 +1,12 @@
 //! `dnnl_sgemm`, `dnnl_gemm_u8s8s32`, `dnnl_gemm_s8s8s32`: oneDNN's row-major BLAS-like GEMM
-//! calls, computed by `kernels::sgemm` (f32) and `kernels::blas` (integers).
+//! calls, computed by `kernels::sgemm` (f32) and `kernels::gemm_s32` (integers).
 
 use super::boundary::{slice, status};
 use super::types::*;
 use crate::ensure_args;
 use crate::error::Result;
-use crate::kernels::blas::{self, COffset, GemmShape};
+use crate::kernels::blas::{COffset, GemmShape};
+use crate::kernels::gemm_s32::{gemm_s32, IntA};
 use crate::kernels::sgemm::sgemm;
 use libc::c_char;
 
@@ -67,7 +68,7 @@ pub unsafe extern "C" fn dnnl_sgemm(
 /// # Safety
 /// As [`dnnl_gemm_u8s8s32`].
 #[allow(non_snake_case, clippy::too_many_arguments)]
-unsafe fn gemm_int<T: Copy + Into<i32>>(
+unsafe fn gemm_int<T: IntA>(
     (transa, transb, offsetc): (c_char, c_char, c_char),
     mnk: [dnnl_dim_t; 3],
     alpha: f32,
@@ -82,24 +83,22 @@ unsafe fn gemm_int<T: Copy + Into<i32>>(
     let c = matrix_mut(C, s.c_len(), "C")?;
     let co_len = if s.c_len() > 0 { offset.len(&s) } else { 0 };
     let co = matrix(co, co_len, "co")?;
-    if s.c_len() > 0 {
-        blas::gemm_s32(
-            &s,
-            alpha,
-            (a, ao),
-            (b, i32::from(bo)),
-            beta,
-            c,
-            (co, offset),
-        );
-    }
-    Ok(())
+    gemm_s32(
+        &s,
+        alpha,
+        (a, ao),
+        (b, i32::from(bo)),
+        beta,
+        c,
+        (co, offset),
+    )
 }
 
 /// `C = alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co` with u8 `A`, s8 `B` and s32 `C`
 /// (row-major); `offsetc` `'F'` adds `co[0]` everywhere, `'C'` `co[i]` to row `i` (an offset
-/// column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, the scaled product is
-/// rounded half away from zero and saturated before the offset is added.
+/// column), `'R'` `co[j]` to column `j` (an offset row). As in oneDNN, sums wrap in s32; unless
+/// `alpha` is 1 and `beta` 0 or 1, `alpha·product + beta·C` is rounded half away from zero and
+/// saturated to s32, then the offset added.
 ///
 /// # Safety
 /// `A`, `B`, `C`, `co` are NULL or hold what the sizes, leading dimensions and `offsetc`

@@ -1,8 +1,7 @@
 //! oneDNN's BLAS-like GEMM calls (`dnnl_sgemm`, `dnnl_gemm_u8s8s32`, `dnnl_gemm_s8s8s32`):
-//! row-major `C = alpha·op(A)·op(B) + beta·C` on user buffers with leading dimensions. The
-//! shape validation shared by all three, and the integer GEMM as a plain i-k-j loop (rows of
-//! `B` and `C` contiguous when `B` is not transposed); the f32 one runs on the library's
-//! kernels (`kernels::sgemm`).
+//! row-major `C = alpha·op(A)·op(B) + beta·C` on user buffers with leading dimensions: the
+//! shape validation and the `offsetc` flag shared by all three. The products run on the
+//! library's kernels (`kernels::sgemm`, `kernels::gemm_s32`).
 
 use crate::ensure_args;
 use crate::error::Result;
@@ -115,45 +114,6 @@ impl GemmShape {
     pub fn c_len(&self) -> usize {
         self.stored(2).unwrap_or(0)
     }
-
-    fn a_at(&self, i: usize, p: usize) -> usize {
-        if self.trans_a {
-            p * self.ld[0] + i
-        } else {
-            i * self.ld[0] + p
-        }
-    }
-
-    fn b_at(&self, p: usize, j: usize) -> usize {
-        if self.trans_b {
-            j * self.ld[1] + p
-        } else {
-            p * self.ld[1] + j
-        }
-    }
-
-    /// `acc(i, j) = Σ_p f(a(i, p), b(p, j))`, row by row into `row` (length `n`), then `out`.
-    fn for_each_row<A: Copy, B: Copy, T>(
-        &self,
-        a: &[A],
-        b: &[B],
-        mut prod: impl FnMut(&mut T, A, B),
-        mut out: impl FnMut(usize, &[T]),
-    ) where
-        T: Copy + Default,
-    {
-        let mut row = vec![T::default(); self.n];
-        for i in 0..self.m {
-            row.fill(T::default());
-            for p in 0..self.k {
-                let av = a[self.a_at(i, p)];
-                for (j, r) in row.iter_mut().enumerate() {
-                    prod(r, av, b[self.b_at(p, j)]);
-                }
-            }
-            out(i, &row);
-        }
-    }
 }
 
 /// How `co` offsets `C` in the integer GEMMs (oneDNN's `offsetc`).
@@ -188,45 +148,6 @@ impl COffset {
     }
 }
 
-/// The integer GEMM, as oneDNN computes it: `C = sat(round(alpha·(op(A) − ao)·(op(B) − bo) +
-/// beta·C)) + co` — the product accumulated exactly in i64, scaled in f64, rounded half away
-/// from zero and saturated to s32, then the offset added (saturating). Slices hold at least
-/// `a_len()`, `b_len()`, `c_len()` and `offset.len()`.
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_s32<A: Copy + Into<i32>>(
-    s: &GemmShape,
-    alpha: f32,
-    (a, ao): (&[A], i32),
-    (b, bo): (&[i8], i32),
-    beta: f32,
-    c: &mut [i32],
-    (co, offset): (&[i32], COffset),
-) {
-    let ldc = s.ld[2];
-    s.for_each_row(
-        a,
-        b,
-        |r: &mut i64, x: A, y: i8| *r += i64::from(x.into() - ao) * i64::from(i32::from(y) - bo),
-        |i, row| {
-            for (j, &v) in row.iter().enumerate() {
-                let off = match offset {
-                    COffset::Fixed => co[0],
-                    COffset::Column => co[i],
-                    COffset::Row => co[j],
-                };
-                let d = &mut c[i * ldc + j];
-                let old = if beta == 0.0 {
-                    0.0
-                } else {
-                    f64::from(beta) * f64::from(*d)
-                };
-                let r = (f64::from(alpha) * v as f64 + old).round();
-                *d = (r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32).saturating_add(off);
-            }
-        },
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,47 +166,5 @@ mod tests {
         assert_eq!((empty.a_len(), empty.b_len(), empty.c_len()), (0, 0, 0));
         assert!(GemmShape::new(b'N', b'N', [i64::MAX / 2, 1, 1], [1, 1, 1]).is_err());
         assert!(GemmShape::new(b'N', b'N', [i64::MAX, 1, 1], [2, 1, 1]).is_err());
-    }
-
-    #[test]
-    fn integer_gemm_applies_zero_points_offsets_rounding_and_saturation() {
-        let s = GemmShape::new(b'N', b'N', [2, 2, 2], [2, 2, 2]).unwrap();
-        let a: [u8; 4] = [10, 20, 30, 40];
-        let b: [i8; 4] = [1, -2, 3, 4];
-        // (A − 10)·(B − 1) = [[0,10],[20,30]]·[[0,-3],[2,3]] = [[20,30],[60,30]]
-        let mut c = [100, 100, 100, 100];
-        gemm_s32(
-            &s,
-            1.5,
-            (&a, 10),
-            (&b, 1),
-            1.0,
-            &mut c,
-            (&[1, 2], COffset::Column),
-        );
-        assert_eq!(c, [131, 146, 192, 147]);
-        let mut c = [0; 4];
-        gemm_s32(
-            &s,
-            0.25,
-            (&a, 0),
-            (&b, 0),
-            0.0,
-            &mut c,
-            (&[5, -5], COffset::Row),
-        );
-        // A·B = [[70,60],[150,100]]; /4 = 17.5, 15, 37.5, 25 → halves away from zero
-        assert_eq!(c, [23, 10, 43, 20]);
-        let mut c = [0; 4];
-        gemm_s32(
-            &s,
-            -1e9,
-            (&a, 0),
-            (&b, 0),
-            0.0,
-            &mut c,
-            (&[5], COffset::Fixed),
-        );
-        assert_eq!(c, [i32::MIN + 5; 4]);
     }
 }

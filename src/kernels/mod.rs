@@ -10,6 +10,7 @@ pub mod amx_gemm;
 pub mod blas;
 pub mod gemm;
 pub mod gemm_bf16;
+pub mod gemm_s32;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;
 pub mod int8_gemm;

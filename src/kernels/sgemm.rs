@@ -4,11 +4,15 @@
 //! The kernels multiply rows of `A` (unit stride along `K`) by a panel of `B` (`K` rows of a
 //! multiple of 32 columns) into `C`. So `op(A)` is read in place when `A` is not transposed and
 //! `alpha` is 1, else copied once as `alpha·op(A)`; `op(B)` is read in place when `B` is not
-//! transposed, for the columns up to the last whole 32; a transposed `B` is copied once into
-//! rows of `K`, and the last `n mod 32` columns are computed from a zero-padded copy into a
-//! scratch tile, then added to `C`. `C` is scaled by `beta` first (not read when `beta` is 0,
-//! as in BLAS) and the product accumulated onto it. The work is cut into blocks of rows ×
-//! columns run on the library's threads; every element's sum along `K` is formed in the same
+//! transposed and `A` has at most [`GEMV_ROWS`] rows, or fewer than [`PACK_B_MIN_ROWS`] and `B`
+//! fits [`IN_PLACE_MAX_BYTES`],
+//! for the columns up to the last whole 32; otherwise `op(B)` is copied into column blocks of
+//! `K` rows (each by the thread that multiplies it, just before, when `A` is one row block,
+//! else all before the products); the last
+//! `n mod 32` columns are computed from a zero-padded copy into a scratch tile, then added to
+//! `C`. `C` is scaled by `beta` first (not read when `beta` is 0, as in BLAS) and the product
+//! accumulated onto it. One team of the library's crew copies, then computes blocks of rows ×
+//! columns; every element's sum along `K` is formed in the same
 //! order whatever the blocks.
 
 use super::gemm::{self, Fetch, Init, Panel, RowsA, CHUNK};
@@ -24,6 +28,27 @@ const ROW_BLOCK: usize = 96;
 const COL_BLOCK: usize = 256;
 /// Products smaller than this many multiply-adds run on the calling thread.
 const PARALLEL_MIN: usize = 1 << 18;
+/// Rows of `A` from which a not transposed `B` is copied into column blocks rather than read
+/// in place.
+const PACK_B_MIN_ROWS: usize = 128;
+/// Largest `B` (bytes) read in place by more than [`GEMV_ROWS`] rows: one that mostly stays in
+/// L2 between calls. A larger one is read row by row, far apart, where the hardware
+/// prefetchers lose track: copied block by block.
+const IN_PLACE_MAX_BYTES: usize = 4 << 20;
+/// Rows of `A` up to which `B` is read in place whatever its size: each element of `B` is used
+/// so few times that a copy costs more than the scattered reads.
+const GEMV_ROWS: usize = 4;
+
+/// Where the kernels read `op(B)` from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BSource {
+    /// The user's `B`, up to the last whole chunk (+ a copy of the last chunk).
+    InPlace,
+    /// One copy of all column blocks, made before the products.
+    Copied,
+    /// Each column block copied by the member that multiplies it, just before (one row block).
+    PerBlock,
+}
 
 /// A zeroed, cache-line aligned buffer of `len` floats (so the kernels' vector loads of the
 /// copies never straddle two lines), or `out_of_memory`.
@@ -32,12 +57,6 @@ fn buffer(len: usize, what: &str) -> Result<AlignedBuf> {
         .checked_mul(4)
         .ok_or_else(|| Error::OutOfMemory(format!("sgemm: {what} copy of {len} floats")))?;
     AlignedBuf::zeroed(bytes)
-}
-
-/// The buffer as floats.
-fn floats(buf: &mut AlignedBuf) -> &mut [f32] {
-    // SAFETY: the buffer holds len() zero-initialized bytes, aligned for f32.
-    unsafe { std::slice::from_raw_parts_mut(buf.as_ptr().cast::<f32>(), buf.len() / 4) }
 }
 
 /// A pointer the blocks share; each block writes its own rows × columns of `C`.
@@ -50,20 +69,6 @@ unsafe impl Sync for Out {}
 impl Out {
     /// The pointer (a method, so closures capture the `Send` wrapper, not the field).
     fn at(self, offset: usize) -> *mut f32 {
-        self.0.wrapping_add(offset)
-    }
-}
-
-/// The copy of `op(B)`, read by every block.
-#[derive(Clone, Copy)]
-struct Packed(*const f32);
-// SAFETY: read-only while the blocks run.
-unsafe impl Send for Packed {}
-unsafe impl Sync for Packed {}
-
-impl Packed {
-    /// The pointer (a method, so closures capture the `Send` wrapper, not the field).
-    fn at(self, offset: usize) -> *const f32 {
         self.0.wrapping_add(offset)
     }
 }
@@ -103,134 +108,312 @@ pub fn sgemm(
 ) -> Result<()> {
     let (m, n, k) = (s.m, s.n, s.k);
     let [lda, ldb, ldc] = s.ld;
-    if m == 0 || n == 0 {
+    // oneDNN leaves C alone when K is 0, whatever beta
+    if m == 0 || n == 0 || k == 0 {
         return Ok(());
     }
-    if alpha == 0.0 || k == 0 {
+    if alpha == 0.0 {
         for i in 0..m {
             scale(&mut c[i * ldc..i * ldc + n], beta);
         }
         return Ok(());
     }
-    let parallel = m.saturating_mul(n).saturating_mul(k) >= PARALLEL_MIN;
+    let macs = m.saturating_mul(n).saturating_mul(k);
+    let join = (macs >= PARALLEL_MIN).then(|| threading::join_wait(macs.saturating_mul(2)));
+    if m <= GEMV_ROWS && !s.trans_b {
+        few_rows(s, alpha, a, b, beta, c, join);
+        return Ok(());
+    }
     let row_blocks = m.div_ceil(ROW_BLOCK);
     // op(A), with alpha folded in, as rows of K: in place when possible, else copied.
-    let mut packed_a = buffer(0, "A")?;
-    let (a_ptr, a_ld) = if !s.trans_a && alpha == 1.0 {
-        (a.as_ptr(), lda)
+    let copy_a = s.trans_a || alpha != 1.0;
+    let packed_a = buffer(if copy_a { m * k } else { 0 }, "A")?;
+    let (a_ptr, a_ld) = if copy_a {
+        (packed_a.as_ptr().cast::<f32>().cast_const(), k)
     } else {
-        packed_a = buffer(m * k, "A")?;
-        let dst = Out(floats(&mut packed_a).as_mut_ptr());
-        threading::for_each(row_blocks, parallel, |rb| {
-            let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
-            // SAFETY: each block writes its own rows of the copy.
-            let d =
-                unsafe { std::slice::from_raw_parts_mut(dst.at(rows.start * k), rows.len() * k) };
-            if s.trans_a {
-                let src = &a[rows.start..];
-                transpose_into(d, k, src, lda, (rows.len(), k), alpha);
-            } else {
-                for (i, row) in rows.clone().enumerate() {
-                    let src = &a[row * lda..row * lda + k];
-                    for (x, &y) in d[i * k..(i + 1) * k].iter_mut().zip(src) {
-                        *x = alpha * y;
-                    }
-                }
-            }
-        });
-        (floats(&mut packed_a).as_ptr(), k)
+        (a.as_ptr(), lda)
     };
+    let a_out = Out(packed_a.as_ptr().cast::<f32>());
     let rows_a = RowsA {
         base: a_ptr,
         outer_stride: 0,
         inner_stride: a_ld as isize,
         inner: m,
     };
-    // op(B) copied into column blocks of K rows each (zero-padded to whole 32-column chunks):
-    // block j0 holds columns j0..j0 + width at row stride width, from k·j0.
+    // op(B): read in place when not transposed and `A` has few rows (the copy would cost about
+    // as much as the product), up to the last whole 32-column chunk; else copied into column
+    // blocks of K rows each (zero-padded to whole chunks): block j0 holds columns
+    // j0..j0 + width at row stride width, from k·j0. The columns past the last whole chunk of
+    // an in-place B are copied into one zero-padded chunk.
     let n_pad = n.div_ceil(CHUNK) * CHUNK;
+    let n_main = n / CHUNK * CHUNK;
+    let n_rest = n - n_main;
     let col_blocks = n_pad.div_ceil(COL_BLOCK);
     let block = |cb: usize| {
         let j0 = cb * COL_BLOCK;
         (j0, COL_BLOCK.min(n_pad - j0))
     };
-    let mut packed_b = buffer(k * n_pad, "B")?;
-    let dst = Out(floats(&mut packed_b).as_mut_ptr());
-    threading::for_each(col_blocks, parallel, |cb| {
-        let (j0, width) = block(cb);
-        let cols = width.min(n - j0);
-        // SAFETY: each block writes its own part of the copy.
-        let d = unsafe { std::slice::from_raw_parts_mut(dst.at(k * j0), k * width) };
-        if s.trans_b {
-            transpose_into(d, width, &b[j0 * ldb..], ldb, (k, cols), 1.0);
-        } else {
-            for q in 0..k {
-                d[q * width..q * width + cols]
-                    .copy_from_slice(&b[q * ldb + j0..q * ldb + j0 + cols]);
-            }
-        }
-    });
-    let packed = Packed(floats(&mut packed_b).as_ptr());
+    let b_bytes = k.saturating_mul(n).saturating_mul(4);
+    let source = if !s.trans_b
+        && (m <= GEMV_ROWS || (m < PACK_B_MIN_ROWS && b_bytes <= IN_PLACE_MAX_BYTES))
+    {
+        BSource::InPlace
+    } else if row_blocks == 1 {
+        BSource::PerBlock
+    } else {
+        BSource::Copied
+    };
+    let packed_b = buffer(
+        match source {
+            BSource::InPlace if n_rest > 0 => k * CHUNK,
+            BSource::InPlace => 0,
+            BSource::Copied => k * n_pad,
+            BSource::PerBlock => threading::num_threads() * k * COL_BLOCK,
+        },
+        "B",
+    )?;
+    let b_out = Out(packed_b.as_ptr().cast::<f32>());
     // The columns past the last whole chunk go through a scratch, then onto C.
-    let n_main = n / CHUNK * CHUNK;
-    let n_rest = n - n_main;
-    let mut scratch = buffer(if n_rest > 0 { m * CHUNK } else { 0 }, "C")?;
-    let scratch_out = Out(floats(&mut scratch).as_mut_ptr());
+    let scratch = buffer(if n_rest > 0 { m * CHUNK } else { 0 }, "C")?;
+    let scratch_out = Out(scratch.as_ptr().cast::<f32>());
     let isa = Isa::detected();
     let out = Out(c.as_mut_ptr());
-    threading::for_each(row_blocks * col_blocks, parallel, |item| {
-        let (rb, cb) = (item / col_blocks, item % col_blocks);
-        let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
-        let (j0, width) = block(cb);
-        let b0 = packed.at(k * j0);
-        let full = n_main.min(j0 + width).saturating_sub(j0);
-        // SAFETY: rows × columns of this block are written by this block only; `A` rows have
-        // `k` floats (checked by GemmShape, or our copy), the copy of `B` `k` rows of `width`.
-        unsafe {
-            if full > 0 {
-                let c0 = out.at(rows.start * ldc + j0);
-                let init = if beta == 0.0 {
-                    Init::Zero
-                } else {
-                    for i in 0..rows.len() {
-                        scale(std::slice::from_raw_parts_mut(c0.add(i * ldc), full), beta);
-                    }
-                    Init::Accumulate
+    threading::team(join, |t| {
+        if copy_a {
+            t.for_each(row_blocks, false, |rb| {
+                let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+                // SAFETY: each block writes its own rows of the copy.
+                let d = unsafe {
+                    std::slice::from_raw_parts_mut(a_out.at(rows.start * k), rows.len() * k)
                 };
-                let panel = Panel::dense(b0, width, full);
-                let fetch = Fetch::default();
-                gemm::gemm(isa, &rows_a, rows.clone(), k, &panel, c0, ldc, init, fetch);
+                if s.trans_a {
+                    let src = &a[rows.start..];
+                    transpose_into(d, k, src, lda, (rows.len(), k), alpha);
+                } else {
+                    for (i, row) in rows.clone().enumerate() {
+                        let src = &a[row * lda..row * lda + k];
+                        for (x, &y) in d[i * k..(i + 1) * k].iter_mut().zip(src) {
+                            *x = alpha * y;
+                        }
+                    }
+                }
+            });
+        }
+        // block cb of op(B) into `d` (rows of `width`)
+        let copy_block = |cb: usize, d: &mut [f32]| {
+            let (j0, width) = block(cb);
+            let cols = width.min(n - j0);
+            if s.trans_b {
+                transpose_into(d, width, &b[j0 * ldb..], ldb, (k, cols), 1.0);
+            } else {
+                for q in 0..k {
+                    d[q * width..q * width + cols]
+                        .copy_from_slice(&b[q * ldb + j0..q * ldb + j0 + cols]);
+                }
             }
-            if j0 + width > n_main && n_rest > 0 {
-                let t0 = scratch_out.at(rows.start * CHUNK);
-                let panel = Panel::dense(b0.add(n_main - j0), width, CHUNK);
-                let fetch = Fetch::default();
-                gemm::gemm(
-                    isa,
-                    &rows_a,
-                    rows.clone(),
-                    k,
-                    &panel,
-                    t0,
-                    CHUNK,
-                    Init::Zero,
-                    fetch,
-                );
-                for i in 0..rows.len() {
-                    let t = std::slice::from_raw_parts(t0.add(i * CHUNK), n_rest);
-                    let dst = std::slice::from_raw_parts_mut(
-                        out.at((rows.start + i) * ldc + n_main),
-                        n_rest,
+        };
+        match source {
+            BSource::InPlace if n_rest > 0 && t.index() == t.size() - 1 => {
+                // SAFETY: the tail copy is this member's alone.
+                let d = unsafe { std::slice::from_raw_parts_mut(b_out.at(0), k * CHUNK) };
+                for q in 0..k {
+                    d[q * CHUNK..q * CHUNK + n_rest]
+                        .copy_from_slice(&b[q * ldb + n_main..q * ldb + n]);
+                }
+            }
+            BSource::Copied => t.for_each(col_blocks, false, |cb| {
+                let (j0, width) = block(cb);
+                // SAFETY: each block writes its own part of the copy.
+                copy_block(cb, unsafe {
+                    std::slice::from_raw_parts_mut(b_out.at(k * j0), k * width)
+                });
+            }),
+            _ => {}
+        }
+        t.barrier();
+        // column blocks outer: a member's consecutive items share their columns of B
+        t.for_each(row_blocks * col_blocks, false, |item| {
+            let (cb, rb) = (item / row_blocks, item % row_blocks);
+            let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+            let (j0, width) = block(cb);
+            let full = n_main.min(j0 + width).saturating_sub(j0);
+            // (main panel, tail panel) of this block
+            let (main, tail) = match source {
+                BSource::InPlace => (
+                    Panel::dense(b.as_ptr().wrapping_add(j0), ldb, full),
+                    Panel::dense(b_out.at(0).cast_const(), CHUNK, CHUNK),
+                ),
+                BSource::Copied | BSource::PerBlock => {
+                    let b0 = if source == BSource::Copied {
+                        b_out.at(k * j0)
+                    } else {
+                        let d = b_out.at(t.index() * k * COL_BLOCK);
+                        // SAFETY: the member's own buffer of k·COL_BLOCK floats.
+                        copy_block(cb, unsafe { std::slice::from_raw_parts_mut(d, k * width) });
+                        d
+                    }
+                    .cast_const();
+                    (
+                        Panel::dense(b0, width, full),
+                        Panel::dense(b0.wrapping_add(n_main - j0), width, CHUNK),
+                    )
+                }
+            };
+            // SAFETY: rows × columns of this block are written by this block only; `A` rows
+            // have `k` floats (checked by GemmShape, or our copy); `B` has `k` rows of the
+            // panels' widths (GemmShape's checks, or our copies, written before the barrier).
+            unsafe {
+                if full > 0 {
+                    let c0 = out.at(rows.start * ldc + j0);
+                    let init = if beta == 0.0 {
+                        Init::Zero
+                    } else {
+                        for i in 0..rows.len() {
+                            scale(std::slice::from_raw_parts_mut(c0.add(i * ldc), full), beta);
+                        }
+                        Init::Accumulate
+                    };
+                    let fetch = Fetch::default();
+                    gemm::gemm(isa, &rows_a, rows.clone(), k, &main, c0, ldc, init, fetch);
+                }
+                if j0 + width > n_main && n_rest > 0 {
+                    let t0 = scratch_out.at(rows.start * CHUNK);
+                    let fetch = Fetch::default();
+                    gemm::gemm(
+                        isa,
+                        &rows_a,
+                        rows.clone(),
+                        k,
+                        &tail,
+                        t0,
+                        CHUNK,
+                        Init::Zero,
+                        fetch,
                     );
-                    for (d, &v) in dst.iter_mut().zip(t) {
-                        *d = if beta == 0.0 { v } else { beta * *d + v };
+                    for i in 0..rows.len() {
+                        let t = std::slice::from_raw_parts(t0.add(i * CHUNK), n_rest);
+                        let dst = std::slice::from_raw_parts_mut(
+                            out.at((rows.start + i) * ldc + n_main),
+                            n_rest,
+                        );
+                        for (d, &v) in dst.iter_mut().zip(t) {
+                            *d = if beta == 0.0 { v } else { beta * *d + v };
+                        }
                     }
                 }
             }
-        }
+        });
     });
     drop((packed_a, packed_b, scratch));
     Ok(())
+}
+
+/// Columns per item of [`few_rows`]: 2 KiB of each row of `B`, 8 KiB of sums for 4 rows.
+const FEW_ROWS_COLS: usize = 512;
+
+/// `C = alpha·op(A)·B + beta·C` for at most [`GEMV_ROWS`] rows and a not transposed `B`: `B`
+/// is read row after row (each contiguous run of a row used by every row of `A` while in L1),
+/// which streams it at the memory's speed; the tile kernels would read it down its columns.
+/// Items are runs of columns; each element's sum along `K` is formed in order.
+fn few_rows(
+    s: &GemmShape,
+    alpha: f32,
+    a: &[f32],
+    b: &[f32],
+    beta: f32,
+    c: &mut [f32],
+    join: Option<std::time::Duration>,
+) {
+    let (m, n, k) = (s.m, s.n, s.k);
+    let [lda, ldb, ldc] = s.ld;
+    let isa = Isa::detected();
+    let out = Out(c.as_mut_ptr());
+    let op_a = |i: usize, q: usize| {
+        alpha
+            * if s.trans_a {
+                a[q * lda + i]
+            } else {
+                a[i * lda + q]
+            }
+    };
+    threading::team(join, |t| {
+        t.for_each(n.div_ceil(FEW_ROWS_COLS), false, |item| {
+            let j0 = item * FEW_ROWS_COLS;
+            let w = FEW_ROWS_COLS.min(n - j0);
+            let mut acc = [[0f32; FEW_ROWS_COLS]; GEMV_ROWS];
+            let row = |q: usize| &b[q * ldb + j0..q * ldb + j0 + w];
+            let quads = k / 4 * 4;
+            for q in (0..quads).step_by(4) {
+                let x: [&[f32]; 4] = std::array::from_fn(|d| row(q + d));
+                for (i, sums) in acc.iter_mut().enumerate().take(m) {
+                    let f = std::array::from_fn(|d| op_a(i, q + d));
+                    axpy4(isa, &mut sums[..w], f, x);
+                }
+            }
+            for q in quads..k {
+                for (i, sums) in acc.iter_mut().enumerate().take(m) {
+                    let f = op_a(i, q);
+                    for (v, &x) in sums[..w].iter_mut().zip(row(q)) {
+                        *v += f * x;
+                    }
+                }
+            }
+            for (i, sums) in acc.iter().enumerate().take(m) {
+                // SAFETY: columns j0..j0 + w of row i are this item's alone.
+                let dst = unsafe { std::slice::from_raw_parts_mut(out.at(i * ldc + j0), w) };
+                for (d, &v) in dst.iter_mut().zip(&sums[..w]) {
+                    *d = if beta == 0.0 { v } else { beta * *d + v };
+                }
+            }
+        });
+    });
+}
+
+/// `y = y + f[0]·x[0] + … + f[3]·x[3]` element by element, in that order.
+fn axpy4(isa: Isa, y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx2 {
+        // SAFETY: `isa` is one this CPU runs (AVX2 and FMA, or AVX-512).
+        return unsafe {
+            if isa >= Isa::Avx512 {
+                axpy4_avx512(y, f, x)
+            } else {
+                axpy4_avx2(y, f, x)
+            }
+        };
+    }
+    let _ = isa;
+    for (j, v) in y.iter_mut().enumerate() {
+        *v = *v + f[0] * x[0][j] + f[1] * x[1][j] + f[2] * x[2][j] + f[3] * x[3][j];
+    }
+}
+
+/// [`axpy4`] with fused multiply-adds, vectorized for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+fn axpy4_avx512(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
+    let n = y.len();
+    let (x0, x1, x2, x3) = (&x[0][..n], &x[1][..n], &x[2][..n], &x[3][..n]);
+    for j in 0..n {
+        y[j] = x3[j].mul_add(
+            f[3],
+            x2[j].mul_add(f[2], x1[j].mul_add(f[1], x0[j].mul_add(f[0], y[j]))),
+        );
+    }
+}
+
+/// [`axpy4`] with fused multiply-adds, vectorized for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn axpy4_avx2(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
+    let n = y.len();
+    let (x0, x1, x2, x3) = (&x[0][..n], &x[1][..n], &x[2][..n], &x[3][..n]);
+    for j in 0..n {
+        y[j] = x3[j].mul_add(
+            f[3],
+            x2[j].mul_add(f[2], x1[j].mul_add(f[1], x0[j].mul_add(f[0], y[j]))),
+        );
+    }
 }
 
 /// `x = beta·x`; `beta == 0` writes zeros without reading `x` (BLAS).
@@ -296,6 +479,8 @@ mod tests {
             (37, 75, 129),
             (100, 300, 40),
             (6, 64, 1030),
+            (130, 70, 33),
+            (2, 600, 7),
         ];
         for &(m, n, k) in &shapes {
             for (ta, tb) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'T'), (b'T', b'T')] {

@@ -1,0 +1,665 @@
+//! `dnnl_gemm_u8s8s32` / `dnnl_gemm_s8s8s32` on the int8 GEMM kernel ([`super::int8_gemm`]):
+//! row-major `C = alpha·(op(A) − ao)·(op(B) − bo) + beta·C + co`, with oneDNN's arithmetic.
+//!
+//! The kernel multiplies u8 rows by s8 columns packed in 4-row groups, so each call packs
+//! `op(B)` (zero-padded to whole groups and 16-column vectors, in column blocks each thread
+//! reads alone) and, unless `A` is u8, not transposed and `K` a multiple of 4, copies `op(A)`
+//! into u8 rows. An s8 `A` is shifted by 128 into u8, as oneDNN does; the shift and the zero
+//! points are folded afterwards through the column sums of `B` and the row sums of `A`:
+//!
+//! `Σ (a − ao)(b − bo) = Σ (a + s)·b − (s + ao)·Σ b − bo·Σ a + K·ao·bo` (`s` 128 or 0),
+//!
+//! all in wrapping s32, as oneDNN's kernels accumulate. Then, as oneDNN: with `alpha` 1 and
+//! `beta` 0 or 1 the result is `t + beta·C + co` in wrapping s32; otherwise
+//! `alpha·t + beta·C` is formed in f64 (`−t` in wrapping s32 for `alpha` −1 and `beta` 0), rounded half away from zero and saturated to s32, and
+//! `co` added (wrapping). oneDNN applies `alpha` to each of its `K` blocks separately (64 on
+//! AMX machines), so for a non-integer `alpha` and a longer `K` its result can differ from
+//! this single rounding by one.
+//!
+//! Threads: one team packs (column blocks of `B`, row blocks of `A`), then computes blocks of
+//! rows × columns, each into a scratch tile that the epilogue writes to `C`.
+
+use super::blas::{COffset, GemmShape};
+use super::int8_gemm::{self, Int8Gemm, Int8Kernel, VECTOR};
+use super::Isa;
+use crate::error::{Error, Result};
+use crate::memory::buffer::AlignedBuf;
+use crate::threading;
+
+/// Rows per block.
+const ROW_BLOCK: usize = 64;
+/// 16-column vectors per column block (the unit a thread packs and reads).
+const COL_VECTORS: usize = 4;
+/// Columns per block.
+const COL_BLOCK: usize = COL_VECTORS * VECTOR;
+/// Bytes of one packed vector: 16 columns × 4 rows.
+const VECTOR_BYTES: usize = VECTOR * 4;
+/// Products smaller than this many multiply-adds run on the calling thread.
+const PARALLEL_MIN: usize = 1 << 18;
+
+/// The element type of `A`: u8, or s8 read shifted by 128.
+pub trait IntA: Copy + Send + Sync {
+    /// What the u8 image adds to the value (128 for s8).
+    const SHIFT: i32;
+    /// The value.
+    fn value(self) -> i32;
+    /// The u8 image: `value + SHIFT`.
+    fn image(self) -> u8;
+}
+
+impl IntA for u8 {
+    const SHIFT: i32 = 0;
+    fn value(self) -> i32 {
+        i32::from(self)
+    }
+    fn image(self) -> u8 {
+        self
+    }
+}
+
+impl IntA for i8 {
+    const SHIFT: i32 = 128;
+    fn value(self) -> i32 {
+        i32::from(self)
+    }
+    fn image(self) -> u8 {
+        (self as u8) ^ 0x80
+    }
+}
+
+/// oneDNN's rounding of a scaled result: half away from zero, saturated to s32 (NaN as the
+/// x86 conversion gives it, `i32::MIN`).
+fn round_s32(v: f64) -> i32 {
+    if v.is_nan() {
+        i32::MIN
+    } else if v >= 0.0 {
+        (v + 0.5) as i32
+    } else {
+        (v - 0.5) as i32
+    }
+}
+
+/// A pointer the team's members write through, each its own part.
+#[derive(Clone, Copy)]
+struct Shared<T>(*mut T);
+// SAFETY: members write disjoint parts (see `gemm_s32`) and read them after a barrier.
+unsafe impl<T> Send for Shared<T> {}
+unsafe impl<T> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    /// The pointer `offset` elements on (a method, so closures capture the wrapper).
+    fn at(self, offset: usize) -> *mut T {
+        self.0.wrapping_add(offset)
+    }
+}
+
+/// A zeroed buffer of `len` elements of `size` bytes, or `out_of_memory`.
+fn buffer(len: usize, size: usize, what: &str) -> Result<AlignedBuf> {
+    let bytes = len
+        .checked_mul(size)
+        .ok_or_else(|| Error::OutOfMemory(format!("gemm: {what} of {len} elements")))?;
+    AlignedBuf::zeroed(bytes)
+}
+
+/// The packed `op(B)`: column block `cb` (vectors `cb·COL_VECTORS..`) starts at
+/// `cb·COL_VECTORS·groups·64` bytes; in it, group `g`'s vectors lie `vb·64` bytes apart
+/// (`vb` vectors in the block): `[block][group][vector][column][row of 4]`.
+struct PackedB {
+    groups: usize,
+    vectors: usize,
+}
+
+impl PackedB {
+    fn blocks(&self) -> usize {
+        self.vectors.div_ceil(COL_VECTORS)
+    }
+
+    /// Vectors in block `cb`.
+    fn block_vectors(&self, cb: usize) -> usize {
+        COL_VECTORS.min(self.vectors - cb * COL_VECTORS)
+    }
+
+    /// Byte offset of block `cb`.
+    fn block_offset(&self, cb: usize) -> usize {
+        cb * COL_VECTORS * self.groups * VECTOR_BYTES
+    }
+}
+
+/// Packs the columns of block `cb` of `op(B)` into `dst` (its bytes, zeroed).
+fn pack_b_block(s: &GemmShape, b: &[i8], p: &PackedB, cb: usize, dst: &mut [i8]) {
+    let (k, ldb) = (s.k, s.ld[1]);
+    let vb = p.block_vectors(cb);
+    let j0 = cb * COL_BLOCK;
+    let cols = (vb * VECTOR).min(s.n - j0);
+    let ld = vb * VECTOR_BYTES;
+    if s.trans_b {
+        // column j is row j of the stored B: 4 consecutive bytes per group
+        let full = k / 4;
+        for jj in 0..cols {
+            let row = &b[(j0 + jj) * ldb..(j0 + jj) * ldb + k];
+            let at = (jj / VECTOR) * VECTOR_BYTES + (jj % VECTOR) * 4;
+            assert!(at + 4 <= ld && dst.len() >= k.div_ceil(4) * ld);
+            for g in 0..full {
+                // SAFETY: bytes 4g..4g + 4 of the row (g < k / 4) and of `dst` at g·ld + at
+                // (at + 4 <= ld, g < groups: asserted above).
+                unsafe {
+                    let w = row.as_ptr().add(4 * g).cast::<u32>().read_unaligned();
+                    dst.as_mut_ptr()
+                        .add(g * ld + at)
+                        .cast::<u32>()
+                        .write_unaligned(w);
+                }
+            }
+            let rest = &row[4 * full..];
+            if !rest.is_empty() {
+                dst[full * ld + at..full * ld + at + rest.len()].copy_from_slice(rest);
+            }
+        }
+    } else {
+        let full_groups = k / 4;
+        for g in 0..k.div_ceil(4) {
+            let rows = 4.min(k - 4 * g);
+            let out = &mut dst[g * ld..g * ld + ld];
+            let mut j = 0;
+            #[cfg(target_arch = "x86_64")]
+            if g < full_groups {
+                while j + VECTOR <= cols {
+                    let at = |q: usize| &b[(4 * g + q) * ldb + j0 + j..][..VECTOR];
+                    // SAFETY: 16 bytes of each of the four rows, 64 bytes of `out`.
+                    unsafe {
+                        interleave4(
+                            [at(0), at(1), at(2), at(3)],
+                            &mut out[j / VECTOR * VECTOR_BYTES..][..VECTOR_BYTES],
+                        )
+                    };
+                    j += VECTOR;
+                }
+            }
+            for jj in j..cols {
+                let at = (jj / VECTOR) * VECTOR_BYTES + (jj % VECTOR) * 4;
+                for q in 0..rows {
+                    out[at + q] = b[(4 * g + q) * ldb + j0 + jj];
+                }
+            }
+        }
+    }
+}
+
+/// Interleaves 16 bytes of four rows into 16 columns of 4 bytes (a 4 × 16 byte transpose).
+///
+/// # Safety
+/// Each row has 16 bytes, `out` 64 (checked by the slices' lengths in debug builds).
+#[cfg(target_arch = "x86_64")]
+unsafe fn interleave4(rows: [&[i8]; 4], out: &mut [i8]) {
+    use std::arch::x86_64::*;
+    debug_assert!(rows.iter().all(|r| r.len() >= 16) && out.len() >= 64);
+    // SAFETY: SSE2 is part of x86_64; the lengths are the caller's contract.
+    unsafe {
+        let r: [__m128i; 4] = std::array::from_fn(|q| _mm_loadu_si128(rows[q].as_ptr().cast()));
+        let lo01 = _mm_unpacklo_epi8(r[0], r[1]);
+        let hi01 = _mm_unpackhi_epi8(r[0], r[1]);
+        let lo23 = _mm_unpacklo_epi8(r[2], r[3]);
+        let hi23 = _mm_unpackhi_epi8(r[2], r[3]);
+        let o = out.as_mut_ptr().cast::<__m128i>();
+        _mm_storeu_si128(o, _mm_unpacklo_epi16(lo01, lo23));
+        _mm_storeu_si128(o.add(1), _mm_unpackhi_epi16(lo01, lo23));
+        _mm_storeu_si128(o.add(2), _mm_unpacklo_epi16(hi01, hi23));
+        _mm_storeu_si128(o.add(3), _mm_unpackhi_epi16(hi01, hi23));
+    }
+}
+
+/// Copies rows `rows` of `op(A)` as u8 images into `dst` (rows of `kp` bytes, zero-padded)
+/// and their sums (of the values) into `sums`.
+fn pack_a_rows<T: IntA>(
+    s: &GemmShape,
+    a: &[T],
+    rows: std::ops::Range<usize>,
+    kp: usize,
+    dst: &mut [u8],
+    sums: &mut [i32],
+) {
+    let (k, lda) = (s.k, s.ld[0]);
+    if k == 0 {
+        return; // nothing is read, the sums stay 0
+    }
+    if s.trans_a {
+        for q in 0..k {
+            let src = &a[q * lda + rows.start..q * lda + rows.end];
+            for (r, (&x, sum)) in src.iter().zip(sums.iter_mut()).enumerate() {
+                dst[r * kp + q] = x.image();
+                *sum = sum.wrapping_add(x.value());
+            }
+        }
+    } else {
+        for (r, i) in rows.enumerate() {
+            let src = &a[i * lda..i * lda + k];
+            for (d, &x) in dst[r * kp..r * kp + k].iter_mut().zip(src) {
+                *d = x.image();
+            }
+            sums[r] = src.iter().fold(0i32, |acc, &x| acc.wrapping_add(x.value()));
+        }
+    }
+}
+
+/// The integer GEMM (see the module doc). Slices hold at least `s.a_len()`, `s.b_len()`,
+/// `s.c_len()` and `offset.len(s)` elements; `out_of_memory` when a copy cannot be allocated.
+pub fn gemm_s32<T: IntA>(
+    s: &GemmShape,
+    alpha: f32,
+    (a, ao): (&[T], i32),
+    (b, bo): (&[i8], i32),
+    beta: f32,
+    c: &mut [i32],
+    (co, offset): (&[i32], COffset),
+) -> Result<()> {
+    let kernel = Int8Kernel::for_isa(Isa::detected());
+    gemm_s32_on(kernel, s, alpha, (a, ao), (b, bo), beta, c, (co, offset))
+}
+
+/// [`gemm_s32`] on kernel `kernel` (one this CPU runs).
+#[allow(clippy::too_many_arguments)]
+fn gemm_s32_on<T: IntA>(
+    kernel: Int8Kernel,
+    s: &GemmShape,
+    alpha: f32,
+    (a, ao): (&[T], i32),
+    (b, bo): (&[i8], i32),
+    beta: f32,
+    c: &mut [i32],
+    (co, offset): (&[i32], COffset),
+) -> Result<()> {
+    let (m, n, k) = (s.m, s.n, s.k);
+    // oneDNN leaves C alone when K is 0, whatever alpha, beta and co
+    if m == 0 || n == 0 || k == 0 {
+        return Ok(());
+    }
+    let groups = k.div_ceil(4);
+    let kp = groups * 4;
+    let pb = PackedB {
+        groups,
+        vectors: n.div_ceil(VECTOR),
+    };
+    let col_blocks = pb.blocks();
+    let row_blocks = m.div_ceil(ROW_BLOCK);
+    let packed_b = buffer(pb.vectors * VECTOR_BYTES, groups, "packed B")?;
+    // the zero-point corrections: −(s + ao)·Σ b of each column, K·ao·bo − bo·Σ a of each row
+    let mut zp_cols = vec![0i32; pb.vectors * VECTOR];
+    // A is read in place when the kernel can: u8, rows of K, K a multiple of 4.
+    let in_place = !s.trans_a && T::SHIFT == 0 && k % 4 == 0;
+    let packed_a = buffer(if in_place { 0 } else { m }, kp, "packed A")?;
+    let mut zp_rows = vec![0i32; m];
+    let (a_rows, a_ld) = if in_place {
+        (Shared(a.as_ptr().cast::<u8>().cast_mut()), s.ld[0])
+    } else {
+        (Shared(packed_a.as_ptr()), kp)
+    };
+    let ones_buf = if T::SHIFT + ao != 0 {
+        let buf = buffer(kp, 1, "row of ones")?;
+        // SAFETY: the buffer has kp bytes.
+        unsafe { std::ptr::write_bytes(buf.as_ptr(), 1, kp) };
+        buf
+    } else {
+        buffer(0, 1, "row of ones")?
+    };
+    let ones = Shared(ones_buf.as_ptr());
+    let b_out = Shared(packed_b.as_ptr().cast::<i8>());
+    let a_out = Shared(packed_a.as_ptr());
+    let zp_cols_out = Shared(zp_cols.as_mut_ptr());
+    let zp_rows_out = Shared(zp_rows.as_mut_ptr());
+    let c_out = Shared(c.as_mut_ptr());
+    let (ldc, kw) = (s.ld[2], k as i32);
+    // oneDNN's exact paths: alpha 1 with beta 0 or 1, alpha −1 with beta 0
+    let fast = alpha == 1.0 && (beta == 0.0 || beta == 1.0);
+    let negate = alpha == -1.0 && beta == 0.0;
+    let macs = m.saturating_mul(n).saturating_mul(k);
+    let parallel = macs >= PARALLEL_MIN;
+    let join = parallel.then(|| threading::join_wait(macs.saturating_mul(2)));
+    threading::team(join, |t| {
+        t.for_each(col_blocks, false, |cb| {
+            let cols = pb.block_vectors(cb) * VECTOR;
+            // SAFETY: block cb's bytes and column sums are this item's alone.
+            let (dst, sums) = unsafe {
+                (
+                    std::slice::from_raw_parts_mut(
+                        b_out.at(pb.block_offset(cb)),
+                        cols * 4 * groups,
+                    ),
+                    std::slice::from_raw_parts_mut(zp_cols_out.at(cb * COL_BLOCK), cols),
+                )
+            };
+            pack_b_block(s, b, &pb, cb, dst);
+            let scale = (T::SHIFT + ao).wrapping_neg();
+            if scale != 0 {
+                // the column sums: a row of ones times the packed block, on the kernel
+                let op = Int8Gemm {
+                    m: 1,
+                    a: ones.at(0).cast_const(),
+                    lda: kp,
+                    b: dst.as_ptr(),
+                    ldb: cols * 4,
+                    groups,
+                    vectors: cols / VECTOR,
+                    c: sums.as_mut_ptr(),
+                    ldc: cols,
+                    accumulate: false,
+                };
+                // SAFETY: `ones` has `kp` bytes, the block `groups` groups of `cols` columns,
+                // `sums` `cols` values.
+                unsafe { int8_gemm::gemm(kernel, &op) };
+                sums.iter_mut().for_each(|x| *x = x.wrapping_mul(scale));
+            }
+        });
+        t.for_each(row_blocks, false, |rb| {
+            let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+            // SAFETY: these rows' copy and sums are this item's alone.
+            let sums =
+                unsafe { std::slice::from_raw_parts_mut(zp_rows_out.at(rows.start), rows.len()) };
+            if in_place {
+                if bo != 0 && k > 0 {
+                    for (sum, i) in sums.iter_mut().zip(rows) {
+                        let row = &a[i * s.ld[0]..i * s.ld[0] + k];
+                        *sum = row.iter().fold(0i32, |acc, &x| acc.wrapping_add(x.value()));
+                    }
+                }
+            } else {
+                // SAFETY: as above.
+                let dst = unsafe {
+                    std::slice::from_raw_parts_mut(a_out.at(rows.start * kp), rows.len() * kp)
+                };
+                pack_a_rows(s, a, rows, kp, dst, sums);
+            }
+            let base = kw.wrapping_mul(ao).wrapping_mul(bo);
+            sums.iter_mut()
+                .for_each(|x| *x = base.wrapping_sub(bo.wrapping_mul(*x)));
+        });
+        t.barrier();
+        let mut tile = vec![0i32; ROW_BLOCK * COL_BLOCK];
+        // column blocks outer: a member's consecutive items share a panel of B
+        t.for_each(row_blocks * col_blocks, false, |item| {
+            let (cb, rb) = (item / row_blocks, item % row_blocks);
+            let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+            let vb = pb.block_vectors(cb);
+            let j0 = cb * COL_BLOCK;
+            let cols = (vb * VECTOR).min(n - j0);
+            let tld = vb * VECTOR;
+            let op = Int8Gemm {
+                m: rows.len(),
+                a: a_rows.at(rows.start * a_ld).cast_const(),
+                lda: a_ld,
+                b: b_out.at(pb.block_offset(cb)).cast_const(),
+                ldb: vb * VECTOR_BYTES,
+                groups,
+                vectors: vb,
+                c: tile.as_mut_ptr(),
+                ldc: tld,
+                accumulate: false,
+            };
+            // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes (in
+            // place, checked by GemmShape); the block of B was packed before the barrier;
+            // the tile holds rows × `tld` values.
+            unsafe { int8_gemm::gemm(kernel, &op) };
+            for (r, i) in rows.enumerate() {
+                let tile_row = &tile[r * tld..r * tld + cols];
+                // SAFETY: row i, columns j0..j0 + cols of C are this item's alone; the
+                // corrections were written before the barrier.
+                let (c_row, zp_cols, zp_row) = unsafe {
+                    (
+                        std::slice::from_raw_parts_mut(c_out.at(i * ldc + j0), cols),
+                        std::slice::from_raw_parts(zp_cols_out.at(j0), cols),
+                        *zp_rows_out.at(i),
+                    )
+                };
+                for (jj, ((d, &acc), &zp_col)) in
+                    c_row.iter_mut().zip(tile_row).zip(zp_cols).enumerate()
+                {
+                    let t = acc.wrapping_add(zp_col).wrapping_add(zp_row);
+                    let o = co_term(offset, co, i, j0 + jj);
+                    *d = if fast {
+                        let old = if beta == 1.0 { *d } else { 0 };
+                        t.wrapping_add(old).wrapping_add(o)
+                    } else if negate {
+                        t.wrapping_neg().wrapping_add(o)
+                    } else {
+                        let old = if beta == 0.0 {
+                            0.0
+                        } else {
+                            f64::from(beta) * f64::from(*d)
+                        };
+                        round_s32(f64::from(alpha) * f64::from(t) + old).wrapping_add(o)
+                    };
+                }
+            }
+        });
+    });
+    drop((packed_a, packed_b, ones_buf));
+    Ok(())
+}
+
+/// The `co` value element `(i, j)` receives.
+fn co_term(offset: COffset, co: &[i32], i: usize, j: usize) -> i32 {
+    match offset {
+        COffset::Fixed => co[0],
+        COffset::Column => co[i],
+        COffset::Row => co[j],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// oneDNN's integer GEMM written out: the exact sum wrapped to s32, then the epilogue.
+    #[allow(clippy::too_many_arguments)]
+    fn reference<T: IntA>(
+        s: &GemmShape,
+        alpha: f32,
+        (a, ao): (&[T], i32),
+        (b, bo): (&[i8], i32),
+        beta: f32,
+        c: &mut [i32],
+        (co, offset): (&[i32], COffset),
+    ) {
+        let [lda, ldb, ldc] = s.ld;
+        if s.k == 0 {
+            return;
+        }
+        for i in 0..s.m {
+            for j in 0..s.n {
+                let mut acc = 0i64;
+                for q in 0..s.k {
+                    let x = if s.trans_a {
+                        a[q * lda + i]
+                    } else {
+                        a[i * lda + q]
+                    };
+                    let y = if s.trans_b {
+                        b[j * ldb + q]
+                    } else {
+                        b[q * ldb + j]
+                    };
+                    acc += i64::from(x.value() - ao) * i64::from(i32::from(y) - bo);
+                }
+                let t = acc as i32;
+                let o = co_term(offset, co, i, j);
+                let d = &mut c[i * ldc + j];
+                *d = if alpha == 1.0 && beta == 0.0 {
+                    t.wrapping_add(o)
+                } else if alpha == 1.0 && beta == 1.0 {
+                    t.wrapping_add(*d).wrapping_add(o)
+                } else if alpha == -1.0 && beta == 0.0 {
+                    t.wrapping_neg().wrapping_add(o)
+                } else {
+                    let old = if beta == 0.0 {
+                        0.0
+                    } else {
+                        f64::from(beta) * f64::from(*d)
+                    };
+                    let v = f64::from(alpha) * f64::from(t) + old;
+                    let r = if v >= 0.0 { v + 0.5 } else { v - 0.5 };
+                    (r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32).wrapping_add(o)
+                };
+            }
+        }
+    }
+
+    fn bytes(len: usize, seed: u32) -> Vec<u8> {
+        (0..len as u32)
+            .map(|i| (i.wrapping_mul(2654435761) ^ seed.wrapping_mul(40503)).rotate_right(13) as u8)
+            .collect()
+    }
+
+    /// Every kernel, transposition and offset kind, u8 and s8 `A`, zero points, the exact and
+    /// the rounding paths, shapes around the vectors, groups and blocks (M 1, N 1, K not a
+    /// multiple of 4), padded leading dimensions: equal to the reference, padding untouched.
+    #[test]
+    fn matches_onednns_arithmetic() {
+        let kernels: Vec<Int8Kernel> = Isa::all_supported()
+            .into_iter()
+            .map(Int8Kernel::for_isa)
+            .collect();
+        let shapes = [
+            (1, 1, 1),
+            (1, 70, 13),
+            (29, 1, 33),
+            (5, 17, 4),
+            (67, 65, 130),
+            (3, 16, 0),
+        ];
+        let params = [
+            (1.0, 0.0, 0, 0),
+            (1.0, 1.0, 7, -3),
+            (-1.0, 0.0, 0, 5),
+            (1.5, 0.5, 200, -128),
+            (-2.0, 3.0, 1, 1),
+        ];
+        let mut case = 0usize;
+        for &kernel in &kernels {
+            for &(m, n, k) in &shapes {
+                for (ta, tb) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'T'), (b'T', b'T')] {
+                    for offset in [COffset::Fixed, COffset::Column, COffset::Row] {
+                        case += 1;
+                        let (alpha, beta, ao, bo) = params[case % params.len()];
+                        let pad = case % 3;
+                        let lda = if ta == b'N' { k } else { m }.max(1) + pad;
+                        let ldb = if tb == b'N' { n } else { k }.max(1) + pad;
+                        let ldc = n + pad;
+                        let dims = [m as i64, n as i64, k as i64];
+                        let s = GemmShape::new(ta, tb, dims, [lda as i64, ldb as i64, ldc as i64])
+                            .unwrap();
+                        let a = bytes(s.a_len(), 1);
+                        let b: Vec<i8> = bytes(s.b_len(), 2).into_iter().map(|x| x as i8).collect();
+                        let c0: Vec<i32> = bytes(s.c_len() * 4, 3)
+                            .chunks(4)
+                            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]) >> 8)
+                            .collect();
+                        let co: Vec<i32> = (0..m + n).map(|x| 1000 - 37 * x as i32).collect();
+                        let co = (&co[..], offset);
+                        let (mut c, mut want) = (c0.clone(), c0.clone());
+                        let a8: Vec<i8> = a.iter().map(|&x| x as i8).collect();
+                        if case.is_multiple_of(2) {
+                            reference(&s, alpha, (&a[..], ao), (&b[..], bo), beta, &mut want, co);
+                            gemm_s32_on(
+                                kernel,
+                                &s,
+                                alpha,
+                                (&a[..], ao),
+                                (&b, bo),
+                                beta,
+                                &mut c,
+                                co,
+                            )
+                            .unwrap();
+                        } else {
+                            let ao = ao as i8 as i32;
+                            reference(&s, alpha, (&a8[..], ao), (&b[..], bo), beta, &mut want, co);
+                            gemm_s32_on(
+                                kernel,
+                                &s,
+                                alpha,
+                                (&a8[..], ao),
+                                (&b, bo),
+                                beta,
+                                &mut c,
+                                co,
+                            )
+                            .unwrap();
+                        }
+                        assert_eq!(
+                            c, want,
+                            "{kernel:?} {m}x{n}x{k} {}{} {offset:?} alpha {alpha} beta {beta}",
+                            ta as char, tb as char
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hand_computed_zero_points_offsets_rounding_and_saturation() {
+        let s = GemmShape::new(b'N', b'N', [2, 2, 2], [2, 2, 2]).unwrap();
+        let a: [u8; 4] = [10, 20, 30, 40];
+        let b: [i8; 4] = [1, -2, 3, 4];
+        // (A − 10)·(B − 1) = [[0,10],[20,30]]·[[0,-3],[2,3]] = [[20,30],[60,30]]
+        let mut c = [100, 100, 100, 100];
+        let co = [1, 2];
+        gemm_s32(
+            &s,
+            1.5,
+            (&a, 10),
+            (&b, 1),
+            1.0,
+            &mut c,
+            (&co, COffset::Column),
+        )
+        .unwrap();
+        assert_eq!(c, [131, 146, 192, 147]);
+        // A·B = [[70,60],[150,100]]; /4 = 17.5, 15, 37.5, 25 → halves away from zero
+        let mut c = [0; 4];
+        gemm_s32(
+            &s,
+            0.25,
+            (&a, 0),
+            (&b, 0),
+            0.0,
+            &mut c,
+            (&[5, -5], COffset::Row),
+        )
+        .unwrap();
+        assert_eq!(c, [23, 10, 43, 20]);
+        // saturated, then the offset added (wrapping)
+        let mut c = [0; 4];
+        gemm_s32(
+            &s,
+            -1e9,
+            (&a, 0),
+            (&b, 0),
+            0.0,
+            &mut c,
+            (&[-5], COffset::Fixed),
+        )
+        .unwrap();
+        assert_eq!(c, [i32::MAX - 4; 4]);
+        // alpha 1, beta 1: wrapping s32, no saturation
+        let mut c = [i32::MAX; 4];
+        gemm_s32(
+            &s,
+            1.0,
+            (&a, 0),
+            (&b, 0),
+            1.0,
+            &mut c,
+            (&[0], COffset::Fixed),
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            [
+                i32::MAX.wrapping_add(70),
+                i32::MAX.wrapping_add(60),
+                i32::MAX.wrapping_add(150),
+                i32::MAX.wrapping_add(100)
+            ]
+        );
+    }
+}
