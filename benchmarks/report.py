@@ -11,10 +11,15 @@ added, and the others are kept as they are; its chart goes to DIR/ratios-<kind>.
 it, FILE is rewritten whole (a sweep, SWEEP.md).
 
 Raw lines (written by run.sh): `<round> <lib> <threads> <rnn_bench line>` where the rnn_bench
-line is `RESULT name median_ms min_ms gflops samples checksum`, `SKIPPED name status`,
+line is `RESULT name median_ms min_ms gflops samples checksum [abs_sum]`, `SKIPPED name status`,
 `FAILED name status` or a `#` comment (`# library ...`, `# W1 impl ...`).
 Aggregation: per (library, workload, threads) the median over rounds of each run's median;
 oneDNN's time is the faster of the 3.2 and 3.13 aggregates.
+
+Rows named `<workload>-bf16` / `<workload>-int8` (rnn_bench's bf16 and int8 data types) make
+their own tables: in the machine section, one part per data type after the f32 part (a run
+rewrites the parts of the data types it has rows of and keeps the others); in a sweep, a file of
+their own (SWEEP-bf16.md beside SWEEP.md).
 """
 import argparse
 import html
@@ -24,13 +29,43 @@ import statistics
 import sys
 from collections import defaultdict
 
-from sections import merge_sections, section as section_text
+from sections import (join_parts, merge_sections, old_section, part as part_text,
+                      section as section_text, split_parts)
 
 LIBS = ["oxidnn", "3.2", "3.13"]
 ONEDNN = ["3.2", "3.13"]
 W1_TARGET = 0.8
 BOUND_TARGET = 1.25  # issue 34: batch-1 rows within 1.25x of their bound
 PEAK_TARGET = {"W2": 88.0, "W3": 88.0}
+# The low-precision data types (a row `W2-bf16` is W2 in bf16), and how far two libraries'
+# checksums may be apart, relative to the sum of the absolute values: one bf16 ulp (2^-8), one
+# u8 quantization step (1/127) on average per element.
+LOW_DTS = ["bf16", "int8"]
+DT_TOL = {"bf16": 2.0 ** -8, "int8": 1.0 / 127.0}
+DT_WHAT = {
+    "bf16": "src/dst layer and iter bf16, weights bf16 (the user's `ldigo`/`ldio` in bf16, "
+            "reordered into `any`), bias f32, LSTM c-state f32; training rows (W10): "
+            "forward_training + backward, every `diff_*` tensor f32",
+    "int8": "oneDNN's `u8u8u8u8`, forward inference: src/dst layer and iter u8 (data scale 127, "
+            "shift 128), weights s8 reordered from f32 `ldigo`/`ldio` into `any` with the "
+            "attribute (`rnn_weights_qparams` per output channel, mask 24; LSTMP "
+            "`rnn_weights_projection_qparams`, mask 8), bias and c-state f32",
+}
+# Rows whose "same output" is known to fail for a reason on oneDNN's side (shown when it fails).
+KNOWN_DIFFERENCES = {
+    "W8-bf16": "oneDNN's brgemm bf16 LSTMP (AMX and `avx512_core_bf16`, 3.2 and 3.13) disagrees "
+               "with oneDNN's own reference path (`ONEDNN_MAX_CPU_ISA=AVX512_CORE`: `ref`) — "
+               "already at T = 1 and tiny shapes (t1mb1sic32dhc64dic32) — while oxidnn agrees "
+               "with that reference and with the f32 row",
+}
+
+
+def split_dt(name):
+    """(workload, data type) of a row name: `W2-bf16` -> ('W2', 'bf16'), `W2` -> ('W2', 'f32')."""
+    for dt in LOW_DTS:
+        if name.endswith("-" + dt):
+            return name[:-len(dt) - 1], dt
+    return name, "f32"
 
 
 def parse_args():
@@ -98,6 +133,7 @@ class Cell:
         self.medians = {}  # round -> median ms
         self.mins = []
         self.checksum = None
+        self.abs_sum = None
         self.skipped = None
         self.failed = None
         self.impl = None
@@ -133,6 +169,8 @@ def read_raw(path):
                 c.medians[rnd] = float(t[5])
                 c.mins.append(float(t[6]))
                 c.checksum = float(t[9])
+                if len(t) >= 11:
+                    c.abs_sum = float(t[10])
             elif kind == "SKIPPED":
                 c.skipped = " ".join(t[5:])
             elif kind == "FAILED":
@@ -162,12 +200,18 @@ def status_text(c):
 
 def build_rows(cells, workloads, peaks):
     rows = []
-    keys = sorted({(w, thr) for (_, w, thr) in cells}, key=lambda k: (
-        [n for n, _, _ in workloads].index(k[0]) if k[0] in [n for n, _, _ in workloads] else 99,
-        -k[1]))
+    names = [n for n, _, _ in workloads]
+
+    def order(k):
+        base, dt = split_dt(k[0])
+        return (names.index(base) if base in names else 99,
+                (["f32"] + LOW_DTS).index(dt), -k[1])
+
+    keys = sorted({(w, thr) for (_, w, thr) in cells}, key=order)
     info = {n: (d, g) for n, d, g in workloads}
     for w, thr in keys:
-        desc, gflop = info.get(w, ("?", None))
+        base, dt = split_dt(w)
+        desc, gflop = info.get(base, ("?", None))
         ox = cells.get(("oxidnn", w, thr))
         best_lib, best = None, None
         for lib in ONEDNN:
@@ -177,13 +221,13 @@ def build_rows(cells, workloads, peaks):
         fma = peaks.get(f"fma{thr}")
         sgemm = peaks.get(f"sgemm{thr}")
         r = {
-            "w": w, "thr": thr, "desc": desc, "gflop": gflop, "ox": ox,
+            "w": w, "thr": thr, "desc": desc, "gflop": gflop, "ox": ox, "dt": dt,
             "best_lib": best_lib, "best": best,
             "ox_ms": ox.ms if ox is not None and ox.ok else None,
             "dn_ms": best.ms if best is not None else None,
         }
         r["ratio"] = r["ox_ms"] / r["dn_ms"] if r["ox_ms"] and r["dn_ms"] else None
-        r["target"] = W1_TARGET if w == "W1" else 1.0
+        r["target"] = W1_TARGET if base == "W1" else 1.0
         r["ox_gf"] = gflop / (r["ox_ms"] * 1e-3) if r["ox_ms"] and gflop else None
         r["dn_gf"] = gflop / (r["dn_ms"] * 1e-3) if r["dn_ms"] and gflop else None
         r["ox_fma"] = 100.0 * r["ox_gf"] / fma if r["ox_gf"] and fma else None
@@ -192,8 +236,15 @@ def build_rows(cells, workloads, peaks):
         same = None
         if ox is not None and ox.ok and best is not None:
             a, b = ox.checksum, best.checksum
-            same = abs(a - b) <= 1e-3 * max(1.0, abs(b))
+            scale = best.abs_sum if dt != "f32" else None
+            if scale:
+                same = abs(a - b) <= DT_TOL[dt] * scale
+            else:
+                same = abs(a - b) <= 1e-3 * max(1.0, abs(b))
         r["same"] = same
+        # the oneDNN builds without a result for this row (e.g. 3.2 rejecting it)
+        r["dn_missing"] = [(lib, status_text(cells.get((lib, w, thr)))) for lib in ONEDNN
+                           if not (cells.get((lib, w, thr)) and cells[(lib, w, thr)].ok)]
         rows.append(r)
     return rows
 
@@ -421,13 +472,117 @@ def kernel_paths(cells):
 
 
 
+def lp_table_md(rows, dt):
+    """The table of a bf16 / int8 part: times, ratio and target, throughput, same output and
+    the ISA path (implementation name) each side ran."""
+    unit = "GOP/s" if dt == "int8" else "GFLOP/s"
+    head = ("| workload | shape | threads | oxidnn ms | oneDNN ms | oneDNN build | "
+            f"ratio oxidnn/oneDNN | target | oxidnn {unit} | oneDNN {unit} | same output | "
+            "ISA path: oxidnn | ISA path: oneDNN |")
+    sep = "|" + "|".join(["---"] * 3 + ["---:"] * 2 + ["---"] + ["---:"] * 4 + [":---:"]
+                         + ["---"] * 2) + "|"
+    out = [head, sep]
+    for r in rows:
+        ox_ms = status_text(r["ox"]) if r["ox_ms"] is None else fmt(r["ox_ms"], 3)
+        if r["ratio"] is None:
+            ratio, met = "–", "–"
+        else:
+            ratio = f"**{fmt_ratio(r['ratio'], r['target'])}**"
+            met = ("✓" if r["ratio"] <= r["target"] else "✗") + f" ≤ {r['target']:.1f}"
+        missing = "; ".join(f"{lib} {st}" for lib, st in r["dn_missing"])
+        if r["best_lib"]:
+            build = r["best_lib"] + (f" (only: {missing})" if missing else "")
+        else:
+            build = missing or "–"
+        same = {None: "–", True: "✓", False: "✗ differs"}[r["same"]]
+        if r["same"] is False and r["w"] in KNOWN_DIFFERENCES:
+            same += " (below)"
+        ox_impl = r["ox"].impl if r["ox"] is not None and r["ox"].impl else "–"
+        dn_impl = r["best"].impl if r["best"] is not None and r["best"].impl else "–"
+        out.append(
+            f"| {r['w']} | {r['desc']} | {r['thr']} | {ox_ms} | {fmt(r['dn_ms'], 3)} | {build} | "
+            f"{ratio} | {met} | {fmt(r['ox_gf'], 0)} | {fmt(r['dn_gf'], 0)} | {same} | "
+            f"`{ox_impl}` | `{dn_impl}` |")
+    return "\n".join(out)
+
+
+def row_label(r):
+    """`W2-bf16`, or `W1-bf16 (1T)` for a row with another thread count than 2."""
+    return r["w"] if r["thr"] == 2 else f"{r['w']} ({r['thr']}T)"
+
+
+def lp_summary(rows):
+    """One line: how many rows meet their target, and which do not."""
+    rated = [r for r in rows if r["ratio"] is not None]
+    miss = [r for r in rated if r["ratio"] > r["target"]]
+    line = (f"ratio ≤ 1.0 (W1 ≤ 0.8): met on {len(rated) - len(miss)} of {len(rated)} rows "
+            "with both sides")
+    if miss:
+        line += "; NOT met: " + ", ".join(
+            row_label(r) + " " + fmt_ratio(r["ratio"], r["target"]) for r in miss)
+    unrated = [r for r in rows if r["ratio"] is None]
+    if unrated:
+        line += "; no ratio: " + ", ".join(
+            f"{r['w']} (oxidnn {fmt(r['ox_ms'], 3) if r['ox_ms'] else status_text(r['ox'])}, "
+            f"oneDNN {'; '.join(f'{lib} {st}' for lib, st in r['dn_missing']) or '–'})"
+            for r in unrated)
+    return line
+
+
+def lp_body(dt, rows, cells, meta, versions, rounds, h):
+    """The text of a bf16 / int8 part: `h` is its heading level."""
+    sub = h + "#"
+    commit = meta.get("oxidnn", "")
+    libs = "; ".join(f"`{lib}` {versions.get(lib, 'not run')}" for lib in LIBS)
+    notes = []
+    same_tol = "2⁻⁸ (one bf16 ulp)" if dt == "bf16" else "1/127 (one u8 step)"
+    for r in rows:
+        if r["same"] is False and r["w"] in KNOWN_DIFFERENCES:
+            notes.append(f"- {r['w']}: output differs — {KNOWN_DIFFERENCES[r['w']]}.")
+        if r["best_lib"] and r["dn_missing"]:
+            notes.append(f"- {r['w']} ({r['thr']} thread{'s' if r['thr'] > 1 else ''}): compared "
+                         f"with oneDNN {r['best_lib']} only — "
+                         + "; ".join(f"{lib}: {st}" for lib, st in r["dn_missing"]) + ".")
+    notes_text = "\n" + "\n".join(notes) + "\n" if notes else ""
+    return f"""{h} {dt} rows: oxidnn vs oneDNN
+
+- Command: `{meta.get('command', '')}`; date {meta.get('date', '')}; oxidnn commit {commit}
+- Data types: {DT_WHAT[dt]} (benchmarks/rnn_bench.c, `--dt {dt}`; rows `<workload>-{dt}`).
+- Machine: {meta.get('model_name', '')}; ISA flags: {meta.get('flags', '').strip()}
+- Libraries: {libs}; "oneDNN" is the faster of 3.2 and 3.13 per row.
+- Threads: 2; rows with threads = 1 run all three under `taskset -c 0` with 1 thread; rounds:
+  {meta.get('rounds', '')}; rnn_bench arguments `{meta.get('bench_args', '')}`.
+- Background load (the machine is shared): {meta.get('quiet', 'not recorded')}; load average
+  {meta.get('load', 'not recorded')}.
+- ISA path (the implementation name each library reported, `dnnl_primitive_desc_query` of
+  `impl_info_str`; per row in the table):
+{kernel_paths(cells)}
+- Same output: the checksum of dst_layer (diff_src_layer for training; bf16 widened, u8
+  dequantized) agrees with oneDNN's within {same_tol} × the sum of its absolute values.
+- Targets: {lp_summary(rows)}.
+
+{lp_table_md(rows, dt)}
+{notes_text}
+{sub} {dt} per-round medians (ms)
+
+{raw_md(cells, rows, rounds)}
+"""
+
+
 def main():
     a = parse_args()
     meta = read_meta(a.meta)
     peaks = read_peaks(a.peaks)
     workloads = read_workloads(a.workloads)
-    cells, versions, rounds = read_raw(a.raw)
-    rows = build_rows(cells, workloads, peaks)
+    all_cells, versions, rounds = read_raw(a.raw)
+    all_rows = build_rows(all_cells, workloads, peaks)
+    # f32 rows (the section's main part, as always) and each low-precision data type's
+    rows = [r for r in all_rows if r["dt"] == "f32"]
+    cells = {k: c for k, c in all_cells.items() if split_dt(k[1])[1] == "f32"}
+    low = {dt: [r for r in all_rows if r["dt"] == dt] for dt in LOW_DTS}
+    low = {dt: lrows for dt, lrows in low.items() if lrows}
+    low_cells = {dt: {k: c for k, c in all_cells.items() if split_dt(k[1])[1] == dt}
+                 for dt in low}
     table = table_md(rows)
     slug, kind = machine_kind(meta)
 
@@ -439,17 +594,25 @@ def main():
                  f"{fmt(peaks.get('sgemm2'), 1)} GFLOP/s on 2 threads.")
     print()
     print(f"{kind} ({slug})")
-    print(peak_line)
-    print()
-    print(table)
-    print()
-    print(targets_md(rows, peaks))
-    print()
+    if rows:
+        print(peak_line)
+        print()
+        print(table)
+        print()
+        print(targets_md(rows, peaks))
+        print()
+    for dt, lrows in low.items():
+        print(f"{dt}:")
+        print()
+        print(lp_table_md(lrows, dt))
+        print()
+        print(lp_summary(lrows))
+        print()
 
     if not a.md:
         return
     svg_rel = None
-    if a.machine_sections and a.svg_dir:
+    if rows and a.machine_sections and a.svg_dir:
         svg = os.path.join(a.svg_dir, f"ratios-{slug}.svg")
         cpu = meta.get("model_name", "")
         title = f"oxidnn vs oneDNN, RNN f32, 2 threads (1T: 1 thread) — {cpu}, {meta.get('date', '')}"
@@ -459,6 +622,7 @@ def main():
         svg_rel = os.path.relpath(svg, os.path.dirname(os.path.abspath(a.md)))
     lib_lines = "\n".join(f"  - `{lib}`: {versions.get(lib, 'not run')}" for lib in LIBS)
     commit = meta.get("oxidnn", "")
+    short_commit = commit.split()[0] if commit else ""
     h = "###" if a.machine_sections else "##"
     section = f"""## {kind}
 
@@ -512,20 +676,51 @@ its own section and keeps the others (do not edit by hand; re-run the script the
 
 {METHOD}
 """
-        md = merge_sections(a.md, slug, section_text(slug, meta.get("date", ""),
-                                                     commit.split()[0] if commit else "", section),
+        # This run's parts replace their own; the f32 part and the other data types' parts
+        # stay as they were when this run has no rows of theirs.
+        old = old_section(a.md, slug)
+        old_main, parts = split_parts(old[2]) if old else (None, {})
+        for dt, lrows in low.items():
+            parts[dt] = part_text(dt, meta.get("date", ""), short_commit,
+                                  lp_body(dt, lrows, low_cells[dt], meta, versions, rounds, h))
+        if rows:
+            main_part, date, sec_commit = section, meta.get("date", ""), short_commit
+        elif old:
+            main_part, date, sec_commit = old_main, old[0], old[1]
+        else:
+            main_part = (f"## {kind}\n\n*No f32 run on this machine kind yet "
+                         "(`benchmarks/run.sh` writes this part).*\n")
+            date, sec_commit = meta.get("date", ""), short_commit
+        md = merge_sections(a.md, slug, section_text(slug, date, sec_commit,
+                                                     join_parts(main_part, parts, LOW_DTS)),
                             head)
     else:
-        md = f"""# Sweep: oxidnn vs oneDNN on given shapes
+        md = None
+        if rows:
+            md = f"""# Sweep: oxidnn vs oneDNN on given shapes
 
 *Generated by `benchmarks/run.sh --shapes` (do not edit by hand; re-run the script).*
 
 {shapes_line}
 {section}
 {METHOD}"""
-    with open(a.md, "w") as f:
-        f.write(md)
-    print(f"wrote {a.md}", file=sys.stderr)
+        # a sweep's bf16 / int8 rows: a file of their own beside it (SWEEP-bf16.md)
+        stem, ext = os.path.splitext(a.md)
+        for dt, lrows in low.items():
+            path = f"{stem}-{dt}{ext}"
+            with open(path, "w") as f:
+                f.write(f"""# Sweep: oxidnn vs oneDNN on given shapes, {dt}
+
+*Generated by `benchmarks/run.sh --shapes ... --dt {dt}` (do not edit by hand; re-run the script).*
+
+{shapes_line}
+{lp_body(dt, lrows, low_cells[dt], meta, versions, rounds, "##")}
+{METHOD}""")
+            print(f"wrote {path}", file=sys.stderr)
+    if md is not None:
+        with open(a.md, "w") as f:
+            f.write(md)
+        print(f"wrote {a.md}", file=sys.stderr)
 
 
 METHOD = """## Method

@@ -23,6 +23,24 @@
  *   --shape SPEC   a workload of one's own, "[name=]cell,dir,prop,dims" with
  *                  benchdnn's dims syntax (repeatable; --help lists the words),
  *                  e.g. --shape ds2=rnn,l2r,inf,t50mb1sic1760
+ *   --dt DT        data type of the workloads named without one, of `all` and of
+ *                  the --shape ones: f32 (default), bf16 or int8 (below); a
+ *                  workload name can carry its own: W2-bf16, W8-int8
+ *
+ * Data types (oneDNN's usual configurations; the name of a non-f32 row ends
+ * in -bf16 / -int8):
+ *   f32   every tensor f32.
+ *   bf16  src/dst layer and iter (and the AUGRU attention) bf16, weights bf16
+ *         (the user's ldigo/ldio in bf16, reordered into `any`), bias f32, LSTM
+ *         c-state f32; training: forward_training + backward with every diff_*
+ *         tensor f32.
+ *   int8  oneDNN's u8u8u8u8 (forward inference; LSTM, LSTMP and GRU): src/dst
+ *         layer and iter u8 (x -> round(x * 127 + 128), by hand), weights s8 in
+ *         `any`, reordered from f32 ldigo/ldio with the primitive's attribute
+ *         (dnnl_primitive_attr_set_rnn_data_qparams(127, 128),
+ *         _rnn_weights_qparams per output channel, mask 24 = 127 / max|w| of
+ *         the channel over weights_layer and weights_iter, and for LSTMP
+ *         _rnn_weights_projection_qparams, mask 8), bias and c-state f32.
  *
  * Per workload the program creates the primitive descriptor (weights as
  * `any`), reorders the user's ldigo/ldio weights into the layout the primitive
@@ -33,9 +51,10 @@
  * (execute + stream wait, clock_gettime(CLOCK_MONOTONIC)). None of the set-up
  * is timed. It prints one line per workload on stdout:
  *
- *   RESULT <name> <median_ms> <min_ms> <gflops> <samples> <checksum>
+ *   RESULT <name> <median_ms> <min_ms> <gflops> <samples> <checksum> [<abs_sum>]
  *   SKIPPED <name> <status>          (primitive descriptor creation returned
- *                                     dnnl_unimplemented: cell not available)
+ *                                     dnnl_unimplemented: cell / data type not
+ *                                     available)
  *
  * gflops = FLOPs / median time. FLOPs, summed over layers and directions:
  *   2*T*N*G*DHC*(SLC_l + SIC)            the layer and iteration GEMMs
@@ -49,7 +68,10 @@
  *
  * checksum = sum of dst_layer (inference) or of diff_src_layer (training)
  * after the last execution: the inputs are identical for every library, so
- * the checksums of two libraries agree to a few significant digits.
+ * the checksums of two libraries agree to a few significant digits. bf16 and
+ * int8 rows sum the values the tensor stands for (bf16 widened, u8
+ * dequantized: (q - 128) / 127) and add abs_sum, the sum of their absolute
+ * values, to scale the difference of two libraries' checksums by.
  *
  * --variants "0 1 ..." (oxidnn scratch builds only): instead of RESULT, time
  * the variants in turn, ABBA order, --iters rounds (after --warmup), calling
@@ -68,6 +90,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +148,14 @@ static const workload_t workloads[] = {
         {"X9", "LSTM training T50 N1 C512", CELL_LSTM, L2R, 1, 50, 1, 512, 512, 512, 0, 1},
 };
 #define N_WORKLOADS ((int)(sizeof workloads / sizeof workloads[0]))
+
+/* The data type a workload runs in (the top of this file). */
+typedef enum { DT_F32, DT_BF16, DT_INT8, N_DTS } prec_t;
+static const char *const prec_names[N_DTS] = {"f32", "bf16", "int8"};
+
+/* int8: u8 = round(x * DATA_SCALE + DATA_SHIFT), clamped to [0, 255]. */
+#define DATA_SCALE 127.0f
+#define DATA_SHIFT 128.0f
 
 static int n_gates(cell_t c) {
     switch (c) {
@@ -238,10 +269,15 @@ typedef struct {
     dnnl_memory_t mems[POOL_MAX];
     dnnl_primitive_desc_t pds[POOL_MAX];
     dnnl_primitive_t prims[POOL_MAX];
+    dnnl_primitive_attr_t attr; /* int8: the quantization attribute */
+    float *scales[2];           /* ... and its weights / projection scales */
     int n_mds, n_mems, n_pds, n_prims;
 } pool_t;
 
 static void pool_free(pool_t *p) {
+    if (p->attr) dnnl_primitive_attr_destroy(p->attr);
+    free(p->scales[0]);
+    free(p->scales[1]);
     for (int i = p->n_prims - 1; i >= 0; i--) dnnl_primitive_destroy(p->prims[i]);
     for (int i = p->n_pds - 1; i >= 0; i--) dnnl_primitive_desc_destroy(p->pds[i]);
     for (int i = p->n_mems - 1; i >= 0; i--) dnnl_memory_destroy(p->mems[i]);
@@ -278,12 +314,12 @@ static const char *g_current = "-";
     } while (0)
 
 static dnnl_status_t pool_md(pool_t *p, dnnl_memory_desc_t *out, int ndims,
-        const dnnl_dim_t *dims, dnnl_format_tag_t tag) {
+        const dnnl_dim_t *dims, dnnl_data_type_t dt, dnnl_format_tag_t tag) {
     dnnl_status_t st = dnnl_success;
     dnnl_dims_t d;
     if (p->n_mds == POOL_MAX) FAIL("too many memory descriptors");
     for (int i = 0; i < ndims; i++) d[i] = dims[i];
-    TRY(dnnl_memory_desc_create_with_tag(out, ndims, d, dnnl_f32, tag));
+    TRY(dnnl_memory_desc_create_with_tag(out, ndims, d, dt, tag));
     p->mds[p->n_mds++] = *out;
 done:
     return st;
@@ -344,15 +380,79 @@ static float rnn_iter_half_width(const workload_t *w) {
     return a < 0.1f ? a : 0.1f;
 }
 
-/* A user memory in plain layout `md` filled with uniform [lo, hi). */
+static dnnl_data_type_t md_dt(const_dnnl_memory_desc_t md) {
+    dnnl_data_type_t dt = dnnl_data_type_undef;
+    if (dnnl_memory_desc_query(md, dnnl_query_data_type, &dt) != dnnl_success)
+        return dnnl_data_type_undef;
+    return dt;
+}
+
+static size_t dt_size(dnnl_data_type_t dt) {
+    switch (dt) {
+        case dnnl_bf16:
+        case dnnl_f16: return 2;
+        case dnnl_s8:
+        case dnnl_u8: return 1;
+        default: return 4;
+    }
+}
+
+/* f32 -> bf16, round to nearest even (as vcvtneps2bf16). */
+static uint16_t to_bf16(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+static float from_bf16(uint16_t b) {
+    const uint32_t u = (uint32_t)b << 16;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* The value element i of a plain memory of type dt stands for (u8: dequantized). */
+static double value_at(const void *ptr, dnnl_data_type_t dt, size_t i) {
+    switch (dt) {
+        case dnnl_bf16: return from_bf16(((const uint16_t *)ptr)[i]);
+        case dnnl_u8: return (((const uint8_t *)ptr)[i] - DATA_SHIFT) / DATA_SCALE;
+        case dnnl_s8: return ((const int8_t *)ptr)[i] / DATA_SCALE;
+        default: return ((const float *)ptr)[i];
+    }
+}
+
+/* A user memory in plain layout `md` filled with uniform [lo, hi), stored in md's data type
+ * (bf16: rounded to nearest even; u8: quantized with DATA_SCALE and DATA_SHIFT). */
 static dnnl_status_t user_mem(pool_t *p, dnnl_memory_t *out, const_dnnl_memory_desc_t md,
         dnnl_engine_t eng, unsigned seed, float lo, float hi) {
     dnnl_status_t st = dnnl_success;
     void *ptr = NULL;
+    float *tmp = NULL;
+    const dnnl_data_type_t dt = md_dt(md);
+    const size_t n = dnnl_memory_desc_get_size(md) / dt_size(dt);
     TRY(pool_mem(p, out, md, eng));
     TRY(dnnl_memory_get_data_handle(*out, &ptr));
-    fill((float *)ptr, dnnl_memory_desc_get_size(md) / sizeof(float), seed, lo, hi);
+    if (dt == dnnl_f32) {
+        fill((float *)ptr, n, seed, lo, hi);
+        goto done;
+    }
+    tmp = malloc(n * sizeof *tmp);
+    if (!tmp) FAIL("out of memory");
+    fill(tmp, n, seed, lo, hi);
+    for (size_t i = 0; i < n; i++) {
+        if (dt == dnnl_bf16) {
+            ((uint16_t *)ptr)[i] = to_bf16(tmp[i]);
+        } else if (dt == dnnl_u8) {
+            const float q = nearbyintf(tmp[i] * DATA_SCALE + DATA_SHIFT);
+            ((uint8_t *)ptr)[i] = (uint8_t)(q < 0.0f ? 0.0f : q > 255.0f ? 255.0f : q);
+        } else {
+            FAIL("user_mem: unexpected data type");
+        }
+    }
 done:
+    free(tmp);
     return st;
 }
 
@@ -364,9 +464,11 @@ static const_dnnl_memory_desc_t arg_md(const_dnnl_primitive_desc_t pd, int arg) 
 }
 
 /* Give the primitive `user` for input `arg`: as it is when the layouts match,
- * else reordered (untimed) into a new memory of the primitive's layout. */
-static dnnl_status_t adapt_in(pool_t *p, dnnl_memory_t *out, const_dnnl_primitive_desc_t pd,
-        int arg, dnnl_memory_t user, dnnl_engine_t eng, dnnl_stream_t strm) {
+ * else reordered (untimed) into a new memory of the primitive's layout, with
+ * `attr` (int8 weights: the quantization attribute; else NULL). */
+static dnnl_status_t adapt_in_attr(pool_t *p, dnnl_memory_t *out,
+        const_dnnl_primitive_desc_t pd, int arg, dnnl_memory_t user, dnnl_engine_t eng,
+        dnnl_stream_t strm, const_dnnl_primitive_attr_t attr) {
     dnnl_status_t st = dnnl_success;
     const_dnnl_memory_desc_t want = arg_md(pd, arg), have = NULL;
     dnnl_primitive_desc_t rpd = NULL;
@@ -382,7 +484,7 @@ static dnnl_status_t adapt_in(pool_t *p, dnnl_memory_t *out, const_dnnl_primitiv
         goto done;
     }
     TRY(pool_mem(p, out, want, eng));
-    TRY(dnnl_reorder_primitive_desc_create(&rpd, have, eng, want, eng, NULL));
+    TRY(dnnl_reorder_primitive_desc_create(&rpd, have, eng, want, eng, attr));
     pool_pd(p, rpd);
     TRY(pool_prim(p, &reorder, rpd));
     {
@@ -392,6 +494,11 @@ static dnnl_status_t adapt_in(pool_t *p, dnnl_memory_t *out, const_dnnl_primitiv
     TRY(dnnl_stream_wait(strm));
 done:
     return st;
+}
+
+static dnnl_status_t adapt_in(pool_t *p, dnnl_memory_t *out, const_dnnl_primitive_desc_t pd,
+        int arg, dnnl_memory_t user, dnnl_engine_t eng, dnnl_stream_t strm) {
+    return adapt_in_attr(p, out, pd, arg, user, eng, strm, NULL);
 }
 
 /* A zero-filled output memory in the primitive's layout for `arg`. */
@@ -409,14 +516,22 @@ done:
     return st;
 }
 
-static double checksum(dnnl_memory_t m) {
+/* The sum of the values a plain memory stands for; *abs_sum: of their absolute values. */
+static double checksum(dnnl_memory_t m, double *abs_sum) {
     const_dnnl_memory_desc_t md = NULL;
     void *ptr = NULL;
-    double s = 0.0;
+    double s = 0.0, a = 0.0;
+    *abs_sum = NAN;
     if (dnnl_memory_get_memory_desc(m, &md) != dnnl_success) return NAN;
     if (dnnl_memory_get_data_handle(m, &ptr) != dnnl_success || !ptr) return NAN;
-    size_t n = dnnl_memory_desc_get_size(md) / sizeof(float);
-    for (size_t i = 0; i < n; i++) s += ((const float *)ptr)[i];
+    const dnnl_data_type_t dt = md_dt(md);
+    size_t n = dnnl_memory_desc_get_size(md) / dt_size(dt);
+    for (size_t i = 0; i < n; i++) {
+        const double v = value_at(ptr, dt, i);
+        s += v;
+        a += fabs(v);
+    }
+    *abs_sum = a;
     return s;
 }
 
@@ -424,19 +539,29 @@ static double checksum(dnnl_memory_t m) {
 /* Primitive descriptors                                                     */
 
 /* The user's plain descriptors (tnc, ldnc, ldigo, ldio, ldgo) and the
- * `any` weights descriptors handed to the primitive descriptors. */
+ * `any` weights descriptors handed to the primitive descriptors, in the
+ * workload's data types; the backward's diff tensors (d_*: f32, the same
+ * descriptors as the forward ones for f32). */
 typedef struct {
     dnnl_memory_desc_t src_layer, src_iter, src_iter_c, attention;
     dnnl_memory_desc_t wl, wi, wp, bias;
     dnnl_memory_desc_t dst_layer, dst_iter, dst_iter_c;
     dnnl_memory_desc_t wl_any, wi_any, wp_any;
+    dnnl_memory_desc_t d_src_layer, d_src_iter, d_src_iter_c, d_attention;
+    dnnl_memory_desc_t d_wl_any, d_wi_any, d_wp_any, d_bias;
+    dnnl_memory_desc_t d_dst_layer, d_dst_iter, d_dst_iter_c;
 } descs_t;
 
-static dnnl_status_t make_descs(pool_t *p, const workload_t *w, descs_t *d) {
+static dnnl_status_t make_descs(pool_t *p, const workload_t *w, prec_t prec, descs_t *d) {
     dnnl_status_t st = dnnl_success;
     const dnnl_dim_t L = w->L, D = n_dirs(w), T = w->T, N = w->N, G = n_gates(w->cell);
     const dnnl_dim_t SLC = w->SLC, DHC = w->DHC, DIC = w->DIC, SIC = w->DIC;
     const dnnl_dim_t GB = w->cell == CELL_LBR_GRU ? G + 1 : G;
+    /* act: src/dst layer and iter, attention; wu: the user's weights; wa: `any` weights */
+    const dnnl_data_type_t f32 = dnnl_f32,
+                           act = prec == DT_BF16 ? dnnl_bf16 : prec == DT_INT8 ? dnnl_u8 : f32,
+                           wu = prec == DT_BF16 ? dnnl_bf16 : f32,
+                           wa = prec == DT_BF16 ? dnnl_bf16 : prec == DT_INT8 ? dnnl_s8 : f32;
     memset(d, 0, sizeof *d);
     {
         const dnnl_dim_t src_layer[] = {T, N, SLC}, dst_layer[] = {T, N, dlc(w)};
@@ -444,59 +569,83 @@ static dnnl_status_t make_descs(pool_t *p, const workload_t *w, descs_t *d) {
         const dnnl_dim_t wl[] = {L, D, SLC, G, DHC}, wi[] = {L, D, SIC, G, DHC};
         const dnnl_dim_t wp[] = {L, D, DHC, DIC}, bias[] = {L, D, GB, DHC};
         const dnnl_dim_t attention[] = {T, N, 1};
-        TRY(pool_md(p, &d->src_layer, 3, src_layer, dnnl_tnc));
-        TRY(pool_md(p, &d->dst_layer, 3, dst_layer, dnnl_tnc));
-        TRY(pool_md(p, &d->src_iter, 4, iter, dnnl_ldnc));
-        TRY(pool_md(p, &d->dst_iter, 4, iter, dnnl_ldnc));
-        TRY(pool_md(p, &d->wl, 5, wl, dnnl_ldigo));
-        TRY(pool_md(p, &d->wi, 5, wi, dnnl_ldigo));
-        TRY(pool_md(p, &d->wl_any, 5, wl, dnnl_format_tag_any));
-        TRY(pool_md(p, &d->wi_any, 5, wi, dnnl_format_tag_any));
-        TRY(pool_md(p, &d->bias, 4, bias, dnnl_ldgo));
+        const dnnl_format_tag_t any = dnnl_format_tag_any;
+        TRY(pool_md(p, &d->src_layer, 3, src_layer, act, dnnl_tnc));
+        TRY(pool_md(p, &d->dst_layer, 3, dst_layer, act, dnnl_tnc));
+        TRY(pool_md(p, &d->src_iter, 4, iter, act, dnnl_ldnc));
+        TRY(pool_md(p, &d->dst_iter, 4, iter, act, dnnl_ldnc));
+        TRY(pool_md(p, &d->wl, 5, wl, wu, dnnl_ldigo));
+        TRY(pool_md(p, &d->wi, 5, wi, wu, dnnl_ldigo));
+        TRY(pool_md(p, &d->wl_any, 5, wl, wa, any));
+        TRY(pool_md(p, &d->wi_any, 5, wi, wa, any));
+        TRY(pool_md(p, &d->bias, 4, bias, f32, dnnl_ldgo));
         if (is_lstm(w)) {
-            TRY(pool_md(p, &d->src_iter_c, 4, iter_c, dnnl_ldnc));
-            TRY(pool_md(p, &d->dst_iter_c, 4, iter_c, dnnl_ldnc));
+            TRY(pool_md(p, &d->src_iter_c, 4, iter_c, f32, dnnl_ldnc));
+            TRY(pool_md(p, &d->dst_iter_c, 4, iter_c, f32, dnnl_ldnc));
         }
         if (w->projection) {
-            TRY(pool_md(p, &d->wp, 4, wp, dnnl_ldio));
-            TRY(pool_md(p, &d->wp_any, 4, wp, dnnl_format_tag_any));
+            TRY(pool_md(p, &d->wp, 4, wp, wu, dnnl_ldio));
+            TRY(pool_md(p, &d->wp_any, 4, wp, wa, any));
         }
-        if (w->cell == CELL_AUGRU) TRY(pool_md(p, &d->attention, 3, attention, dnnl_tnc));
+        if (w->cell == CELL_AUGRU) TRY(pool_md(p, &d->attention, 3, attention, act, dnnl_tnc));
+        /* The diff tensors: f32 whatever the forward's type. */
+        d->d_src_layer = d->src_layer;
+        d->d_src_iter = d->src_iter;
+        d->d_src_iter_c = d->src_iter_c;
+        d->d_attention = d->attention;
+        d->d_wl_any = d->wl_any;
+        d->d_wi_any = d->wi_any;
+        d->d_wp_any = d->wp_any;
+        d->d_bias = d->bias;
+        d->d_dst_layer = d->dst_layer;
+        d->d_dst_iter = d->dst_iter;
+        d->d_dst_iter_c = d->dst_iter_c;
+        if (prec != DT_F32 && w->training) {
+            TRY(pool_md(p, &d->d_src_layer, 3, src_layer, f32, dnnl_tnc));
+            TRY(pool_md(p, &d->d_dst_layer, 3, dst_layer, f32, dnnl_tnc));
+            TRY(pool_md(p, &d->d_src_iter, 4, iter, f32, dnnl_ldnc));
+            TRY(pool_md(p, &d->d_dst_iter, 4, iter, f32, dnnl_ldnc));
+            TRY(pool_md(p, &d->d_wl_any, 5, wl, f32, any));
+            TRY(pool_md(p, &d->d_wi_any, 5, wi, f32, any));
+            if (w->projection) TRY(pool_md(p, &d->d_wp_any, 4, wp, f32, any));
+            if (w->cell == CELL_AUGRU)
+                TRY(pool_md(p, &d->d_attention, 3, attention, f32, dnnl_tnc));
+        }
     }
 done:
     return st;
 }
 
 static dnnl_status_t create_fwd_pd(dnnl_primitive_desc_t *pd, const workload_t *w,
-        const descs_t *d, dnnl_engine_t eng) {
+        const descs_t *d, dnnl_engine_t eng, const_dnnl_primitive_attr_t attr) {
     const dnnl_prop_kind_t prop = w->training ? dnnl_forward_training : dnnl_forward_inference;
     switch (w->cell) {
         case CELL_LSTM:
             return dnnl_lstm_forward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
                     d->src_iter, d->src_iter_c, d->wl_any, d->wi_any, NULL, d->wp_any, d->bias,
-                    d->dst_layer, d->dst_iter, d->dst_iter_c, 0, NULL);
+                    d->dst_layer, d->dst_iter, d->dst_iter_c, 0, attr);
         case CELL_GRU:
             return dnnl_gru_forward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
                     d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer, d->dst_iter, 0,
-                    NULL);
+                    attr);
         case CELL_LBR_GRU:
             return dnnl_lbr_gru_forward_primitive_desc_create(pd, eng, prop, w->dir,
                     d->src_layer, d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer,
-                    d->dst_iter, 0, NULL);
+                    d->dst_iter, 0, attr);
         case CELL_AUGRU:
             return dnnl_augru_forward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
                     d->src_iter, d->attention, d->wl_any, d->wi_any, d->bias, d->dst_layer,
-                    d->dst_iter, 0, NULL);
+                    d->dst_iter, 0, attr);
         case CELL_RNN_TANH:
             return dnnl_vanilla_rnn_forward_primitive_desc_create(pd, eng, prop,
                     dnnl_eltwise_tanh, w->dir, d->src_layer, d->src_iter, d->wl_any, d->wi_any,
-                    d->bias, d->dst_layer, d->dst_iter, 0, 0.0f, 0.0f, NULL);
+                    d->bias, d->dst_layer, d->dst_iter, 0, 0.0f, 0.0f, attr);
     }
     return dnnl_invalid_arguments;
 }
 
 /* Backward: the diff tensors have the shapes (and plain layouts) of their
- * forward counterparts; weights and diff weights are `any`. */
+ * forward counterparts, in f32; weights and diff weights are `any`. */
 static dnnl_status_t create_bwd_pd(dnnl_primitive_desc_t *pd, const workload_t *w,
         const descs_t *d, dnnl_engine_t eng, const_dnnl_primitive_desc_t hint) {
     const dnnl_prop_kind_t prop = dnnl_backward;
@@ -504,29 +653,31 @@ static dnnl_status_t create_bwd_pd(dnnl_primitive_desc_t *pd, const workload_t *
         case CELL_LSTM:
             return dnnl_lstm_backward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
                     d->src_iter, d->src_iter_c, d->wl_any, d->wi_any, NULL, d->wp_any, d->bias,
-                    d->dst_layer, d->dst_iter, d->dst_iter_c, d->src_layer, d->src_iter,
-                    d->src_iter_c, d->wl_any, d->wi_any, NULL, d->wp_any, d->bias,
-                    d->dst_layer, d->dst_iter, d->dst_iter_c, 0, hint, NULL);
+                    d->dst_layer, d->dst_iter, d->dst_iter_c, d->d_src_layer, d->d_src_iter,
+                    d->d_src_iter_c, d->d_wl_any, d->d_wi_any, NULL, d->d_wp_any, d->d_bias,
+                    d->d_dst_layer, d->d_dst_iter, d->d_dst_iter_c, 0, hint, NULL);
         case CELL_GRU:
             return dnnl_gru_backward_primitive_desc_create(pd, eng, prop, w->dir, d->src_layer,
                     d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer, d->dst_iter,
-                    d->src_layer, d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer,
-                    d->dst_iter, 0, hint, NULL);
+                    d->d_src_layer, d->d_src_iter, d->d_wl_any, d->d_wi_any, d->d_bias,
+                    d->d_dst_layer, d->d_dst_iter, 0, hint, NULL);
         case CELL_LBR_GRU:
             return dnnl_lbr_gru_backward_primitive_desc_create(pd, eng, prop, w->dir,
                     d->src_layer, d->src_iter, d->wl_any, d->wi_any, d->bias, d->dst_layer,
-                    d->dst_iter, d->src_layer, d->src_iter, d->wl_any, d->wi_any, d->bias,
-                    d->dst_layer, d->dst_iter, 0, hint, NULL);
+                    d->dst_iter, d->d_src_layer, d->d_src_iter, d->d_wl_any, d->d_wi_any,
+                    d->d_bias, d->d_dst_layer, d->d_dst_iter, 0, hint, NULL);
         case CELL_AUGRU:
             return dnnl_augru_backward_primitive_desc_create(pd, eng, prop, w->dir,
                     d->src_layer, d->src_iter, d->attention, d->wl_any, d->wi_any, d->bias,
-                    d->dst_layer, d->dst_iter, d->src_layer, d->src_iter, d->attention,
-                    d->wl_any, d->wi_any, d->bias, d->dst_layer, d->dst_iter, 0, hint, NULL);
+                    d->dst_layer, d->dst_iter, d->d_src_layer, d->d_src_iter, d->d_attention,
+                    d->d_wl_any, d->d_wi_any, d->d_bias, d->d_dst_layer, d->d_dst_iter, 0, hint,
+                    NULL);
         case CELL_RNN_TANH:
             return dnnl_vanilla_rnn_backward_primitive_desc_create(pd, eng, prop,
                     dnnl_eltwise_tanh, w->dir, d->src_layer, d->src_iter, d->wl_any, d->wi_any,
-                    d->bias, d->dst_layer, d->dst_iter, d->src_layer, d->src_iter, d->wl_any,
-                    d->wi_any, d->bias, d->dst_layer, d->dst_iter, 0, 0.0f, 0.0f, hint, NULL);
+                    d->bias, d->dst_layer, d->dst_iter, d->d_src_layer, d->d_src_iter,
+                    d->d_wl_any, d->d_wi_any, d->d_bias, d->d_dst_layer, d->d_dst_iter, 0, 0.0f,
+                    0.0f, hint, NULL);
     }
     return dnnl_invalid_arguments;
 }
@@ -669,9 +820,51 @@ static void add_arg(dnnl_exec_arg_t *args, int *n, int arg, dnnl_memory_t m) {
     (*n)++;
 }
 
+/* int8: max |w| of each output channel (g, o) of an ldigo tensor [L][D][I][G][O]
+ * (`per` = G * O channels) or of an ldio one (G = 1), into mx[]. */
+static dnnl_status_t channel_max(dnnl_memory_t m, size_t outer, size_t per, float *mx) {
+    dnnl_status_t st = dnnl_success;
+    void *ptr = NULL;
+    TRY(dnnl_memory_get_data_handle(m, &ptr));
+    for (size_t k = 0; k < outer; k++)
+        for (size_t c = 0; c < per; c++) {
+            const float v = fabsf(((const float *)ptr)[k * per + c]);
+            if (v > mx[c]) mx[c] = v;
+        }
+done:
+    return st;
+}
+
+/* int8: the quantization attribute of the primitive and of its weights reorders
+ * (the top of this file), from the user's f32 weights; kept in the pool. */
+static dnnl_status_t int8_attr(pool_t *p, const workload_t *w, const fwd_mems_t *u) {
+    dnnl_status_t st = dnnl_success;
+    const size_t LD = (size_t)w->L * (size_t)n_dirs(w), GO = (size_t)n_gates(w->cell) * w->DHC;
+    float *sc = calloc(GO, sizeof *sc), *sp = NULL;
+    p->scales[0] = sc;
+    if (!sc) FAIL("out of memory");
+    TRY(channel_max(u->wl, LD * (size_t)w->SLC, GO, sc));
+    TRY(channel_max(u->wi, LD * (size_t)w->DIC, GO, sc));
+    for (size_t c = 0; c < GO; c++) sc[c] = sc[c] > 0.0f ? 127.0f / sc[c] : 1.0f;
+    TRY(dnnl_primitive_attr_create(&p->attr));
+    TRY(dnnl_primitive_attr_set_rnn_data_qparams(p->attr, DATA_SCALE, DATA_SHIFT));
+    TRY(dnnl_primitive_attr_set_rnn_weights_qparams(p->attr, (dnnl_dim_t)GO, 24, sc));
+    if (u->wp) {
+        sp = calloc((size_t)w->DIC, sizeof *sp);
+        p->scales[1] = sp;
+        if (!sp) FAIL("out of memory");
+        TRY(channel_max(u->wp, LD * (size_t)w->DHC, (size_t)w->DIC, sp));
+        for (int c = 0; c < w->DIC; c++) sp[c] = sp[c] > 0.0f ? 127.0f / sp[c] : 1.0f;
+        TRY(dnnl_primitive_attr_set_rnn_weights_projection_qparams(
+                p->attr, (dnnl_dim_t)w->DIC, 8, sp));
+    }
+done:
+    return st;
+}
+
 /* Returns 0 ok, 1 failed, 2 skipped (printed). */
-static int run_workload(const workload_t *w, dnnl_engine_t eng, dnnl_stream_t strm,
-        const opts_t *o) {
+static int run_workload(const workload_t *w, prec_t prec, dnnl_engine_t eng,
+        dnnl_stream_t strm, const opts_t *o) {
     dnnl_status_t st = dnnl_success;
     pool_t pool;
     descs_t d;
@@ -681,43 +874,17 @@ static int run_workload(const workload_t *w, dnnl_engine_t eng, dnnl_stream_t st
     dnnl_exec_arg_t fargs[16], bargs[40];
     int nf = 0, nb = 0, skipped = 0;
     dnnl_memory_t out_for_checksum = NULL;
+    static char name[160];
     memset(&pool, 0, sizeof pool);
     memset(&u, 0, sizeof u);
     memset(&f, 0, sizeof f);
-    g_current = w->name;
+    if (prec == DT_F32) snprintf(name, sizeof name, "%s", w->name);
+    else snprintf(name, sizeof name, "%s-%s", w->name, prec_names[prec]);
+    g_current = name;
 
-    TRY(make_descs(&pool, w, &d));
+    TRY(make_descs(&pool, w, prec, &d));
 
-    /* Primitive descriptors: unimplemented means "not available here". */
-    st = create_fwd_pd(&fpd, w, &d, eng);
-    if (st == dnnl_success) {
-        pool_pd(&pool, fpd);
-        if (w->training) {
-            st = create_bwd_pd(&bpd, w, &d, eng, fpd);
-            if (st == dnnl_success) pool_pd(&pool, bpd);
-        }
-    }
-    if (st == dnnl_unimplemented) {
-        printf("SKIPPED %s %s\n", w->name, status_str(st));
-        fflush(stdout);
-        skipped = 1;
-        st = dnnl_success;
-        goto done;
-    }
-    TRY(st);
-    {
-        const char *impl = NULL;
-        if (dnnl_primitive_desc_query(fpd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success
-                && impl)
-            printf("# %s impl %s", w->name, impl);
-        if (bpd && dnnl_primitive_desc_query(bpd, dnnl_query_impl_info_str, 0, &impl)
-                        == dnnl_success
-                && impl)
-            printf(" / backward %s", impl);
-        printf("\n");
-    }
-
-    /* Inputs in the user's plain layouts, then adapted to the forward pd. */
+    /* Inputs in the user's plain layouts (adapted to the primitives below). */
     TRY(user_mem(&pool, &u.src_layer, d.src_layer, eng, 1, -0.5f, 0.5f));
     TRY(user_mem(&pool, &u.src_iter, d.src_iter, eng, 2, -0.5f, 0.5f));
     TRY(user_mem(&pool, &u.wl, d.wl, eng, 4, -0.1f, 0.1f));
@@ -728,16 +895,47 @@ static int run_workload(const workload_t *w, dnnl_engine_t eng, dnnl_stream_t st
     if (w->projection) TRY(user_mem(&pool, &u.wp, d.wp, eng, 6, -0.1f, 0.1f));
     if (w->cell == CELL_AUGRU)
         TRY(user_mem(&pool, &u.attention, d.attention, eng, 8, 0.0f, 1.0f));
+    if (prec == DT_INT8) TRY(int8_attr(&pool, w, &u));
+
+    /* Primitive descriptors: unimplemented means "not available here". */
+    st = create_fwd_pd(&fpd, w, &d, eng, pool.attr);
+    if (st == dnnl_success) {
+        pool_pd(&pool, fpd);
+        if (w->training) {
+            st = create_bwd_pd(&bpd, w, &d, eng, fpd);
+            if (st == dnnl_success) pool_pd(&pool, bpd);
+        }
+    }
+    if (st == dnnl_unimplemented) {
+        printf("SKIPPED %s %s\n", name, status_str(st));
+        fflush(stdout);
+        skipped = 1;
+        st = dnnl_success;
+        goto done;
+    }
+    TRY(st);
+    {
+        const char *impl = NULL;
+        if (dnnl_primitive_desc_query(fpd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success
+                && impl)
+            printf("# %s impl %s", name, impl);
+        if (bpd && dnnl_primitive_desc_query(bpd, dnnl_query_impl_info_str, 0, &impl)
+                        == dnnl_success
+                && impl)
+            printf(" / backward %s", impl);
+        printf("\n");
+    }
 
     TRY(adapt_in(&pool, &f.src_layer, fpd, DNNL_ARG_SRC_LAYER, u.src_layer, eng, strm));
     TRY(adapt_in(&pool, &f.src_iter, fpd, DNNL_ARG_SRC_ITER, u.src_iter, eng, strm));
-    TRY(adapt_in(&pool, &f.wl, fpd, DNNL_ARG_WEIGHTS_LAYER, u.wl, eng, strm));
-    TRY(adapt_in(&pool, &f.wi, fpd, DNNL_ARG_WEIGHTS_ITER, u.wi, eng, strm));
+    TRY(adapt_in_attr(&pool, &f.wl, fpd, DNNL_ARG_WEIGHTS_LAYER, u.wl, eng, strm, pool.attr));
+    TRY(adapt_in_attr(&pool, &f.wi, fpd, DNNL_ARG_WEIGHTS_ITER, u.wi, eng, strm, pool.attr));
     TRY(adapt_in(&pool, &f.bias, fpd, DNNL_ARG_BIAS, u.bias, eng, strm));
     if (u.src_iter_c)
         TRY(adapt_in(&pool, &f.src_iter_c, fpd, DNNL_ARG_SRC_ITER_C, u.src_iter_c, eng, strm));
     if (u.wp)
-        TRY(adapt_in(&pool, &f.wp, fpd, DNNL_ARG_WEIGHTS_PROJECTION, u.wp, eng, strm));
+        TRY(adapt_in_attr(&pool, &f.wp, fpd, DNNL_ARG_WEIGHTS_PROJECTION, u.wp, eng, strm,
+                pool.attr));
     if (u.attention)
         TRY(adapt_in(&pool, &f.attention, fpd, DNNL_ARG_AUGRU_ATTENTION, u.attention, eng,
                 strm));
@@ -791,9 +989,9 @@ static int run_workload(const workload_t *w, dnnl_engine_t eng, dnnl_stream_t st
             const_dnnl_memory_desc_t md;
             unsigned seed;
         } diff_dst[] = {
-                {DNNL_ARG_DIFF_DST_LAYER, d.dst_layer, 11},
-                {DNNL_ARG_DIFF_DST_ITER, d.dst_iter, 12},
-                {DNNL_ARG_DIFF_DST_ITER_C, is_lstm(w) ? d.dst_iter_c : NULL, 13},
+                {DNNL_ARG_DIFF_DST_LAYER, d.d_dst_layer, 11},
+                {DNNL_ARG_DIFF_DST_ITER, d.d_dst_iter, 12},
+                {DNNL_ARG_DIFF_DST_ITER_C, is_lstm(w) ? d.d_dst_iter_c : NULL, 13},
         };
         const int outs[] = {DNNL_ARG_DIFF_SRC_LAYER, DNNL_ARG_DIFF_SRC_ITER,
                 DNNL_ARG_DIFF_SRC_ITER_C, DNNL_ARG_DIFF_AUGRU_ATTENTION,
@@ -848,18 +1046,22 @@ static int run_workload(const workload_t *w, dnnl_engine_t eng, dnnl_stream_t st
             pl.n = 2;
         }
         if (o->n_variants) {
-            TRY(time_paired(&pl, strm, o, w->name));
+            TRY(time_paired(&pl, strm, o, name));
             goto done;
         }
         TRY(time_plan(&pl, strm, o, &med, &mn, &count));
-        printf("RESULT %s %.4f %.4f %.2f %d %.6e\n", w->name, 1e3 * med, 1e3 * mn,
-                workload_flops(w) / med * 1e-9, count, checksum(out_for_checksum));
+        double abs_sum;
+        const double sum = checksum(out_for_checksum, &abs_sum);
+        printf("RESULT %s %.4f %.4f %.2f %d %.6e", name, 1e3 * med, 1e3 * mn,
+                workload_flops(w) / med * 1e-9, count, sum);
+        if (prec != DT_F32) printf(" %.6e", abs_sum);
+        printf("\n");
         fflush(stdout);
     }
 done:
     pool_free(&pool);
     if (st != dnnl_success) {
-        printf("FAILED %s %s\n", w->name, status_str(st));
+        printf("FAILED %s %s\n", name, status_str(st));
         fflush(stdout);
         return 1;
     }
@@ -882,17 +1084,23 @@ static const char *runtime_name(unsigned r) {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: rnn_bench [--iters N] [--min-time S] [--max-time S] [--warmup N] "
-            "[--list] [--variants \"0 1 ...\"] [--shape SPEC ...] [all | W1 W2 ...]\n"
+            "[--list] [--variants \"0 1 ...\"] [--shape SPEC ...] [--dt f32|bf16|int8] "
+            "[all | W1 W2 ... | W2-bf16 W8-int8 ...]\n"
             "  --shape [name=]cell,dir,prop,dims  a workload of one's own (repeatable):\n"
             "      cell rnn (tanh) | lstm | gru | lbr_gru | augru; dir l2r | r2l | concat | sum;\n"
             "      prop inf | train; dims as benchdnn's, e.g. l1t50mb1sic1760 or\n"
             "      t50mb16sic256dhc1024dic256 (LSTM projection: dic != dhc; sic = dic); only the\n"
-            "      shapes given run unless workloads are named too\n");
+            "      shapes given run unless workloads are named too\n"
+            "  --dt DT  the data type of `all`, of the names without one and of the --shape\n"
+            "      workloads: f32 (default) | bf16 | int8; a name may carry its own (W2-bf16)\n");
 }
 
 int main(int argc, char **argv) {
     opts_t o = {10, 3, 0.5, 5.0, 0, {0}};
-    int selected[N_WORKLOADS] = {0}, any = 0, failed = 0, n_shapes = 0;
+    /* plain[k]: named without a data type (or `all`): runs in --dt's; dts[k]: bit p = runs
+     * in data type p (named with it) */
+    int plain[N_WORKLOADS] = {0}, dts[N_WORKLOADS] = {0}, any = 0, failed = 0, n_shapes = 0;
+    prec_t dt = DT_F32;
     dnnl_engine_t eng = NULL;
     dnnl_stream_t strm = NULL;
     dnnl_status_t st;
@@ -928,6 +1136,16 @@ int main(int argc, char **argv) {
                 return 2;
             }
             n_shapes++;
+        } else if (!strcmp(a, "--dt") && has_val) {
+            const char *v = argv[++i];
+            int found = 0;
+            for (int p = 0; p < N_DTS; p++)
+                if (!strcmp(v, prec_names[p])) dt = (prec_t)p, found = 1;
+            if (!found) {
+                fprintf(stderr, "rnn_bench: unknown data type '%s' (f32, bf16 or int8)\n", v);
+                usage(stderr);
+                return 2;
+            }
         } else if (!strcmp(a, "--list")) {
             for (int k = 0; k < N_WORKLOADS; k++)
                 printf("%s\t%s\t%.6g GFLOP\n", workloads[k].name, workloads[k].what,
@@ -940,12 +1158,17 @@ int main(int argc, char **argv) {
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "all")) {
-            for (int k = 0; k < N_WORKLOADS; k++) selected[k] = 1;
+            for (int k = 0; k < N_WORKLOADS; k++) plain[k] = 1;
             any = 1;
         } else {
             int found = 0;
-            for (int k = 0; k < N_WORKLOADS; k++)
-                if (!strcmp(a, workloads[k].name)) selected[k] = found = any = 1;
+            for (int k = 0; k < N_WORKLOADS; k++) {
+                const size_t n = strlen(workloads[k].name);
+                if (!strcmp(a, workloads[k].name)) plain[k] = found = any = 1;
+                else if (!strncmp(a, workloads[k].name, n) && a[n] == '-')
+                    for (int p = 0; p < N_DTS; p++)
+                        if (!strcmp(a + n + 1, prec_names[p])) dts[k] |= 1 << p, found = any = 1;
+            }
             if (!found) {
                 fprintf(stderr, "rnn_bench: unknown workload or option '%s'\n", a);
                 usage(stderr);
@@ -961,7 +1184,9 @@ int main(int argc, char **argv) {
     if (o.iters < 1) o.iters = 1;
     if (o.warmup < 0) o.warmup = 0;
     if (!any && !n_shapes)
-        for (int k = 0; k < N_WORKLOADS; k++) selected[k] = 1;
+        for (int k = 0; k < N_WORKLOADS; k++) plain[k] = 1;
+    for (int k = 0; k < N_WORKLOADS; k++)
+        if (plain[k]) dts[k] |= 1 << dt;
 
     const dnnl_version_t *v = dnnl_version();
     printf("# library %d.%d.%d (%s) cpu_runtime %s\n", v->major, v->minor, v->patch,
@@ -980,9 +1205,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     for (int k = 0; k < N_WORKLOADS; k++)
-        if (selected[k] && run_workload(&workloads[k], eng, strm, &o) == 1) failed = 1;
+        for (int p = 0; p < N_DTS; p++)
+            if ((dts[k] >> p & 1) && run_workload(&workloads[k], (prec_t)p, eng, strm, &o) == 1)
+                failed = 1;
     for (int k = 0; k < n_shapes; k++)
-        if (run_workload(&shapes[k], eng, strm, &o) == 1) failed = 1;
+        if (run_workload(&shapes[k], dt, eng, strm, &o) == 1) failed = 1;
     dnnl_stream_destroy(strm);
     dnnl_engine_destroy(eng);
     return failed;

@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
 # run.sh - oxidnn vs the real oneDNN (3.2 GNU OpenMP and 3.13 SYCL/TBB from PyPI), side by side,
-# on the RNN workloads of benchmarks/rnn_bench.c (W1..W10 of issue 5, X1..X9 beyond it).
+# on the RNN workloads of benchmarks/rnn_bench.c (W1..W10 of issue 5, X1..X9 beyond it), in f32
+# and (--dt) bf16 and int8.
 #
 # Usage: benchmarks/run.sh [--quick] [--rounds N] [--workloads "W1 W2 ..."] [--no-build]
 #                          [--no-report] [--iters N] [--min-time S] [--max-time S]
-#                          [--shapes FILE]
+#                          [--shapes FILE] [--dt "f32 bf16 int8"]
 #
 #   --quick        1 round, fewer iterations (a smoke test: ~1 minute)
 #   --rounds N     rounds of the alternation (default 3)
-#   --workloads    a subset (default: all nineteen)
+#   --workloads    a subset (default: all nineteen in f32; see --dt); a name may carry its
+#                  data type (W2-bf16, W8-int8) whatever --dt says
+#   --dt LIST      the data types to run, one or more of f32 (default), bf16, int8 (rnn_bench.c
+#                  says what each means): every workload of --workloads in each, or each one's
+#                  default set -- f32: all nineteen; bf16: W1 W2 W3 W4 W5 W8 W10; int8 (LSTM,
+#                  LSTMP and GRU forward inference only): W1 W2 W3 W4 W8. The rows are named
+#                  W2-bf16, W2-int8 ...; their tables are separate parts of the machine section
+#                  (a bf16 or int8 run replaces only its own part, an f32 run only the f32 part)
 #   --no-build     don't run `cargo build --release`; use target/release/liboxidnn.so as it is
 #   --no-report    print the table only; leave BENCHMARKS.md and benchmarks/ratios-*.svg alone
 #   --iters/--min-time/--max-time   passed to rnn_bench (defaults 10 / 0.5 / 5)
 #   --shapes FILE  instead of the workloads, the shapes in FILE: one rnn_bench --shape spec
 #                  per line ("name=cell,dir,prop,dims", # comments), e.g.
 #                  benchmarks/shapes_onednn_perf.txt (oneDNN's own f32 perf shapes); the
-#                  report goes to benchmarks/SWEEP.md instead of BENCHMARKS.md
+#                  report goes to benchmarks/SWEEP.md instead of BENCHMARKS.md (with --dt
+#                  bf16 / int8: to benchmarks/SWEEP-bf16.md / SWEEP-int8.md)
 #   --quiet-max S  before the peak and before each workload, wait up to S seconds (default 300)
 #                  for the machine to be quiet (other processes using < 0.3 CPU over 1 s);
 #                  a shared 2-core machine otherwise measures its neighbours' compile jobs
@@ -26,18 +35,21 @@
 #   2. fetches/locates both oneDNN builds with ../shared/tools/onednn-setup.sh (ONEDNN_SETUP
 #      overrides the path) and builds rnn_bench.c three times (oxidnn, 3.2, 3.13) and peak.c
 #      (plain, and with dnnl_sgemm from oneDNN 3.2);
-#   3. measures the f32 FMA peak (1 and 2 threads) and the 1024^3 sgemm of oneDNN 3.2 (and,
-#      on 2 threads, its sgemm on the merged GEMM shape of W2 and W3), and the batch-1 bounds
-#      of W1 (2 and 1 threads) and X7 (2 threads) when they run (target/release/oxidnn-bound,
-#      src/bin/oxidnn-bound.rs);
+#   3. when f32 runs: measures the f32 FMA peak (1 and 2 threads) and the 1024^3 sgemm of
+#      oneDNN 3.2 (and, on 2 threads, its sgemm on the merged GEMM shape of W2 and W3), and the
+#      batch-1 bounds of W1 (2 and 1 threads) and X7 (2 threads) when they run
+#      (target/release/oxidnn-bound, src/bin/oxidnn-bound.rs);
 #   4. for each round, for each workload, runs oxidnn, oneDNN 3.2 and oneDNN 3.13 one after the
 #      other (one process per run; the order of the three rotates between rounds) with 2 threads
 #      (OXIDNN_NUM_THREADS=2, OMP_NUM_THREADS=2, 3.13/TBB on the 2 CPUs of the mask), then W1
-#      with 1 thread (all three under `taskset -c 0`, OXIDNN_NUM_THREADS=1, OMP_NUM_THREADS=1);
+#      (each data type's) with 1 thread (all three under `taskset -c 0`, OXIDNN_NUM_THREADS=1,
+#      OMP_NUM_THREADS=1);
 #   5. benchmarks/report.py aggregates (per library: median over rounds of each run's median),
 #      prints the table and rewrites this machine kind's section of BENCHMARKS.md (CPU vendor,
 #      model, ISA flags, the kernel path each library ran, load average before and after; the
-#      other machines' sections are kept) and its chart benchmarks/ratios-<kind>.svg.
+#      other machines' sections are kept) and its chart benchmarks/ratios-<kind>.svg (f32);
+#      bf16 and int8 rows go to their own tables in the section, each with the ISA path
+#      (implementation name) of both sides per row.
 # Raw output: benchmarks/build/results.txt, peaks.txt, meta.txt.
 set -euo pipefail
 
@@ -48,19 +60,27 @@ CC=${CC:-gcc}
 OUT=$HERE/build
 ROUNDS=3
 WORKLOADS="W1 W2 W3 W4 W5 W6 W7 W8 W9 W10 X1 X2 X3 X4 X5 X6 X7 X8 X9"
+WORKLOADS_GIVEN=0
+DTS=f32
+declare -A DEFAULT_WORKLOADS=([f32]=$WORKLOADS [bf16]="W1 W2 W3 W4 W5 W8 W10"
+                              [int8]="W1 W2 W3 W4 W8")
 BUILD=1
 REPORT=1
 ITERS=10 MIN_TIME=0.5 MAX_TIME=5 WARMUP=3
 QUICK=0
 SHAPES_FILE=""
 QUIET_MAX=300 QUIET_LIMIT=0.3
-CMDLINE="benchmarks/run.sh${*:+ $*}"
+CMDLINE="benchmarks/run.sh"   # as typed: an argument with spaces in double quotes
+for arg in "$@"; do
+    case "$arg" in *[[:space:]]*) CMDLINE+=" \"$arg\"" ;; *) CMDLINE+=" $arg" ;; esac
+done
 
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1; ROUNDS=1; ITERS=3; MIN_TIME=0.1; MAX_TIME=2; WARMUP=1; shift ;;
         --rounds) ROUNDS=${2:?}; shift 2 ;;
-        --workloads) WORKLOADS=${2:?}; shift 2 ;;
+        --workloads) WORKLOADS=${2:?}; WORKLOADS_GIVEN=1; shift 2 ;;
+        --dt) DTS=${2:?}; DTS=${DTS//,/ }; shift 2 ;;
         --no-build) BUILD=0; shift ;;
         --no-report) REPORT=0; shift ;;
         --iters) ITERS=${2:?}; shift 2 ;;
@@ -73,7 +93,22 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-# --shapes: SPEC[name] = the --shape spec; the names replace the workloads.
+for dt in $DTS; do
+    case "$dt" in f32|bf16|int8) ;; *) echo "run.sh: unknown --dt '$dt' (f32, bf16, int8)" >&2; exit 2 ;; esac
+done
+# with_dt NAME DT: the row name of workload NAME in data type DT (W2, W2-bf16); a name that
+# already carries a data type keeps it (W2-f32 is W2)
+with_dt() {
+    case "$1" in
+        *-f32) echo "${1%-f32}" ;;
+        *-bf16|*-int8) echo "$1" ;;
+        *) [ "$2" = f32 ] && echo "$1" || echo "$1-$2" ;;
+    esac
+}
+# dt_of NAME: the data type of a row name
+dt_of() { case "$1" in *-bf16) echo bf16 ;; *-int8) echo int8 ;; *) echo f32 ;; esac; }
+
+# --shapes: SPEC[name] = the --shape spec; the names (with the data type) replace the workloads.
 declare -A SPEC
 SHAPE_ARGS=()
 if [ -n "$SHAPES_FILE" ]; then
@@ -84,11 +119,27 @@ if [ -n "$SHAPES_FILE" ]; then
         spec=${spec//[[:space:]]/}
         [ -z "$spec" ] && continue
         case "$spec" in *=*) ;; *) echo "run.sh: shape '$spec' has no name=" >&2; exit 2 ;; esac
-        SPEC[${spec%%=*}]=$spec
         SHAPE_ARGS+=(--shape "$spec")
-        WORKLOADS="$WORKLOADS ${spec%%=*}"
+        for dt in $DTS; do
+            name=$(with_dt "${spec%%=*}" "$dt")
+            SPEC[$name]=$spec
+            WORKLOADS="$WORKLOADS $name"
+        done
     done <"$SHAPES_FILE"
+else
+    # the rows: each data type's default workloads, or the given ones in each data type
+    list=""
+    for dt in $DTS; do
+        [ "$WORKLOADS_GIVEN" = 1 ] && ws=$WORKLOADS || ws=${DEFAULT_WORKLOADS[$dt]}
+        for w in $ws; do
+            name=$(with_dt "$w" "$dt")
+            case " $list " in *" $name "*) ;; *) list="$list $name" ;; esac
+        done
+    done
+    WORKLOADS=${list# }
 fi
+HAS_F32=0
+for w in $WORKLOADS; do [ "$(dt_of "$w")" = f32 ] && HAS_F32=1; done
 
 START_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -190,41 +241,47 @@ run_lib() {
 }
 
 # ---- 3. peak -----------------------------------------------------------------------------
-log "measuring the FMA and sgemm peaks"
-wait_quiet
-{
-    taskset -c 0 "$OUT/peak" fma 1
-    "$OUT/peak" fma 2
-    ( . "${ENV[3.2]}"; OMP_NUM_THREADS=1 taskset -c 0 "$OUT/peak-sgemm" sgemm 1024 \
-        | sed 's/^PEAK sgemm/PEAK sgemm1/' )
-    ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm 1024 \
-        | sed 's/^PEAK sgemm/PEAK sgemm2/' )
-    # The GEMM of the peak-target workloads merged over all steps (M = T*N, N = 4*C, K = C):
-    # what oneDNN's own sgemm reaches on exactly that product.
-    for shape in "W2 3200 2048 512" "W3 800 4096 1024"; do
-        read -r w m n k <<<"$shape"
-        case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
-        ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm "$m" "$n" "$k" \
-            | sed "s/^PEAK sgemm/PEAK sgemm_$w/" )
-    done
-    # The batch-1 inference rows' bounds (issue 34): U read at every step as the library
-    # splits it, plus the layer GEMM with the library's kernel (src/bin/oxidnn-bound.rs; W1's
-    # shape by default, X7's GRU with --gates 3). Lines `BOUND <row> <threads> <members>
-    # <read_ms> <gemm_ms> <bound_ms> <step_gemm_ms>`.
-    for spec in "W1 2" "W1 1" "X7 2 --gates 3"; do
-        read -r w t args <<<"$spec"
-        case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
-        if [ -z "$BOUND_TOOL" ]; then
-            log "no target/release/oxidnn-bound: $w's bound not measured"
-            continue
-        fi
-        pin=()
-        [ "$t" = 1 ] && pin=(taskset -c 0)
-        # shellcheck disable=SC2086  # $args: words
-        OXIDNN_NUM_THREADS=$t "${pin[@]}" "$BOUND_TOOL" $args | sed "s/^BOUND /BOUND $w $t /" \
-            || log "oxidnn-bound failed ($w, $t threads)"
-    done
-} | tee "$OUT/peaks.txt" >&2
+# (f32 rows only: the bf16 / int8 tables have no peak columns)
+if [ "$HAS_F32" = 0 ]; then
+    log "no f32 rows: the f32 peaks are not measured"
+    : >"$OUT/peaks.txt"
+else
+    log "measuring the FMA and sgemm peaks"
+    wait_quiet
+    {
+        taskset -c 0 "$OUT/peak" fma 1
+        "$OUT/peak" fma 2
+        ( . "${ENV[3.2]}"; OMP_NUM_THREADS=1 taskset -c 0 "$OUT/peak-sgemm" sgemm 1024 \
+            | sed 's/^PEAK sgemm/PEAK sgemm1/' )
+        ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm 1024 \
+            | sed 's/^PEAK sgemm/PEAK sgemm2/' )
+        # The GEMM of the peak-target workloads merged over all steps (M = T*N, N = 4*C, K = C):
+        # what oneDNN's own sgemm reaches on exactly that product.
+        for shape in "W2 3200 2048 512" "W3 800 4096 1024"; do
+            read -r w m n k <<<"$shape"
+            case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
+            ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm "$m" "$n" "$k" \
+                | sed "s/^PEAK sgemm/PEAK sgemm_$w/" )
+        done
+        # The batch-1 inference rows' bounds (issue 34): U read at every step as the library
+        # splits it, plus the layer GEMM with the library's kernel (src/bin/oxidnn-bound.rs; W1's
+        # shape by default, X7's GRU with --gates 3). Lines `BOUND <row> <threads> <members>
+        # <read_ms> <gemm_ms> <bound_ms> <step_gemm_ms>`.
+        for spec in "W1 2" "W1 1" "X7 2 --gates 3"; do
+            read -r w t args <<<"$spec"
+            case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
+            if [ -z "$BOUND_TOOL" ]; then
+                log "no target/release/oxidnn-bound: $w's bound not measured"
+                continue
+            fi
+            pin=()
+            [ "$t" = 1 ] && pin=(taskset -c 0)
+            # shellcheck disable=SC2086  # $args: words
+            OXIDNN_NUM_THREADS=$t "${pin[@]}" "$BOUND_TOOL" $args | sed "s/^BOUND /BOUND $w $t /" \
+                || log "oxidnn-bound failed ($w, $t threads)"
+        done
+    } | tee "$OUT/peaks.txt" >&2
+fi
 
 # ---- 4. rounds ---------------------------------------------------------------------------
 BENCH_ARGS=(--iters "$ITERS" --min-time "$MIN_TIME" --max-time "$MAX_TIME" --warmup "$WARMUP")
@@ -235,9 +292,13 @@ RAW=$OUT/results.txt
 
 # one WORKLOAD THREADS ROUND: the three libraries in turn (order rotated per round)
 one() {
-    local w=$1 threads=$2 round=$3 k lib out rc what=("$1")
-    # A --shapes name runs as its spec.
-    [ -n "${SPEC[$w]:-}" ] && what=(--shape "${SPEC[$w]}")
+    local w=$1 threads=$2 round=$3 k lib out rc what=("$1") dt
+    # A --shapes name runs as its spec (in its data type).
+    if [ -n "${SPEC[$w]:-}" ]; then
+        what=(--shape "${SPEC[$w]}")
+        dt=$(dt_of "$w")
+        [ "$dt" != f32 ] && what=(--dt "$dt" "${what[@]}")
+    fi
     for k in 0 1 2; do
         lib=${LIBS[$(( (k + round) % 3 ))]}
         rc=0
@@ -256,7 +317,9 @@ one() {
 for (( r = 1; r <= ROUNDS; r++ )); do
     log "round $r/$ROUNDS"
     for w in $WORKLOADS; do wait_quiet; one "$w" 2 "$r"; done
-    case " $WORKLOADS " in *" W1 "*) wait_quiet; one W1 1 "$r" ;; esac
+    for w in $WORKLOADS; do
+        case "$w" in W1|W1-bf16|W1-int8) wait_quiet; one "$w" 1 "$r" ;; esac
+    done
 done
 
 # ---- 5. report ---------------------------------------------------------------------------

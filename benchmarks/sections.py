@@ -25,6 +25,43 @@ def section(slug, date, commit, body):
             + "\n" + f"<!-- end machine: {slug} -->\n")
 
 
+# A machine section's bf16 / int8 part (report.py): `<!-- dt: bf16; date: ...; commit: ... -->`
+# ... `<!-- end dt: bf16 -->`, after the section's f32 part; a run replaces only the parts of the
+# data types it ran.
+PART_RE = re.compile(r"\n*<!-- dt: (?P<dt>[^;]+); date: (?P<date>[^;]*); commit: (?P<commit>[^ ]*) -->\n"
+                     r"(?P<body>.*?)<!-- end dt: (?P=dt) -->\n?", re.S)
+
+
+def part(dt, date, commit, body):
+    """A bf16 / int8 part's text: `body` between its markers."""
+    return (f"<!-- dt: {dt}; date: {date}; commit: {commit} -->\n" + body.rstrip("\n") + "\n"
+            + f"<!-- end dt: {dt} -->\n")
+
+
+def old_section(path, slug):
+    """(date, commit, body) of section `slug` of the file at `path`, or None."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        for m in SECTION_RE.finditer(f.read()):
+            if m["slug"] == slug:
+                return m["date"], m["commit"], m["body"]
+    return None
+
+
+def split_parts(body):
+    """A section body's f32 part (the text outside the parts) and its parts ({dt: text})."""
+    parts = {m["dt"]: part(m["dt"], m["date"], m["commit"], m["body"])
+             for m in PART_RE.finditer(body)}
+    return PART_RE.sub("\n", body).rstrip("\n") + "\n", parts
+
+
+def join_parts(main, parts, order):
+    """`main` followed by `parts` in `order` (a blank line between)."""
+    return main.rstrip("\n") + "".join("\n\n" + parts[dt].rstrip("\n")
+                                       for dt in order if dt in parts) + "\n"
+
+
 def merge_sections(path, slug, text, head):
     """The file with `text` as section `slug` (replacing it, or added) and every other section
     as it was; `head` (title, `{index}`, method) is rewritten."""
