@@ -1,4 +1,4 @@
-//! The bf16 GEMM: [`gemm::gemm_sum`](super::gemm::gemm_sum) for panels of bf16 pairs
+//! The bf16 GEMM: `gemm::gemm_sum` for panels of bf16 pairs
 //! (`Packing::Bf16Pairs`, `memory::packed`), with f32 accumulation.
 //!
 //! `A` stays f32 for the driver (an RNN's activations, already rounded to bf16 for bf16
@@ -6,7 +6,7 @@
 //! low half, `A[2q + 1]` in the high half of word `q`, a last odd column paired with zero;
 //! rounded to nearest even, exact for bf16 values) in a buffer of the calling thread, once per
 //! call. A row of `A` is then one word per pair of `K` and a row of `B` one word per column,
-//! so the f32 GEMM's tiling ([`gemm::tiles`](super::gemm::tiles): register tiles, `K` blocks,
+//! so the f32 GEMM's tiling (`gemm::tiles`: register tiles, `K` blocks,
 //! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:
 //!
 //! - AVX512_BF16, one row: `vdpbf16ps` — per pair row, one 16-column vector of `B` and a
@@ -312,7 +312,7 @@ pub enum Bf16Kernel {
     Avx512,
     /// AVX512_BF16 `vdpbf16ps`.
     Avx512Bf16,
-    /// AMX-BF16 tiles (`kernels::amx_gemm`) from [`AMX_MIN_ROWS`] rows, else as `Avx512Bf16`.
+    /// AMX-BF16 tiles (`kernels::amx_gemm`) from `AMX_MIN_ROWS` rows, else as `Avx512Bf16`.
     Amx,
 }
 

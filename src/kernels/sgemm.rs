@@ -4,8 +4,8 @@
 //! The kernels multiply rows of `A` (unit stride along `K`) by a panel of `B` (`K` rows of a
 //! multiple of 32 columns) into `C`. So `op(A)` is read in place when `A` is not transposed and
 //! `alpha` is 1, else copied once as `alpha·op(A)`; `op(B)` is read in place when `B` is not
-//! transposed and `A` has at most [`GEMV_ROWS`] rows, or fewer than [`PACK_B_MIN_ROWS`] and `B`
-//! fits [`IN_PLACE_MAX_BYTES`],
+//! transposed and `A` has at most `GEMV_ROWS` rows, or fewer than `PACK_B_MIN_ROWS` and `B`
+//! fits `IN_PLACE_MAX_BYTES`,
 //! for the columns up to the last whole 32; otherwise `op(B)` is copied into column blocks of
 //! `K` rows (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products); the last
@@ -31,7 +31,7 @@ const PARALLEL_MIN: usize = 1 << 18;
 /// Rows of `A` from which a not transposed `B` is copied into column blocks rather than read
 /// in place.
 const PACK_B_MIN_ROWS: usize = 128;
-/// Largest `B` (bytes) read in place by more than [`GEMV_ROWS`] rows: one that mostly stays in
+/// Largest `B` (bytes) read in place by more than `GEMV_ROWS` rows: one that mostly stays in
 /// L2 between calls. A larger one is read row by row, far apart, where the hardware
 /// prefetchers lose track: copied block by block.
 const IN_PLACE_MAX_BYTES: usize = 4 << 20;
@@ -311,7 +311,7 @@ pub fn sgemm(
 /// Columns per item of [`few_rows`]: 2 KiB of each row of `B`, 8 KiB of sums for 4 rows.
 const FEW_ROWS_COLS: usize = 512;
 
-/// `C = alpha·op(A)·B + beta·C` for at most [`GEMV_ROWS`] rows and a not transposed `B`: `B`
+/// `C = alpha·op(A)·B + beta·C` for at most `GEMV_ROWS` rows and a not transposed `B`: `B`
 /// is read row after row (each contiguous run of a row used by every row of `A` while in L1),
 /// which streams it at the memory's speed; the tile kernels would read it down its columns.
 /// Items are runs of columns; each element's sum along `K` is formed in order.

@@ -82,8 +82,8 @@ pub fn concurrent_directions(p: &RnnProblem) -> usize {
 }
 
 /// Steps per merged layer-GEMM chunk (≥ 1 unless `t` = 0), for gate rows of `row_bytes` per
-/// step and `weight_bytes` of `W` + `U`: as many as [`GATES_BUDGET_BYTES`] of gates hold
-/// ([`GATES_BUDGET_LARGE_WEIGHTS_BYTES`] when the weights do not stay in the last-level
+/// step and `weight_bytes` of `W` + `U`: as many as `GATES_BUDGET_BYTES` of gates hold
+/// (`GATES_BUDGET_LARGE_WEIGHTS_BYTES` when the weights do not stay in the last-level
 /// cache), in chunks of nearly equal length (T = 25 at most 8 per chunk: 7, 7, 7, 4 rather
 /// than 8, 8, 8, 1 — a 1-step chunk reads all of W for N rows).
 pub fn layer_gemm_steps(t: usize, row_bytes: usize, weight_bytes: usize) -> usize {
