@@ -208,8 +208,6 @@ fn resolve(
     }
 }
 
-/// The implementation name: `oxidnn:gemm` (backward), `oxidnn:int8:<kernel>`,
-/// `oxidnn:packed:<isa>` (the vector instruction set: the f32 kernels use no AMX tiles).
 /// Bytes of the scratchpad the driver that runs the problem uses (backward, int8 or the forward
 /// one), before the staging area.
 fn driver_scratch_bytes(
@@ -230,11 +228,16 @@ fn driver_scratch_bytes(
 /// (measured on a Xeon, LSTM C=512).
 const BF32_MAX_BATCH: usize = 3;
 
+/// The implementation name: `oxidnn:gemm` (backward), `oxidnn:int8:<kernel>`,
+/// `oxidnn:bf16:<kernel>` (GEMMs in bf16: bf16 and bf32 forward), `oxidnn:packed:<isa>` (the
+/// vector instruction set: the f32 kernels use no AMX tiles).
 fn impl_name(p: &RnnProblem, isa: Isa) -> String {
     if p.is_backward() {
         "oxidnn:gemm".to_string()
     } else if p.int8.is_some() {
         format!("oxidnn:int8:{}", Int8Kernel::for_isa(isa).name())
+    } else if p.bf16_math {
+        format!("oxidnn:bf16:{}", Bf16Kernel::for_isa(isa).name())
     } else {
         format!("oxidnn:packed:{}", isa.vector().name())
     }
