@@ -388,10 +388,10 @@ fn axpy4(isa: Isa, y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
     }
 }
 
-/// [`axpy4`] with fused multiply-adds, vectorized for AVX-512.
+/// `y += Σ f[i]·x[i]` with fused multiply-adds, inlined into each target-feature version below.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-fn axpy4_avx512(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
+#[inline(always)]
+fn axpy4_fused(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
     let n = y.len();
     let (x0, x1, x2, x3) = (&x[0][..n], &x[1][..n], &x[2][..n], &x[3][..n]);
     for j in 0..n {
@@ -402,18 +402,18 @@ fn axpy4_avx512(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
     }
 }
 
+/// [`axpy4`] with fused multiply-adds, vectorized for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+fn axpy4_avx512(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
+    axpy4_fused(y, f, x)
+}
+
 /// [`axpy4`] with fused multiply-adds, vectorized for AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn axpy4_avx2(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
-    let n = y.len();
-    let (x0, x1, x2, x3) = (&x[0][..n], &x[1][..n], &x[2][..n], &x[3][..n]);
-    for j in 0..n {
-        y[j] = x3[j].mul_add(
-            f[3],
-            x2[j].mul_add(f[2], x1[j].mul_add(f[1], x0[j].mul_add(f[0], y[j]))),
-        );
-    }
+    axpy4_fused(y, f, x)
 }
 
 /// `x = beta·x`; `beta == 0` writes zeros without reading `x` (BLAS).
