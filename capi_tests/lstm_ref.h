@@ -35,19 +35,7 @@
 
 #include "oneapi/dnnl/dnnl.h"
 
-/*
- * Deterministic generator (the same formula as tools/goldens): element i of
- * the tensor with id `seed` is a value in [-scale/2, scale/2].
- */
-static inline float ref_gen_value(uint32_t seed, uint32_t i, float scale) {
-    uint32_t h = i * 2654435761u ^ (seed * 40503u + 0x9E3779B9u);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return ((float)(h & 0xFFFFu) / 65535.0f - 0.5f) * scale;
-}
+#include "gen_hash.h"
 
 static inline void ref_fill(float *p, size_t n, uint32_t seed, float scale) {
     size_t i;

@@ -31,16 +31,7 @@
 
 #include "oneapi/dnnl/dnnl.h"
 
-/* A deterministic byte stream (an integer hash of the index and a seed). */
-static uint32_t mix(uint32_t i, uint32_t seed) {
-    uint32_t h = i * 2654435761u ^ (seed * 40503u + 0x9E3779B9u);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
-}
+#include "../gen_hash.h"
 
 static void print_halves(const char *label, const char *what, uint32_t v) {
     printf("%s.%s_hi %u\n%s.%s_lo %u\n", label, what, (unsigned)(v >> 16), label, what,
@@ -82,11 +73,11 @@ static int run_case(int s8, char ta, char tb, char off, int m, int n, int k, int
         fprintf(stderr, "gemm_print: out of memory\n");
         return 1;
     }
-    for (i = 0; i < alen; i++) a[i] = (uint8_t)mix((uint32_t)i, 1);
-    for (i = 0; i < blen; i++) b[i] = (int8_t)(uint8_t)mix((uint32_t)i, 2);
-    for (i = 0; i < clen; i++) c[i] = (int32_t)(mix((uint32_t)i, 3) % 2000001u) - 1000000;
+    for (i = 0; i < alen; i++) a[i] = (uint8_t)ref_hash((uint32_t)i, 1);
+    for (i = 0; i < blen; i++) b[i] = (int8_t)(uint8_t)ref_hash((uint32_t)i, 2);
+    for (i = 0; i < clen; i++) c[i] = (int32_t)(ref_hash((uint32_t)i, 3) % 2000001u) - 1000000;
     for (i = 0; i < (size_t)(m + n + 1); i++)
-        co[i] = (int32_t)(mix((uint32_t)i, 4) % 20001u) - 10000;
+        co[i] = (int32_t)(ref_hash((uint32_t)i, 4) % 20001u) - 10000;
     snprintf(label, sizeof(label), "%s_%c%c%c_%dx%dx%d_p%d_ld%d", s8 ? "s8s8s32" : "u8s8s32",
             ta, tb, off, m, n, k, pi, pad);
     if (s8)

@@ -37,6 +37,8 @@
 #include "oneapi/dnnl/dnnl.h"
 #include "oneapi/dnnl/dnnl_debug.h"
 
+#include "../gen_hash.h"
+
 #define OK(call) \
     do { \
         dnnl_status_t st_ = (call); \
@@ -74,16 +76,6 @@ static const lstm_case_t cases[] = {
             dnnl_unidirectional_left2right, 1, 7, 2, 4, 3, 1, 1, dnnl_ntc},
 };
 
-static float gen(uint32_t seed, uint32_t i, float scale) {
-    uint32_t h = i * 2654435761u ^ (seed * 40503u + 0x9E3779B9u);
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return ((float)(h & 0xFFFFu) / 65535.0f - 0.5f) * scale;
-}
-
 static dnnl_memory_desc_t make_md(int ndims, const dnnl_dim_t *dims,
         dnnl_format_tag_t tag) {
     dnnl_memory_desc_t md;
@@ -119,9 +111,9 @@ static dnnl_memory_t user_mem(dnnl_engine_t eng, const_dnnl_memory_desc_t md,
         for (t = 0; t < dims[0]; t++)
             for (b = 0; b < dims[1]; b++)
                 for (c = 0; c < dims[2]; c++, i++)
-                    p[offset3(md, t, b, c)] = gen(seed, (uint32_t)i, scale);
+                    p[offset3(md, t, b, c)] = ref_gen_value(seed, (uint32_t)i, scale);
     } else { /* ldnc / ldigo / ldgo: dense, logical order */
-        for (i = 0; i < n; i++) p[i] = gen(seed, (uint32_t)i, scale);
+        for (i = 0; i < n; i++) p[i] = ref_gen_value(seed, (uint32_t)i, scale);
     }
     OK(dnnl_memory_unmap_data(mem, p));
     return mem;
