@@ -72,6 +72,16 @@ impl Product {
         let first = c0 / PANEL;
         for r0 in (0..self.m).step_by(ROW_BLOCK) {
             let rows = r0..(r0 + ROW_BLOCK).min(self.m);
+            if self.b.pairs() {
+                // bf16: few calls (each converts its rows of `A`), over runs of panels.
+                self.b.for_each_span(c0..c1, |cols, panel| {
+                    let c = self.out.wrapping_add(r0 * self.ldc + cols.start);
+                    let (k, ldc) = (self.k, self.ldc);
+                    let fetch = Fetch::default();
+                    unsafe { gemm(isa, &a, rows.clone(), k, &panel, c, ldc, init, fetch) };
+                });
+                continue;
+            }
             for p in first..self.b.panels() {
                 let cols = self.b.columns(p);
                 let (start, end) = (cols.start.max(c0), cols.end.min(c1));

@@ -12,7 +12,7 @@
 
 use super::{slice, slice_mut, PACK_PARALLEL_MIN};
 use crate::error::Result;
-use crate::kernels::gemm::Panel;
+use crate::kernels::gemm::{Packing, Panel};
 use crate::memory::packed_transposed::{self as layout, padded_width, panel_columns};
 use crate::rnn::views::{Strided, SyncPtr};
 use crate::{size, threading};
@@ -60,12 +60,15 @@ pub unsafe fn pack_gate_weights(
 pub struct Transposed {
     /// Panel 0, row 0.
     ptr: *const f32,
-    /// Rows stored in every panel.
+    /// Rows of the matrix.
     rows: usize,
-    /// The first row this view starts at.
+    /// The first row this view starts at (even with pairs).
     row0: usize,
     /// Columns (a multiple of [`CHUNK`]).
     pub width: usize,
+    /// Rows stored as bf16 pairs (`Packing::Bf16Pairs`: a stored row holds rows `2p` and
+    /// `2p + 1`, one word per column) rather than f32.
+    pairs: bool,
 }
 
 // SAFETY: an address of read-only packed weights.
@@ -79,6 +82,11 @@ impl Transposed {
         size::product(what, &[rows, size::round_up(what, k, CHUNK)?])
     }
 
+    /// Floats (4-byte words) of the bf16-pair form of `rows` rows of `k` columns.
+    pub fn pair_floats(what: &str, rows: usize, k: usize) -> Result<usize> {
+        Self::floats(what, rows.div_ceil(2), k)
+    }
+
     /// The packed form of `rows` rows of `k` columns already at `ptr`.
     pub fn in_place(ptr: *const f32, rows: usize, k: usize) -> Self {
         Self {
@@ -86,7 +94,72 @@ impl Transposed {
             rows,
             row0: 0,
             width: padded_width(k),
+            pairs: false,
         }
+    }
+
+    /// Element `(j, c)` of this f32 matrix (`c` < its width).
+    ///
+    /// # Safety
+    /// The matrix is readable.
+    pub unsafe fn get(&self, j: usize, c: usize) -> f32 {
+        debug_assert!(!self.pairs);
+        let p = c / PANEL;
+        let cols = self.columns(p);
+        let at = self.offset(p) + (self.row0 + j) * cols.len() + c - cols.start;
+        unsafe { *self.ptr.add(at) }
+    }
+
+    /// Packs `rows` rows of `k` columns — element `(j, c)` is `value(j, c)` — into `dst` as
+    /// bf16 pairs rounded to nearest even (rows `2p`, `2p + 1` in the low and high half of a
+    /// word; the last one paired with zero when `rows` is odd; the columns `k..` up to the next
+    /// multiple of [`CHUNK`] zero), on the library's threads when large: the bf16 GEMM's `B`.
+    ///
+    /// # Safety
+    /// `dst` has [`Self::pair_floats`]`(rows, k)` writable floats not overlapping what
+    /// `value` reads.
+    pub unsafe fn pack_pairs(
+        dst: *mut f32,
+        rows: usize,
+        k: usize,
+        value: impl Fn(usize, usize) -> f32 + Sync + Send,
+    ) -> Self {
+        let packed = Self {
+            pairs: true,
+            ..Self::in_place(dst, rows, k)
+        };
+        let pair_rows = rows.div_ceil(2);
+        let parallel = packed.width * pair_rows >= PACK_PARALLEL_MIN;
+        let parts = if parallel {
+            threading::num_threads()
+        } else {
+            1
+        };
+        let dst = SyncPtr(dst.cast::<u32>());
+        let bits = |x: f32| u32::from(half::bf16::from_f32(x).to_bits());
+        // SAFETY: each part writes its own pair rows of every panel.
+        threading::crew_for_each(parts, parallel, packed.width * pair_rows, |i| {
+            for q in i * pair_rows / parts..(i + 1) * pair_rows / parts {
+                for p in 0..packed.width.div_ceil(PANEL) {
+                    let cols = packed.columns(p);
+                    let at = dst.get().wrapping_add(packed.offset(p) + q * cols.len());
+                    let out = unsafe { std::slice::from_raw_parts_mut(at, cols.len()) };
+                    for (c, o) in cols.zip(out.iter_mut()) {
+                        *o = if c < k {
+                            let hi = if 2 * q + 1 < rows {
+                                bits(value(2 * q + 1, c))
+                            } else {
+                                0
+                            };
+                            bits(value(2 * q, c)) | hi << 16
+                        } else {
+                            0
+                        };
+                    }
+                }
+            }
+        });
+        packed
     }
 
     /// Packs `rows` rows of `k` columns — element `(j, c)` at `row(j) + c·cs` — into `dst`
@@ -137,6 +210,7 @@ impl Transposed {
     /// The rows `rows` (relative to this view) as a view of their own.
     pub fn rows(&self, rows: Range<usize>) -> Self {
         debug_assert!(self.row0 + rows.end <= self.rows);
+        debug_assert!(!self.pairs || rows.start.is_multiple_of(2));
         Self {
             row0: self.row0 + rows.start,
             ..*self
@@ -156,13 +230,61 @@ impl Transposed {
     /// Panel `p` from this view's first row, as the GEMM kernel's right operand.
     pub fn panel(&self, p: usize) -> Panel {
         let w = self.columns(p).len();
-        let ptr = self.ptr.wrapping_add(self.offset(p) + self.row0 * w);
-        Panel::dense(ptr, w, w)
+        let (row0, packing) = if self.pairs {
+            (self.row0 / 2, Packing::Bf16Pairs)
+        } else {
+            (self.row0, Packing::F32)
+        };
+        let ptr = self.ptr.wrapping_add(self.offset(p) + row0 * w);
+        Panel {
+            packing,
+            ..Panel::dense(ptr, w, w)
+        }
+    }
+
+    /// Whether the rows are bf16 pairs.
+    pub fn pairs(&self) -> bool {
+        self.pairs
+    }
+
+    /// Calls `f(columns, panel)` over the columns `cols` (inside the width, on [`CHUNK`]
+    /// boundaries) in as few kernel operands as the layout allows: each run of whole
+    /// [`PANEL`]-wide panels as one multi-block [`Panel`], each part of a panel (and a narrower
+    /// last panel) on its own. (The bf16 GEMM converts `A` once per call.)
+    pub fn for_each_span(&self, cols: Range<usize>, mut f: impl FnMut(Range<usize>, Panel)) {
+        let mut c = cols.start;
+        while c < cols.end {
+            let p = c / PANEL;
+            let pc = self.columns(p);
+            if c == pc.start && pc.len() == PANEL && pc.end <= cols.end {
+                let mut end = pc.end;
+                while end + PANEL <= cols.end && self.columns(end / PANEL).len() == PANEL {
+                    end += PANEL;
+                }
+                let span = Panel {
+                    width: end - c,
+                    block: PANEL,
+                    stride: self.offset(p + 1) - self.offset(p),
+                    ..self.panel(p)
+                };
+                f(c..end, span);
+                c = end;
+            } else {
+                let end = pc.end.min(cols.end);
+                f(c..end, self.panel(p).columns(c - pc.start..end - pc.start));
+                c = end;
+            }
+        }
     }
 
     /// Offset of panel `p`'s row 0.
     fn offset(&self, p: usize) -> usize {
-        layout::panel_offset(self.rows, p)
+        let stored = if self.pairs {
+            self.rows.div_ceil(2)
+        } else {
+            self.rows
+        };
+        layout::panel_offset(stored, p)
     }
 }
 

@@ -1,0 +1,242 @@
+//! Weight gradients in bf16 on AMX-BF16 tiles: `C_p[m_p × n] += A_pᵀ·B` for products `p`
+//! sharing `B[k × n]` (`dW = xᵀ·dA`, `dU = h_prevᵀ·dA` over the `T·N` rows of a layer), the
+//! operands rounded to bf16 (nearest even) and the sums in f32 — the twin of the f32
+//! `kernels::gemm_tn`, as oneDNN's bf16 backward multiplies.
+//!
+//! The operands are converted into the tile layouts of `kernels::amx_gemm`, `K` padded with
+//! zeros to a multiple of [`K_ALIGN`]: `B` into bf16 pair rows (`K/2` rows of `n` words, the
+//! pair of `K` rows `2q`, `2q + 1` of a column in one word: the B tile layout, [`convert_b`]),
+//! each `A_p` into its transpose (`m_p` rows of `K` bf16: A tiles, [`transpose_a`]). Then
+//! [`multiply`] runs `amx_gemm::gemm_bf16` on blocks of [`VECTORS_PER_CALL`] 16-column vectors:
+//! such a block of `B` (`K/2` pair rows of 64 bytes per vector) stays in L2 while every
+//! 64-row group of `A_pᵀ` passes over it.
+
+use super::amx_gemm::{gemm_bf16, Bf16Gemm, VECTOR};
+use std::ops::Range;
+
+/// `K` is padded to a multiple of this: whole 16-word tile steps, and rows of `A_pᵀ` on cache
+/// lines.
+pub const K_ALIGN: usize = 32;
+/// 16-column vectors per tile GEMM call (a block of `B` of `K/2 · 512` bytes).
+const VECTORS_PER_CALL: usize = 8;
+
+/// `k` padded to [`K_ALIGN`].
+pub fn padded_k(k: usize) -> usize {
+    k.next_multiple_of(K_ALIGN)
+}
+
+/// The bf16 bits of `x`, rounded to nearest even (NaN stays NaN).
+#[inline(always)]
+fn bf16(x: f32) -> u32 {
+    u32::from(half::bf16::from_f32(x).to_bits())
+}
+
+/// Converts columns `cols` of `B` (`k` rows of f32, `ldb` apart) into pair rows at `dst`
+/// (`padded_k(k)/2` rows, `ldd` words apart, column `j` in word `j`; the pairs past `k` zero),
+/// adding each column's sum of the f32 values into `sums[j]` when given.
+///
+/// # Safety
+/// `B`'s rows hold the columns; `dst` has those words writable, not overlapping `B`; `sums`
+/// (when given) has `cols.end` floats.
+pub unsafe fn convert_b(
+    b: *const f32,
+    ldb: usize,
+    k: usize,
+    cols: Range<usize>,
+    dst: *mut u32,
+    ldd: usize,
+    sums: Option<*mut f32>,
+) {
+    let w = cols.len();
+    let mut acc = vec![0f32; if sums.is_some() { w } else { 0 }];
+    for q in 0..padded_k(k) / 2 {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let out = std::slice::from_raw_parts_mut(dst.add(q * ldd + cols.start), w);
+            let row = |r: usize| std::slice::from_raw_parts(b.add(r * ldb + cols.start), w);
+            match (2 * q < k, 2 * q + 1 < k) {
+                (true, true) => {
+                    let (lo, hi) = (row(2 * q), row(2 * q + 1));
+                    for ((o, &x), &y) in out.iter_mut().zip(lo).zip(hi) {
+                        *o = bf16(x) | bf16(y) << 16;
+                    }
+                    for ((s, &x), &y) in acc.iter_mut().zip(lo).zip(hi) {
+                        *s += x + y;
+                    }
+                }
+                (true, false) => {
+                    let lo = row(2 * q);
+                    for (o, &x) in out.iter_mut().zip(lo) {
+                        *o = bf16(x);
+                    }
+                    for (s, &x) in acc.iter_mut().zip(lo) {
+                        *s += x;
+                    }
+                }
+                _ => out.fill(0),
+            }
+        }
+    }
+    if let Some(s) = sums {
+        for (j, v) in acc.into_iter().enumerate() {
+            // SAFETY: the caller's contract.
+            unsafe { *s.add(cols.start + j) += v };
+        }
+    }
+}
+
+/// Writes columns `ks` of `A_pᵀ` — rows `ks` of `A` (`[k × m]` f32, `lda` apart; zeros past
+/// `k`) transposed — into `dst` (`m` rows of bf16, `ldd` apart).
+///
+/// # Safety
+/// `A`'s rows below `k` hold `m` floats; `dst` has `m` rows of `ks.end` writable bf16 not
+/// overlapping `A`.
+pub unsafe fn transpose_a(
+    a: *const f32,
+    lda: usize,
+    k: usize,
+    m: usize,
+    ks: Range<usize>,
+    dst: *mut u16,
+    ldd: usize,
+) {
+    const BLOCK: usize = 16;
+    for q0 in ks.clone().step_by(BLOCK) {
+        let q1 = (q0 + BLOCK).min(ks.end);
+        for i0 in (0..m).step_by(BLOCK) {
+            let i1 = (i0 + BLOCK).min(m);
+            for q in q0..q1 {
+                for i in i0..i1 {
+                    // SAFETY: the caller's contract.
+                    unsafe {
+                        let v = if q < k {
+                            bf16(*a.add(q * lda + i)) as u16
+                        } else {
+                            0
+                        };
+                        *dst.add(i * ldd + q) = v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `C[m × 16·vectors] += Aᵀ·B` over `pairs` pair rows for the vectors `vectors`, from the
+/// converted operands: `at` (`m` rows of `2·pairs` bf16, `lda` apart) and `bp` (pair rows of
+/// `ldb` words, vector `v` at word `16·v`); `C` rows `ldc` floats apart.
+///
+/// # Safety
+/// AMX-BF16 is available ([`super::amx::bf16`]); the operands hold what is described; `C`
+/// overlaps neither.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn multiply(
+    at: *const u16,
+    lda: usize,
+    m: usize,
+    bp: *const u32,
+    ldb: usize,
+    pairs: usize,
+    vectors: Range<usize>,
+    c: *mut f32,
+    ldc: usize,
+) {
+    let mut v0 = vectors.start;
+    while v0 < vectors.end {
+        let v1 = vectors.end.min(v0 + VECTORS_PER_CALL);
+        let op = Bf16Gemm {
+            m,
+            a: at,
+            lda,
+            b: bp.wrapping_add(v0 * VECTOR),
+            ldb,
+            pairs,
+            vectors: v1 - v0,
+            c: c.wrapping_add(v0 * VECTOR),
+            ldc,
+            accumulate: true,
+        };
+        // SAFETY: the caller's contract.
+        unsafe { gemm_bf16(&op) };
+        v0 = v1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converted_products_match_an_f64_reference_of_the_rounded_operands() {
+        if !crate::kernels::amx::bf16() {
+            return;
+        }
+        // k odd and not a multiple of K_ALIGN; m not a multiple of 16; n = 3 vectors.
+        let (k, m, n) = (77usize, 21usize, 48usize);
+        let (lda, ldb, ldc) = (m + 3, n + 5, n + 2);
+        let val = |i: usize| ((i * 37 % 101) as f32 - 50.0) / 37.0;
+        let a: Vec<f32> = (0..k * lda).map(val).collect();
+        let b: Vec<f32> = (0..k * ldb).map(|i| val(i + 7)).collect();
+        let kp = padded_k(k);
+        let mut at = vec![0xffffu16; m * kp];
+        let mut bp = vec![0xffff_ffffu32; kp / 2 * n];
+        let mut sums = vec![1f32; n];
+        let init: Vec<f32> = (0..m * ldc).map(|i| val(i + 3)).collect();
+        let mut c = init.clone();
+        unsafe {
+            // In two parts each, as two threads would.
+            transpose_a(a.as_ptr(), lda, k, m, 0..32, at.as_mut_ptr(), kp);
+            transpose_a(a.as_ptr(), lda, k, m, 32..kp, at.as_mut_ptr(), kp);
+            let s = Some(sums.as_mut_ptr());
+            convert_b(b.as_ptr(), ldb, k, 0..16, bp.as_mut_ptr(), n, s);
+            convert_b(b.as_ptr(), ldb, k, 16..n, bp.as_mut_ptr(), n, s);
+            multiply(
+                at.as_ptr(),
+                kp,
+                m,
+                bp.as_ptr(),
+                n,
+                kp / 2,
+                0..1,
+                c.as_mut_ptr(),
+                ldc,
+            );
+            multiply(
+                at.as_ptr(),
+                kp,
+                m,
+                bp.as_ptr(),
+                n,
+                kp / 2,
+                1..3,
+                c.as_mut_ptr(),
+                ldc,
+            );
+        }
+        let round = |x: f32| half::bf16::from_f32(x).to_f32() as f64;
+        for i in 0..m {
+            for j in 0..ldc {
+                let got = c[i * ldc + j];
+                if j >= n {
+                    assert_eq!(got, init[i * ldc + j]);
+                    continue;
+                }
+                let (mut want, mut mag) = (init[i * ldc + j] as f64, 0f64);
+                for q in 0..k {
+                    let x = round(a[q * lda + i]) * round(b[q * ldb + j]);
+                    want += x;
+                    mag += x.abs();
+                }
+                let tol = (mag + want.abs()) * 2f64.powi(-20);
+                assert!(
+                    (got as f64 - want).abs() <= tol,
+                    "({i}, {j}): {got} vs {want}"
+                );
+            }
+        }
+        for (j, &s) in sums.iter().enumerate() {
+            let want: f32 = 1.0 + (0..k).map(|q| b[q * ldb + j]).sum::<f32>();
+            assert!((s - want).abs() <= 1e-4, "sum {j}: {s} vs {want}");
+        }
+    }
+}
