@@ -17,73 +17,106 @@ use std::ops::Range;
 /// `K` is padded to a multiple of this: whole 16-word tile steps, and rows of `A_pᵀ` on cache
 /// lines.
 pub const K_ALIGN: usize = 32;
-/// 16-column vectors per tile GEMM call (a block of `B` of `K/2 · 512` bytes).
-const VECTORS_PER_CALL: usize = 8;
+/// 16-column vectors per block of converted `B` and tile GEMM call: a block (`K/2` rows of
+/// 512 bytes, contiguous) stays in L2 while every 64-row group of `A_pᵀ` passes over it. (Rows
+/// as wide as all of `B` — 8 KiB for 2048 columns — put a vector's pair rows in a few cache sets:
+/// it did not stay.)
+const BLOCK_VECTORS: usize = 8;
 
 /// `k` padded to [`K_ALIGN`].
 pub fn padded_k(k: usize) -> usize {
     k.next_multiple_of(K_ALIGN)
 }
 
-/// The bf16 bits of `x`, rounded to nearest even (NaN stays NaN).
-#[inline(always)]
-fn bf16(x: f32) -> u32 {
-    u32::from(half::bf16::from_f32(x).to_bits())
+use super::gemm_bf16::bf16_bits as bf16;
+
+/// Columns of a block of converted `B`: [`BLOCK_VECTORS`] vectors.
+const BLOCK_COLS: usize = BLOCK_VECTORS * VECTOR;
+
+/// Blocks of converted `B` for `n` columns.
+pub fn blocks(n: usize) -> usize {
+    n.div_ceil(BLOCK_COLS)
 }
 
-/// Converts columns `cols` of `B` (`k` rows of f32, `ldb` apart) into pair rows at `dst`
-/// (`padded_k(k)/2` rows, `ldd` words apart, column `j` in word `j`; the pairs past `k` zero),
-/// adding each column's sum of the f32 values into `sums[j]` when given.
+/// Block `j` of converted `B` (`n` columns, `pairs` pair rows): its columns and the word offset
+/// of its first row (its rows are as many words as it has columns).
+fn block(j: usize, n: usize, pairs: usize) -> (Range<usize>, usize) {
+    let cols = j * BLOCK_COLS..n.min((j + 1) * BLOCK_COLS);
+    (cols, j * BLOCK_COLS * pairs)
+}
+
+/// Converts the column blocks `blocks` of `B` (`k` rows of `n` f32, `ldb` apart) into pair
+/// rows at `dst` (`padded_k(k)/2` rows per block, block after block; the pairs past `k`
+/// zero), adding each column's sum of the f32 values into `sums[j]` when given.
 ///
 /// # Safety
-/// `B`'s rows hold the columns; `dst` has those words writable, not overlapping `B`; `sums`
-/// (when given) has `cols.end` floats.
-pub unsafe fn convert_b(
+/// `B`'s rows hold `n` floats; `dst` has `padded_k(k)/2 · n` writable words (`n` a multiple
+/// of 16), not overlapping `B`; `sums` (when given) has `n` floats.
+#[inline(always)]
+unsafe fn convert_b_body<const FMA: bool>(
     b: *const f32,
     ldb: usize,
     k: usize,
-    cols: Range<usize>,
+    n: usize,
+    blocks: Range<usize>,
     dst: *mut u32,
-    ldd: usize,
     sums: Option<*mut f32>,
 ) {
-    let w = cols.len();
-    let mut acc = vec![0f32; if sums.is_some() { w } else { 0 }];
-    for q in 0..padded_k(k) / 2 {
-        // SAFETY: the caller's contract.
-        unsafe {
-            let out = std::slice::from_raw_parts_mut(dst.add(q * ldd + cols.start), w);
-            let row = |r: usize| std::slice::from_raw_parts(b.add(r * ldb + cols.start), w);
-            match (2 * q < k, 2 * q + 1 < k) {
-                (true, true) => {
-                    let (lo, hi) = (row(2 * q), row(2 * q + 1));
-                    for ((o, &x), &y) in out.iter_mut().zip(lo).zip(hi) {
-                        *o = bf16(x) | bf16(y) << 16;
+    let pairs = padded_k(k) / 2;
+    for j in blocks {
+        let (cols, offset) = block(j, n, pairs);
+        let w = cols.len();
+        let mut acc = vec![0f32; if sums.is_some() { w } else { 0 }];
+        for q in 0..pairs {
+            // SAFETY: the caller's contract.
+            unsafe {
+                let out = std::slice::from_raw_parts_mut(dst.add(offset + q * w), w);
+                let row = |r: usize| std::slice::from_raw_parts(b.add(r * ldb + cols.start), w);
+                match (2 * q < k, 2 * q + 1 < k) {
+                    (true, true) => {
+                        let (lo, hi) = (row(2 * q), row(2 * q + 1));
+                        for ((o, &x), &y) in out.iter_mut().zip(lo).zip(hi) {
+                            *o = bf16(x) | bf16(y) << 16;
+                        }
+                        for ((s, &x), &y) in acc.iter_mut().zip(lo).zip(hi) {
+                            *s += x + y;
+                        }
                     }
-                    for ((s, &x), &y) in acc.iter_mut().zip(lo).zip(hi) {
-                        *s += x + y;
+                    (true, false) => {
+                        let lo = row(2 * q);
+                        for (o, &x) in out.iter_mut().zip(lo) {
+                            *o = bf16(x);
+                        }
+                        for (s, &x) in acc.iter_mut().zip(lo) {
+                            *s += x;
+                        }
                     }
+                    _ => out.fill(0),
                 }
-                (true, false) => {
-                    let lo = row(2 * q);
-                    for (o, &x) in out.iter_mut().zip(lo) {
-                        *o = bf16(x);
-                    }
-                    for (s, &x) in acc.iter_mut().zip(lo) {
-                        *s += x;
-                    }
-                }
-                _ => out.fill(0),
+            }
+        }
+        if let Some(s) = sums {
+            for (j, v) in cols.zip(acc) {
+                // SAFETY: the caller's contract.
+                unsafe { *s.add(j) += v };
             }
         }
     }
-    if let Some(s) = sums {
-        for (j, v) in acc.into_iter().enumerate() {
-            // SAFETY: the caller's contract.
-            unsafe { *s.add(cols.start + j) += v };
-        }
-    }
 }
+
+super::isa::isa_dispatch!(
+    /// [`convert_b_body`] compiled for `isa`.
+    pub unsafe fn convert_b => convert_b_body,
+    (
+        b: *const f32,
+        ldb: usize,
+        k: usize,
+        n: usize,
+        blocks: Range<usize>,
+        dst: *mut u32,
+        sums: Option<*mut f32>,
+    )
+);
 
 /// Writes columns `ks` of `A_pᵀ` — rows `ks` of `A` (`[k × m]` f32, `lda` apart; zeros past
 /// `k`) transposed — into `dst` (`m` rows of bf16, `ldd` apart).
@@ -91,7 +124,8 @@ pub unsafe fn convert_b(
 /// # Safety
 /// `A`'s rows below `k` hold `m` floats; `dst` has `m` rows of `ks.end` writable bf16 not
 /// overlapping `A`.
-pub unsafe fn transpose_a(
+#[inline(always)]
+unsafe fn transpose_a_body<const FMA: bool>(
     a: *const f32,
     lda: usize,
     k: usize,
@@ -122,9 +156,15 @@ pub unsafe fn transpose_a(
     }
 }
 
-/// `C[m × 16·vectors] += Aᵀ·B` over `pairs` pair rows for the vectors `vectors`, from the
-/// converted operands: `at` (`m` rows of `2·pairs` bf16, `lda` apart) and `bp` (pair rows of
-/// `ldb` words, vector `v` at word `16·v`); `C` rows `ldc` floats apart.
+super::isa::isa_dispatch!(
+    /// [`transpose_a_body`] compiled for `isa`.
+    pub unsafe fn transpose_a => transpose_a_body,
+    (a: *const f32, lda: usize, k: usize, m: usize, ks: Range<usize>, dst: *mut u16, ldd: usize)
+);
+
+/// `C[m × n] += Aᵀ·B` for the columns of blocks `blocks`, from the converted operands: `at`
+/// (`m` rows of `2·pairs` bf16, `lda` apart) and `bp` ([`convert_b`]'s, `pairs` pair rows);
+/// `C` rows `ldc` floats apart.
 ///
 /// # Safety
 /// AMX-BF16 is available ([`super::amx::bf16`]); the operands hold what is described; `C`
@@ -135,44 +175,44 @@ pub unsafe fn multiply(
     lda: usize,
     m: usize,
     bp: *const u32,
-    ldb: usize,
+    n: usize,
     pairs: usize,
-    vectors: Range<usize>,
+    blocks: Range<usize>,
     c: *mut f32,
     ldc: usize,
 ) {
-    let mut v0 = vectors.start;
-    while v0 < vectors.end {
-        let v1 = vectors.end.min(v0 + VECTORS_PER_CALL);
+    for j in blocks {
+        let (cols, offset) = block(j, n, pairs);
         let op = Bf16Gemm {
             m,
             a: at,
             lda,
-            b: bp.wrapping_add(v0 * VECTOR),
-            ldb,
+            b: bp.wrapping_add(offset),
+            ldb: cols.len(),
             pairs,
-            vectors: v1 - v0,
-            c: c.wrapping_add(v0 * VECTOR),
+            vectors: cols.len() / VECTOR,
+            c: c.wrapping_add(cols.start),
             ldc,
             accumulate: true,
         };
         // SAFETY: the caller's contract.
         unsafe { gemm_bf16(&op) };
-        v0 = v1;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::Isa;
 
     #[test]
     fn converted_products_match_an_f64_reference_of_the_rounded_operands() {
         if !crate::kernels::amx::bf16() {
             return;
         }
-        // k odd and not a multiple of K_ALIGN; m not a multiple of 16; n = 3 vectors.
-        let (k, m, n) = (77usize, 21usize, 48usize);
+        // k odd and not a multiple of K_ALIGN; m not a multiple of 16; n: a whole block and a
+        // narrower one.
+        let (k, m, n) = (77usize, 21usize, BLOCK_COLS + 48);
         let (lda, ldb, ldc) = (m + 3, n + 5, n + 2);
         let val = |i: usize| ((i * 37 % 101) as f32 - 50.0) / 37.0;
         let a: Vec<f32> = (0..k * lda).map(val).collect();
@@ -185,33 +225,41 @@ mod tests {
         let mut c = init.clone();
         unsafe {
             // In two parts each, as two threads would.
-            transpose_a(a.as_ptr(), lda, k, m, 0..32, at.as_mut_ptr(), kp);
-            transpose_a(a.as_ptr(), lda, k, m, 32..kp, at.as_mut_ptr(), kp);
+            transpose_a(
+                Isa::Avx512,
+                a.as_ptr(),
+                lda,
+                k,
+                m,
+                0..32,
+                at.as_mut_ptr(),
+                kp,
+            );
+            transpose_a(
+                Isa::Avx512,
+                a.as_ptr(),
+                lda,
+                k,
+                m,
+                32..kp,
+                at.as_mut_ptr(),
+                kp,
+            );
             let s = Some(sums.as_mut_ptr());
-            convert_b(b.as_ptr(), ldb, k, 0..16, bp.as_mut_ptr(), n, s);
-            convert_b(b.as_ptr(), ldb, k, 16..n, bp.as_mut_ptr(), n, s);
-            multiply(
-                at.as_ptr(),
-                kp,
-                m,
-                bp.as_ptr(),
+            convert_b(Isa::Avx512, b.as_ptr(), ldb, k, n, 0..1, bp.as_mut_ptr(), s);
+            convert_b(
+                Isa::Avx512,
+                b.as_ptr(),
+                ldb,
+                k,
                 n,
-                kp / 2,
-                0..1,
-                c.as_mut_ptr(),
-                ldc,
+                1..blocks(n),
+                bp.as_mut_ptr(),
+                s,
             );
-            multiply(
-                at.as_ptr(),
-                kp,
-                m,
-                bp.as_ptr(),
-                n,
-                kp / 2,
-                1..3,
-                c.as_mut_ptr(),
-                ldc,
-            );
+            let (at, bp) = (at.as_ptr(), bp.as_ptr());
+            multiply(at, kp, m, bp, n, kp / 2, 0..1, c.as_mut_ptr(), ldc);
+            multiply(at, kp, m, bp, n, kp / 2, 1..blocks(n), c.as_mut_ptr(), ldc);
         }
         let round = |x: f32| half::bf16::from_f32(x).to_f32() as f64;
         for i in 0..m {

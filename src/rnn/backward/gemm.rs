@@ -218,10 +218,10 @@ pub unsafe fn gemm_tn_bf16(
             })
             .collect();
         let bp = SyncPtr(pack.cast::<u32>().wrapping_add(m_sum * kp / 2));
-        let vectors = n / 16;
+        let blocks = crate::kernels::gemm_bf16_tn::blocks(n);
         let flops = 2 * m_sum * n * k;
         let threads = if flops >= PARALLEL_MIN_FLOPS {
-            threading::num_threads().min(vectors)
+            threading::num_threads().min(blocks)
         } else {
             1
         };
@@ -232,25 +232,26 @@ pub unsafe fn gemm_tn_bf16(
             let (i, size) = (team.index(), team.size().min(threads));
             if i < size {
                 // Each member: its share of K of every A_pᵀ (in whole pairs), then, once all
-                // are done, its columns of B converted and multiplied.
+                // are done, its column blocks of B converted and multiplied.
                 let share = threading::share_of(i, size, kp / 2);
                 let ks = 2 * share.start..2 * share.end;
                 for o in &ops {
                     let a = o.a.get().cast_const();
-                    unsafe { transpose_a(a, o.lda, k, o.m, ks.clone(), o.at.get(), kp) };
+                    unsafe { transpose_a(isa, a, o.lda, k, o.m, ks.clone(), o.at.get(), kp) };
                 }
             }
             team.barrier();
             if i < size {
-                let vs = threading::share_of(i, size, vectors);
-                let cols = 16 * vs.start..16 * vs.end;
-                let (b, ldb) = (bptr.get().cast_const(), b.rs as usize);
-                let s = sums.map(SyncPtr::get);
-                unsafe { convert_b(b, ldb, k, cols, bp.get(), n, s) };
-                for o in &ops {
-                    let (a, bp) = (o.at.get().cast_const(), bp.get().cast_const());
-                    let (c, ldc) = (o.c.get(), o.ldc);
-                    unsafe { multiply(a, kp, o.m, bp, n, kp / 2, vs.clone(), c, ldc) };
+                // Block by block: each converted, then multiplied while in cache.
+                for j in threading::share_of(i, size, blocks) {
+                    let (b, ldb) = (bptr.get().cast_const(), b.rs as usize);
+                    let s = sums.map(SyncPtr::get);
+                    unsafe { convert_b(isa, b, ldb, k, n, j..j + 1, bp.get(), s) };
+                    for o in &ops {
+                        let (a, bp) = (o.at.get().cast_const(), bp.get().cast_const());
+                        let (c, ldc) = (o.c.get(), o.ldc);
+                        unsafe { multiply(a, kp, o.m, bp, n, kp / 2, j..j + 1, c, ldc) };
+                    }
                 }
             }
         });

@@ -13,6 +13,7 @@
 use super::{slice, slice_mut, PACK_PARALLEL_MIN};
 use crate::error::Result;
 use crate::kernels::gemm::{Packing, Panel};
+use crate::kernels::gemm_bf16::bf16_bits;
 use crate::memory::packed_transposed::{self as layout, padded_width, panel_columns};
 use crate::rnn::views::{Strided, SyncPtr};
 use crate::{size, threading};
@@ -98,16 +99,52 @@ impl Transposed {
         }
     }
 
-    /// Element `(j, c)` of this f32 matrix (`c` < its width).
+    /// This f32 matrix (a whole one) as bf16 pairs in `dst` ([`Self::pack_pairs`]'s layout),
+    /// panel by panel, on the library's threads when large.
     ///
     /// # Safety
-    /// The matrix is readable.
-    pub unsafe fn get(&self, j: usize, c: usize) -> f32 {
-        debug_assert!(!self.pairs);
-        let p = c / PANEL;
-        let cols = self.columns(p);
-        let at = self.offset(p) + (self.row0 + j) * cols.len() + c - cols.start;
-        unsafe { *self.ptr.add(at) }
+    /// The matrix is readable; `dst` has [`Self::pair_floats`]`(rows, width)` writable floats
+    /// not overlapping it.
+    pub unsafe fn to_pairs(&self, dst: *mut f32) -> Self {
+        debug_assert!(!self.pairs && self.row0 == 0);
+        let packed = Self {
+            ptr: dst,
+            pairs: true,
+            ..*self
+        };
+        let (rows, pair_rows) = (self.rows, self.rows.div_ceil(2));
+        let parallel = self.width * pair_rows >= PACK_PARALLEL_MIN;
+        let parts = if parallel {
+            threading::num_threads()
+        } else {
+            1
+        };
+        let (src, dst) = (SyncPtr(self.ptr.cast_mut()), SyncPtr(dst.cast::<u32>()));
+        // SAFETY: each part writes its own pair rows of every panel.
+        threading::crew_for_each(parts, parallel, self.width * pair_rows, |i| {
+            let qs = i * pair_rows / parts..(i + 1) * pair_rows / parts;
+            for p in 0..self.panels() {
+                let w = self.columns(p).len();
+                let (from, to) = (self.offset(p), packed.offset(p));
+                for q in qs.clone() {
+                    unsafe {
+                        let out = std::slice::from_raw_parts_mut(dst.get().add(to + q * w), w);
+                        let lo = slice(src.get().add(from + 2 * q * w), w);
+                        if 2 * q + 1 < rows {
+                            let hi = slice(src.get().add(from + (2 * q + 1) * w), w);
+                            for ((o, &x), &y) in out.iter_mut().zip(lo).zip(hi) {
+                                *o = bf16_bits(x) | bf16_bits(y) << 16;
+                            }
+                        } else {
+                            for (o, &x) in out.iter_mut().zip(lo) {
+                                *o = bf16_bits(x);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        packed
     }
 
     /// Packs `rows` rows of `k` columns — element `(j, c)` is `value(j, c)` — into `dst` as
@@ -136,7 +173,6 @@ impl Transposed {
             1
         };
         let dst = SyncPtr(dst.cast::<u32>());
-        let bits = |x: f32| u32::from(half::bf16::from_f32(x).to_bits());
         // SAFETY: each part writes its own pair rows of every panel.
         threading::crew_for_each(parts, parallel, packed.width * pair_rows, |i| {
             for q in i * pair_rows / parts..(i + 1) * pair_rows / parts {
@@ -147,11 +183,11 @@ impl Transposed {
                     for (c, o) in cols.zip(out.iter_mut()) {
                         *o = if c < k {
                             let hi = if 2 * q + 1 < rows {
-                                bits(value(2 * q + 1, c))
+                                bf16_bits(value(2 * q + 1, c))
                             } else {
                                 0
                             };
-                            bits(value(2 * q, c)) | hi << 16
+                            bf16_bits(value(2 * q, c)) | hi << 16
                         } else {
                             0
                         };
