@@ -588,7 +588,7 @@ impl Backward<'_> {
             // bf16 pairs for the bf16 GEMM, from either form (their values are bf16 already).
             let dst = self.sc(region);
             return match *w {
-                GateWeights::Packed(ptr) => unsafe { in_place(ptr).to_pairs(dst) },
+                GateWeights::Packed(ptr) => unsafe { in_place(ptr).pack_as_pairs(dst) },
                 GateWeights::Plain(w) => {
                     let (base, st) = (SyncPtr(w.at([l, d, 0, 0, 0])), w.strides);
                     let value = move |j: usize, c: usize| {

@@ -105,7 +105,7 @@ impl Transposed {
     /// # Safety
     /// The matrix is readable; `dst` has [`Self::pair_floats`]`(rows, width)` writable floats
     /// not overlapping it.
-    pub unsafe fn to_pairs(&self, dst: *mut f32) -> Self {
+    pub unsafe fn pack_as_pairs(&self, dst: *mut f32) -> Self {
         debug_assert!(!self.pairs && self.row0 == 0);
         let packed = Self {
             ptr: dst,
