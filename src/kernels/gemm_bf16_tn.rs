@@ -4,14 +4,14 @@
 //! `kernels::gemm_tn`, as oneDNN's bf16 backward multiplies.
 //!
 //! The operands are converted into the tile layouts of `kernels::amx_gemm`, `K` padded with
-//! zeros to a multiple of [`K_ALIGN`]: `B` into bf16 pair rows (`K/2` rows of `n` words, the
-//! pair of `K` rows `2q`, `2q + 1` of a column in one word: the B tile layout, [`convert_b`]),
-//! each `A_p` into its transpose (`m_p` rows of `K` bf16: A tiles, [`transpose_a`]). Then
-//! [`multiply`] runs `amx_gemm::gemm_bf16` on blocks of [`VECTORS_PER_CALL`] 16-column vectors:
-//! such a block of `B` (`K/2` pair rows of 64 bytes per vector) stays in L2 while every
-//! 64-row group of `A_pᵀ` passes over it.
+//! zeros to a multiple of [`K_ALIGN`]: `B` into bf16 pair rows (`K/2` rows, the pair of `K` rows
+//! `2q`, `2q + 1` of a column in one word: the B tile layout, [`convert_b`]) stored in column
+//! blocks of `BLOCK_VECTORS` 16-column vectors, each block's rows contiguous; each `A_p` into
+//! its transpose (`m_p` rows of `K` bf16: A tiles, [`transpose_a`]). [`multiply`] then runs
+//! `amx_gemm::gemm_bf16` block by block.
 
 use super::amx_gemm::{gemm_bf16, Bf16Gemm, VECTOR};
+use super::gemm_bf16::bf16_bits as bf16;
 use std::ops::Range;
 
 /// `K` is padded to a multiple of this: whole 16-word tile steps, and rows of `A_pᵀ` on cache
@@ -28,9 +28,7 @@ pub fn padded_k(k: usize) -> usize {
     k.next_multiple_of(K_ALIGN)
 }
 
-use super::gemm_bf16::bf16_bits as bf16;
-
-/// Columns of a block of converted `B`: [`BLOCK_VECTORS`] vectors.
+/// Columns of a block of converted `B`: `BLOCK_VECTORS` vectors.
 const BLOCK_COLS: usize = BLOCK_VECTORS * VECTOR;
 
 /// Blocks of converted `B` for `n` columns.
@@ -45,9 +43,7 @@ fn block(j: usize, n: usize, pairs: usize) -> (Range<usize>, usize) {
     (cols, j * BLOCK_COLS * pairs)
 }
 
-/// Converts the column blocks `blocks` of `B` (`k` rows of `n` f32, `ldb` apart) into pair
-/// rows at `dst` (`padded_k(k)/2` rows per block, block after block; the pairs past `k`
-/// zero), adding each column's sum of the f32 values into `sums[j]` when given.
+/// The body of [`convert_b`].
 ///
 /// # Safety
 /// `B`'s rows hold `n` floats; `dst` has `padded_k(k)/2 · n` writable words (`n` a multiple
@@ -105,7 +101,9 @@ unsafe fn convert_b_body<const FMA: bool>(
 }
 
 super::isa::isa_dispatch!(
-    /// [`convert_b_body`] compiled for `isa`.
+    /// Converts the column blocks `blocks` of `B` (`k` rows of `n` f32, `ldb` apart) into pair
+    /// rows at `dst` (`padded_k(k)/2` rows per block, block after block; the pairs past `k`
+    /// zero), adding each column's sum of the f32 values into `sums[j]` when given.
     pub unsafe fn convert_b => convert_b_body,
     (
         b: *const f32,
@@ -118,8 +116,7 @@ super::isa::isa_dispatch!(
     )
 );
 
-/// Writes columns `ks` of `A_pᵀ` — rows `ks` of `A` (`[k × m]` f32, `lda` apart; zeros past
-/// `k`) transposed — into `dst` (`m` rows of bf16, `ldd` apart).
+/// The body of [`transpose_a`].
 ///
 /// # Safety
 /// `A`'s rows below `k` hold `m` floats; `dst` has `m` rows of `ks.end` writable bf16 not
@@ -157,7 +154,8 @@ unsafe fn transpose_a_body<const FMA: bool>(
 }
 
 super::isa::isa_dispatch!(
-    /// [`transpose_a_body`] compiled for `isa`.
+    /// Writes columns `ks` of `A_pᵀ` — rows `ks` of `A` (`[k × m]` f32, `lda` apart; zeros past
+    /// `k`) transposed — into `dst` (`m` rows of bf16, `ldd` apart).
     pub unsafe fn transpose_a => transpose_a_body,
     (a: *const f32, lda: usize, k: usize, m: usize, ks: Range<usize>, dst: *mut u16, ldd: usize)
 );
