@@ -154,11 +154,103 @@ unsafe fn transpose_a_body<const FMA: bool>(
 }
 
 super::isa::isa_dispatch!(
-    /// Writes columns `ks` of `A_pᵀ` — rows `ks` of `A` (`[k × m]` f32, `lda` apart; zeros past
-    /// `k`) transposed — into `dst` (`m` rows of bf16, `ldd` apart).
-    pub unsafe fn transpose_a => transpose_a_body,
+    /// [`transpose_a`] in plain loops, compiled for `isa`.
+    unsafe fn transpose_a_loops => transpose_a_body,
     (a: *const f32, lda: usize, k: usize, m: usize, ks: Range<usize>, dst: *mut u16, ldd: usize)
 );
+
+/// Writes columns `ks` of `A_pᵀ` — rows `ks` of `A` (`[k × m]` f32, `lda` apart; zeros past
+/// `k`) transposed and rounded to bf16 — into `dst` (`m` rows of bf16, `ldd` apart): with
+/// AVX-512, 16 rows of `A` at a time by gathers (each column's 16 values, one line per row,
+/// the 16 rows' lines in L1 for all columns), the rest in plain loops.
+///
+/// # Safety
+/// `A`'s rows below `k` hold `m` floats; `dst` has `m` rows of `ks.end` writable bf16 not
+/// overlapping `A`; `isa` is supported by the CPU.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn transpose_a(
+    isa: super::Isa,
+    a: *const f32,
+    lda: usize,
+    k: usize,
+    m: usize,
+    ks: Range<usize>,
+    dst: *mut u16,
+    ldd: usize,
+) {
+    let mut ks = ks;
+    // (Gather indices are i32 element offsets: 15 rows apart must fit.)
+    if isa >= super::Isa::Avx512 && lda <= i32::MAX as usize / 16 {
+        let whole = ks.start..ks.start + (ks.len() / 16) * 16;
+        // SAFETY: the caller's contract; AVX-512 available.
+        unsafe { transpose_a_gather(a, lda, k, m, whole.clone(), dst, ldd) };
+        ks = whole.end..ks.end;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { transpose_a_loops(isa, a, lda, k, m, ks, dst, ldd) }
+}
+
+/// [`transpose_a`] for `ks` a multiple of 16 long, by gathers.
+///
+/// # Safety
+/// As [`transpose_a`]; AVX-512 available; `16·lda` fits an `i32`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn transpose_a_gather(
+    a: *const f32,
+    lda: usize,
+    k: usize,
+    m: usize,
+    ks: Range<usize>,
+    dst: *mut u16,
+    ldd: usize,
+) {
+    use std::arch::x86_64::*;
+    let offsets: [i32; 16] = std::array::from_fn(|r| (r * lda) as i32);
+    let index = unsafe { _mm512_loadu_si512(offsets.as_ptr().cast()) };
+    let (one, half, quiet) = (
+        _mm512_set1_epi32(1),
+        _mm512_set1_epi32(0x7fff),
+        _mm512_set1_epi32(0x40),
+    );
+    for q0 in ks.step_by(16) {
+        // Rows past `k` read as zeros.
+        let valid: __mmask16 = match k.saturating_sub(q0) {
+            0 => 0,
+            n if n >= 16 => 0xffff,
+            n => (1u16 << n) - 1,
+        };
+        for i in 0..m {
+            // SAFETY: rows q0..q0 + 16 below `k` hold column `i` (masked otherwise).
+            unsafe {
+                let base = a.wrapping_add(q0 * lda + i);
+                let v =
+                    _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), valid, index, base.cast());
+                let bits = _mm512_castps_si512(v);
+                let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(bits), one);
+                let rounded =
+                    _mm512_srli_epi32::<16>(_mm512_add_epi32(bits, _mm512_add_epi32(half, lsb)));
+                let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(v, v);
+                let nan_bits = _mm512_or_si512(_mm512_srli_epi32::<16>(bits), quiet);
+                let out = _mm512_mask_blend_epi32(nan, rounded, nan_bits);
+                let packed = _mm512_cvtepi32_epi16(out);
+                _mm256_storeu_si256(dst.add(i * ldd + q0).cast(), packed);
+            }
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn transpose_a_gather(
+    _: *const f32,
+    _: usize,
+    _: usize,
+    _: usize,
+    _: Range<usize>,
+    _: *mut u16,
+    _: usize,
+) {
+}
 
 /// `C[m × n] += Aᵀ·B` for the columns of blocks `blocks`, from the converted operands: `at`
 /// (`m` rows of `2·pairs` bf16, `lda` apart) and `bp` ([`convert_b`]'s, `pairs` pair rows);
@@ -222,27 +314,16 @@ mod tests {
         let init: Vec<f32> = (0..m * ldc).map(|i| val(i + 3)).collect();
         let mut c = init.clone();
         unsafe {
-            // In two parts each, as two threads would.
-            transpose_a(
-                Isa::Avx512,
-                a.as_ptr(),
-                lda,
-                k,
-                m,
-                0..32,
-                at.as_mut_ptr(),
-                kp,
-            );
-            transpose_a(
-                Isa::Avx512,
-                a.as_ptr(),
-                lda,
-                k,
-                m,
-                32..kp,
-                at.as_mut_ptr(),
-                kp,
-            );
+            // In parts, as threads would: gathers (rows past k masked), gathers and loops,
+            // loops alone.
+            let (ap, atp) = (a.as_ptr(), at.as_mut_ptr());
+            for (isa, ks) in [
+                (Isa::Avx512, 0..32),
+                (Isa::Avx512, 32..kp - 2),
+                (Isa::Portable, kp - 2..kp),
+            ] {
+                transpose_a(isa, ap, lda, k, m, ks, atp, kp);
+            }
             let s = Some(sums.as_mut_ptr());
             convert_b(Isa::Avx512, b.as_ptr(), ldb, k, n, 0..1, bp.as_mut_ptr(), s);
             convert_b(

@@ -368,4 +368,54 @@ mod tests {
         assert!(dst.iter().all(|v| !v.is_nan()));
         assert_eq!(dst.iter().sum::<f32>(), (rows * k) as f32);
     }
+
+    #[test]
+    fn bf16_pairs_hold_two_rows_per_word_from_either_source_and_span_whole_panels() {
+        // 5 rows (the last paired with zero) of 100 columns (width 128: two 64-wide panels);
+        // values with more than 8 significant bits, so that the packing rounds.
+        let (rows, k) = (5, 100);
+        let value = |j: usize, c: usize| 1.0 + (j * k + c) as f32 / 1024.0;
+        let round = |x: f32| half::bf16::from_f32(x).to_bits() as u32;
+        let words = Transposed::pair_floats("test", rows, k).unwrap();
+        assert_eq!(words, 3 * 128);
+        let mut direct = vec![f32::NAN; words];
+        let p = unsafe { Transposed::pack_pairs(direct.as_mut_ptr(), rows, k, value) };
+        let src: Vec<f32> = (0..rows * k).map(|i| value(i / k, i % k)).collect();
+        let mut f32s = vec![f32::NAN; Transposed::floats("test", rows, k).unwrap()];
+        let mut via = vec![f32::NAN; words];
+        let q = unsafe {
+            let t = Transposed::pack(f32s.as_mut_ptr(), rows, k, |j| src[j * k..].as_ptr(), 1);
+            t.pack_as_pairs(via.as_mut_ptr())
+        };
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&direct), bits(&via));
+        assert!(p.pairs() && q.pairs());
+        // Pair rows 1 and 2 (rows 2..5) of each panel.
+        let view = p.rows(2..5);
+        for pnl in 0..p.panels() {
+            let (panel, cols) = (view.panel(pnl), p.columns(pnl));
+            assert_eq!((panel.packing, panel.ld), (Packing::Bf16Pairs, 64));
+            for qr in 0..2 {
+                for (i, c) in cols.clone().enumerate() {
+                    let w = unsafe { *panel.ptr.add(qr * panel.ld + i).cast::<u32>() };
+                    let (lo, hi) = (2 + 2 * qr, 3 + 2 * qr);
+                    let want = match (c < k, hi < rows) {
+                        (false, _) => 0,
+                        (true, true) => round(value(lo, c)) | round(value(hi, c)) << 16,
+                        (true, false) => round(value(lo, c)),
+                    };
+                    assert_eq!(w, want, "panel {pnl} pair row {qr} column {c}");
+                }
+            }
+        }
+        // Whole panels as one operand of two blocks; a part of a panel on its own.
+        let mut spans = Vec::new();
+        p.for_each_span(0..128, |c, panel| spans.push((c, panel.width, panel.block)));
+        assert_eq!(spans, [(0..128, 128, 64)]);
+        spans.clear();
+        p.for_each_span(32..128, |c, panel| {
+            spans.push((c, panel.width, panel.block))
+        });
+        assert_eq!(spans, [(32..64, 32, 32), (64..128, 64, 64)]);
+    }
 }
