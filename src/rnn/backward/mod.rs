@@ -54,6 +54,14 @@
 //! weight-gradient kernel (LSTMP T=50 N=16 DHC=1024 DIC=256 training: 33.0 → 30.3 ms against
 //! one thread's strided `matrixmultiply` product per step).
 //!
+//! bf16 primitives multiply in bf16 where oneDNN's bf16 backward does (bf16 operands, f32
+//! sums): `Uᵀ` and `Wᵀ` are packed as bf16 pairs (`Packing::Bf16Pairs`, from plain or packed
+//! weights alike) and the per-step products and the input gradient run on the bf16 GEMM
+//! (`kernels::gemm_bf16`: AMX-BF16, `vdpbf16ps`, widened or portable by the ISA), which rounds
+//! `dA` to bf16 as it converts it; with AMX-BF16, the weight gradients run on
+//! `kernels::gemm_bf16_tn` (`dA` and the layer inputs rounded to bf16 there too; the f32
+//! blocked kernel otherwise, whose products of bf16 inputs are exact).
+//!
 //! With two directions and at least two threads, the directions run at the same time, one
 //! thread each, in scratchpad lanes of their own (`BackwardScratch::lanes`): every step on one
 //! thread, no barriers; direction 1 adds its layer-0 input gradient into `diff_src_layer`
