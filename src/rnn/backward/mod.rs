@@ -54,13 +54,13 @@
 //! weight-gradient kernel (LSTMP T=50 N=16 DHC=1024 DIC=256 training: 33.0 → 30.3 ms against
 //! one thread's strided `matrixmultiply` product per step).
 //!
-//! bf16 primitives multiply in bf16 where oneDNN's bf16 backward does (bf16 operands, f32
-//! sums): `Uᵀ` and `Wᵀ` are packed as bf16 pairs (`Packing::Bf16Pairs`, from plain or packed
-//! weights alike) and the per-step products and the input gradient run on the bf16 GEMM
-//! (`kernels::gemm_bf16`: AMX-BF16, `vdpbf16ps`, widened or portable by the ISA), which rounds
-//! `dA` to bf16 as it converts it; with AMX-BF16, the weight gradients run on
-//! `kernels::gemm_bf16_tn` (`dA` and the layer inputs rounded to bf16 there too; the f32
-//! blocked kernel otherwise, whose products of bf16 inputs are exact).
+//! bf16 primitives with AMX-BF16 multiply in bf16 where oneDNN's bf16 backward does (bf16
+//! operands, f32 sums): `Uᵀ` and `Wᵀ` are packed as bf16 pairs (`Packing::Bf16Pairs`, from
+//! plain or packed weights alike) and the per-step products and the input gradient run on the
+//! bf16 GEMM (`kernels::gemm_bf16`), which rounds `dA` to bf16 as it converts it; the weight
+//! gradients run on `kernels::gemm_bf16_tn` (`dA` and the layer inputs rounded to bf16 there
+//! too). Without AMX-BF16 they keep the f32 kernels (faster there than the widened bf16 ones;
+//! products of the bf16 inputs are exact in f32).
 //!
 //! With two directions and at least two threads, the directions run at the same time, one
 //! thread each, in scratchpad lanes of their own (`BackwardScratch::lanes`): every step on one
@@ -92,6 +92,7 @@ use super::seq_lengths::SeqOrder;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
 use crate::kernels::gemm::CHUNK;
+use crate::kernels::gemm_bf16::Bf16Kernel;
 use crate::kernels::Isa;
 use crate::memory::TransposedLayout;
 use crate::threading::{self, Team};
@@ -592,7 +593,7 @@ impl Backward<'_> {
             };
             Transposed::in_place(ptr.wrapping_add(layout.matrix_offset(l, d)), rows, k)
         };
-        if p.bf16_math {
+        if self.bf16_pairs() {
             // bf16 pairs for the bf16 GEMM, from either form (their values are bf16 already).
             let dst = self.sc(region);
             return match *w {
@@ -616,11 +617,18 @@ impl Backward<'_> {
         }
     }
 
+    /// Whether the gate weights are packed as bf16 pairs for the bf16 GEMM: bf16 primitives
+    /// with AMX-BF16. (Without it, the f32 kernels on the f32 panels were faster than the
+    /// widened bf16 ones, which convert `A` at every call: W10 with AVX-512 and one thread,
+    /// 133–140 against 145 ms.)
+    fn bf16_pairs(&self) -> bool {
+        self.problem.bf16_math && Bf16Kernel::for_isa(self.isa) == Bf16Kernel::Amx
+    }
+
     /// Whether the input gradient runs on the steps' kernel over `Wᵀ` packed in column panels
-    /// ([`Self::input_gradient`]): with AVX-512, and for bf16 (on the bf16 kernels of every
-    /// instruction set).
+    /// ([`Self::input_gradient`]): with AVX-512, and with bf16 pairs.
     fn packed_input_gradient(&self) -> bool {
-        self.isa >= Isa::Avx512 || self.problem.bf16_math
+        self.isa >= Isa::Avx512 || self.bf16_pairs()
     }
 
     /// Where the input gradient of layer `l`, direction `d` goes, rows `(s, n)` of `.1` floats,

@@ -10,7 +10,7 @@
 //! | `da`      | `[T][N][G·DHC]`    | gradient of the gate pre-activations of every step (what `x·W + b` receives) |
 //! | `da_iter` | `[T][N][G·DHC]`    | linear-before-reset cells: what the recurrent product receives (`o` column × r) |
 //! | `rh`      | `[T][N][DHC]`      | GRU / AUGRU: `r ⊙ h_prev` of every step (operand of `dU_o`) |
-//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the GEMM kernel in 64-column panels (`transposed.rs`; `SICP`: SIC rounded up to 32); empty when `weights_iter` is given packed; bf16: always, as bf16 pairs (`[G·DHC/2]` rows) |
+//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the GEMM kernel in 64-column panels (`transposed.rs`; `SICP`: SIC rounded up to 32); empty when `weights_iter` is given packed (bf16: never; with AMX-BF16 as bf16 pairs, `[G·DHC/2]` rows) |
 //! | `wt`      | `[G·DHC][XC]`      | `Wᵀ` of the current layer and direction, packed likewise (the layer's input channels rounded up to 32); empty when `weights_layer` is given packed; bf16: as `ut` |
 //! | `g`       | `[N][SICP]`        | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
 //! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step (with projection: h̃) |
@@ -112,7 +112,8 @@ impl BackwardScratch {
         let da = a.push(&[rows, cols])?;
         let da_iter = a.push(&[lbr, rows, cols])?;
         let rh = a.push(&[gru, rows, dhc])?;
-        // bf16: the gate weights are always packed, as bf16 pairs (half the rows).
+        // bf16: the gate weights are packed whatever their layout (as bf16 pairs with AMX-BF16:
+        // half the room).
         let bf16 = p.bf16_math;
         let transposed = |on: bool, rows, k| -> Result<usize> {
             if on {
@@ -121,16 +122,8 @@ impl BackwardScratch {
                 Ok(0)
             }
         };
-        let ut = if bf16 {
-            a.push(&[Transposed::pair_floats(what, cols, p.sic)?])?
-        } else {
-            a.push(&[transposed(plain_iter, cols, p.sic)?])?
-        };
-        let wt = if bf16 {
-            a.push(&[cols.div_ceil(2), xc])?
-        } else {
-            a.push(&[usize::from(plain_layer), cols, xc])?
-        };
+        let ut = a.push(&[transposed(plain_iter || bf16, cols, p.sic)?])?;
+        let wt = a.push(&[usize::from(plain_layer || bf16), cols, xc])?;
         let g = a.push(&[gru, n, ut_ld])?;
         let dh = a.push(&[n, dhc])?;
         let dhp = a.push(&[projection, rows, p.dic])?;
