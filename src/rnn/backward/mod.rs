@@ -618,9 +618,8 @@ impl Backward<'_> {
     }
 
     /// Whether the gate weights are packed as bf16 pairs for the bf16 GEMM: bf16 primitives
-    /// with AMX-BF16. (Without it, the f32 kernels on the f32 panels were faster than the
-    /// widened bf16 ones, which convert `A` at every call: W10 with AVX-512 and one thread,
-    /// 133–140 against 145 ms.)
+    /// with AMX-BF16. (Without it, the f32 kernels on f32 panels are faster than the widened
+    /// bf16 ones, which convert `A` at every call.)
     fn bf16_pairs(&self) -> bool {
         self.problem.bf16_math && Bf16Kernel::for_isa(self.isa) == Bf16Kernel::Amx
     }
