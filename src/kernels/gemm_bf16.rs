@@ -43,7 +43,7 @@ thread_local! {
 
 /// The bf16 of `x`, rounded to nearest even (NaN stays NaN), in the low 16 bits.
 #[inline(always)]
-fn bf16_bits(x: f32) -> u32 {
+pub(crate) fn bf16_bits(x: f32) -> u32 {
     let b = x.to_bits();
     if x.is_nan() {
         (b >> 16) | 0x40

@@ -10,6 +10,8 @@ pub mod amx_gemm;
 pub mod blas;
 pub mod gemm;
 pub mod gemm_bf16;
+#[cfg(target_arch = "x86_64")]
+pub mod gemm_bf16_tn;
 pub mod gemm_s32;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;

@@ -228,11 +228,11 @@ fn driver_scratch_bytes(
 /// (measured on a Xeon, LSTM C=512).
 const BF32_MAX_BATCH: usize = 3;
 
-/// The implementation name: `oxidnn:gemm` (backward), `oxidnn:int8:<kernel>`,
-/// `oxidnn:bf16:<kernel>` (GEMMs in bf16: bf16 and bf32 forward), `oxidnn:packed:<isa>` (the
-/// vector instruction set: the f32 kernels use no AMX tiles).
+/// The implementation name: `oxidnn:gemm` (f32 backward), `oxidnn:int8:<kernel>`,
+/// `oxidnn:bf16:<kernel>` (GEMMs in bf16: bf16 forward and backward, bf32 forward),
+/// `oxidnn:packed:<isa>` (the vector instruction set: the f32 kernels use no AMX tiles).
 fn impl_name(p: &RnnProblem, isa: Isa) -> String {
-    if p.is_backward() {
+    if p.is_backward() && !p.bf16_math {
         "oxidnn:gemm".to_string()
     } else if p.int8.is_some() {
         format!("oxidnn:int8:{}", Int8Kernel::for_isa(isa).name())

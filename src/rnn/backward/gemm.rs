@@ -4,9 +4,10 @@
 //! `C_p += A_pᵀ·B` ([`gemm_tn`]), with AVX-512 through the blocked kernel
 //! [`kernels::gemm_tn`](crate::kernels::gemm_tn).
 
+use crate::error::Result;
 use crate::kernels::Isa;
 use crate::rnn::views::SyncPtr;
-use crate::threading;
+use crate::{size, threading};
 
 /// Floating-point work below which a GEMM runs on the calling thread.
 const PARALLEL_MIN_FLOPS: usize = 1 << 20;
@@ -130,6 +131,136 @@ pub fn tn_pack_floats(k: usize, m: usize, n: usize) -> usize {
     {
         let _ = (k, m, n);
         0
+    }
+}
+
+/// Floats of scratch [`gemm_tn_bf16`] needs for products of `k` rows, `m_sum` columns of `A`
+/// over a group of products and `n` of `B`; `invalid_arguments` when they do not fit.
+pub fn tn_bf16_floats(k: usize, m_sum: usize, n: usize) -> Result<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::kernels::gemm_bf16_tn::K_ALIGN;
+        let what = "RNN backward scratchpad";
+        let kp = size::round_up(what, k, K_ALIGN)?;
+        // A_pᵀ: m_sum rows of kp bf16; B: kp/2 pair rows.
+        let a = size::product(what, &[m_sum, kp / 2])?;
+        let b = size::product(what, &[kp / 2, size::round_up(what, n, 16)?])?;
+        size::add(what, a, b)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (k, m_sum, n);
+        Ok(0)
+    }
+}
+
+/// [`gemm_tn`] for a bf16 primitive on AMX-BF16 tiles (`kernels::gemm_bf16_tn`): the operands
+/// rounded to bf16 — the gradients `B` too, where oneDNN's bf16 backward rounds them for its
+/// GEMMs — products and sums in f32; `sums` of the f32 values of `B`. Returns false (nothing
+/// done) where it does not apply: no AMX-BF16 under `isa`, strides other than unit columns,
+/// `n` not a multiple of 16 or `pack_len` floats too few ([`tn_bf16_floats`]).
+///
+/// # Safety
+/// As [`gemm_tn`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_tn_bf16(
+    isa: Isa,
+    k: usize,
+    n: usize,
+    b: Mat,
+    parts: &[TnPart],
+    pack: *mut f32,
+    pack_len: usize,
+    sums: Option<&mut [f32]>,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::kernels::gemm_bf16::Bf16Kernel;
+        use crate::kernels::gemm_bf16_tn::{convert_b, multiply, padded_k, transpose_a};
+        let unit = |x: &Mat| x.cs == 1 && x.rs >= 0;
+        let m_sum: usize = parts.iter().map(|p| p.m).sum();
+        let fits = tn_bf16_floats(k, m_sum, n).is_ok_and(|f| f <= pack_len);
+        let applies = Bf16Kernel::for_isa(isa) == Bf16Kernel::Amx
+            && n.is_multiple_of(16)
+            && unit(&b)
+            && parts.iter().all(|p| unit(&p.a) && unit(&p.c))
+            && fits;
+        if !applies {
+            return false;
+        }
+        if k == 0 || n == 0 {
+            return true;
+        }
+        let kp = padded_k(k);
+        // Per product: A (f32), its transpose in the buffer (every A_pᵀ, m_p rows of kp bf16,
+        // then B's pair rows), C.
+        struct Op {
+            a: SyncPtr<f32>,
+            lda: usize,
+            m: usize,
+            at: SyncPtr<u16>,
+            c: SyncPtr<f32>,
+            ldc: usize,
+        }
+        let ops: Vec<Op> = parts
+            .iter()
+            .scan(0usize, |rows, p| {
+                let at = SyncPtr(pack.cast::<u16>().wrapping_add(*rows * kp));
+                *rows += p.m;
+                Some(Op {
+                    a: SyncPtr(p.a.ptr.cast_mut()),
+                    lda: p.a.rs as usize,
+                    m: p.m,
+                    at,
+                    c: SyncPtr(p.c.ptr.cast_mut()),
+                    ldc: p.c.rs as usize,
+                })
+            })
+            .collect();
+        let bp = SyncPtr(pack.cast::<u32>().wrapping_add(m_sum * kp / 2));
+        let blocks = crate::kernels::gemm_bf16_tn::blocks(n);
+        let flops = 2 * m_sum * n * k;
+        let threads = if flops >= PARALLEL_MIN_FLOPS {
+            threading::num_threads().min(blocks)
+        } else {
+            1
+        };
+        let sums = sums.map(|s| SyncPtr(s.as_mut_ptr()));
+        let bptr = SyncPtr(b.ptr.cast_mut());
+        let join = (threads > 1).then(|| threading::join_wait(flops));
+        threading::team(join, |team| {
+            let (i, size) = (team.index(), team.size().min(threads));
+            if i < size {
+                // Each member: its share of K of every A_pᵀ (in whole pairs), then, once all
+                // are done, its column blocks of B converted and multiplied.
+                let share = threading::share_of(i, size, kp / 2);
+                let ks = 2 * share.start..2 * share.end;
+                for o in &ops {
+                    let a = o.a.get().cast_const();
+                    unsafe { transpose_a(isa, a, o.lda, k, o.m, ks.clone(), o.at.get(), kp) };
+                }
+            }
+            team.barrier();
+            if i < size {
+                // Block by block: each converted, then multiplied while in cache.
+                for j in threading::share_of(i, size, blocks) {
+                    let (b, ldb) = (bptr.get().cast_const(), b.rs as usize);
+                    let s = sums.map(SyncPtr::get);
+                    unsafe { convert_b(isa, b, ldb, k, n, j..j + 1, bp.get(), s) };
+                    for o in &ops {
+                        let (a, bp) = (o.at.get().cast_const(), bp.get().cast_const());
+                        let (c, ldc) = (o.c.get(), o.ldc);
+                        unsafe { multiply(a, kp, o.m, bp, n, kp / 2, j..j + 1, c, ldc) };
+                    }
+                }
+            }
+        });
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (isa, k, n, b, parts, pack, pack_len, sums);
+        false
     }
 }
 

@@ -54,6 +54,14 @@
 //! weight-gradient kernel (LSTMP T=50 N=16 DHC=1024 DIC=256 training: 33.0 → 30.3 ms against
 //! one thread's strided `matrixmultiply` product per step).
 //!
+//! bf16 primitives with AMX-BF16 multiply in bf16 where oneDNN's bf16 backward does (bf16
+//! operands, f32 sums): `Uᵀ` and `Wᵀ` are packed as bf16 pairs (`Packing::Bf16Pairs`, from
+//! plain or packed weights alike) and the per-step products and the input gradient run on the
+//! bf16 GEMM (`kernels::gemm_bf16`), which rounds `dA` to bf16 as it converts it; the weight
+//! gradients run on `kernels::gemm_bf16_tn` (`dA` and the layer inputs rounded to bf16 there
+//! too). Without AMX-BF16 they keep the f32 kernels (faster there than the widened bf16 ones;
+//! products of the bf16 inputs are exact in f32).
+//!
 //! With two directions and at least two threads, the directions run at the same time, one
 //! thread each, in scratchpad lanes of their own (`BackwardScratch::lanes`): every step on one
 //! thread, no barriers; direction 1 adds its layer-0 input gradient into `diff_src_layer`
@@ -72,7 +80,7 @@ mod product;
 pub mod scratch;
 mod transposed;
 
-use self::gemm::{gemm, gemm_tn, Mat, TnPart};
+use self::gemm::{gemm, gemm_tn, gemm_tn_bf16, Mat, TnPart};
 use self::product::Product;
 use self::scratch::BackwardScratch;
 use self::transposed::Transposed;
@@ -84,6 +92,7 @@ use super::seq_lengths::SeqOrder;
 use super::views::{Strided, SyncPtr};
 use super::workspace::WorkspaceLayout;
 use crate::kernels::gemm::CHUNK;
+use crate::kernels::gemm_bf16::Bf16Kernel;
 use crate::kernels::Isa;
 use crate::memory::TransposedLayout;
 use crate::threading::{self, Team};
@@ -573,22 +582,52 @@ impl Backward<'_> {
         region: Region,
     ) -> Transposed {
         let p = self.problem;
+        let rows = p.g * p.dhc;
+        let in_place = |ptr: *const f32| {
+            let layout = TransposedLayout {
+                l: p.l,
+                d: p.d,
+                i: k,
+                g: p.g,
+                o: p.dhc,
+            };
+            Transposed::in_place(ptr.wrapping_add(layout.matrix_offset(l, d)), rows, k)
+        };
+        if self.bf16_pairs() {
+            // bf16 pairs for the bf16 GEMM, from either form (their values are bf16 already).
+            let dst = self.sc(region);
+            return match *w {
+                GateWeights::Packed(ptr) => unsafe { in_place(ptr).pack_as_pairs(dst) },
+                GateWeights::Plain(w) => {
+                    let (base, st) = (SyncPtr(w.at([l, d, 0, 0, 0])), w.strides);
+                    let value = move |j: usize, c: usize| {
+                        let (g, o) = ((j / p.dhc) as isize, (j % p.dhc) as isize);
+                        let at = g * st[3] + o * st[4] + c as isize * st[2];
+                        unsafe { *base.get().wrapping_offset(at) }
+                    };
+                    unsafe { Transposed::pack_pairs(dst, rows, k, value) }
+                }
+            };
+        }
         match w {
-            GateWeights::Packed(ptr) => {
-                let layout = TransposedLayout {
-                    l: p.l,
-                    d: p.d,
-                    i: k,
-                    g: p.g,
-                    o: p.dhc,
-                };
-                let at = ptr.wrapping_add(layout.matrix_offset(l, d));
-                Transposed::in_place(at, p.g * p.dhc, k)
-            }
+            GateWeights::Packed(ptr) => in_place(*ptr),
             GateWeights::Plain(w) => unsafe {
                 pack_gate_weights(w, (l, d), (k, p.g, p.dhc), self.sc(region))
             },
         }
+    }
+
+    /// Whether the gate weights are packed as bf16 pairs for the bf16 GEMM: bf16 primitives
+    /// with AMX-BF16. (Without it, the f32 kernels on f32 panels are faster than the widened
+    /// bf16 ones, which convert `A` at every call.)
+    fn bf16_pairs(&self) -> bool {
+        self.problem.bf16_math && Bf16Kernel::for_isa(self.isa) == Bf16Kernel::Amx
+    }
+
+    /// Whether the input gradient runs on the steps' kernel over `Wᵀ` packed in column panels
+    /// ([`Self::input_gradient`]): with AVX-512, and with bf16 pairs.
+    fn packed_input_gradient(&self) -> bool {
+        self.isa >= Isa::Avx512 || self.bf16_pairs()
     }
 
     /// Where the input gradient of layer `l`, direction `d` goes, rows `(s, n)` of `.1` floats,
@@ -597,11 +636,11 @@ impl Backward<'_> {
     /// chunks: only if SLC is made of them), everything else into `below`.
     fn input_gradient_target(&self, l: usize, d: usize) -> ((*mut f32, usize), bool) {
         let p = self.problem;
-        let avx512 = self.isa >= Isa::Avx512;
+        let packed = self.packed_input_gradient();
         let direct = (l == 0 && d == 0)
             .then(|| self.in_step_order(&self.tensors.diff_src_layer, d, 0))
             .flatten()
-            .filter(|_| !avx512 || p.slc.is_multiple_of(CHUNK));
+            .filter(|_| !packed || p.slc.is_multiple_of(CHUNK));
         let below = (self.sc(self.scratch.below), self.scratch.xc);
         (direct.unwrap_or(below), direct.is_some())
     }
@@ -971,8 +1010,13 @@ impl Backward<'_> {
                 let parts: Vec<TnPart> = group.iter().map(|j| j.2).collect();
                 let sum = t.diff_bias.is_some() && !summed && (b.ptr, ng) == (da, p.g);
                 summed |= sum;
-                let sums = sum.then_some(&mut sums[..]);
-                gemm_tn(self.isa, rows, ng * dhc, b, &parts, pack.0, pack.1, sums);
+                let mut sums = sum.then_some(&mut sums[..]);
+                let (n, isa) = (ng * dhc, self.isa);
+                let bf16 = p.bf16_math
+                    && gemm_tn_bf16(isa, rows, n, b, &parts, pack.0, pack.1, sums.as_deref_mut());
+                if !bf16 {
+                    gemm_tn(isa, rows, n, b, &parts, pack.0, pack.1, sums);
+                }
             }
             if let Some(b) = t.diff_bias {
                 let add_row = |sums: &[f32], row: usize| {
@@ -1044,7 +1088,7 @@ impl Backward<'_> {
         let p = self.problem;
         let (rows, dhc, cols) = (p.t * p.n, p.dhc, p.g * p.dhc);
         let k_in = p.layer_input_channels(l);
-        if self.isa >= Isa::Avx512 {
+        if self.packed_input_gradient() {
             let wt = unsafe {
                 self.transposed(&self.tensors.weights_layer, k_in, l, d, self.scratch.wt)
             };

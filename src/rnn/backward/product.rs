@@ -11,6 +11,9 @@ use std::ops::Range;
 /// Rows of `src` per call of the GEMM kernel: each block's rows stay in cache for all the
 /// column panels.
 const ROW_BLOCK: usize = 128;
+/// [`ROW_BLOCK`] for bf16 pairs: the bf16 GEMM converts the rows once per call and multiplies
+/// them in tile groups of 64, so larger blocks read `B` fewer times.
+const ROW_BLOCK_PAIRS: usize = 512;
 /// Floating-point work from which products are split over several threads.
 const PARALLEL_MIN_FLOPS: usize = 1 << 20;
 
@@ -70,8 +73,23 @@ impl Product {
             Init::Zero
         };
         let first = c0 / PANEL;
-        for r0 in (0..self.m).step_by(ROW_BLOCK) {
-            let rows = r0..(r0 + ROW_BLOCK).min(self.m);
+        let row_block = if self.b.pairs() {
+            ROW_BLOCK_PAIRS
+        } else {
+            ROW_BLOCK
+        };
+        for r0 in (0..self.m).step_by(row_block) {
+            let rows = r0..(r0 + row_block).min(self.m);
+            if self.b.pairs() {
+                // bf16: few calls (each converts its rows of `A`), over runs of panels.
+                self.b.for_each_span(c0..c1, |cols, panel| {
+                    let c = self.out.wrapping_add(r0 * self.ldc + cols.start);
+                    let (k, ldc) = (self.k, self.ldc);
+                    let fetch = Fetch::default();
+                    unsafe { gemm(isa, &a, rows.clone(), k, &panel, c, ldc, init, fetch) };
+                });
+                continue;
+            }
             for p in first..self.b.panels() {
                 let cols = self.b.columns(p);
                 let (start, end) = (cols.start.max(c0), cols.end.min(c1));

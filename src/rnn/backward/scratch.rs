@@ -10,8 +10,8 @@
 //! | `da`      | `[T][N][G·DHC]`    | gradient of the gate pre-activations of every step (what `x·W + b` receives) |
 //! | `da_iter` | `[T][N][G·DHC]`    | linear-before-reset cells: what the recurrent product receives (`o` column × r) |
 //! | `rh`      | `[T][N][DHC]`      | GRU / AUGRU: `r ⊙ h_prev` of every step (operand of `dU_o`) |
-//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the GEMM kernel in 64-column panels (`transposed.rs`; `SICP`: SIC rounded up to 32); empty when `weights_iter` is given packed |
-//! | `wt`      | `[G·DHC][XC]`      | `Wᵀ` of the current layer and direction, packed likewise (the layer's input channels rounded up to 32); empty when `weights_layer` is given packed |
+//! | `ut`      | `[G·DHC][SICP]`    | `Uᵀ` of the current layer and direction, packed for the GEMM kernel in 64-column panels (`transposed.rs`; `SICP`: SIC rounded up to 32); empty when `weights_iter` is given packed (bf16: never; with AMX-BF16 as bf16 pairs, `[G·DHC/2]` rows) |
+//! | `wt`      | `[G·DHC][XC]`      | `Wᵀ` of the current layer and direction, packed likewise (the layer's input channels rounded up to 32); empty when `weights_layer` is given packed; bf16: as `ut` |
 //! | `g`       | `[N][SICP]`        | GRU / AUGRU: `dA_o·U_oᵀ` of one step |
 //! | `dh`      | `[N][DHC]`         | gradient reaching the h of the current step (with projection: h̃) |
 //! | `dhp`     | `[T][N][DIC]`      | LSTM with projection: gradient reaching the (projected) h of every step |
@@ -23,10 +23,10 @@
 //! | `x`       | `[T][N][SLC]`      | `src_layer` in step order (layer-0 input of the merged GEMMs) |
 //! | `att`     | `[T][N]`           | AUGRU: attention in step order |
 //! | `d_att`   | `[N]`              | AUGRU: attention gradient of one step |
-//! | `pack`    | per thread         | packed blocks of the weight-gradient GEMMs ([`gemm_tn`](super::gemm::gemm_tn)) |
+//! | `pack`    | per thread         | packed blocks of the weight-gradient GEMMs ([`gemm_tn`](super::gemm::gemm_tn)); bf16: at least their bf16 operands ([`tn_bf16_floats`]) |
 //! | `order`   | `2N + T`           | sequence lengths: the batch order (`seq_lengths::SeqOrder`; lane 0's serves both) |
 
-use super::gemm::tn_pack_floats;
+use super::gemm::{tn_bf16_floats, tn_pack_floats};
 use super::transposed::Transposed;
 use crate::error::Result;
 use crate::kernels::gemm::CHUNK;
@@ -112,6 +112,9 @@ impl BackwardScratch {
         let da = a.push(&[rows, cols])?;
         let da_iter = a.push(&[lbr, rows, cols])?;
         let rh = a.push(&[gru, rows, dhc])?;
+        // bf16: the gate weights are packed whatever their layout (as bf16 pairs with AMX-BF16:
+        // half the room).
+        let bf16 = p.bf16_math;
         let transposed = |on: bool, rows, k| -> Result<usize> {
             if on {
                 Transposed::floats(what, rows, k)
@@ -119,8 +122,8 @@ impl BackwardScratch {
                 Ok(0)
             }
         };
-        let ut = a.push(&[transposed(plain_iter, cols, p.sic)?])?;
-        let wt = a.push(&[usize::from(plain_layer), cols, xc])?;
+        let ut = a.push(&[transposed(plain_iter || bf16, cols, p.sic)?])?;
+        let wt = a.push(&[usize::from(plain_layer || bf16), cols, xc])?;
         let g = a.push(&[gru, n, ut_ld])?;
         let dh = a.push(&[n, dhc])?;
         let dhp = a.push(&[projection, rows, p.dic])?;
@@ -138,7 +141,15 @@ impl BackwardScratch {
         let d_att = a.push(&[attention, n])?;
         // Widest A: the input channels, or DHC for the projection's gradient `h̃ᵀ·dh`.
         let m = p.slc.max(p.sic).max(p.dic).max(projection * dhc);
-        let pack = a.push(&[tn_pack_floats(rows, m, cols)])?;
+        let mut pack_floats = tn_pack_floats(rows, m, cols);
+        if bf16 {
+            // The bf16 weight gradients' operands: every A of a group of products (at most
+            // the layer input, the state and r ⊙ h_prev) and B.
+            let m_sum = size::add(what, p.slc.max(p.dic), size::add(what, p.sic, dhc)?)?;
+            let bf16_floats = tn_bf16_floats(rows, m_sum, cols)?;
+            pack_floats = pack_floats.max(bf16_floats);
+        }
+        let pack = a.push(&[pack_floats])?;
         let order = a.push(&[if p.seq_lengths { order_floats(p)? } else { 0 }])?;
         let lane_bytes = a.bytes();
         let bytes = size::product(what, &[lanes, lane_bytes])?;
