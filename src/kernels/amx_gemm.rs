@@ -550,6 +550,45 @@ mod tests {
         }
     }
 
+    /// `C` (`m` rows of `ldc`, the first `16·vectors` computed) against `start(i, j) + Σ_k
+    /// A[i][k]·B[k][j]` in f64 over the bf16 of `A` (`lda` apart) and the pairs of `B` (`ldb`
+    /// words apart, `A`'s row length / 2 of them): within the f32 rounding of the sums (bf16
+    /// products are exact in f32); the columns past the computed ones as `init`.
+    fn check_c(
+        c: &[f32],
+        init: &[f32],
+        (m, vectors, ldc): (usize, usize, usize),
+        start: impl Fn(usize, usize) -> f64,
+        (a, lda): (&[u16], usize),
+        (b, ldb): (&[u32], usize),
+        shape: &str,
+    ) {
+        let pairs = b.len() / ldb;
+        for i in 0..m {
+            for j in 0..ldc {
+                let got = c[i * ldc + j];
+                if j >= vectors * 16 {
+                    assert_eq!(got, init[i * ldc + j], "{shape} ({i}, {j})");
+                    continue;
+                }
+                let (mut want, mut mag) = (start(i, j), start(i, j).abs());
+                for p in 0..pairs {
+                    let w = b[p * ldb + j];
+                    for (q, wq) in [w as u16, (w >> 16) as u16].into_iter().enumerate() {
+                        let x = widen(a[i * lda + 2 * p + q]) as f64 * widen(wq) as f64;
+                        want += x;
+                        mag += x.abs();
+                    }
+                }
+                let tol = mag * 2f64.powi(-22) * (2 * pairs + 2) as f64;
+                assert!(
+                    (got as f64 - want).abs() <= tol,
+                    "{shape} ({i}, {j}): {got} vs {want}"
+                );
+            }
+        }
+    }
+
     /// AMX-BF16 against an f64 reference of the same bf16 products: within the f32 rounding
     /// of the sums (bf16 products are exact in f32).
     #[test]
@@ -584,34 +623,23 @@ mod tests {
                 };
                 // SAFETY: AMX-BF16 available; the buffers hold what the operands describe.
                 unsafe { gemm_bf16(&op) };
-                for i in 0..m {
-                    for j in 0..ldc {
-                        let got = c[i * ldc + j];
-                        if j >= vectors * 16 {
-                            assert_eq!(got, init[i * ldc + j]);
-                            continue;
-                        }
-                        let mut want = if accumulate {
-                            init[i * ldc + j] as f64
-                        } else {
-                            0.0
-                        };
-                        let mut mag = want.abs();
-                        for p in 0..pairs {
-                            let w = b[p * ldb + j];
-                            for (q, wq) in [w as u16, (w >> 16) as u16].into_iter().enumerate() {
-                                let x = widen(a[i * lda + 2 * p + q]) as f64 * widen(wq) as f64;
-                                want += x;
-                                mag += x.abs();
-                            }
-                        }
-                        let tol = mag * 2f64.powi(-22) * (2 * pairs + 1) as f64;
-                        assert!(
-                            (got as f64 - want).abs() <= tol,
-                            "m{m} pairs{pairs} v{vectors} ({i}, {j}): {got} vs {want}"
-                        );
+                let start = |i: usize, j: usize| {
+                    if accumulate {
+                        init[i * ldc + j] as f64
+                    } else {
+                        0.0
                     }
-                }
+                };
+                let shape = format!("m{m} pairs{pairs} v{vectors}");
+                check_c(
+                    &c,
+                    &init,
+                    (m, vectors, ldc),
+                    start,
+                    (&a, lda),
+                    (&b, ldb),
+                    &shape,
+                );
             }
         }
     }
@@ -664,34 +692,21 @@ mod tests {
                 unsafe {
                     gemm_runs::<amx::Bf16>(&runs, m, vectors, c.as_mut_ptr().cast(), 4 * ldc, s)
                 };
-                for i in 0..m {
-                    for j in 0..ldc {
-                        let got = c[i * ldc + j];
-                        if j >= vectors * 16 {
-                            assert_eq!(got, init[i * ldc + j]);
-                            continue;
-                        }
-                        let mut want = match start {
-                            "zero" => 0.0,
-                            "row" => bias[j] as f64,
-                            _ => init[i * ldc + j] as f64,
-                        };
-                        let mut mag = want.abs();
-                        for p in 0..pairs {
-                            let w = b[p * ldb + j];
-                            for (q, wq) in [w as u16, (w >> 16) as u16].into_iter().enumerate() {
-                                let x = widen(a[i * lda + 2 * p + q]) as f64 * widen(wq) as f64;
-                                want += x;
-                                mag += x.abs();
-                            }
-                        }
-                        let tol = mag * 2f64.powi(-22) * (2 * pairs + 2) as f64;
-                        assert!(
-                            (got as f64 - want).abs() <= tol,
-                            "{start} m{m} pairs{pairs} v{vectors} ({i}, {j}): {got} vs {want}"
-                        );
-                    }
-                }
+                let from = |i: usize, j: usize| match start {
+                    "zero" => 0.0,
+                    "row" => bias[j] as f64,
+                    _ => init[i * ldc + j] as f64,
+                };
+                let shape = format!("{start} m{m} pairs{pairs} v{vectors}");
+                check_c(
+                    &c,
+                    &init,
+                    (m, vectors, ldc),
+                    from,
+                    (&a, lda),
+                    (&b, ldb),
+                    &shape,
+                );
             }
         }
     }

@@ -316,27 +316,9 @@ static SHAPES_AVX512_SPLIT: Shapes = Shapes {
 };
 
 #[cfg(target_arch = "x86_64")]
-static SHAPES_AVX2: Shapes = Shapes {
-    wide: None,
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_widen_avx2, 2, [1, 2]),
-    },
-    pair: None,
-    small: &[],
-};
+static SHAPES_AVX2: Shapes = Shapes::narrow(micro_table!(micro_widen_avx2, 2, [1, 2]));
 
-static SHAPES_PORTABLE: Shapes = Shapes {
-    wide: None,
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_widen_portable, 2, [1, 2]),
-    },
-    pair: None,
-    small: &[],
-};
+static SHAPES_PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_widen_portable, 2, [1, 2]));
 
 /// Most rows of the products that take `vdpbf16ps` on AVX512_BF16 (a batch-1 step, waiting on
 /// `B`); more rows are computed widened ([`SplitMac`]): on a Xeon whose `vdpbf16ps` issues every
@@ -457,11 +439,13 @@ impl Bf16Kernel {
     }
 }
 
-/// Converts rows `rows` of `a` (`k` floats each) into bf16 pair rows of `ld` words at `dst`.
+/// Converts rows `rows` of `a` (`k` floats each) into rows of `ld` pair words at `dst` as
+/// `form` says: bf16 pairs (`A[2q]` low, `A[2q + 1]` high, a last odd column paired with
+/// zero), or f32 values rounded to bf16 (two per word, zeros after the `k`th).
 ///
 /// # Safety
-/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·ld` writable words,
-/// `ld ≥ ceil(k/2)`.
+/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·form.words()·ld`
+/// writable words, `2·ld ≥ k`.
 #[inline(always)]
 unsafe fn convert_body<const FMA: bool>(
     a: &RowsA,
@@ -469,17 +453,31 @@ unsafe fn convert_body<const FMA: bool>(
     k: usize,
     dst: *mut u32,
     ld: usize,
+    form: AForm,
 ) {
+    let row_words = form.words() * ld;
     for (i, r) in rows.enumerate() {
         unsafe {
             let src = std::slice::from_raw_parts(a.row(r), k);
-            let out = std::slice::from_raw_parts_mut(dst.add(i * ld), k.div_ceil(2));
-            let (pairs, last) = src.as_chunks::<2>();
-            for (o, &[lo, hi]) in out.iter_mut().zip(pairs) {
-                *o = bf16_bits(lo) | bf16_bits(hi) << 16;
-            }
-            if let [x] = *last {
-                out[pairs.len()] = bf16_bits(x);
+            let at = dst.add(i * row_words);
+            match form {
+                AForm::Pairs => {
+                    let out = std::slice::from_raw_parts_mut(at, k.div_ceil(2));
+                    let (pairs, last) = src.as_chunks::<2>();
+                    for (o, &[lo, hi]) in out.iter_mut().zip(pairs) {
+                        *o = bf16_bits(lo) | bf16_bits(hi) << 16;
+                    }
+                    if let [x] = *last {
+                        out[pairs.len()] = bf16_bits(x);
+                    }
+                }
+                AForm::Floats => {
+                    let out = std::slice::from_raw_parts_mut(at.cast::<f32>(), row_words);
+                    for (o, &x) in out.iter_mut().zip(src) {
+                        *o = f32::from_bits(bf16_bits(x) << 16);
+                    }
+                    out[k..].fill(0.0);
+                }
             }
         }
     }
@@ -488,39 +486,7 @@ unsafe fn convert_body<const FMA: bool>(
 super::isa::isa_dispatch!(
     /// [`convert_body`] compiled for `isa`.
     unsafe fn convert => convert_body,
-    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut u32, ld: usize)
-);
-
-/// Converts rows `rows` of `a` (`k` floats each) into rows of `2·ld` floats at `dst` rounded to
-/// bf16, zeros after the `k`th.
-///
-/// # Safety
-/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·2·ld` writable
-/// floats, `2·ld ≥ k`.
-#[inline(always)]
-unsafe fn convert_floats_body<const FMA: bool>(
-    a: &RowsA,
-    rows: std::ops::Range<usize>,
-    k: usize,
-    dst: *mut f32,
-    ld: usize,
-) {
-    for (i, r) in rows.enumerate() {
-        unsafe {
-            let src = std::slice::from_raw_parts(a.row(r), k);
-            let out = std::slice::from_raw_parts_mut(dst.add(2 * i * ld), 2 * ld);
-            for (o, &x) in out.iter_mut().zip(src) {
-                *o = f32::from_bits(bf16_bits(x) << 16);
-            }
-            out[k..].fill(0.0);
-        }
-    }
-}
-
-super::isa::isa_dispatch!(
-    /// [`convert_floats_body`] compiled for `isa`.
-    unsafe fn convert_floats => convert_floats_body,
-    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut f32, ld: usize)
+    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut u32, ld: usize, form: AForm)
 );
 
 /// [`gemm::gemm_sum`] for panels of bf16 pairs, on the family [`Bf16Kernel::for_isa`] picks.
@@ -636,14 +602,8 @@ unsafe fn convert_term(
     rows: std::ops::Range<usize>,
     at: *mut u32,
 ) {
-    let ld = converted_ld(t);
     // SAFETY: the caller's contract.
-    unsafe {
-        match form {
-            AForm::Pairs => convert(isa, &t.a, rows, t.k, at, ld),
-            AForm::Floats => convert_floats(isa, &t.a, rows, t.k, at.cast(), ld),
-        }
-    }
+    unsafe { convert(isa, &t.a, rows, t.k, at, converted_ld(t), form) }
 }
 
 /// Term `t` reading its rows from `r0` on converted as `form` at `at` ([`convert_term`]), `K`
@@ -1004,37 +964,14 @@ mod tests {
                 init_v,
                 fetch,
             );
+            let product = |r: std::ops::Range<usize>, c: &mut Vec<f32>| {
+                let out = at(c, r.start);
+                gemm_planned(isa, plan, &terms, r, out, ldc, init_v, fetch)
+            };
             reusing_converted(|| {
-                gemm_planned(
-                    isa,
-                    plan,
-                    &terms,
-                    r0..m,
-                    at(&mut first, r0),
-                    ldc,
-                    init_v,
-                    fetch,
-                );
-                gemm_planned(
-                    isa,
-                    plan,
-                    &terms,
-                    0..1,
-                    at(&mut other, 0),
-                    ldc,
-                    init_v,
-                    fetch,
-                );
-                gemm_planned(
-                    isa,
-                    plan,
-                    &terms,
-                    r0..m,
-                    at(&mut again, r0),
-                    ldc,
-                    init_v,
-                    fetch,
-                );
+                product(r0..m, &mut first);
+                product(0..1, &mut other);
+                product(r0..m, &mut again);
             });
         }
         assert_eq!(first, c, "{shape} in a reuse scope");
