@@ -138,7 +138,8 @@ struct Group {
     start: Start,
 }
 
-/// Runs one tile GEMM with the dot product `D`.
+/// Runs one tile GEMM with the dot product `D`, up to 4 blocks of 16 rows in the accumulators
+/// at once (4 × 1 vector).
 ///
 /// # Safety
 /// AMX with `D` available (`amx::int8` / `amx::bf16`); the operands address what [`TileGemm`]
@@ -157,12 +158,14 @@ pub unsafe fn gemm<D: Dot>(op: &TileGemm) {
         Start::Zero
     };
     // SAFETY: the caller's contract.
-    unsafe { gemm_runs::<D>(&[run], op.m, op.vectors, op.c, op.ldc, start) }
+    unsafe { sum_runs::<D>(&[run], op.m, op.vectors, op.c, op.ldc, start, 4) }
 }
 
 /// `C[i][v·16 + j] (start)+= Σ_runs Σ_k A[i][k] · B[k][v·16 + j]` with the dot product `D`,
 /// for `m` rows and vectors `v` in `0..vectors`; C's rows `ldc` bytes apart. Runs of at
-/// least 16 words of K are summed in the same accumulators (stored once).
+/// least 16 words of K are summed in the same accumulators (stored once). The accumulators
+/// cover 2 row blocks × 2 vectors (each A tile loaded for two vectors: on the Xeon, one
+/// thread, bf16 LSTM N=64 C=512 0.86 and LBR-GRU N=32 C=512 0.96 of the time with 4 × 1).
 ///
 /// # Safety
 /// AMX with `D` available; every run addresses `m` rows of A and `k` rows of B as [`Run`]
@@ -175,6 +178,24 @@ pub unsafe fn gemm_runs<D: Dot>(
     c: *mut u8,
     ldc: usize,
     start: Start,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { sum_runs::<D>(runs, m, vectors, c, ldc, start, 2) }
+}
+
+/// [`gemm_runs`] with up to `row_blocks` (1..=4) blocks of 16 rows in the accumulators at
+/// once.
+///
+/// # Safety
+/// As [`gemm_runs`].
+unsafe fn sum_runs<D: Dot>(
+    runs: &[Run],
+    m: usize,
+    vectors: usize,
+    c: *mut u8,
+    ldc: usize,
+    start: Start,
+    row_blocks: usize,
 ) {
     if m == 0 || vectors == 0 {
         return;
@@ -209,14 +230,15 @@ pub unsafe fn gemm_runs<D: Dot>(
     }
     // SAFETY: the caller's contract.
     unsafe {
-        group_runs::<D>(&runs[..group], m, vectors, c, ldc, start);
+        group_runs::<D>(&runs[..group], m, vectors, c, ldc, start, row_blocks);
         if group < runs.len() {
-            gemm_runs::<D>(&runs[group..], m, vectors, c, ldc, Start::Accumulate);
+            let rest = &runs[group..];
+            sum_runs::<D>(rest, m, vectors, c, ldc, Start::Accumulate, row_blocks);
         }
     }
 }
 
-/// [`gemm_runs`] of runs (1..=`MAX_RUNS`, none empty) of one step configuration.
+/// [`sum_runs`] of runs (1..=`MAX_RUNS`, none empty) of one step configuration.
 ///
 /// # Safety
 /// As [`gemm_runs`].
@@ -227,6 +249,7 @@ unsafe fn group_runs<D: Dot>(
     c: *mut u8,
     ldc: usize,
     start: Start,
+    row_blocks: usize,
 ) {
     let rows = m.min(TILE_ROWS);
     let words = runs[0].k.min(TILE_ROWS);
@@ -260,7 +283,7 @@ unsafe fn group_runs<D: Dot>(
     unsafe { amx::configure(&config(rows, words)) };
     let mut i0 = 0;
     while i0 < blocks {
-        let r = (blocks - i0).min(4);
+        let r = (blocks - i0).min(row_blocks);
         let rb: [Rows; 4] = std::array::from_fn(|j| {
             let s = first_row(i0 + j.min(r - 1));
             let mut a = [std::ptr::null(); MAX_RUNS];
