@@ -31,6 +31,13 @@ const BUFFER_WORDS: usize = 1 << 19;
 /// Most terms converted at once; more are summed group after group.
 const GROUP: usize = 4;
 
+// Converted `A` is written as bf16 in the order of `K`, read as words whose low half is the
+// even element: a little-endian layout (as AMX tiles read it).
+const _: () = assert!(
+    cfg!(target_endian = "little"),
+    "bf16 pairs assume little-endian"
+);
+
 /// 64 bytes of converted `A` (the buffer's unit: rows start on cache lines).
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
@@ -462,14 +469,11 @@ unsafe fn convert_body<const FMA: bool>(
             let at = dst.add(i * row_words);
             match form {
                 AForm::Pairs => {
-                    let out = std::slice::from_raw_parts_mut(at, k.div_ceil(2));
-                    let (pairs, last) = src.as_chunks::<2>();
-                    for (o, &[lo, hi]) in out.iter_mut().zip(pairs) {
-                        *o = bf16_bits(lo) | bf16_bits(hi) << 16;
+                    let out = std::slice::from_raw_parts_mut(at.cast::<u16>(), 2 * k.div_ceil(2));
+                    for (o, &x) in out.iter_mut().zip(src) {
+                        *o = bf16_bits(x) as u16;
                     }
-                    if let [x] = *last {
-                        out[pairs.len()] = bf16_bits(x);
-                    }
+                    out[k..].fill(0);
                 }
                 AForm::Floats => {
                     let out = std::slice::from_raw_parts_mut(at.cast::<f32>(), row_words);
