@@ -5,7 +5,9 @@
 //! primitives); each call converts the rows it multiplies into bf16 pair rows (`A[2q]` in the
 //! low half, `A[2q + 1]` in the high half of word `q`, a last odd column paired with zero;
 //! rounded to nearest even, exact for bf16 values) in a buffer of the calling thread, once per
-//! call. A row of `A` is then one word per pair of `K` and a row of `B` one word per column,
+//! call — or, inside a [`reusing_converted`] scope (an RNN phase: the same activations times
+//! every panel of the weights), once per scope. A row of `A` is then one word per pair of `K`
+//! and a row of `B` one word per column,
 //! so the f32 GEMM's tiling (`gemm::tiles`: register tiles, `K` blocks,
 //! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:
 //!
@@ -14,7 +16,9 @@
 //! - AVX-512, more rows (or no BF16): `A` converted to f32 instead, both halves of each word of
 //!   `B` widened to f32 (a bf16 is the high half of its f32) and two multiply-adds, in tiles of
 //!   the f32 kernels' shapes (a row fewer for the wide ones);
-//! - AVX2, portable: as the latter with `A` as pairs, in the f32 kernels' narrow tiles.
+//! - AVX2, portable: as the latter with `A` as pairs, in the f32 kernels' narrow tiles;
+//! - AMX-BF16, from 4 rows: `kernels::amx_gemm` tiles, every term of the sum in the same
+//!   accumulators, which start from the bias row, zeros or `C`.
 //!
 //! The products of two bf16 are exact in f32, so every path computes the same sums; only the
 //! order of the additions differs (two per pair row, and per kernel).
