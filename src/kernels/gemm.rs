@@ -539,26 +539,25 @@ static AVX512: Shapes = Shapes {
     ],
 };
 #[cfg(target_arch = "x86_64")]
-static AVX2: Shapes = Shapes {
-    wide: None,
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_avx2, 2, [1, 2]),
-    },
-    pair: None,
-    small: &[],
-};
-static PORTABLE: Shapes = Shapes {
-    wide: None,
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_portable, 2, [1, 2]),
-    },
-    pair: None,
-    small: &[],
-};
+static AVX2: Shapes = Shapes::narrow(micro_table!(micro_avx2, 2, [1, 2]));
+static PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_portable, 2, [1, 2]));
+
+impl Shapes {
+    /// The shapes of the narrow vector units (AVX2, portable): 2-vector tiles of the rows
+    /// `table` computes, nothing wider.
+    pub(super) const fn narrow(table: &'static [MicroFn]) -> Self {
+        Self {
+            wide: None,
+            tall: Kernels {
+                vectors: 2,
+                split: 2,
+                table,
+            },
+            pair: None,
+            small: &[],
+        }
+    }
+}
 
 fn shapes(isa: Isa) -> &'static Shapes {
     match isa {

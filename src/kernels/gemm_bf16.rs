@@ -5,7 +5,9 @@
 //! primitives); each call converts the rows it multiplies into bf16 pair rows (`A[2q]` in the
 //! low half, `A[2q + 1]` in the high half of word `q`, a last odd column paired with zero;
 //! rounded to nearest even, exact for bf16 values) in a buffer of the calling thread, once per
-//! call. A row of `A` is then one word per pair of `K` and a row of `B` one word per column,
+//! call — or, inside a [`reusing_converted`] scope (an RNN phase: the same activations times
+//! every panel of the weights), once per scope. A row of `A` is then one word per pair of `K`
+//! and a row of `B` one word per column,
 //! so the f32 GEMM's tiling (`gemm::tiles`: register tiles, `K` blocks,
 //! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:
 //!
@@ -14,7 +16,9 @@
 //! - AVX-512, more rows (or no BF16): `A` converted to f32 instead, both halves of each word of
 //!   `B` widened to f32 (a bf16 is the high half of its f32) and two multiply-adds, in tiles of
 //!   the f32 kernels' shapes (a row fewer for the wide ones);
-//! - AVX2, portable: as the latter with `A` as pairs, in the f32 kernels' narrow tiles.
+//! - AVX2, portable: as the latter with `A` as pairs, in the f32 kernels' narrow tiles;
+//! - AMX-BF16, from 4 rows: `kernels::amx_gemm` tiles, every term of the sum in the same
+//!   accumulators, which start from the bias row, zeros or `C`.
 //!
 //! The products of two bf16 are exact in f32, so every path computes the same sums; only the
 //! order of the additions differs (two per pair row, and per kernel).
@@ -31,24 +35,96 @@ const BUFFER_WORDS: usize = 1 << 19;
 /// Most terms converted at once; more are summed group after group.
 const GROUP: usize = 4;
 
+// Converted `A` is written as bf16 in the order of `K`, read as words whose low half is the
+// even element: a little-endian layout (as AMX tiles read it).
+const _: () = assert!(
+    cfg!(target_endian = "little"),
+    "bf16 pairs assume little-endian"
+);
+
 /// 64 bytes of converted `A` (the buffer's unit: rows start on cache lines).
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Line([u32; 16]);
 
+/// Most words of converted `A` one thread keeps in a [`reusing_converted`] scope; beyond, the
+/// products convert per call again.
+const REUSE_MAX_WORDS: usize = 1 << 24;
+
 thread_local! {
     /// The calling thread's converted `A`.
     static BUFFER: RefCell<Vec<Line>> = const { RefCell::new(Vec::new()) };
+    /// The calling thread's conversions kept for a [`reusing_converted`] scope.
+    static REUSE: RefCell<Reuse> = const { RefCell::new(Reuse::new()) };
 }
 
-/// The bf16 of `x`, rounded to nearest even (NaN stays NaN), in the low 16 bits.
+/// What identifies one conversion of `A`: the operand's rows, `K` and form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key {
+    base: usize,
+    outer_stride: isize,
+    inner_stride: isize,
+    inner: usize,
+    k: usize,
+    rows: (usize, usize),
+    form: AForm,
+}
+
+/// The conversions of `A` a thread keeps while a [`reusing_converted`] scope runs: each
+/// operand's rows converted once, where the products of one phase read the same `A` for many
+/// panels.
+struct Reuse {
+    active: bool,
+    /// The conversions: where each starts in `lines`.
+    entries: Vec<(Key, usize)>,
+    lines: Vec<Line>,
+    /// Lines of `lines` in use.
+    used: usize,
+}
+
+impl Reuse {
+    const fn new() -> Self {
+        Self {
+            active: false,
+            entries: Vec::new(),
+            lines: Vec::new(),
+            used: 0,
+        }
+    }
+}
+
+/// Runs `f` with every conversion of an `A` operand (its rows, `K` and form) by this thread's
+/// bf16 products kept, so that the products of `f` that read the same rows again (the panels
+/// of one RNN step or layer GEMM) convert them once. The buffer stays allocated for the next
+/// scope.
+///
+/// # Safety
+/// While `f` runs, the memory of every `A` operand of this thread's bf16 products does not
+/// change (e.g. one phase of an RNN pass, between barriers).
+pub unsafe fn reusing_converted<R>(f: impl FnOnce() -> R) -> R {
+    let start = |on: bool| {
+        REUSE.with_borrow_mut(|r| {
+            r.active = on;
+            r.entries.clear();
+            r.used = 0;
+        })
+    };
+    start(true);
+    let out = f();
+    start(false);
+    out
+}
+
+/// The bf16 of `x`, rounded to nearest even (NaN stays NaN, quieted), in the low 16 bits; as
+/// `vcvtneps2bf16`. Without branches, so that loops over it vectorize.
 #[inline(always)]
-pub(crate) fn bf16_bits(x: f32) -> u32 {
+pub fn bf16_bits(x: f32) -> u32 {
     let b = x.to_bits();
+    let rounded = b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16;
     if x.is_nan() {
         (b >> 16) | 0x40
     } else {
-        (b + 0x7fff + ((b >> 16) & 1)) >> 16
+        rounded
     }
 }
 
@@ -251,27 +327,9 @@ static SHAPES_AVX512_SPLIT: Shapes = Shapes {
 };
 
 #[cfg(target_arch = "x86_64")]
-static SHAPES_AVX2: Shapes = Shapes {
-    wide: None,
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_widen_avx2, 2, [1, 2]),
-    },
-    pair: None,
-    small: &[],
-};
+static SHAPES_AVX2: Shapes = Shapes::narrow(micro_table!(micro_widen_avx2, 2, [1, 2]));
 
-static SHAPES_PORTABLE: Shapes = Shapes {
-    wide: None,
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_widen_portable, 2, [1, 2]),
-    },
-    pair: None,
-    small: &[],
-};
+static SHAPES_PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_widen_portable, 2, [1, 2]));
 
 /// Most rows of the products that take `vdpbf16ps` on AVX512_BF16 (a batch-1 step, waiting on
 /// `B`); more rows are computed widened ([`SplitMac`]): on a Xeon whose `vdpbf16ps` issues every
@@ -392,11 +450,13 @@ impl Bf16Kernel {
     }
 }
 
-/// Converts rows `rows` of `a` (`k` floats each) into bf16 pair rows of `ld` words at `dst`.
+/// Converts rows `rows` of `a` (`k` floats each) into rows of `ld` pair words at `dst` as
+/// `form` says: bf16 pairs (`A[2q]` low, `A[2q + 1]` high, a last odd column paired with
+/// zero), or f32 values rounded to bf16 (two per word, zeros after the `k`th).
 ///
 /// # Safety
-/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·ld` writable words,
-/// `ld ≥ ceil(k/2)`.
+/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·form.words()·ld`
+/// writable words, `2·ld ≥ k`.
 #[inline(always)]
 unsafe fn convert_body<const FMA: bool>(
     a: &RowsA,
@@ -404,17 +464,28 @@ unsafe fn convert_body<const FMA: bool>(
     k: usize,
     dst: *mut u32,
     ld: usize,
+    form: AForm,
 ) {
+    let row_words = form.words() * ld;
     for (i, r) in rows.enumerate() {
         unsafe {
             let src = std::slice::from_raw_parts(a.row(r), k);
-            let out = std::slice::from_raw_parts_mut(dst.add(i * ld), k.div_ceil(2));
-            let (pairs, last) = src.as_chunks::<2>();
-            for (o, &[lo, hi]) in out.iter_mut().zip(pairs) {
-                *o = bf16_bits(lo) | bf16_bits(hi) << 16;
-            }
-            if let [x] = *last {
-                out[pairs.len()] = bf16_bits(x);
+            let at = dst.add(i * row_words);
+            match form {
+                AForm::Pairs => {
+                    let out = std::slice::from_raw_parts_mut(at.cast::<u16>(), 2 * k.div_ceil(2));
+                    for (o, &x) in out.iter_mut().zip(src) {
+                        *o = bf16_bits(x) as u16;
+                    }
+                    out[k..].fill(0);
+                }
+                AForm::Floats => {
+                    let out = std::slice::from_raw_parts_mut(at.cast::<f32>(), row_words);
+                    for (o, &x) in out.iter_mut().zip(src) {
+                        *o = f32::from_bits(bf16_bits(x) << 16);
+                    }
+                    out[k..].fill(0.0);
+                }
             }
         }
     }
@@ -423,39 +494,7 @@ unsafe fn convert_body<const FMA: bool>(
 super::isa::isa_dispatch!(
     /// [`convert_body`] compiled for `isa`.
     unsafe fn convert => convert_body,
-    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut u32, ld: usize)
-);
-
-/// Converts rows `rows` of `a` (`k` floats each) into rows of `2·ld` floats at `dst` rounded to
-/// bf16, zeros after the `k`th.
-///
-/// # Safety
-/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·2·ld` writable
-/// floats, `2·ld ≥ k`.
-#[inline(always)]
-unsafe fn convert_floats_body<const FMA: bool>(
-    a: &RowsA,
-    rows: std::ops::Range<usize>,
-    k: usize,
-    dst: *mut f32,
-    ld: usize,
-) {
-    for (i, r) in rows.enumerate() {
-        unsafe {
-            let src = std::slice::from_raw_parts(a.row(r), k);
-            let out = std::slice::from_raw_parts_mut(dst.add(2 * i * ld), 2 * ld);
-            for (o, &x) in out.iter_mut().zip(src) {
-                *o = f32::from_bits(bf16_bits(x) << 16);
-            }
-            out[k..].fill(0.0);
-        }
-    }
-}
-
-super::isa::isa_dispatch!(
-    /// [`convert_floats_body`] compiled for `isa`.
-    unsafe fn convert_floats => convert_floats_body,
-    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut f32, ld: usize)
+    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut u32, ld: usize, form: AForm)
 );
 
 /// [`gemm::gemm_sum`] for panels of bf16 pairs, on the family [`Bf16Kernel::for_isa`] picks.
@@ -492,47 +531,172 @@ pub unsafe fn gemm_sum_with(
     unsafe { gemm_planned(kernel.isa(), plan, terms, rows, c, ldc, init, fetch) }
 }
 
-/// The product on AMX tiles, per term and block of the panel: `C` first set to its start
-/// (zeros or the row), then every product added.
+/// The product on AMX tiles, per block of the panel: every term summed in the same tiles,
+/// which start from zeros, the `Init::Row` row or `C`.
 ///
 /// # Safety
 /// As [`gemm_sum`], with every term's `A` converted (pairs, rows `inner_stride` words apart)
-/// and `k` counting pairs; the CPU runs AMX-BF16.
+/// and `k` counting pairs; at most [`GROUP`] terms; the CPU runs AMX-BF16.
 #[cfg(target_arch = "x86_64")]
 unsafe fn amx(terms: &[Term], rows: std::ops::Range<usize>, c: *mut f32, ldc: usize, init: Init) {
-    use super::amx_gemm::{gemm_bf16, Bf16Gemm};
-    let (m, width, block) = (rows.len(), terms[0].b.width, terms[0].b.block);
-    for i in 0..m {
-        // SAFETY: row `i` of `C` (and the `Init::Row` row) has `width` floats.
-        unsafe {
-            let out = c.add(i * ldc);
-            match init {
-                Init::Zero => std::ptr::write_bytes(out, 0, width),
-                Init::Row(r) => std::ptr::copy_nonoverlapping(r, out, width),
-                Init::Accumulate | Init::Continue => {}
-            }
-        }
-    }
-    for t in terms.iter().filter(|t| t.k > 0) {
-        for j0 in (0..width).step_by(block) {
-            let cols = j0..width.min(j0 + block);
+    use super::amx::Bf16;
+    use super::amx_gemm::{gemm_runs, Run, Start};
+    let (width, block) = (terms[0].b.width, terms[0].b.block);
+    let empty = Run {
+        a: std::ptr::null(),
+        lda: 0,
+        b: std::ptr::null(),
+        ldb: 0,
+        k: 0,
+    };
+    for j0 in (0..width).step_by(block) {
+        let cols = j0..width.min(j0 + block);
+        let mut runs = [empty; GROUP];
+        for (run, t) in runs.iter_mut().zip(terms) {
             let b = t.b.columns(cols.clone());
-            let op = Bf16Gemm {
-                m,
+            *run = Run {
                 a: t.a.row(rows.start).cast(),
-                lda: 2 * t.a.inner_stride as usize,
+                lda: 4 * t.a.inner_stride as usize,
                 b: b.ptr.cast(),
-                ldb: b.ld,
-                pairs: t.k,
-                vectors: cols.len() / 16,
-                c: c.wrapping_add(cols.start),
-                ldc,
-                accumulate: true,
+                ldb: 4 * b.ld,
+                k: t.k,
             };
-            // SAFETY: the operands are the term's rows and block; the caller's contract.
-            unsafe { gemm_bf16(&op) };
+        }
+        let start = match init {
+            Init::Zero => Start::Zero,
+            Init::Row(r) => Start::Row(r.wrapping_add(cols.start).cast()),
+            Init::Accumulate | Init::Continue => Start::Accumulate,
+        };
+        let out = c.wrapping_add(cols.start).cast();
+        let vectors = cols.len() / 16;
+        // SAFETY: the operands are the terms' rows and block; the caller's contract.
+        unsafe {
+            gemm_runs::<Bf16>(
+                &runs[..terms.len()],
+                rows.len(),
+                vectors,
+                out,
+                4 * ldc,
+                start,
+            )
+        };
+    }
+}
+
+/// Words of one converted row of a term: its pairs, a whole number of cache lines.
+fn converted_ld(t: &Term) -> usize {
+    t.k.div_ceil(2).next_multiple_of(16)
+}
+
+impl AForm {
+    /// Words per pair of `K`.
+    fn words(self) -> usize {
+        match self {
+            AForm::Pairs => 1,
+            AForm::Floats => 2,
         }
     }
+}
+
+/// Converts rows `rows` of term `t`'s `A` as `form` into `at` (rows of
+/// `form.words()·converted_ld(t)` words).
+///
+/// # Safety
+/// As [`convert`]; `at` has room for the rows.
+unsafe fn convert_term(
+    isa: Isa,
+    form: AForm,
+    t: &Term,
+    rows: std::ops::Range<usize>,
+    at: *mut u32,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { convert(isa, &t.a, rows, t.k, at, converted_ld(t), form) }
+}
+
+/// Term `t` reading its rows from `r0` on converted as `form` at `at` ([`convert_term`]), `K`
+/// in pairs.
+fn converted_term(t: &Term, form: AForm, at: *const u32, r0: usize) -> Term {
+    let ld = converted_ld(t);
+    let row0 = match form {
+        AForm::Pairs => at.cast::<f32>(),
+        // Word `q` of a row pointer stands for the floats at twice its address.
+        AForm::Floats => at.cast::<f32>().with_addr(at.addr() / 2),
+    };
+    Term {
+        a: RowsA {
+            base: row0.wrapping_sub(r0 * ld),
+            outer_stride: 0,
+            inner_stride: ld as isize,
+            inner: usize::MAX,
+        },
+        k: t.k.div_ceil(2),
+        b: t.b,
+    }
+}
+
+/// Inside a [`reusing_converted`] scope, runs `f` on the terms with their `A` rows `rows`
+/// converted as `form` from the scope's conversions (converting those not there yet) and
+/// returns true; false, running nothing, outside a scope or without room.
+///
+/// # Safety
+/// As [`convert`] for every term; the scope's contract.
+unsafe fn with_reused(
+    isa: Isa,
+    form: AForm,
+    terms: &[Term],
+    rows: std::ops::Range<usize>,
+    f: impl FnOnce(&[Term]),
+) -> bool {
+    if terms.len() > GROUP {
+        return false;
+    }
+    REUSE.with_borrow_mut(|r| {
+        if !r.active {
+            return false;
+        }
+        let mut at = [0usize; GROUP];
+        for (i, t) in terms.iter().enumerate() {
+            let key = Key {
+                base: t.a.base.addr(),
+                outer_stride: t.a.outer_stride,
+                inner_stride: t.a.inner_stride,
+                inner: t.a.inner,
+                k: t.k,
+                rows: (rows.start, rows.end),
+                form,
+            };
+            if let Some(&(_, start)) = r.entries.iter().find(|(k, _)| *k == key) {
+                at[i] = start;
+                continue;
+            }
+            let need = r.used + (rows.len() * form.words() * converted_ld(t)).div_ceil(16);
+            if 16 * need > REUSE_MAX_WORDS {
+                return false;
+            }
+            if r.lines.len() < need {
+                if r.lines.try_reserve(need - r.lines.len()).is_err() {
+                    return false;
+                }
+                r.lines.resize(need, Line([0; 16]));
+            }
+            // SAFETY: lines `used..need` hold the rows; the caller's contract for the rest.
+            unsafe {
+                let dst = r.lines.as_mut_ptr().add(r.used).cast::<u32>();
+                convert_term(isa, form, t, rows.clone(), dst);
+            }
+            r.entries.push((key, r.used));
+            at[i] = r.used;
+            r.used = need;
+        }
+        let mut converted = [terms[0]; GROUP];
+        for (i, t) in terms.iter().enumerate() {
+            let line = r.lines[at[i]..].as_ptr().cast::<u32>();
+            converted[i] = converted_term(t, form, line, rows.start);
+        }
+        f(&converted[..terms.len()]);
+        true
+    })
 }
 
 /// [`gemm_sum`] on the micro-kernels `shapes` reading `A` as `form`, converted by code compiled
@@ -559,9 +723,8 @@ unsafe fn gemm_planned(
         Plan::Tiles(_, form) => form,
         Plan::Amx => AForm::Pairs,
     };
-    // Pairs of one converted row of a term (a whole number of cache lines), and its words.
-    let ld = |t: &Term| t.k.div_ceil(2).next_multiple_of(16);
-    let words = if form == AForm::Floats { 2 } else { 1 };
+    let ld = converted_ld;
+    let words = form.words();
     let row_words: usize = terms.iter().map(|t| words * ld(t)).sum();
     let chunk = (BUFFER_WORDS / row_words.max(1)).clamp(1, rows.len());
     let fetch = Fetch {
@@ -571,6 +734,22 @@ unsafe fn gemm_planned(
         }),
         ..fetch
     };
+    // The product of converted terms, rows `r` of them into `c`.
+    // SAFETY: called on converted rows of the caller's terms, into its `C`: its contract.
+    let run = |terms: &[Term], r: std::ops::Range<usize>, c: *mut f32, init: Init| unsafe {
+        match plan {
+            Plan::Tiles(shapes, _) => gemm::tiles(shapes, terms, r, c, ldc, init, fetch),
+            Plan::Amx => amx(terms, r, c, ldc, init),
+        }
+    };
+    // SAFETY: the caller's contract.
+    if unsafe {
+        with_reused(isa, form, terms, rows.clone(), |t| {
+            run(t, rows.clone(), c, init)
+        })
+    } {
+        return;
+    }
     BUFFER.with_borrow_mut(|buf| {
         let lines = (chunk * row_words).div_ceil(16);
         if buf.len() < lines {
@@ -591,44 +770,13 @@ unsafe fn gemm_planned(
                 let mut converted = [group[0]; GROUP];
                 let mut at = base;
                 for (t, to) in group.iter().zip(converted.iter_mut()) {
-                    let ld = ld(t);
-                    let floats = at.cast::<f32>();
                     // SAFETY: the buffer holds `chunk` rows of every term's `words·ld` words.
-                    let row0 = unsafe {
-                        match form {
-                            AForm::Pairs => {
-                                convert(isa, &t.a, r0..r1, t.k, at, ld);
-                                floats
-                            }
-                            AForm::Floats => {
-                                convert_floats(isa, &t.a, r0..r1, t.k, floats, ld);
-                                floats.with_addr(floats.addr() / 2)
-                            }
-                        }
-                    };
-                    *to = Term {
-                        a: RowsA {
-                            base: row0.cast_const().wrapping_sub(r0 * ld),
-                            outer_stride: 0,
-                            inner_stride: ld as isize,
-                            inner: usize::MAX,
-                        },
-                        k: t.k.div_ceil(2),
-                        b: t.b,
-                    };
-                    at = at.wrapping_add(chunk * words * ld);
+                    unsafe { convert_term(isa, form, t, r0..r1, at) };
+                    *to = converted_term(t, form, at, r0);
+                    at = at.wrapping_add(chunk * words * ld(t));
                 }
                 let init = if g == 0 { init } else { Init::Accumulate };
-                let terms = &converted[..group.len()];
-                // SAFETY: the converted rows are readable; the caller's contract for the rest.
-                unsafe {
-                    match plan {
-                        Plan::Tiles(shapes, _) => {
-                            gemm::tiles(shapes, terms, r0..r1, c0, ldc, init, fetch)
-                        }
-                        Plan::Amx => amx(terms, r0..r1, c0, ldc, init),
-                    }
-                };
+                run(&converted[..group.len()], r0..r1, c0, init);
             }
             r0 = r1;
         }
@@ -806,6 +954,41 @@ mod tests {
             gemm_planned(kernel.isa(), plan, &terms, r0..m, out, ldc, init_v, fetch);
             scalar(&terms, r0..m, s.as_mut_ptr().add(r0 * ldc), ldc, init_v);
         }
+        // In a reuse scope: the first product converts, one over other rows (row 0) converts
+        // those, the third reads the first one's conversion; all as without the scope.
+        let (mut first, mut other, mut again, mut plain) =
+            (c0.clone(), c0.clone(), c0.clone(), c0.clone());
+        unsafe {
+            let isa = kernel.isa();
+            let fetch = Fetch::default();
+            let at = |c: &mut Vec<f32>, r: usize| c.as_mut_ptr().add(r * ldc);
+            gemm_planned(
+                isa,
+                plan,
+                &terms,
+                0..1,
+                at(&mut plain, 0),
+                ldc,
+                init_v,
+                fetch,
+            );
+            let product = |r: std::ops::Range<usize>, c: &mut Vec<f32>| {
+                let out = at(c, r.start);
+                gemm_planned(isa, plan, &terms, r, out, ldc, init_v, fetch)
+            };
+            reusing_converted(|| {
+                product(r0..m, &mut first);
+                product(0..1, &mut other);
+                product(r0..m, &mut again);
+            });
+        }
+        assert_eq!(first, c, "{shape} in a reuse scope");
+        assert_eq!(again, c, "{shape} reused");
+        assert_eq!(
+            other[..ldc],
+            plain[..ldc],
+            "{shape} other rows in a reuse scope"
+        );
         for i in 0..m {
             for j in 0..ldc {
                 let base = c0[i * ldc + j] as f64;

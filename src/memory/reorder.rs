@@ -7,6 +7,7 @@ use super::packed_int8::Int8Layout;
 use super::quantize::{self, Quantization};
 use crate::attr::Attr;
 use crate::error::Result;
+use crate::kernels::gemm_bf16::bf16_bits;
 use crate::rnn::backward::pack_gate_weights;
 use crate::rnn::precision::Precision;
 use crate::rnn::weights;
@@ -286,7 +287,7 @@ unsafe fn convert_run(
                 let from = std::slice::from_raw_parts(src.cast::<f32>().add(s), n);
                 let to = std::slice::from_raw_parts_mut(dst.cast::<u16>().add(d), n);
                 for (t, &f) in to.iter_mut().zip(from) {
-                    *t = half::bf16::from_f32(f).to_bits();
+                    *t = bf16_bits(f) as u16;
                 }
             }
             _ => {

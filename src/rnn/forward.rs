@@ -43,9 +43,10 @@ use super::problem::RnnProblem;
 use super::scratch::{l2_bytes, ScratchLayout, L2_BYTES};
 use super::seq_lengths::SeqOrder;
 use super::views::{SeqView, Strided};
-use super::weights::PackedWeights;
+use super::weights::{self, PackedWeights};
 use super::workspace::WorkspaceLayout;
 use crate::kernels::gemm::{self, Fetch, Init, Panel, Term};
+use crate::kernels::gemm_bf16;
 use crate::kernels::Isa;
 use crate::memory::packed::PANEL;
 use crate::threading::{self, Team};
@@ -188,10 +189,10 @@ enum Phase {
     Second,
 }
 
-/// Whether `floats` of weights shared by `members` are more than each member's L2 holds: its
+/// Whether `bytes` of weights shared by `members` are more than each member's L2 holds: its
 /// GEMMs then stream their `B` ([`gemm::Fetch::streamed`]).
-fn streamed(floats: usize, members: usize) -> bool {
-    floats * std::mem::size_of::<f32>() > members.max(1) * l2_bytes()
+fn streamed(bytes: usize, members: usize) -> bool {
+    bytes > members.max(1) * l2_bytes()
 }
 
 /// Rows `n0..` of a view at step `s`, from unit (channel) `u0`.
@@ -500,7 +501,7 @@ impl Forward<'_> {
             let mut pass = self.pass(l, d);
             pass.by_batch = self.split_by_batch(team, &pass);
             let step_members = if pass.by_batch { 1 } else { team.size() };
-            pass.step_streamed = streamed(self.step_weight_floats(&pass), step_members);
+            pass.step_streamed = streamed(self.step_weight_bytes(&pass), step_members);
             for n in team.share(p.n) {
                 if p.cell.has_c_state() && !(pass.c_direct && p.t > 0) {
                     copy_or_zero(
@@ -574,7 +575,7 @@ impl Forward<'_> {
         let share = team.share(items.count());
         let weights = |panel| self.weights(&self.tensors.weights_layer, pass, panel);
         let flops = 2 * block * pass.k_layer * width;
-        let w_streamed = streamed(pass.k_layer * total, team.size());
+        let w_streamed = streamed(pass.k_layer * total * self.weight_size(), team.size());
         self.for_items(team, pass, items.count(), false, flops, |it| {
             let (rows, panel) = items.tile(it);
             // The next panel's weights, fetched while this item runs.
@@ -665,15 +666,24 @@ impl Forward<'_> {
         };
         team.size() > 1
             && p.n >= team.size() * BATCH_SPLIT_MIN_ROWS
-            && 8 * 4 * self.step_weight_floats(pass) <= 3 * barriers * l2_bytes()
+            && 8 * self.step_weight_bytes(pass) <= 3 * barriers * l2_bytes()
     }
 
-    /// Floats of the weights a step of `pass` reads (`U`, `W` too when the layer GEMM is
+    /// Bytes of the weights a step of `pass` reads (`U`, `W` too when the layer GEMM is
     /// fused, and the projection's).
-    fn step_weight_floats(&self, pass: &Pass) -> usize {
+    fn step_weight_bytes(&self, pass: &Pass) -> usize {
         let p = self.problem;
         let projection = if p.with_projection { p.dhc * p.dic } else { 0 };
-        self.step_k(pass) * self.panels() * self.width() + projection
+        (self.step_k(pass) * self.panels() * self.width() + projection) * self.weight_size()
+    }
+
+    /// Bytes of one packed weight: 2 in bf16 pairs, else 4.
+    fn weight_size(&self) -> usize {
+        if weights::pairs(self.problem) {
+            2
+        } else {
+            4
+        }
     }
 
     /// One step: per (batch block × panel) tile of this member's share, `gates += h_prev·U`
@@ -913,13 +923,15 @@ impl Forward<'_> {
     /// (LSTM N=128 C=256, fused: 1 MiB per member) is balanced: 0.986 and 0.988 (28/40 rounds
     /// each, on a host busy with other tenants; A/A 1.0025).
     fn balanced(&self, team: &Team, pass: &Pass, item_flops: usize) -> bool {
-        let floats = self.step_weight_floats(pass);
-        item_flops >= BALANCED_MIN_ITEM_FLOPS && 4 * floats / team.size() >= L2_BYTES
+        let bytes = self.step_weight_bytes(pass);
+        item_flops >= BALANCED_MIN_ITEM_FLOPS && bytes / team.size() >= L2_BYTES
     }
 
     /// Runs a phase's work items of `item_flops` GEMM work each on the team: `Team::for_each`,
     /// or `Team::for_each_balanced` when [`Forward::balanced`]. Items a member takes from
-    /// another's share have no `next_item` in its own: they run without fetching ahead.
+    /// another's share have no `next_item` in its own: they run without fetching ahead. A
+    /// member converts each bf16 `A` operand of the phase once for all its items
+    /// (`gemm_bf16::reusing_converted`).
     fn for_items(
         &self,
         team: &Team,
@@ -929,11 +941,16 @@ impl Forward<'_> {
         item_flops: usize,
         f: impl FnMut(usize),
     ) {
-        if !pass.by_batch && self.balanced(team, pass, item_flops) {
-            team.for_each_balanced(items, reverse, f);
-        } else {
-            team.for_each(items, reverse, f);
-        }
+        let run = || {
+            if !pass.by_batch && self.balanced(team, pass, item_flops) {
+                team.for_each_balanced(items, reverse, f);
+            } else {
+                team.for_each(items, reverse, f);
+            }
+        };
+        // SAFETY: a phase's GEMMs read what earlier phases wrote (before a barrier, or for a
+        // pass split by batch this member's own rows), never what the phase writes.
+        unsafe { gemm_bf16::reusing_converted(run) }
     }
 
     /// The weights `w` of `pass`'s layer and direction for item panel run `panel`.

@@ -13,6 +13,7 @@
 
 use crate::args;
 use crate::error::Result;
+use crate::kernels::gemm_bf16::bf16_bits;
 use crate::memory::packed::PANEL;
 use crate::types::{DataType, PropKind};
 use crate::unimplemented_err;
@@ -109,18 +110,28 @@ impl Precision {
     pub fn round(self, x: f32) -> f32 {
         match self {
             Precision::F32 => x,
-            Precision::Bf16 => half::bf16::from_f32(x).to_f32(),
+            Precision::Bf16 => f32::from_bits(bf16_bits(x) << 16),
             Precision::F16 => half::f16::from_f32(x).to_f32(),
         }
     }
 
-    /// A panel of values rounded (the first `valid`; the rest as they are).
+    /// A panel of values rounded (the first `valid`; the rest as they are). bf16 rounds the
+    /// whole panel in one pass the compiler vectorizes, keeping the values past `valid`.
     #[inline(always)]
     pub fn round_panel(self, v: &[f32; PANEL], valid: usize) -> [f32; PANEL] {
         let mut out = *v;
-        if self != Precision::F32 {
-            for x in &mut out[..valid] {
-                *x = self.round(*x);
+        match self {
+            Precision::F32 => {}
+            Precision::Bf16 => {
+                for (i, x) in out.iter_mut().enumerate() {
+                    let r = self.round(*x);
+                    *x = if i < valid { r } else { *x };
+                }
+            }
+            Precision::F16 => {
+                for x in &mut out[..valid] {
+                    *x = self.round(*x);
+                }
             }
         }
         out

@@ -30,6 +30,7 @@ use super::arena::{Arena, Region};
 use super::cells::CellKind;
 use super::problem::RnnProblem;
 use super::seq_lengths::SeqLengthsLayout;
+use super::weights;
 use crate::error::Result;
 use crate::memory::packed::PANEL;
 use crate::size;
@@ -170,6 +171,11 @@ impl ScratchLayout {
     ) -> Result<Self> {
         let mut a = Arena::new("RNN scratchpad");
         let f32s = std::mem::size_of::<f32>();
+        // Bytes of a weight: bf16 pairs hold two per 4-byte word.
+        let pairs = weights::pairs(p);
+        let weight_size = if pairs { f32s / 2 } else { f32s };
+        // Stored rows of weights with `k` input rows (`memory::packed`).
+        let stored = |k: usize| if pairs { k.div_ceil(2) } else { k };
         let gates_width =
             size::product("RNN scratchpad gates", &[p.dhc.div_ceil(PANEL), p.g, PANEL])?;
         let gates_ld = size::add("RNN scratchpad gates", gates_width, ROW_PAD)?;
@@ -177,9 +183,12 @@ impl ScratchLayout {
         let row_bytes = p.n.saturating_mul(gates_ld).saturating_mul(f32s).max(1);
         let weight_bytes = (p.slc.saturating_add(p.sic))
             .saturating_mul(gates_width)
-            .saturating_mul(f32s);
+            .saturating_mul(weight_size);
         let lanes = concurrent_directions(p);
-        let u_bytes_per_thread = p.sic.saturating_mul(gates_width).saturating_mul(f32s)
+        let u_bytes_per_thread = p
+            .sic
+            .saturating_mul(gates_width)
+            .saturating_mul(weight_size)
             / (threading::num_threads() / lanes).max(1);
         let min_batch = if u_bytes_per_thread > L2_BYTES {
             FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U
@@ -190,7 +199,7 @@ impl ScratchLayout {
             p.n >= min_batch && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
         let vanilla_bytes = (p.slc.max(p.dic).saturating_add(p.sic))
             .saturating_mul(p.dhc)
-            .saturating_mul(f32s);
+            .saturating_mul(weight_size);
         let members = (threading::num_threads() / lanes).max(1);
         let panel_run = if p.cell == CellKind::VanillaRnn
             && vanilla_bytes <= members.saturating_mul(l2_bytes())
@@ -237,13 +246,13 @@ impl ScratchLayout {
             .then(|| SeqLengthsLayout::new(p, &mut a))
             .transpose()?;
         let weights_layer = pack_layer
-            .then(|| a.push(&[p.l, p.d, p.slc, gates_width]))
+            .then(|| a.push(&[p.l, p.d, stored(p.slc), gates_width]))
             .transpose()?;
         let weights_iter = pack_iter
-            .then(|| a.push(&[p.l, p.d, p.sic, gates_width]))
+            .then(|| a.push(&[p.l, p.d, stored(p.sic), gates_width]))
             .transpose()?;
         let weights_projection = (pack_projection && p.with_projection)
-            .then(|| a.push(&[p.l, p.d, p.dhc, proj_width]))
+            .then(|| a.push(&[p.l, p.d, stored(p.dhc), proj_width]))
             .transpose()?;
         Ok(Self {
             lanes,

@@ -4,6 +4,7 @@
 use super::problem::RnnProblem;
 use super::views::{Strided, SyncPtr};
 use crate::kernels::gemm::{Packing, Panel};
+use crate::kernels::gemm_bf16::bf16_bits;
 use crate::memory::packed::{PackedLayout, BLOCK_GATES, PANEL};
 use crate::memory::MemoryDesc;
 use crate::threading;
@@ -156,8 +157,7 @@ pub unsafe fn pack(src: Strided<5>, dst: *mut f32, lay: &PackedLayout) {
                         row(2 * r, g, &mut lo);
                         row(2 * r + 1, g, &mut hi);
                         for ((o, &a), &b) in out.iter_mut().zip(&lo).zip(&hi) {
-                            let bits = |x: f32| u32::from(half::bf16::from_f32(x).to_bits());
-                            *o = f32::from_bits(bits(a) | bits(b) << 16);
+                            *o = f32::from_bits(bf16_bits(a) | bf16_bits(b) << 16);
                         }
                     } else {
                         row(r, g, out);
