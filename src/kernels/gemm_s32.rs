@@ -26,8 +26,9 @@ use crate::memory::buffer::AlignedBuf;
 use crate::threading;
 use std::cell::RefCell;
 
-/// Rows per block.
-const ROW_BLOCK: usize = 64;
+/// Rows per block: two 16-row tiles, which the AMX kernel multiplies as 2 × 2 tile blocks (one
+/// tile load per tile product; taller blocks go 4 × 1, reloading `A` for each vector).
+const ROW_BLOCK: usize = 32;
 /// 16-column vectors per column block (the unit a thread packs and reads).
 const COL_VECTORS: usize = 4;
 /// Columns per block.
@@ -185,26 +186,44 @@ fn pack_b_block(
     let ld = vb * VECTOR_BYTES;
     let full_groups = k / 4;
     if s.trans_b {
-        // column j is row j of the stored B: 4 consecutive bytes per group
+        // column j is row j of the stored B: 4 consecutive bytes per group, at 4j in the
+        // packed rows
         let full = gs.start..gs.end.min(full_groups);
-        for jj in 0..cols {
-            let row = &b[(j0 + jj) * ldb..(j0 + jj) * ldb + k];
-            let at = (jj / VECTOR) * VECTOR_BYTES + (jj % VECTOR) * 4;
-            assert!(at + 4 <= ld && dst.len() >= k.div_ceil(4) * ld);
-            for g in full.clone() {
-                // SAFETY: bytes 4g..4g + 4 of the row (g < k / 4) and of `dst` at g·ld + at
-                // (at + 4 <= ld, g < groups: asserted above).
+        assert!(4 * cols <= ld && dst.len() >= k.div_ceil(4) * ld);
+        let row = |jj: usize| &b[(j0 + jj) * ldb..(j0 + jj) * ldb + k];
+        let mut jj = 0;
+        #[cfg(target_arch = "x86_64")]
+        while jj + 4 <= cols {
+            let rows: [&[i8]; 4] = std::array::from_fn(|q| row(jj + q));
+            for g in full.clone().step_by(4).take_while(|g| g + 4 <= full.end) {
+                // SAFETY: 16 bytes of each row at 4g (g + 4 <= k / 4); 16 bytes at
+                // (g + p)·ld + 4·jj of `dst` (4·jj + 16 <= ld, g + 4 <= groups: asserted).
                 unsafe {
-                    let w = row.as_ptr().add(4 * g).cast::<u32>().read_unaligned();
-                    dst.as_mut_ptr()
-                        .add(g * ld + at)
-                        .cast::<u32>()
-                        .write_unaligned(w);
-                }
+                    transpose_words(
+                        rows.map(|r| &r[4 * g..4 * g + 16]),
+                        dst,
+                        g * ld + 4 * jj,
+                        ld,
+                    )
+                };
+            }
+            jj += 4;
+        }
+        for jj in 0..cols {
+            let row = row(jj);
+            // the groups the 4 × 4 steps above left: all of the last columns, the last few
+            // of the others
+            let done = if jj < cols / 4 * 4 && cfg!(target_arch = "x86_64") {
+                full.start + full.len() / 4 * 4
+            } else {
+                full.start
+            };
+            for g in done..full.end {
+                dst[g * ld + 4 * jj..g * ld + 4 * jj + 4].copy_from_slice(&row[4 * g..4 * g + 4]);
             }
             if gs.end > full_groups {
                 let rest = &row[4 * full_groups..];
-                let word = &mut dst[full_groups * ld + at..full_groups * ld + at + 4];
+                let word = &mut dst[full_groups * ld + 4 * jj..full_groups * ld + 4 * jj + 4];
                 word.fill(0);
                 word[..rest.len()].copy_from_slice(rest);
             }
@@ -242,6 +261,30 @@ fn pack_b_block(
                 }
             }
         }
+    }
+}
+
+/// Transposes 4 × 4 words: word `p` of `rows[q]` to word `q` of the 16 bytes at
+/// `at + p·ld` of `out`.
+///
+/// # Safety
+/// Each row has 16 bytes; `out` has 16 bytes at `at + p·ld` for `p < 4`.
+#[cfg(target_arch = "x86_64")]
+unsafe fn transpose_words(rows: [&[i8]; 4], out: &mut [i8], at: usize, ld: usize) {
+    use std::arch::x86_64::*;
+    debug_assert!(rows.iter().all(|r| r.len() >= 16) && out.len() >= at + 3 * ld + 16);
+    // SAFETY: SSE2 is part of x86_64; the lengths are the caller's contract.
+    unsafe {
+        let r: [__m128i; 4] = std::array::from_fn(|q| _mm_loadu_si128(rows[q].as_ptr().cast()));
+        let lo01 = _mm_unpacklo_epi32(r[0], r[1]);
+        let lo23 = _mm_unpacklo_epi32(r[2], r[3]);
+        let hi01 = _mm_unpackhi_epi32(r[0], r[1]);
+        let hi23 = _mm_unpackhi_epi32(r[2], r[3]);
+        let o = out.as_mut_ptr().add(at);
+        _mm_storeu_si128(o.cast(), _mm_unpacklo_epi64(lo01, lo23));
+        _mm_storeu_si128(o.add(ld).cast(), _mm_unpackhi_epi64(lo01, lo23));
+        _mm_storeu_si128(o.add(2 * ld).cast(), _mm_unpacklo_epi64(hi01, hi23));
+        _mm_storeu_si128(o.add(3 * ld).cast(), _mm_unpackhi_epi64(hi01, hi23));
     }
 }
 
@@ -505,16 +548,16 @@ pub fn gemm_s32<T: IntA>(
                         for (jj, ((d, &acc), &zp_col)) in terms.enumerate() {
                             let t = acc.wrapping_add(zp_col).wrapping_add(zp_row);
                             let o = co_term(offset, co, i, j0 + jj);
-                            *d = if negate {
-                                t.wrapping_neg().wrapping_add(o)
-                            } else {
-                                let old = if beta == 0.0 {
-                                    0.0
-                                } else {
-                                    f64::from(beta) * f64::from(*d)
-                                };
-                                round_s32(f64::from(alpha) * f64::from(t) + old).wrapping_add(o)
+                            // (beta·C is ±0 for beta 0: it changes no sum)
+                            let scaled = || {
+                                f64::from(alpha) * f64::from(t) + f64::from(beta) * f64::from(*d)
                             };
+                            *d = if negate {
+                                t.wrapping_neg()
+                            } else {
+                                round_s32(scaled())
+                            }
+                            .wrapping_add(o);
                         }
                     }
                 }

@@ -402,19 +402,20 @@ fn axpy4_fused(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
     }
 }
 
-/// [`axpy4`] with fused multiply-adds, vectorized for AVX-512.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-fn axpy4_avx512(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
-    axpy4_fused(y, f, x)
+/// Defines `$name`: [`axpy4`] with fused multiply-adds, vectorized for the target features
+/// `$features` (`$what`).
+macro_rules! axpy4_version {
+    ($name:ident, $features:literal, $what:literal) => {
+        #[doc = concat!("[`axpy4`] with fused multiply-adds, vectorized for ", $what, ".")]
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        fn $name(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
+            axpy4_fused(y, f, x)
+        }
+    };
 }
-
-/// [`axpy4`] with fused multiply-adds, vectorized for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn axpy4_avx2(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
-    axpy4_fused(y, f, x)
-}
+axpy4_version!(axpy4_avx512, "avx512f,fma", "AVX-512");
+axpy4_version!(axpy4_avx2, "avx2,fma", "AVX2");
 
 /// `x = beta·x`; `beta == 0` writes zeros without reading `x` (BLAS).
 fn scale(x: &mut [f32], beta: f32) {
