@@ -21,10 +21,10 @@
 
 use super::blas::{COffset, GemmShape};
 use super::int8_gemm::{self, Int8Gemm, Int8Kernel, VECTOR};
+use super::scratch::with_scratch;
 use crate::error::{Error, Result};
 use crate::memory::buffer::AlignedBuf;
 use crate::threading;
-use std::cell::RefCell;
 
 /// Rows per block: two 16-row tiles, which the AMX kernel multiplies as 2 × 2 tile blocks (one
 /// tile load per tile product; taller blocks go 4 × 1, reloading `A` for each vector).
@@ -92,45 +92,6 @@ impl<T> Shared<T> {
     fn at(self, offset: usize) -> *mut T {
         self.0.wrapping_add(offset)
     }
-}
-
-/// 64 bytes of the packed operands (the scratch's unit: blocks start on cache lines).
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Line([u8; 64]);
-
-/// Most bytes of packed operands a thread keeps between calls.
-const KEEP_BYTES: usize = 64 << 20;
-
-thread_local! {
-    /// The calling thread's packed operands, kept between calls (a fresh large buffer costs a
-    /// page fault per page each call).
-    static SCRATCH: RefCell<Vec<Line>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` on at least `bytes` bytes of the calling thread's scratch (64-byte aligned, of
-/// unspecified contents), or `out_of_memory`.
-fn with_scratch<R>(bytes: usize, f: impl FnOnce(*mut u8) -> R) -> Result<R> {
-    let lines = bytes.div_ceil(64);
-    SCRATCH.with(|cell| {
-        let mut own = Vec::new();
-        let mut kept = cell.try_borrow_mut();
-        let v = match kept.as_deref_mut() {
-            Ok(v) => v,
-            Err(_) => &mut own,
-        };
-        if v.len() < lines {
-            *v = Vec::new();
-            v.try_reserve_exact(lines)
-                .map_err(|_| Error::OutOfMemory(format!("gemm: scratch of {bytes} bytes")))?;
-            v.resize(lines, Line([0; 64]));
-        }
-        let r = f(v.as_mut_ptr().cast());
-        if v.len() * 64 > KEEP_BYTES {
-            *v = Vec::new();
-        }
-        Ok(r)
-    })
 }
 
 /// A zeroed buffer of `len` elements of `size` bytes, or `out_of_memory`.
