@@ -18,6 +18,7 @@
 //!
 //! Threads: one team packs (column blocks of `B`, row blocks of `A`), then computes blocks of
 //! rows × columns, each into a scratch tile that the epilogue writes to `C`.
+//! The packed operands live in the calling thread's scratch (`kernels::scratch`).
 
 use super::blas::{COffset, GemmShape};
 use super::int8_gemm::{self, Int8Gemm, Int8Kernel, VECTOR};
