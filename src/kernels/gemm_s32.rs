@@ -510,10 +510,11 @@ pub fn gemm_s32<T: IntA>(
                         for (jj, ((d, &acc), &zp_col)) in terms.enumerate() {
                             let t = acc.wrapping_add(zp_col).wrapping_add(zp_row);
                             let o = co_term(offset, co, i, j0 + jj);
-                            // (beta·C is ±0 for beta 0: it changes no sum)
-                            let scaled = || {
-                                f64::from(alpha) * f64::from(t) + f64::from(beta) * f64::from(*d)
-                            };
+                            // (C is not read when beta is 0, as in BLAS)
+                            let old =
+                                |d: i32| (beta != 0.0).then(|| f64::from(beta) * f64::from(d));
+                            let scaled =
+                                || f64::from(alpha) * f64::from(t) + old(*d).unwrap_or(0.0);
                             *d = if negate {
                                 t.wrapping_neg()
                             } else {
