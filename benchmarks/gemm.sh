@@ -1,36 +1,41 @@
 #!/usr/bin/env bash
-# gemm.sh - oxidnn vs the real oneDNN on the BLAS-like calls (dnnl_sgemm, dnnl_gemm_u8s8s32),
-# side by side, with capi_tests/bench/gemm_bench.c built once against oneDNN 3.2's headers and
-# run on oxidnn (as libdnnl.so.3), oneDNN 3.2 (GNU OpenMP) and, with --with-3.13, oneDNN 3.13.
+# gemm.sh - oxidnn vs the real oneDNN on the BLAS-like calls (dnnl_sgemm, dnnl_gemm_u8s8s32,
+# dnnl_gemm_s8s8s32), side by side, with capi_tests/bench/gemm_bench.c built once against
+# oneDNN 3.2's headers and run on oxidnn (as libdnnl.so.3), oneDNN 3.2 (GNU OpenMP) and
+# oneDNN 3.13; the ratio is against the faster oneDNN.
 #
-# Usage: benchmarks/gemm.sh [--rounds N] [--threads "2 1"] [--min-time S] [--with-3.13]
+# Usage: benchmarks/gemm.sh [--rounds N] [--threads "2 1"] [--min-time S] [--without-3.13]
 #                           [--no-build] [--no-report]
 #
 #   --rounds N     rounds; each runs every library once, in an order that rotates (default 3)
 #   --threads L    thread counts (default "2"): OXIDNN_NUM_THREADS / OMP_NUM_THREADS; 1 thread
 #                  also pins every library to CPU 0 (taskset)
 #   --min-time S   gemm_bench's time per case (default 0.3 s)
-#   --no-build     use target/release/liboxidnn.so as it is
+#   --without-3.13 oneDNN 3.2 only (--with-3.13, the default, is still accepted)
+#   --no-build     use target/release/liboxidnn.so (under $CARGO_TARGET_DIR when set) as it is
 #   --no-report    print the table only; leave BENCHMARKS.md alone
 #
 # Output: benchmarks/build/gemm/results.txt (raw: `<round> <lib> <threads> <gemm_bench line>`),
 # the table on stdout, and BENCHMARKS.md's section "gemm-<machine kind>" (benchmarks/sections.py)
 # written by benchmarks/gemm_report.py: per case the median over rounds of each run's median,
-# and oxidnn's time / oneDNN's. The load average before and after goes into the section.
+# and oxidnn's time / oneDNN's. The section names the CPU, the kernels each library runs
+# (oxidnn's from the CPU flags and OXIDNN_ISA, oneDNN's from its verbose `isa:` line), the
+# date, the commit and the load average before and after.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 SETUP=${ONEDNN_SETUP:-$ROOT/../shared/tools/onednn-setup.sh}
 OUT=$HERE/build/gemm
-ROUNDS=3 THREADS="2" MIN_TIME=0.3 WITH_313=0 BUILD=1 REPORT=1
-CMDLINE="benchmarks/gemm.sh${*:+ $*}"
+ROUNDS=3 THREADS="2" MIN_TIME=0.3 WITH_313=1 BUILD=1 REPORT=1
+CMDLINE="benchmarks/gemm.sh${*:+$(printf ' %q' "$@")}"
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) ROUNDS=${2:?}; shift 2 ;;
         --threads) THREADS=${2:?}; shift 2 ;;
         --min-time) MIN_TIME=${2:?}; shift 2 ;;
         --with-3.13) WITH_313=1; shift ;;
+        --without-3.13) WITH_313=0; shift ;;
         --no-build) BUILD=0; shift ;;
         --no-report) REPORT=0; shift ;;
         -h|--help) awk 'NR > 1 && /^set -euo/ { exit } NR > 1' "$0"; exit 0 ;;
@@ -44,8 +49,10 @@ if [ "$BUILD" = 1 ]; then
     log "cargo build --release"
     (cd "$ROOT" && cargo build --release --quiet)
 fi
+LIB=${CARGO_TARGET_DIR:-$ROOT/target}/release/liboxidnn.so
+[ -f "$LIB" ] || { log "no $LIB (build it, or drop --no-build)"; exit 1; }
 # a snapshot: a rebuild during the run cannot change what is measured
-cp "$ROOT/target/release/liboxidnn.so" "$OUT/oxidnn/libdnnl.so.3"
+cp "$LIB" "$OUT/oxidnn/libdnnl.so.3"
 
 bash "$SETUP" 3.2 >/dev/null
 [ "$WITH_313" = 1 ] && bash "$SETUP" 3.13 >/dev/null
@@ -68,6 +75,10 @@ run() {
     esac
 }
 
+# oneDNN's instruction set, as its verbose mode names it
+ONEDNN_ISA=$( (. "$CACHE/3.2/env.sh"; ONEDNN_VERBOSE=1 "$OUT/gemm_bench" --only sgemm --shape 4x16x16 \
+    --max-runs 1) | sed -n 's/^onednn_verbose,info,cpu,isa://p' | head -n 1)
+
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$OUT/results.txt"
 for r in $(seq 1 "$ROUNDS"); do
@@ -85,6 +96,7 @@ done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 args=(--raw "$OUT/results.txt" --load "$LOAD_BEFORE" "$LOAD_AFTER" --command "$CMDLINE"
+      --onednn-isa "${ONEDNN_ISA:-unknown}"
       --commit "$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)")
 [ "$REPORT" = 1 ] && args+=(--md "$ROOT/BENCHMARKS.md")
 python3 "$HERE/gemm_report.py" "${args[@]}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""gemm_report.py - the table of benchmarks/gemm.sh: oxidnn vs oneDNN on dnnl_sgemm and
-dnnl_gemm_u8s8s32, per case the median over rounds of each run's median time, and the ratio
+"""gemm_report.py - the table of benchmarks/gemm.sh: oxidnn vs oneDNN on dnnl_sgemm,
+dnnl_gemm_u8s8s32 and dnnl_gemm_s8s8s32, per case the median over rounds of each run's median time, and the ratio
 oxidnn / oneDNN (the faster oneDNN when several ran). With --md, writes it as BENCHMARKS.md's
 section "gemm-<kind>" (benchmarks/sections.py keeps the other sections). Standard library only.
 
@@ -19,19 +19,43 @@ from sections import cpu_model, replace_section
 LINE = re.compile(r"^(\d+) (\S+) (\d+) (\S+) (\S+) M=(\d+) N=(\d+) K=(\d+) median_ms=([\d.]+)")
 
 
-def kind():
-    """(slug suffix, title) from the CPU flags: AMX, AVX-512 or AVX2 machines."""
-    flags = ""
+def cpu_flags():
+    """The CPU's feature flags (/proc/cpuinfo)."""
     try:
         with open("/proc/cpuinfo") as f:
-            flags = next((ln for ln in f if ln.startswith("flags")), "")
+            return set(next((ln for ln in f if ln.startswith("flags")), "").split())
     except OSError:
-        pass
+        return set()
+
+
+def kind():
+    """(slug suffix, title) from the CPU flags: AMX, AVX-512 or AVX2 machines."""
+    flags = cpu_flags()
     if "amx_int8" in flags:
         return "intel-xeon-avx512-amx", "AVX-512 + AMX"
     if "avx512f" in flags:
         return "avx512", "AVX-512"
     return "avx2", "AVX2"
+
+
+def oxidnn_kernels():
+    """The kernels oxidnn runs here (its dispatch: CPU flags capped by OXIDNN_ISA)."""
+    flags = cpu_flags()
+    order = ["portable", "avx2", "avx512", "amx"]
+    cap = os.environ.get("OXIDNN_ISA", "amx").lower()
+    cap = order.index(cap) if cap in order else len(order) - 1
+    has = [True, {"avx2", "fma"} <= flags, "avx512f" in flags, "amx_int8" in flags]
+    isa = max(i for i in range(cap + 1) if has[i])
+    f32 = ["portable loops", "AVX2 FMA tiles", "AVX-512 FMA tiles", "AVX-512 FMA tiles"][isa]
+    if isa >= 3:
+        int8 = "AMX-INT8 tiles (AVX512-VNNI below 3 rows)"
+    elif isa >= 2 and {"avx512bw", "avx512_vnni"} <= flags:
+        int8 = "AVX512-VNNI"
+    elif isa >= 1 and "avx_vnni" in flags:
+        int8 = "AVX-VNNI"
+    else:
+        int8 = "portable loops"
+    return f"sgemm on {f32}, u8s8s32 on {int8}"
 
 
 def main():
@@ -40,6 +64,7 @@ def main():
     p.add_argument("--load", nargs=2, default=["?", "?"])
     p.add_argument("--command", default="benchmarks/gemm.sh")
     p.add_argument("--commit", default="unknown")
+    p.add_argument("--onednn-isa", default="unknown")
     p.add_argument("--md")
     a = p.parse_args()
     times = defaultdict(list)  # (call, trans, m, n, k, threads, lib) -> [median_ms]
@@ -79,12 +104,14 @@ def main():
                f"cases at or under 1.0" for (call, thr), r in ratios.items()]
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     slug, title = kind()
-    body = [f"## BLAS-like calls: dnnl_sgemm and dnnl_gemm_u8s8s32 ({title}; {cpu_model()}, "
+    body = [f"## BLAS-like calls: dnnl_sgemm, dnnl_gemm_u8s8s32, dnnl_gemm_s8s8s32 ({title}; "
+            f"{cpu_model()}, "
             f"{os.cpu_count()} CPUs)", "",
             f"*Written by `{a.command}` (`benchmarks/gemm_report.py`, "
             "`capi_tests/bench/gemm_bench.c`). Date: " + date
-            + f"; load average before {a.load[0]}, after {a.load[1]}.*", "",
-            "Row-major `C = A·B` (alpha 1, beta 0; u8s8s32 with zero offsets), the shapes RNN "
+            + f"; commit {a.commit}; load average before {a.load[0]}, after {a.load[1]}.*", "",
+            f"Kernels: oxidnn {oxidnn_kernels()}; oneDNN's ISA: {a.onednn_isa}.", "",
+            "Row-major `C = A·B` (alpha 1, beta 0; the integer calls with zero offsets), the shapes RNN "
             "users call (M = batch or batch × time rows, N = gates × channels, K = channels) and "
             "three square ones; times are the median over rounds of each run's median; the "
             "ratio is oxidnn's time over the faster oneDNN's (under 1: oxidnn faster).", ""]

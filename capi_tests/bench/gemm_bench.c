@@ -1,6 +1,6 @@
 /*
- * gemm_bench.c - times oneDNN's BLAS-like calls, dnnl_sgemm and dnnl_gemm_u8s8s32
- * (row-major C = A * B, alpha 1, beta 0), on the shapes RNN users call (M rows of
+ * gemm_bench.c - times oneDNN's BLAS-like calls, dnnl_sgemm, dnnl_gemm_u8s8s32 and
+ * dnnl_gemm_s8s8s32 (row-major C = A * B, alpha 1, beta 0), on the shapes RNN users call (M rows of
  * a batch or a batch x time block, N gates x channels, K channels) and a few
  * square ones: the median and the best of the timed runs, in ms, and GFLOP/s
  * (GOP/s for the integers) of the median. Built against oneDNN's headers, it runs
@@ -12,7 +12,7 @@
  *   LD_LIBRARY_PATH=<dir> ./gemm_bench                           # oxidnn
  *
  * benchmarks/gemm.sh does both, side by side. Arguments:
- *   [--min-time S] [--max-runs N] [--only sgemm|u8s8s32] [--shape MxNxK] [--trans XY]
+ *   [--min-time S] [--max-runs N] [--only sgemm|u8s8s32|s8s8s32] [--shape MxNxK] [--trans XY]
  * Each case: 2 warm-up calls, then calls until S seconds (default 0.3) or N runs
  * (default 200) have passed, at least 5. Output, one line per case:
  *   <call> <transa><transb> M=<m> N=<n> K=<k> median_ms=<x> best_ms=<x> gflops=<x> runs=<r>
@@ -43,7 +43,9 @@ static double times[MAX_RUNS];
 static double min_time_s = 0.3;
 static int max_runs = 200;
 
-/* One case: `call` 0 = sgemm, 1 = u8s8s32. Returns 0, or 1 when a call failed. */
+static const char *const names[] = {"sgemm", "u8s8s32", "s8s8s32"};
+
+/* One case: `call` 0 = sgemm, 1 = u8s8s32, 2 = s8s8s32. Returns 0, or 1 when a call failed. */
 static int run(int call, char ta, char tb, int m, int n, int k) {
     const long lda = ta == 'N' ? k : m, ldb = tb == 'N' ? n : k;
     const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
@@ -58,7 +60,8 @@ static int run(int call, char ta, char tb, int m, int n, int k) {
         return 1;
     }
     for (i = 0; i < na; i++) {
-        if (call) ((uint8_t *)a)[i] = (uint8_t)(i % 251);
+        if (call == 1) ((uint8_t *)a)[i] = (uint8_t)(i % 251);
+        else if (call) ((int8_t *)a)[i] = (int8_t)(i % 251 - 125);
         else ((float *)a)[i] = (float)(i % 17) * 0.01f;
     }
     for (i = 0; i < nb; i++) {
@@ -70,13 +73,15 @@ static int run(int call, char ta, char tb, int m, int n, int k) {
     t_end = start + 1e3 * min_time_s;
     for (r = -2; r < max_runs; r++) {
         double t0 = now_ms();
-        dnnl_status_t st = call ? dnnl_gemm_u8s8s32(ta, tb, 'F', m, n, k, 1.0f, a, lda, 0, b,
-                                          ldb, 0, 0.0f, c, n, &co)
-                                : dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
+        dnnl_status_t st =
+                call == 2 ? dnnl_gemm_s8s8s32(ta, tb, 'F', m, n, k, 1.0f, a, lda, 0, b, ldb, 0,
+                                    0.0f, c, n, &co)
+                : call    ? dnnl_gemm_u8s8s32(ta, tb, 'F', m, n, k, 1.0f, a, lda, 0, b, ldb, 0,
+                                    0.0f, c, n, &co)
+                          : dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
         double t1 = now_ms();
         if (st != dnnl_success) {
-            fprintf(stderr, "gemm_bench: %s failed (%d)\n", call ? "gemm_u8s8s32" : "sgemm",
-                    (int)st);
+            fprintf(stderr, "gemm_bench: %s failed (%d)\n", names[call], (int)st);
             return 1;
         }
         if (r >= 0) times[runs++] = t1 - t0;
@@ -84,7 +89,7 @@ static int run(int call, char ta, char tb, int m, int n, int k) {
     }
     qsort(times, runs, sizeof(double), cmp_double);
     printf("%s %c%c M=%d N=%d K=%d median_ms=%.4f best_ms=%.4f gflops=%.1f runs=%d\n",
-            call ? "u8s8s32" : "sgemm", ta, tb, m, n, k, times[runs / 2], times[0],
+            names[call], ta, tb, m, n, k, times[runs / 2], times[0],
             2.0 * m * n * k / times[runs / 2] / 1e6, runs);
     fflush(stdout);
     free(a);
@@ -103,18 +108,19 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--min-time") && i + 1 < argc) min_time_s = atof(argv[++i]);
         else if (!strcmp(argv[i], "--max-runs") && i + 1 < argc) max_runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-            only = !strcmp(argv[++i], "u8s8s32");
+            only = !strcmp(argv[++i], "s8s8s32") ? 2 : !strcmp(argv[i], "u8s8s32");
         else if (!strcmp(argv[i], "--shape") && i + 1 < argc)
             sscanf(argv[++i], "%dx%dx%d", &shape[0], &shape[1], &shape[2]);
         else if (!strcmp(argv[i], "--trans") && i + 1 < argc) trans = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--min-time S] [--max-runs N] [--only sgemm|u8s8s32] "
+            fprintf(stderr, "usage: %s [--min-time S] [--max-runs N] "
+                            "[--only sgemm|u8s8s32|s8s8s32] "
                             "[--shape MxNxK] [--trans NN|NT|TN|TT]\n", argv[0]);
             return 2;
         }
     }
     if (max_runs > MAX_RUNS) max_runs = MAX_RUNS;
-    for (call = 0; call < 2; call++) {
+    for (call = 0; call < 3; call++) {
         const char ta = trans ? trans[0] : 'N', tb = trans ? trans[1] : 'N';
         if (only >= 0 && call != only) continue;
         if (shape[0] > 0) {

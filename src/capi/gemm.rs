@@ -7,7 +7,9 @@ use crate::ensure_args;
 use crate::error::Result;
 use crate::kernels::blas::{COffset, GemmShape};
 use crate::kernels::gemm_s32::{gemm_s32, IntA};
+use crate::kernels::int8_gemm::Int8Kernel;
 use crate::kernels::sgemm::sgemm;
+use crate::kernels::Isa;
 use libc::c_char;
 
 /// The `len` elements of a matrix argument a call reads; NULL → `invalid_arguments`, even
@@ -84,6 +86,7 @@ unsafe fn gemm_int<T: IntA>(
     let co_len = if s.c_len() > 0 { offset.len(&s) } else { 0 };
     let co = matrix(co, co_len, "co")?;
     gemm_s32(
+        Int8Kernel::for_isa(Isa::detected()),
         &s,
         alpha,
         (a, ao),

@@ -18,16 +18,18 @@
 //!
 //! Threads: one team packs (column blocks of `B`, row blocks of `A`), then computes blocks of
 //! rows × columns, each into a scratch tile that the epilogue writes to `C`.
+//! The packed operands live in the calling thread's scratch (`kernels::scratch`).
 
 use super::blas::{COffset, GemmShape};
 use super::int8_gemm::{self, Int8Gemm, Int8Kernel, VECTOR};
-use super::Isa;
+use super::scratch::with_scratch;
 use crate::error::{Error, Result};
 use crate::memory::buffer::AlignedBuf;
 use crate::threading;
 
-/// Rows per block.
-const ROW_BLOCK: usize = 64;
+/// Rows per block: two 16-row tiles, which the AMX kernel multiplies as 2 × 2 tile blocks (one
+/// tile load per tile product; taller blocks go 4 × 1, reloading `A` for each vector).
+const ROW_BLOCK: usize = 32;
 /// 16-column vectors per column block (the unit a thread packs and reads).
 const COL_VECTORS: usize = 4;
 /// Columns per block.
@@ -125,41 +127,80 @@ impl PackedB {
     }
 }
 
-/// Packs the columns of block `cb` of `op(B)` into `dst` (its bytes, zeroed).
-fn pack_b_block(s: &GemmShape, b: &[i8], p: &PackedB, cb: usize, dst: &mut [i8]) {
+/// Groups of 4 rows of a not transposed `B` packed for each column block in turn: the blocks
+/// of one member share the rows, so each row of `B` is read as one run across them.
+const PACK_GROUPS: usize = 4;
+
+/// Packs groups `gs` of the columns of block `cb` of `op(B)` into `dst` (the block's bytes),
+/// writing every byte of those groups (zeros past `K` and `N`).
+fn pack_b_block(
+    s: &GemmShape,
+    b: &[i8],
+    p: &PackedB,
+    cb: usize,
+    gs: std::ops::Range<usize>,
+    dst: &mut [i8],
+) {
     let (k, ldb) = (s.k, s.ld[1]);
     let vb = p.block_vectors(cb);
     let j0 = cb * COL_BLOCK;
     let cols = (vb * VECTOR).min(s.n - j0);
     let ld = vb * VECTOR_BYTES;
+    let full_groups = k / 4;
     if s.trans_b {
-        // column j is row j of the stored B: 4 consecutive bytes per group
-        let full = k / 4;
-        for jj in 0..cols {
-            let row = &b[(j0 + jj) * ldb..(j0 + jj) * ldb + k];
-            let at = (jj / VECTOR) * VECTOR_BYTES + (jj % VECTOR) * 4;
-            assert!(at + 4 <= ld && dst.len() >= k.div_ceil(4) * ld);
-            for g in 0..full {
-                // SAFETY: bytes 4g..4g + 4 of the row (g < k / 4) and of `dst` at g·ld + at
-                // (at + 4 <= ld, g < groups: asserted above).
+        // column j is row j of the stored B: 4 consecutive bytes per group, at 4j in the
+        // packed rows
+        let full = gs.start..gs.end.min(full_groups);
+        assert!(4 * cols <= ld && dst.len() >= k.div_ceil(4) * ld);
+        let row = |jj: usize| &b[(j0 + jj) * ldb..(j0 + jj) * ldb + k];
+        let mut jj = 0;
+        #[cfg(target_arch = "x86_64")]
+        while jj + 4 <= cols {
+            let rows: [&[i8]; 4] = std::array::from_fn(|q| row(jj + q));
+            for g in full.clone().step_by(4).take_while(|g| g + 4 <= full.end) {
+                // SAFETY: 16 bytes of each row at 4g (g + 4 <= k / 4); 16 bytes at
+                // (g + p)·ld + 4·jj of `dst` (4·jj + 16 <= ld, g + 4 <= groups: asserted).
                 unsafe {
-                    let w = row.as_ptr().add(4 * g).cast::<u32>().read_unaligned();
-                    dst.as_mut_ptr()
-                        .add(g * ld + at)
-                        .cast::<u32>()
-                        .write_unaligned(w);
-                }
+                    transpose_words(
+                        rows.map(|r| &r[4 * g..4 * g + 16]),
+                        dst,
+                        g * ld + 4 * jj,
+                        ld,
+                    )
+                };
             }
-            let rest = &row[4 * full..];
-            if !rest.is_empty() {
-                dst[full * ld + at..full * ld + at + rest.len()].copy_from_slice(rest);
+            jj += 4;
+        }
+        for jj in 0..cols {
+            let row = row(jj);
+            // the groups the 4 × 4 steps above left: all of the last columns, the last few
+            // of the others
+            let done = if jj < cols / 4 * 4 && cfg!(target_arch = "x86_64") {
+                full.start + full.len() / 4 * 4
+            } else {
+                full.start
+            };
+            for g in done..full.end {
+                dst[g * ld + 4 * jj..g * ld + 4 * jj + 4].copy_from_slice(&row[4 * g..4 * g + 4]);
+            }
+            if gs.end > full_groups {
+                let rest = &row[4 * full_groups..];
+                let word = &mut dst[full_groups * ld + 4 * jj..full_groups * ld + 4 * jj + 4];
+                word.fill(0);
+                word[..rest.len()].copy_from_slice(rest);
             }
         }
+        for g in gs {
+            dst[g * ld + 4 * cols..g * ld + ld].fill(0);
+        }
     } else {
-        let full_groups = k / 4;
-        for g in 0..k.div_ceil(4) {
+        for g in gs {
             let rows = 4.min(k - 4 * g);
             let out = &mut dst[g * ld..g * ld + ld];
+            if rows < 4 {
+                out.fill(0);
+            }
+            out[4 * cols..].fill(0);
             let mut j = 0;
             #[cfg(target_arch = "x86_64")]
             if g < full_groups {
@@ -182,6 +223,30 @@ fn pack_b_block(s: &GemmShape, b: &[i8], p: &PackedB, cb: usize, dst: &mut [i8])
                 }
             }
         }
+    }
+}
+
+/// Transposes 4 × 4 words: word `p` of `rows[q]` to word `q` of the 16 bytes at
+/// `at + p·ld` of `out`.
+///
+/// # Safety
+/// Each row has 16 bytes; `out` has 16 bytes at `at + p·ld` for `p < 4`.
+#[cfg(target_arch = "x86_64")]
+unsafe fn transpose_words(rows: [&[i8]; 4], out: &mut [i8], at: usize, ld: usize) {
+    use std::arch::x86_64::*;
+    debug_assert!(rows.iter().all(|r| r.len() >= 16) && out.len() >= at + 3 * ld + 16);
+    // SAFETY: SSE2 is part of x86_64; the lengths are the caller's contract.
+    unsafe {
+        let r: [__m128i; 4] = std::array::from_fn(|q| _mm_loadu_si128(rows[q].as_ptr().cast()));
+        let lo01 = _mm_unpacklo_epi32(r[0], r[1]);
+        let lo23 = _mm_unpacklo_epi32(r[2], r[3]);
+        let hi01 = _mm_unpackhi_epi32(r[0], r[1]);
+        let hi23 = _mm_unpackhi_epi32(r[2], r[3]);
+        let o = out.as_mut_ptr().add(at);
+        _mm_storeu_si128(o.cast(), _mm_unpacklo_epi64(lo01, lo23));
+        _mm_storeu_si128(o.add(ld).cast(), _mm_unpackhi_epi64(lo01, lo23));
+        _mm_storeu_si128(o.add(2 * ld).cast(), _mm_unpacklo_epi64(hi01, hi23));
+        _mm_storeu_si128(o.add(3 * ld).cast(), _mm_unpackhi_epi64(hi01, hi23));
     }
 }
 
@@ -209,7 +274,7 @@ unsafe fn interleave4(rows: [&[i8]; 4], out: &mut [i8]) {
 }
 
 /// Copies rows `rows` of `op(A)` as u8 images into `dst` (rows of `kp` bytes, zero-padded)
-/// and their sums (of the values) into `sums`.
+/// and adds their sums (of the values) to `sums` (zeros).
 fn pack_a_rows<T: IntA>(
     s: &GemmShape,
     a: &[T],
@@ -221,6 +286,9 @@ fn pack_a_rows<T: IntA>(
     let (k, lda) = (s.k, s.ld[0]);
     if k == 0 {
         return; // nothing is read, the sums stay 0
+    }
+    for r in 0..rows.len() {
+        dst[r * kp + k..(r + 1) * kp].fill(0);
     }
     if s.trans_a {
         for q in 0..k {
@@ -241,24 +309,11 @@ fn pack_a_rows<T: IntA>(
     }
 }
 
-/// The integer GEMM (see the module doc). Slices hold at least `s.a_len()`, `s.b_len()`,
-/// `s.c_len()` and `offset.len(s)` elements; `out_of_memory` when a copy cannot be allocated.
-pub fn gemm_s32<T: IntA>(
-    s: &GemmShape,
-    alpha: f32,
-    (a, ao): (&[T], i32),
-    (b, bo): (&[i8], i32),
-    beta: f32,
-    c: &mut [i32],
-    (co, offset): (&[i32], COffset),
-) -> Result<()> {
-    let kernel = Int8Kernel::for_isa(Isa::detected());
-    gemm_s32_on(kernel, s, alpha, (a, ao), (b, bo), beta, c, (co, offset))
-}
-
-/// [`gemm_s32`] on kernel `kernel` (one this CPU runs).
+/// The integer GEMM (see the module doc) on `kernel` (one this CPU runs:
+/// `Int8Kernel::for_isa`). Slices hold at least `s.a_len()`, `s.b_len()`, `s.c_len()` and
+/// `offset.len(s)` elements; `out_of_memory` when a copy cannot be allocated.
 #[allow(clippy::too_many_arguments)]
-fn gemm_s32_on<T: IntA>(
+pub fn gemm_s32<T: IntA>(
     kernel: Int8Kernel,
     s: &GemmShape,
     alpha: f32,
@@ -281,17 +336,20 @@ fn gemm_s32_on<T: IntA>(
     };
     let col_blocks = pb.blocks();
     let row_blocks = m.div_ceil(ROW_BLOCK);
-    let packed_b = buffer(pb.vectors * VECTOR_BYTES, groups, "packed B")?;
     // the zero-point corrections: −(s + ao)·Σ b of each column, K·ao·bo − bo·Σ a of each row
     let mut zp_cols = vec![0i32; pb.vectors * VECTOR];
     // A is read in place when the kernel can: u8, rows of K, K a multiple of 4.
     let in_place = !s.trans_a && T::SHIFT == 0 && k % 4 == 0;
-    let packed_a = buffer(if in_place { 0 } else { m }, kp, "packed A")?;
     let mut zp_rows = vec![0i32; m];
-    let (a_rows, a_ld) = if in_place {
-        (Shared(a.as_ptr().cast::<u8>().cast_mut()), s.ld[0])
+    let too_big = || Error::OutOfMemory(format!("gemm: packing {m}x{n}x{k}"));
+    let b_bytes = (pb.vectors * VECTOR_BYTES)
+        .checked_mul(groups)
+        .ok_or_else(too_big)?
+        .next_multiple_of(64);
+    let a_bytes = if in_place {
+        0
     } else {
-        (Shared(packed_a.as_ptr()), kp)
+        m.checked_mul(kp).ok_or_else(too_big)?
     };
     let ones_buf = if T::SHIFT + ao != 0 {
         let buf = buffer(kp, 1, "row of ones")?;
@@ -302,8 +360,6 @@ fn gemm_s32_on<T: IntA>(
         buffer(0, 1, "row of ones")?
     };
     let ones = Shared(ones_buf.as_ptr());
-    let b_out = Shared(packed_b.as_ptr().cast::<i8>());
-    let a_out = Shared(packed_a.as_ptr());
     let zp_cols_out = Shared(zp_cols.as_mut_ptr());
     let zp_rows_out = Shared(zp_rows.as_mut_ptr());
     let c_out = Shared(c.as_mut_ptr());
@@ -311,127 +367,167 @@ fn gemm_s32_on<T: IntA>(
     // oneDNN's exact paths: alpha 1 with beta 0 or 1, alpha −1 with beta 0
     let fast = alpha == 1.0 && (beta == 0.0 || beta == 1.0);
     let negate = alpha == -1.0 && beta == 0.0;
+    // On the fast path `co` joins the corrections (all terms are added in wrapping s32): an
+    // offset row into the columns', the others into the rows'.
+    let co_in_cols = fast && offset == COffset::Row;
+    let co_in_rows = fast && offset != COffset::Row;
     let macs = m.saturating_mul(n).saturating_mul(k);
     let parallel = macs >= PARALLEL_MIN;
     let join = parallel.then(|| threading::join_wait(macs.saturating_mul(2)));
-    threading::team(join, |t| {
-        t.for_each(col_blocks, false, |cb| {
-            let cols = pb.block_vectors(cb) * VECTOR;
-            // SAFETY: block cb's bytes and column sums are this item's alone.
-            let (dst, sums) = unsafe {
-                (
-                    std::slice::from_raw_parts_mut(
-                        b_out.at(pb.block_offset(cb)),
-                        cols * 4 * groups,
-                    ),
-                    std::slice::from_raw_parts_mut(zp_cols_out.at(cb * COL_BLOCK), cols),
-                )
-            };
-            pack_b_block(s, b, &pb, cb, dst);
-            let scale = (T::SHIFT + ao).wrapping_neg();
-            if scale != 0 {
-                // the column sums: a row of ones times the packed block, on the kernel
-                let op = Int8Gemm {
-                    m: 1,
-                    a: ones.at(0).cast_const(),
-                    lda: kp,
-                    b: dst.as_ptr(),
-                    ldb: cols * 4,
-                    groups,
-                    vectors: cols / VECTOR,
-                    c: sums.as_mut_ptr(),
-                    ldc: cols,
-                    accumulate: false,
-                };
-                // SAFETY: `ones` has `kp` bytes, the block `groups` groups of `cols` columns,
-                // `sums` `cols` values.
-                unsafe { int8_gemm::gemm(kernel, &op) };
-                sums.iter_mut().for_each(|x| *x = x.wrapping_mul(scale));
+    let bytes = b_bytes.checked_add(a_bytes).ok_or_else(too_big)?;
+    with_scratch(bytes, |scratch| {
+        let b_out = Shared(scratch.cast::<i8>());
+        let a_out = Shared(scratch.wrapping_add(b_bytes));
+        let (a_rows, a_ld) = if in_place {
+            (Shared(a.as_ptr().cast::<u8>().cast_mut()), s.ld[0])
+        } else {
+            (a_out, kp)
+        };
+        threading::team(join, |t| {
+            let mine = t.share(col_blocks);
+            // the member's blocks of B, a few rows across all of them at a time
+            let step = if s.trans_b { groups } else { PACK_GROUPS };
+            for g0 in (0..groups).step_by(step) {
+                for cb in mine.clone() {
+                    let len = pb.block_vectors(cb) * VECTOR_BYTES * groups;
+                    // SAFETY: block cb's bytes are this member's alone.
+                    let dst = unsafe {
+                        std::slice::from_raw_parts_mut(b_out.at(pb.block_offset(cb)), len)
+                    };
+                    pack_b_block(s, b, &pb, cb, g0..groups.min(g0 + step), dst);
+                }
             }
-        });
-        t.for_each(row_blocks, false, |rb| {
-            let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
-            // SAFETY: these rows' copy and sums are this item's alone.
-            let sums =
-                unsafe { std::slice::from_raw_parts_mut(zp_rows_out.at(rows.start), rows.len()) };
-            if in_place {
-                if bo != 0 && k > 0 {
-                    for (sum, i) in sums.iter_mut().zip(rows) {
-                        let row = &a[i * s.ld[0]..i * s.ld[0] + k];
-                        *sum = row.iter().fold(0i32, |acc, &x| acc.wrapping_add(x.value()));
+            for cb in mine {
+                let cols = pb.block_vectors(cb) * VECTOR;
+                let j0 = cb * COL_BLOCK;
+                // SAFETY: block cb's column sums are this member's alone.
+                let sums = unsafe { std::slice::from_raw_parts_mut(zp_cols_out.at(j0), cols) };
+                let scale = (T::SHIFT + ao).wrapping_neg();
+                if scale != 0 {
+                    // the column sums: a row of ones times the packed block, on the kernel
+                    let op = Int8Gemm {
+                        m: 1,
+                        a: ones.at(0).cast_const(),
+                        lda: kp,
+                        b: b_out.at(pb.block_offset(cb)).cast_const(),
+                        ldb: cols * 4,
+                        groups,
+                        vectors: cols / VECTOR,
+                        c: sums.as_mut_ptr(),
+                        ldc: cols,
+                        accumulate: false,
+                    };
+                    // SAFETY: `ones` has `kp` bytes, the block `groups` groups of `cols` columns,
+                    // `sums` `cols` values.
+                    unsafe { int8_gemm::gemm(kernel, &op) };
+                    sums.iter_mut().for_each(|x| *x = x.wrapping_mul(scale));
+                }
+                if co_in_cols {
+                    let real = cols.min(n - j0);
+                    for (x, &o) in sums[..real].iter_mut().zip(&co[j0..j0 + real]) {
+                        *x = x.wrapping_add(o);
                     }
                 }
-            } else {
-                // SAFETY: as above.
-                let dst = unsafe {
-                    std::slice::from_raw_parts_mut(a_out.at(rows.start * kp), rows.len() * kp)
-                };
-                pack_a_rows(s, a, rows, kp, dst, sums);
             }
-            let base = kw.wrapping_mul(ao).wrapping_mul(bo);
-            sums.iter_mut()
-                .for_each(|x| *x = base.wrapping_sub(bo.wrapping_mul(*x)));
-        });
-        t.barrier();
-        let mut tile = vec![0i32; ROW_BLOCK * COL_BLOCK];
-        // column blocks outer: a member's consecutive items share a panel of B
-        t.for_each(row_blocks * col_blocks, false, |item| {
-            let (cb, rb) = (item / row_blocks, item % row_blocks);
-            let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
-            let vb = pb.block_vectors(cb);
-            let j0 = cb * COL_BLOCK;
-            let cols = (vb * VECTOR).min(n - j0);
-            let tld = vb * VECTOR;
-            let op = Int8Gemm {
-                m: rows.len(),
-                a: a_rows.at(rows.start * a_ld).cast_const(),
-                lda: a_ld,
-                b: b_out.at(pb.block_offset(cb)).cast_const(),
-                ldb: vb * VECTOR_BYTES,
-                groups,
-                vectors: vb,
-                c: tile.as_mut_ptr(),
-                ldc: tld,
-                accumulate: false,
-            };
-            // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes (in
-            // place, checked by GemmShape); the block of B was packed before the barrier;
-            // the tile holds rows × `tld` values.
-            unsafe { int8_gemm::gemm(kernel, &op) };
-            for (r, i) in rows.enumerate() {
-                let tile_row = &tile[r * tld..r * tld + cols];
-                // SAFETY: row i, columns j0..j0 + cols of C are this item's alone; the
-                // corrections were written before the barrier.
-                let (c_row, zp_cols, zp_row) = unsafe {
-                    (
-                        std::slice::from_raw_parts_mut(c_out.at(i * ldc + j0), cols),
-                        std::slice::from_raw_parts(zp_cols_out.at(j0), cols),
-                        *zp_rows_out.at(i),
-                    )
+            t.for_each(row_blocks, false, |rb| {
+                let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+                // SAFETY: these rows' copy and sums are this item's alone.
+                let sums = unsafe {
+                    std::slice::from_raw_parts_mut(zp_rows_out.at(rows.start), rows.len())
                 };
-                for (jj, ((d, &acc), &zp_col)) in
-                    c_row.iter_mut().zip(tile_row).zip(zp_cols).enumerate()
-                {
-                    let t = acc.wrapping_add(zp_col).wrapping_add(zp_row);
-                    let o = co_term(offset, co, i, j0 + jj);
-                    *d = if fast {
-                        let old = if beta == 1.0 { *d } else { 0 };
-                        t.wrapping_add(old).wrapping_add(o)
-                    } else if negate {
-                        t.wrapping_neg().wrapping_add(o)
-                    } else {
-                        let old = if beta == 0.0 {
-                            0.0
-                        } else {
-                            f64::from(beta) * f64::from(*d)
-                        };
-                        round_s32(f64::from(alpha) * f64::from(t) + old).wrapping_add(o)
+                if in_place {
+                    if bo != 0 {
+                        for (sum, i) in sums.iter_mut().zip(rows.clone()) {
+                            let row = &a[i * s.ld[0]..i * s.ld[0] + k];
+                            *sum = row.iter().fold(0i32, |acc, &x| acc.wrapping_add(x.value()));
+                        }
+                    }
+                } else {
+                    // SAFETY: as above.
+                    let dst = unsafe {
+                        std::slice::from_raw_parts_mut(a_out.at(rows.start * kp), rows.len() * kp)
                     };
+                    pack_a_rows(s, a, rows.clone(), kp, dst, sums);
                 }
-            }
+                let base = kw.wrapping_mul(ao).wrapping_mul(bo);
+                for (x, i) in sums.iter_mut().zip(rows) {
+                    *x = base.wrapping_sub(bo.wrapping_mul(*x));
+                    if co_in_rows {
+                        *x = x.wrapping_add(co_term(offset, co, i, 0));
+                    }
+                }
+            });
+            t.barrier();
+            let mut tile = vec![0i32; ROW_BLOCK * COL_BLOCK];
+            // column blocks outer: a member's consecutive items share a panel of B
+            t.for_each(row_blocks * col_blocks, false, |item| {
+                let (cb, rb) = (item / row_blocks, item % row_blocks);
+                let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+                let vb = pb.block_vectors(cb);
+                let j0 = cb * COL_BLOCK;
+                let cols = (vb * VECTOR).min(n - j0);
+                let tld = vb * VECTOR;
+                let op = Int8Gemm {
+                    m: rows.len(),
+                    a: a_rows.at(rows.start * a_ld).cast_const(),
+                    lda: a_ld,
+                    b: b_out.at(pb.block_offset(cb)).cast_const(),
+                    ldb: vb * VECTOR_BYTES,
+                    groups,
+                    vectors: vb,
+                    c: tile.as_mut_ptr(),
+                    ldc: tld,
+                    accumulate: false,
+                };
+                // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes (in
+                // place, checked by GemmShape); the block of B was packed before the barrier;
+                // the tile holds rows × `tld` values.
+                unsafe { int8_gemm::gemm(kernel, &op) };
+                for (r, i) in rows.enumerate() {
+                    let tile_row = &tile[r * tld..r * tld + cols];
+                    // SAFETY: row i, columns j0..j0 + cols of C are this item's alone; the
+                    // corrections were written before the barrier.
+                    let (c_row, zp_cols, zp_row) = unsafe {
+                        (
+                            std::slice::from_raw_parts_mut(c_out.at(i * ldc + j0), cols),
+                            std::slice::from_raw_parts(zp_cols_out.at(j0), cols),
+                            *zp_rows_out.at(i),
+                        )
+                    };
+                    let terms = c_row.iter_mut().zip(tile_row).zip(zp_cols);
+                    if fast && beta == 0.0 {
+                        for ((d, &acc), &zp_col) in terms {
+                            *d = acc.wrapping_add(zp_col).wrapping_add(zp_row);
+                        }
+                    } else if fast {
+                        for ((d, &acc), &zp_col) in terms {
+                            *d = acc
+                                .wrapping_add(zp_col)
+                                .wrapping_add(zp_row)
+                                .wrapping_add(*d);
+                        }
+                    } else {
+                        for (jj, ((d, &acc), &zp_col)) in terms.enumerate() {
+                            let t = acc.wrapping_add(zp_col).wrapping_add(zp_row);
+                            let o = co_term(offset, co, i, j0 + jj);
+                            // (C is not read when beta is 0, as in BLAS)
+                            let old =
+                                |d: i32| (beta != 0.0).then(|| f64::from(beta) * f64::from(d));
+                            let scaled =
+                                || f64::from(alpha) * f64::from(t) + old(*d).unwrap_or(0.0);
+                            *d = if negate {
+                                t.wrapping_neg()
+                            } else {
+                                round_s32(scaled())
+                            }
+                            .wrapping_add(o);
+                        }
+                    }
+                }
+            });
         });
-    });
-    drop((packed_a, packed_b, ones_buf));
+    })?;
+    drop(ones_buf);
     Ok(())
 }
 
@@ -447,6 +543,7 @@ fn co_term(offset: COffset, co: &[i32], i: usize, j: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::Isa;
 
     /// oneDNN's integer GEMM written out: the exact sum wrapped to s32, then the epilogue.
     #[allow(clippy::too_many_arguments)]
@@ -558,31 +655,13 @@ mod tests {
                         let a8: Vec<i8> = a.iter().map(|&x| x as i8).collect();
                         if case.is_multiple_of(2) {
                             reference(&s, alpha, (&a[..], ao), (&b[..], bo), beta, &mut want, co);
-                            gemm_s32_on(
-                                kernel,
-                                &s,
-                                alpha,
-                                (&a[..], ao),
-                                (&b, bo),
-                                beta,
-                                &mut c,
-                                co,
-                            )
-                            .unwrap();
+                            gemm_s32(kernel, &s, alpha, (&a[..], ao), (&b, bo), beta, &mut c, co)
+                                .unwrap();
                         } else {
                             let ao = ao as i8 as i32;
                             reference(&s, alpha, (&a8[..], ao), (&b[..], bo), beta, &mut want, co);
-                            gemm_s32_on(
-                                kernel,
-                                &s,
-                                alpha,
-                                (&a8[..], ao),
-                                (&b, bo),
-                                beta,
-                                &mut c,
-                                co,
-                            )
-                            .unwrap();
+                            gemm_s32(kernel, &s, alpha, (&a8[..], ao), (&b, bo), beta, &mut c, co)
+                                .unwrap();
                         }
                         assert_eq!(
                             c, want,
@@ -604,6 +683,7 @@ mod tests {
         let mut c = [100, 100, 100, 100];
         let co = [1, 2];
         gemm_s32(
+            Int8Kernel::for_isa(Isa::detected()),
             &s,
             1.5,
             (&a, 10),
@@ -617,6 +697,7 @@ mod tests {
         // A·B = [[70,60],[150,100]]; /4 = 17.5, 15, 37.5, 25 → halves away from zero
         let mut c = [0; 4];
         gemm_s32(
+            Int8Kernel::for_isa(Isa::detected()),
             &s,
             0.25,
             (&a, 0),
@@ -630,6 +711,7 @@ mod tests {
         // saturated, then the offset added (wrapping)
         let mut c = [0; 4];
         gemm_s32(
+            Int8Kernel::for_isa(Isa::detected()),
             &s,
             -1e9,
             (&a, 0),
@@ -643,6 +725,7 @@ mod tests {
         // alpha 1, beta 1: wrapping s32, no saturation
         let mut c = [i32::MAX; 4];
         gemm_s32(
+            Int8Kernel::for_isa(Isa::detected()),
             &s,
             1.0,
             (&a, 0),

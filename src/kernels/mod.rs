@@ -17,6 +17,7 @@ pub mod gemm_s32;
 pub mod gemm_tn;
 pub mod int8_gemm;
 pub mod isa;
+pub mod scratch;
 pub mod sgemm;
 pub mod vector;
 

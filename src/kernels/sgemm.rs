@@ -3,43 +3,45 @@
 //!
 //! The kernels multiply rows of `A` (unit stride along `K`) by a panel of `B` (`K` rows of a
 //! multiple of 32 columns) into `C`. So `op(A)` is read in place when `A` is not transposed and
-//! `alpha` is 1, else copied once as `alpha·op(A)`; `op(B)` is read in place when `B` is not
-//! transposed and `A` has at most `GEMV_ROWS` rows, or fewer than `PACK_B_MIN_ROWS` and `B`
-//! fits `IN_PLACE_MAX_BYTES`,
-//! for the columns up to the last whole 32; otherwise `op(B)` is copied into column blocks of
-//! `K` rows (each by the thread that multiplies it, just before, when `A` is one row block,
-//! else all before the products); the last
-//! `n mod 32` columns are computed from a zero-padded copy into a scratch tile, then added to
-//! `C`. `C` is scaled by `beta` first (not read when `beta` is 0, as in BLAS) and the product
+//! `alpha` is 1, else copied once as `alpha·op(A)`; `op(B)` is read in place when it is not
+//! transposed, `A` has at most `IN_PLACE_MAX_ROWS` rows and `B` fits `IN_PLACE_MAX_BYTES`
+//! (up to its last whole 32 columns), else copied into contiguous column blocks of `K` rows ×
+//! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
+//! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
+//! and a lost hardware prefetch per row. Up to `GEMV_ROWS` rows with a not
+//! transposed `B` take a path of their own (`few_rows`) that streams `B` in place. The last
+//! `n mod 32` columns are computed from the zero-padded copy into a tile, then added to
+//! `C`. The copies live in the calling thread's scratch (`kernels::scratch`). `C` is scaled by `beta` first (not read when `beta` is 0, as in BLAS) and the product
 //! accumulated onto it. One team of the library's crew copies, then computes blocks of rows ×
 //! columns; every element's sum along `K` is formed in the same
 //! order whatever the blocks.
 
 use super::gemm::{self, Fetch, Init, Panel, RowsA, CHUNK};
 use super::isa::Isa;
+use super::scratch::with_scratch;
 use crate::error::{Error, Result};
 use crate::kernels::blas::GemmShape;
-use crate::memory::buffer::AlignedBuf;
 use crate::threading;
 
 /// Rows per block: a multiple of the AVX-512 tiles' 6 rows.
 const ROW_BLOCK: usize = 96;
-/// Columns per block: a multiple of the 64-wide tiles.
-const COL_BLOCK: usize = 256;
+/// Columns per block: one 64-wide tile column, whose copy of `B` the tiles read as one
+/// sequential stream.
+const COL_BLOCK: usize = 64;
 /// Products smaller than this many multiply-adds run on the calling thread.
 const PARALLEL_MIN: usize = 1 << 18;
-/// Rows of `A` from which a not transposed `B` is copied into column blocks rather than read
-/// in place.
-const PACK_B_MIN_ROWS: usize = 128;
-/// Largest `B` (bytes) read in place by more than `GEMV_ROWS` rows: one that mostly stays in
-/// L2 between calls. A larger one is read row by row, far apart, where the hardware
-/// prefetchers lose track: copied block by block.
-const IN_PLACE_MAX_BYTES: usize = 4 << 20;
+/// Most rows of `A` that read a not transposed `B` of at most `IN_PLACE_MAX_BYTES` in place:
+/// so few that the copy costs more than reading `B` far apart (one thread, `B` of 1 MiB: 16
+/// rows 1.4× faster in place, 64 rows 1.15× faster copied).
+const IN_PLACE_MAX_ROWS: usize = 32;
+/// Largest `B` (bytes) read in place: one that stays in L2 between calls (at 2–4 MiB the copy
+/// was as fast or faster, the more so the busier the machine).
+const IN_PLACE_MAX_BYTES: usize = 1 << 20;
 /// Rows of `A` up to which `B` is read in place whatever its size: each element of `B` is used
 /// so few times that a copy costs more than the scattered reads.
 const GEMV_ROWS: usize = 4;
 
-/// Where the kernels read `op(B)` from.
+/// When `op(B)` is copied.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum BSource {
     /// The user's `B`, up to the last whole chunk (+ a copy of the last chunk).
@@ -48,15 +50,6 @@ enum BSource {
     Copied,
     /// Each column block copied by the member that multiplies it, just before (one row block).
     PerBlock,
-}
-
-/// A zeroed, cache-line aligned buffer of `len` floats (so the kernels' vector loads of the
-/// copies never straddle two lines), or `out_of_memory`.
-fn buffer(len: usize, what: &str) -> Result<AlignedBuf> {
-    let bytes = len
-        .checked_mul(4)
-        .ok_or_else(|| Error::OutOfMemory(format!("sgemm: {what} copy of {len} floats")))?;
-    AlignedBuf::zeroed(bytes)
 }
 
 /// A pointer the blocks share; each block writes its own rows × columns of `C`.
@@ -125,26 +118,8 @@ pub fn sgemm(
         return Ok(());
     }
     let row_blocks = m.div_ceil(ROW_BLOCK);
-    // op(A), with alpha folded in, as rows of K: in place when possible, else copied.
-    let copy_a = s.trans_a || alpha != 1.0;
-    let packed_a = buffer(if copy_a { m * k } else { 0 }, "A")?;
-    let (a_ptr, a_ld) = if copy_a {
-        (packed_a.as_ptr().cast::<f32>().cast_const(), k)
-    } else {
-        (a.as_ptr(), lda)
-    };
-    let a_out = Out(packed_a.as_ptr().cast::<f32>());
-    let rows_a = RowsA {
-        base: a_ptr,
-        outer_stride: 0,
-        inner_stride: a_ld as isize,
-        inner: m,
-    };
-    // op(B): read in place when not transposed and `A` has few rows (the copy would cost about
-    // as much as the product), up to the last whole 32-column chunk; else copied into column
-    // blocks of K rows each (zero-padded to whole chunks): block j0 holds columns
-    // j0..j0 + width at row stride width, from k·j0. The columns past the last whole chunk of
-    // an in-place B are copied into one zero-padded chunk.
+    // op(B), copied into column blocks of K rows each (zero-padded to whole chunks): block j0
+    // holds columns j0..j0 + width at row stride width, from k·j0.
     let n_pad = n.div_ceil(CHUNK) * CHUNK;
     let n_main = n / CHUNK * CHUNK;
     let n_rest = n - n_main;
@@ -153,102 +128,135 @@ pub fn sgemm(
         let j0 = cb * COL_BLOCK;
         (j0, COL_BLOCK.min(n_pad - j0))
     };
-    let b_bytes = k.saturating_mul(n).saturating_mul(4);
-    let source = if !s.trans_b
-        && (m <= GEMV_ROWS || (m < PACK_B_MIN_ROWS && b_bytes <= IN_PLACE_MAX_BYTES))
-    {
+    let b_size = k.saturating_mul(n).saturating_mul(4);
+    let source = if !s.trans_b && m <= IN_PLACE_MAX_ROWS && b_size <= IN_PLACE_MAX_BYTES {
         BSource::InPlace
     } else if row_blocks == 1 {
         BSource::PerBlock
     } else {
         BSource::Copied
     };
-    let packed_b = buffer(
-        match source {
-            BSource::InPlace if n_rest > 0 => k * CHUNK,
-            BSource::InPlace => 0,
-            BSource::Copied => k * n_pad,
-            BSource::PerBlock => threading::num_threads() * k * COL_BLOCK,
-        },
-        "B",
-    )?;
-    let b_out = Out(packed_b.as_ptr().cast::<f32>());
-    // The columns past the last whole chunk go through a scratch, then onto C.
-    let scratch = buffer(if n_rest > 0 { m * CHUNK } else { 0 }, "C")?;
-    let scratch_out = Out(scratch.as_ptr().cast::<f32>());
-    let isa = Isa::detected();
-    let out = Out(c.as_mut_ptr());
-    threading::team(join, |t| {
-        if copy_a {
-            t.for_each(row_blocks, false, |rb| {
-                let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
-                // SAFETY: each block writes its own rows of the copy.
-                let d = unsafe {
-                    std::slice::from_raw_parts_mut(a_out.at(rows.start * k), rows.len() * k)
-                };
-                if s.trans_a {
-                    let src = &a[rows.start..];
-                    transpose_into(d, k, src, lda, (rows.len(), k), alpha);
-                } else {
-                    for (i, row) in rows.clone().enumerate() {
-                        let src = &a[row * lda..row * lda + k];
-                        for (x, &y) in d[i * k..(i + 1) * k].iter_mut().zip(src) {
-                            *x = alpha * y;
+    // op(A), with alpha folded in, as rows of K: in place when possible, else copied.
+    let copy_a = s.trans_a || alpha != 1.0;
+    // The scratch: the copies of B and A, then the columns past the last whole chunk (computed
+    // there, then added onto C); each part starts on a cache line.
+    let too_big = || Error::OutOfMemory(format!("sgemm: copies for {m}x{n}x{k}"));
+    let line = |floats: Option<usize>| {
+        floats
+            .and_then(|f| f.checked_mul(4))
+            .map(|b| b.next_multiple_of(64))
+            .ok_or_else(too_big)
+    };
+    let b_bytes = line(match source {
+        BSource::InPlace if n_rest > 0 => k.checked_mul(CHUNK),
+        BSource::InPlace => Some(0),
+        BSource::Copied => k.checked_mul(n_pad),
+        BSource::PerBlock => (threading::num_threads() * COL_BLOCK).checked_mul(k),
+    })?;
+    let a_bytes = line(if copy_a { m.checked_mul(k) } else { Some(0) })?;
+    let tail_bytes = line(if n_rest > 0 {
+        m.checked_mul(CHUNK)
+    } else {
+        Some(0)
+    })?;
+    let bytes = [b_bytes, a_bytes, tail_bytes]
+        .into_iter()
+        .try_fold(0, usize::checked_add)
+        .ok_or_else(too_big)?;
+    with_scratch(bytes, |base| {
+        let b_out = Out(base.cast::<f32>());
+        let a_out = Out(base.wrapping_add(b_bytes).cast::<f32>());
+        let scratch_out = Out(base.wrapping_add(b_bytes + a_bytes).cast::<f32>());
+        let (a_ptr, a_ld) = if copy_a {
+            (a_out.at(0).cast_const(), k)
+        } else {
+            (a.as_ptr(), lda)
+        };
+        let rows_a = RowsA {
+            base: a_ptr,
+            outer_stride: 0,
+            inner_stride: a_ld as isize,
+            inner: m,
+        };
+        let isa = Isa::detected();
+        let out = Out(c.as_mut_ptr());
+        threading::team(join, |t| {
+            if copy_a {
+                t.for_each(row_blocks, false, |rb| {
+                    let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+                    // SAFETY: each block writes its own rows of the copy.
+                    let d = unsafe {
+                        std::slice::from_raw_parts_mut(a_out.at(rows.start * k), rows.len() * k)
+                    };
+                    if s.trans_a {
+                        let src = &a[rows.start..];
+                        transpose_into(d, k, src, lda, (rows.len(), k), alpha);
+                    } else {
+                        for (i, row) in rows.clone().enumerate() {
+                            let src = &a[row * lda..row * lda + k];
+                            for (x, &y) in d[i * k..(i + 1) * k].iter_mut().zip(src) {
+                                *x = alpha * y;
+                            }
                         }
                     }
-                }
-            });
-        }
-        // block cb of op(B) into `d` (rows of `width`)
-        let copy_block = |cb: usize, d: &mut [f32]| {
-            let (j0, width) = block(cb);
-            let cols = width.min(n - j0);
-            if s.trans_b {
-                transpose_into(d, width, &b[j0 * ldb..], ldb, (k, cols), 1.0);
-            } else {
-                for q in 0..k {
-                    d[q * width..q * width + cols]
-                        .copy_from_slice(&b[q * ldb + j0..q * ldb + j0 + cols]);
-                }
-            }
-        };
-        match source {
-            BSource::InPlace if n_rest > 0 && t.index() == t.size() - 1 => {
-                // SAFETY: the tail copy is this member's alone.
-                let d = unsafe { std::slice::from_raw_parts_mut(b_out.at(0), k * CHUNK) };
-                for q in 0..k {
-                    d[q * CHUNK..q * CHUNK + n_rest]
-                        .copy_from_slice(&b[q * ldb + n_main..q * ldb + n]);
-                }
-            }
-            BSource::Copied => t.for_each(col_blocks, false, |cb| {
-                let (j0, width) = block(cb);
-                // SAFETY: each block writes its own part of the copy.
-                copy_block(cb, unsafe {
-                    std::slice::from_raw_parts_mut(b_out.at(k * j0), k * width)
                 });
-            }),
-            _ => {}
-        }
-        t.barrier();
-        // column blocks outer: a member's consecutive items share their columns of B
-        t.for_each(row_blocks * col_blocks, false, |item| {
-            let (cb, rb) = (item / row_blocks, item % row_blocks);
-            let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
-            let (j0, width) = block(cb);
-            let full = n_main.min(j0 + width).saturating_sub(j0);
-            // (main panel, tail panel) of this block
-            let (main, tail) = match source {
-                BSource::InPlace => (
-                    Panel::dense(b.as_ptr().wrapping_add(j0), ldb, full),
-                    Panel::dense(b_out.at(0).cast_const(), CHUNK, CHUNK),
-                ),
-                BSource::Copied | BSource::PerBlock => {
+            }
+            // block cb of op(B) into `d` (rows of `width`, zeros past N)
+            let copy_block = |cb: usize, d: &mut [f32]| {
+                let (j0, width) = block(cb);
+                let cols = width.min(n - j0);
+                if s.trans_b {
+                    transpose_into(d, width, &b[j0 * ldb..], ldb, (k, cols), 1.0);
+                } else {
+                    for q in 0..k {
+                        d[q * width..q * width + cols]
+                            .copy_from_slice(&b[q * ldb + j0..q * ldb + j0 + cols]);
+                    }
+                }
+                if cols < width {
+                    for q in 0..k {
+                        d[q * width + cols..(q + 1) * width].fill(0.0);
+                    }
+                }
+            };
+            match source {
+                BSource::InPlace if n_rest > 0 && t.index() == t.size() - 1 => {
+                    // SAFETY: the tail copy is this member's alone.
+                    let d = unsafe { std::slice::from_raw_parts_mut(b_out.at(0), k * CHUNK) };
+                    for q in 0..k {
+                        let (cols, pad) = d[q * CHUNK..(q + 1) * CHUNK].split_at_mut(n_rest);
+                        cols.copy_from_slice(&b[q * ldb + n_main..q * ldb + n]);
+                        pad.fill(0.0);
+                    }
+                }
+                BSource::Copied => t.for_each(col_blocks, false, |cb| {
+                    let (j0, width) = block(cb);
+                    // SAFETY: each block writes its own part of the copy.
+                    copy_block(cb, unsafe {
+                        std::slice::from_raw_parts_mut(b_out.at(k * j0), k * width)
+                    });
+                }),
+                _ => {}
+            }
+            t.barrier();
+            // column blocks outer: a member's consecutive items share their columns of B
+            t.for_each(row_blocks * col_blocks, false, |item| {
+                let (cb, rb) = (item / row_blocks, item % row_blocks);
+                let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
+                let (j0, width) = block(cb);
+                let full = n_main.min(j0 + width).saturating_sub(j0);
+                // (main panel, tail panel) of this block
+                let (main, tail) = if source == BSource::InPlace {
+                    (
+                        Panel::dense(b.as_ptr().wrapping_add(j0), ldb, full),
+                        Panel::dense(b_out.at(0).cast_const(), CHUNK, CHUNK),
+                    )
+                } else {
                     let b0 = if source == BSource::Copied {
                         b_out.at(k * j0)
                     } else {
                         let d = b_out.at(t.index() * k * COL_BLOCK);
-                        // SAFETY: the member's own buffer of k·COL_BLOCK floats.
+                        // SAFETY: the member's own part of the copy, k·COL_BLOCK floats.
                         copy_block(cb, unsafe { std::slice::from_raw_parts_mut(d, k * width) });
                         d
                     }
@@ -257,55 +265,53 @@ pub fn sgemm(
                         Panel::dense(b0, width, full),
                         Panel::dense(b0.wrapping_add(n_main - j0), width, CHUNK),
                     )
-                }
-            };
-            // SAFETY: rows × columns of this block are written by this block only; `A` rows
-            // have `k` floats (checked by GemmShape, or our copy); `B` has `k` rows of the
-            // panels' widths (GemmShape's checks, or our copies, written before the barrier).
-            unsafe {
-                if full > 0 {
-                    let c0 = out.at(rows.start * ldc + j0);
-                    let init = if beta == 0.0 {
-                        Init::Zero
-                    } else {
-                        for i in 0..rows.len() {
-                            scale(std::slice::from_raw_parts_mut(c0.add(i * ldc), full), beta);
-                        }
-                        Init::Accumulate
-                    };
-                    let fetch = Fetch::default();
-                    gemm::gemm(isa, &rows_a, rows.clone(), k, &main, c0, ldc, init, fetch);
-                }
-                if j0 + width > n_main && n_rest > 0 {
-                    let t0 = scratch_out.at(rows.start * CHUNK);
-                    let fetch = Fetch::default();
-                    gemm::gemm(
-                        isa,
-                        &rows_a,
-                        rows.clone(),
-                        k,
-                        &tail,
-                        t0,
-                        CHUNK,
-                        Init::Zero,
-                        fetch,
-                    );
-                    for i in 0..rows.len() {
-                        let t = std::slice::from_raw_parts(t0.add(i * CHUNK), n_rest);
-                        let dst = std::slice::from_raw_parts_mut(
-                            out.at((rows.start + i) * ldc + n_main),
-                            n_rest,
+                };
+                // SAFETY: rows × columns of this block are written by this block only; `A` rows
+                // have `k` floats (checked by GemmShape, or our copy); `B` has `k` rows of the
+                // panels' widths (GemmShape's checks, or our copies, written before the barrier).
+                unsafe {
+                    if full > 0 {
+                        let c0 = out.at(rows.start * ldc + j0);
+                        let init = if beta == 0.0 {
+                            Init::Zero
+                        } else {
+                            for i in 0..rows.len() {
+                                scale(std::slice::from_raw_parts_mut(c0.add(i * ldc), full), beta);
+                            }
+                            Init::Accumulate
+                        };
+                        let fetch = Fetch::default();
+                        gemm::gemm(isa, &rows_a, rows.clone(), k, &main, c0, ldc, init, fetch);
+                    }
+                    if j0 + width > n_main && n_rest > 0 {
+                        let t0 = scratch_out.at(rows.start * CHUNK);
+                        let fetch = Fetch::default();
+                        gemm::gemm(
+                            isa,
+                            &rows_a,
+                            rows.clone(),
+                            k,
+                            &tail,
+                            t0,
+                            CHUNK,
+                            Init::Zero,
+                            fetch,
                         );
-                        for (d, &v) in dst.iter_mut().zip(t) {
-                            *d = if beta == 0.0 { v } else { beta * *d + v };
+                        for i in 0..rows.len() {
+                            let t = std::slice::from_raw_parts(t0.add(i * CHUNK), n_rest);
+                            let dst = std::slice::from_raw_parts_mut(
+                                out.at((rows.start + i) * ldc + n_main),
+                                n_rest,
+                            );
+                            for (d, &v) in dst.iter_mut().zip(t) {
+                                *d = if beta == 0.0 { v } else { beta * *d + v };
+                            }
                         }
                     }
                 }
-            }
+            });
         });
-    });
-    drop((packed_a, packed_b, scratch));
-    Ok(())
+    })
 }
 
 /// Columns per item of [`few_rows`]: 2 KiB of each row of `B`, 8 KiB of sums for 4 rows.
@@ -402,19 +408,20 @@ fn axpy4_fused(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
     }
 }
 
-/// [`axpy4`] with fused multiply-adds, vectorized for AVX-512.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,fma")]
-fn axpy4_avx512(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
-    axpy4_fused(y, f, x)
+/// Defines `$name`: [`axpy4`] with fused multiply-adds, vectorized for the target features
+/// `$features` (`$what`).
+macro_rules! axpy4_version {
+    ($name:ident, $features:literal, $what:literal) => {
+        #[doc = concat!("[`axpy4`] with fused multiply-adds, vectorized for ", $what, ".")]
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        fn $name(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
+            axpy4_fused(y, f, x)
+        }
+    };
 }
-
-/// [`axpy4`] with fused multiply-adds, vectorized for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn axpy4_avx2(y: &mut [f32], f: [f32; 4], x: [&[f32]; 4]) {
-    axpy4_fused(y, f, x)
-}
+axpy4_version!(axpy4_avx512, "avx512f,fma", "AVX-512");
+axpy4_version!(axpy4_avx2, "avx2,fma", "AVX2");
 
 /// `x = beta·x`; `beta == 0` writes zeros without reading `x` (BLAS).
 fn scale(x: &mut [f32], beta: f32) {
