@@ -1,5 +1,6 @@
-//! The int8 forward driver: for each direction and layer, one layer GEMM over all steps, then
-//! per step the iteration GEMM on the u8 state and the post-GEMM of each 32-unit panel
+//! The int8 forward driver: for each direction and layer, the layer GEMM over a chunk of steps
+//! at a time (or, [`Int8Plan::fused_layer_gemm`], on each step's rows in its items), then per
+//! step the iteration GEMM on the u8 state and the post-GEMM of each 32-unit panel
 //! ([`postgemm`]: the cells' shared gate math between int8 loads and stores), with oneDNN's
 //! int8 arithmetic (reference §a.14); GRU requantizes `r⊙h` before its second iteration GEMM;
 //! LSTMP quantizes `h`, projects, dequantizes with the projection scales and compensation,
@@ -193,7 +194,7 @@ impl Run<'_> {
     }
 
     /// Single-threaded set-up: dequantization factors, compensated bias, layer 0's input, and
-    /// zeroed outputs (their padding columns stay zero).
+    /// zeroed outputs when their rows have padding columns (which stay zero).
     unsafe fn prepare(&self, attr: &Attr) {
         let (p, plan) = (self.p, self.plan);
         let scale_of = |q: &WeightsQParams, k: usize| q.scales[if q.mask == 0 { 0 } else { k }];
@@ -246,8 +247,10 @@ impl Run<'_> {
                     row[p.slc..].fill(0);
                 }
             }
-            let outputs: *mut u8 = self.region(plan.outputs);
-            std::ptr::write_bytes(outputs, 0, p.d * 2 * p.t * p.n * plan.dic4);
+            if plan.dic4 != p.dic {
+                let outputs: *mut u8 = self.region(plan.outputs);
+                std::ptr::write_bytes(outputs, 0, p.d * 2 * p.t * p.n * plan.dic4);
+            }
             // The padding columns of the requantized h (LSTMP) or `r ⊙ h` (GRU), which the
             // GEMMs read.
             std::ptr::write_bytes(self.region::<u8>(plan.hq), 0, p.n * plan.dhc4);
@@ -269,8 +272,10 @@ impl Run<'_> {
                     while s0 < p.t {
                         let s1 = p.t.min(s0 + self.plan.t_chunk);
                         let t_lo = if p.is_reversed(d) { p.t - s1 } else { s0 };
-                        self.layer_gemm(team, l, d, t_lo, s1 - s0);
-                        team.barrier();
+                        if !self.plan.fused_layer_gemm {
+                            self.layer_gemm(team, l, d, t_lo, s1 - s0);
+                            team.barrier();
+                        }
                         for s in s0..s1 {
                             self.step(team, l, d, s, t_lo);
                         }
@@ -332,7 +337,7 @@ impl Run<'_> {
                 let c: *mut f32 = self.region(plan.c);
                 for n in 0..p.n {
                     for o in 0..p.dhc {
-                        *c.add(n * p.dhc + o) =
+                        *c.add(n * plan.c_ld + o) =
                             self.t.src_iter_c.map_or(0.0, |v| v.get([l, d, n, o]));
                     }
                 }
@@ -363,7 +368,7 @@ impl Run<'_> {
                 let c: *mut f32 = self.region(plan.c);
                 for n in 0..p.n {
                     for o in 0..p.dhc {
-                        v.put([l, d, n, o], 0, *c.add(n * p.dhc + o));
+                        v.put([l, d, n, o], 0, *c.add(n * plan.c_ld + o));
                     }
                 }
             }
@@ -426,14 +431,31 @@ impl Run<'_> {
 
     /// Columns of the gate accumulators per row.
     fn gates_ld(&self) -> usize {
-        self.plan.panels * self.p.g * PANEL
+        self.plan.gates_ld
     }
 
     /// The layer GEMM of the `steps` time indices from `t_lo`: `gates[(t − t_lo)·N + n] = x_t[n]
     /// · W`, per (row block × panel) item ([`PhaseItems`]: a member keeps the same panels).
     unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize, t_lo: usize, steps: usize) {
+        let items = PhaseItems::by_panel(steps * self.p.n, LAYER_ROW_BLOCK, self.plan.panels);
+        team.for_each(items.count(), false, |it| {
+            let (rows, panel) = items.tile(it);
+            // SAFETY: each item writes its own rows of this panel's columns.
+            unsafe { self.layer_tile(l, d, t_lo, rows, panel) };
+        });
+    }
+
+    /// Rows `rows` (from time index `t_lo`'s first) of the layer GEMM of panel `panel`, into
+    /// the gates from their first row.
+    unsafe fn layer_tile(
+        &self,
+        l: usize,
+        d: usize,
+        t_lo: usize,
+        rows: std::ops::Range<usize>,
+        panel: usize,
+    ) {
         let (p, plan) = (self.p, self.plan);
-        let rows = steps * p.n;
         let (a, lda) = if l == 0 {
             (self.region::<u8>(plan.input).cast_const(), plan.slc4)
         } else {
@@ -442,25 +464,21 @@ impl Run<'_> {
         let a = a.wrapping_add(t_lo * p.n * lda);
         let w = self.t.weights[0];
         let gates: *mut i32 = self.region(plan.gates);
-        let items = PhaseItems::by_panel(rows, LAYER_ROW_BLOCK, plan.panels);
-        team.for_each(items.count(), false, |it| {
-            let (rows, panel) = items.tile(it);
-            let op = Int8Gemm {
-                m: rows.len(),
-                a: a.wrapping_add(rows.start * lda),
-                lda,
-                b: w.panel(l, d, panel),
-                ldb: w.layout.row_bytes(),
-                groups: w.layout.groups(),
-                vectors: p.g * PANEL / int8_gemm::VECTOR,
-                c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
-                ldc: self.gates_ld(),
-                accumulate: false,
-            };
-            // SAFETY: A holds the chunk's rows of `groups·4` bytes, the panel its groups, C
-            // the item's rows of this panel's columns (each item its own).
-            unsafe { int8_gemm::gemm(self.kernel, &op) };
-        });
+        let op = Int8Gemm {
+            m: rows.len(),
+            a: a.wrapping_add(rows.start * lda),
+            lda,
+            b: w.panel(l, d, panel),
+            ldb: w.layout.row_bytes(),
+            groups: w.layout.groups(),
+            vectors: p.g * PANEL / int8_gemm::VECTOR,
+            c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
+            ldc: self.gates_ld(),
+            accumulate: false,
+        };
+        // SAFETY: A holds the chunk's rows of `groups·4` bytes, the panel its groups, C the
+        // item's rows of this panel's columns.
+        unsafe { int8_gemm::gemm(self.kernel, &op) };
     }
 
     /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for
@@ -553,6 +571,9 @@ impl Run<'_> {
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.region(plan.c);
                 team.for_each(plan.panels, false, |panel| {
+                    if plan.fused_layer_gemm {
+                        self.layer_tile(l, d, ti, 0..p.n, panel);
+                    }
                     self.iter_gemm(l, d, slot, panel, prev, 0, p.g * 2);
                     let (o0, valid, acc, dq) = tile(panel);
                     let t = postgemm::LstmTile {
@@ -562,7 +583,7 @@ impl Run<'_> {
                         dq,
                         c: TileRows {
                             ptr: c.add(o0),
-                            stride: p.dhc as isize,
+                            stride: plan.c_ld as isize,
                         },
                         h: if p.with_projection {
                             hq_rows(o0)
@@ -592,6 +613,9 @@ impl Run<'_> {
                     }
                 };
                 team.for_each(plan.panels, false, |panel| {
+                    if plan.fused_layer_gemm {
+                        self.layer_tile(l, d, ti, 0..p.n, panel);
+                    }
                     self.iter_gemm(l, d, slot, panel, prev, 0, 4);
                     postgemm::gru_part1(self.isa, &gru(panel, hq_rows(0)), &self.q);
                 });
