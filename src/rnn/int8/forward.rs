@@ -144,6 +144,25 @@ struct Run<'a> {
     t: Int8Tensors,
     /// The activations' quantization.
     q: Quant,
+    /// The GEMMs read layer 0's input from `src_layer` itself ([`dense_u8_rows`]).
+    input_direct: bool,
+    /// The last layer writes its outputs into `dst_layer` itself ([`dense_u8_rows`]; not for
+    /// a bidirectional sum).
+    output_direct: bool,
+}
+
+/// Whether a `[T][N][C]` tensor holds u8 rows the GEMMs can read and the post-GEMM write in
+/// place, `channels` of them per row (a multiple of 4: whole groups of K), row `t·N + n` at
+/// `n`-stride intervals: u8 activations stored as themselves (no s8 offset), channels
+/// contiguous, time steps N rows apart.
+fn dense_u8_rows(v: &View<3>, n: usize, channels: usize, q: &Quant) -> bool {
+    let [st, sn, sc] = v.strides;
+    v.dt == DataType::U8
+        && q.offset == 0
+        && channels % 4 == 0
+        && sc == 1
+        && sn >= channels as isize
+        && st == n as isize * sn
 }
 
 // SAFETY: the raw pointers are user and scratch buffers; the phases of the driver write
@@ -180,6 +199,21 @@ pub unsafe fn run(
             cell_lo: 0.0,
             offset: if s8 { 128 } else { 0 },
         },
+        input_direct: false,
+        output_direct: false,
+    };
+    let dlc = p.dic
+        * if p.direction == Direction::BidirectionalConcat {
+            2
+        } else {
+            1
+        };
+    let r = Run {
+        input_direct: dense_u8_rows(&r.t.src_layer, p.n, p.slc, &r.q),
+        output_direct: p.direction != Direction::BidirectionalSum
+            && dense_u8_rows(&r.t.dst_layer, p.n, dlc, &r.q)
+            && p.dic % 4 == 0,
+        ..r
     };
     unsafe {
         r.prepare(attr);
@@ -226,7 +260,7 @@ impl Run<'_> {
                 }
             }
             let input: *mut u8 = self.region(plan.input);
-            for ti in 0..p.t {
+            for ti in (0..p.t).filter(|_| !self.input_direct) {
                 for n in 0..p.n {
                     let row = std::slice::from_raw_parts_mut(
                         input.add((ti * p.n + n) * plan.slc4),
@@ -290,17 +324,43 @@ impl Run<'_> {
         team.barrier();
         let members = team.size();
         let mine = team.index();
-        for ti in (0..p.t).filter(|ti| ti % members == mine) {
+        for ti in (0..p.t).filter(|ti| ti % members == mine && !self.output_direct) {
             unsafe { self.write_dst_layer(ti) };
         }
     }
 
-    /// Layer `l`'s output buffer of direction `d`.
-    fn output(&self, l: usize, d: usize) -> *mut u8 {
-        let plan = self.plan;
-        let p = self.p;
-        self.region::<u8>(plan.outputs)
-            .wrapping_add((d * 2 + l % 2) * p.t * p.n * plan.dic4)
+    /// Layer `l`'s outputs of direction `d`, row `t·N + n` for time index `t`, sample `n`:
+    /// a ping-pong buffer of the scratchpad, or the last layer's columns of `dst_layer`.
+    fn output(&self, l: usize, d: usize) -> U8Rows {
+        let (p, plan) = (self.p, self.plan);
+        if self.output_direct && l + 1 == p.l {
+            let v = &self.t.dst_layer;
+            return U8Rows {
+                ptr: v.at([0, 0, d * p.dic]),
+                ld: v.strides[1] as usize,
+            };
+        }
+        U8Rows {
+            ptr: self
+                .region::<u8>(plan.outputs)
+                .wrapping_add((d * 2 + l % 2) * p.t * p.n * plan.dic4),
+            ld: plan.dic4,
+        }
+    }
+
+    /// Layer 0's quantized input, row `t·N + n`: `src_layer`, or its copy in the scratchpad.
+    fn input(&self) -> U8Rows {
+        if self.input_direct {
+            let v = &self.t.src_layer;
+            return U8Rows {
+                ptr: v.ptr,
+                ld: v.strides[1] as usize,
+            };
+        }
+        U8Rows {
+            ptr: self.region(self.plan.input),
+            ld: self.plan.slc4,
+        }
     }
 
     /// Time index of step `s` of direction `d`.
@@ -353,8 +413,8 @@ impl Run<'_> {
                 let (rows, ld) = if p.t == 0 {
                     (self.region::<u8>(plan.h0), plan.sic4)
                 } else {
-                    let last = self.time(d, p.t - 1);
-                    (self.output(l, d).add(last * p.n * plan.dic4), plan.dic4)
+                    let out = self.output(l, d);
+                    (out.row(self.time(d, p.t - 1) * p.n), out.ld)
                 };
                 for n in 0..p.n {
                     for c in 0..p.dic {
@@ -377,14 +437,14 @@ impl Run<'_> {
 
     /// One time index of `dst_layer` from the last layer's outputs of every direction.
     unsafe fn write_dst_layer(&self, ti: usize) {
-        let (p, plan) = (self.p, self.plan);
+        let p = self.p;
         let last = p.l - 1;
         let dst = self.t.dst_layer;
         let offset = self.q.offset;
         unsafe {
             for n in 0..p.n {
                 let row = |d: usize| {
-                    let r = self.output(last, d).add((ti * p.n + n) * plan.dic4);
+                    let r = self.output(last, d).row(ti * p.n + n);
                     std::slice::from_raw_parts(r, p.dic)
                 };
                 if p.direction == Direction::BidirectionalSum {
@@ -456,12 +516,12 @@ impl Run<'_> {
         panel: usize,
     ) {
         let (p, plan) = (self.p, self.plan);
-        let (a, lda) = if l == 0 {
-            (self.region::<u8>(plan.input).cast_const(), plan.slc4)
+        let x = if l == 0 {
+            self.input()
         } else {
-            (self.output(l - 1, d).cast_const(), plan.dic4)
+            self.output(l - 1, d)
         };
-        let a = a.wrapping_add(t_lo * p.n * lda);
+        let (a, lda) = (x.row(t_lo * p.n).cast_const(), x.ld);
         let w = self.t.weights[0];
         let gates: *mut i32 = self.region(plan.gates);
         let op = Int8Gemm {
@@ -527,11 +587,7 @@ impl Run<'_> {
         let prev = if s == 0 {
             (self.region::<u8>(plan.h0).cast_const(), plan.sic4)
         } else {
-            let tp = self.time(d, s - 1);
-            (
-                out.wrapping_add(tp * p.n * plan.dic4).cast_const(),
-                plan.dic4,
-            )
+            (out.row(self.time(d, s - 1) * p.n).cast_const(), out.ld)
         };
         let gates: *mut i32 = self.region(plan.gates);
         let deq: *const f32 = self.region(plan.deq);
@@ -554,8 +610,8 @@ impl Run<'_> {
             (o0, PANEL.min(p.dhc - o0), acc, dq)
         };
         let out_rows = |o0: usize| U8Rows {
-            ptr: out.wrapping_add(ti * p.n * plan.dic4 + o0),
-            ld: plan.dic4,
+            ptr: out.row(ti * p.n).wrapping_add(o0),
+            ld: out.ld,
         };
         let prev_rows = |o0: usize| U8Rows {
             ptr: prev.0.wrapping_add(o0).cast_mut(),
@@ -634,7 +690,7 @@ impl Run<'_> {
     unsafe fn projection(&self, team: &Team, l: usize, d: usize, ti: usize) {
         let (p, plan) = (self.p, self.plan);
         let out = self.output(l, d);
-        let out_row = |n: usize| out.wrapping_add((ti * p.n + n) * plan.dic4);
+        let out_row = |n: usize| out.row(ti * p.n + n);
         let w = self.t.projection.expect("LSTMP has projection weights");
         let acc: *mut i32 = self.region(plan.proj);
         let ld = plan.proj_panels * PANEL;

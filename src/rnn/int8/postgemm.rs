@@ -115,7 +115,8 @@ pub struct Rows<T> {
 }
 
 impl<T> Rows<T> {
-    fn row(&self, i: usize) -> *mut T {
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> *mut T {
         self.ptr.wrapping_add(i * self.ld)
     }
 
