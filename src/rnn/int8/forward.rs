@@ -159,7 +159,7 @@ fn dense_u8_rows(v: &View<3>, n: usize, channels: usize, q: &Quant) -> bool {
     let [st, sn, sc] = v.strides;
     v.dt == DataType::U8
         && q.offset == 0
-        && channels % 4 == 0
+        && channels.is_multiple_of(4)
         && sc == 1
         && sn >= channels as isize
         && st == n as isize * sn
@@ -212,7 +212,7 @@ pub unsafe fn run(
         input_direct: dense_u8_rows(&r.t.src_layer, p.n, p.slc, &r.q),
         output_direct: p.direction != Direction::BidirectionalSum
             && dense_u8_rows(&r.t.dst_layer, p.n, dlc, &r.q)
-            && p.dic % 4 == 0,
+            && p.dic.is_multiple_of(4),
         ..r
     };
     unsafe {
