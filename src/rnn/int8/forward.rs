@@ -712,14 +712,23 @@ impl Run<'_> {
                     accumulate: false,
                 };
                 int8_gemm::gemm(self.kernel, &op);
+                // The panel's compensation and dequantization, then whole rows of it (which
+                // vectorize; the columns past DIC are computed and not stored).
+                let k0 = panel * PANEL;
+                let valid = PANEL.min(p.dic - k0);
+                let (mut comp, mut dq) = ([0f32; PANEL], [0f32; PANEL]);
+                for u in 0..valid {
+                    comp[u] = w.comp(l, d, 0, k0 + u) as f32 * shift;
+                    dq[u] = *deq.add(k0 + u);
+                }
                 for n in 0..p.n {
-                    for u in 0..PANEL.min(p.dic - panel * PANEL) {
-                        let k = panel * PANEL + u;
-                        let a = *acc.add(n * ld + k) as f32;
-                        let comp = w.comp(l, d, 0, k) as f32;
-                        let v = (a - comp * shift) * *deq.add(k);
-                        *out_row(n).add(k) = self.q.store(self.q.quantize(v));
+                    let a = &*(acc.add(n * ld + k0) as *const [i32; PANEL]);
+                    let mut h = [0u8; PANEL];
+                    for u in 0..PANEL {
+                        let v = (a[u] as f32 - comp[u]) * dq[u];
+                        h[u] = self.q.store(self.q.quantize(v));
                     }
+                    std::ptr::copy_nonoverlapping(h.as_ptr(), out_row(n).add(k0), valid);
                 }
             });
             team.barrier();
