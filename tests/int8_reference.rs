@@ -19,6 +19,8 @@ use oxidnn::engine::Engine;
 use oxidnn::kernels::Isa;
 use oxidnn::memory::Memory;
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
+use oxidnn::rnn::precision::Precision;
+use oxidnn::rnn::reference::RefProblem;
 use oxidnn::rnn::reference_int8::{self, Int8RefInputs, Int8RefProblem};
 use oxidnn::rnn::{CellKind, RnnDesc, RnnPd};
 use oxidnn::types::{AlgKind, DataType, Direction, PropKind};
@@ -48,18 +50,19 @@ struct Case {
 }
 
 fn run(c: &Case, isa: Isa) -> (usize, usize) {
-    let p = &c.p;
+    let ip = &c.p;
+    let p = &ip.shape;
     let (l, d, t, n) = (p.l, p.direction.num_directions(), p.t, p.n);
     let g = p.cell.gates();
     let i64s = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
-    let act = if p.s8 { DataType::S8 } else { DataType::U8 };
+    let act = if ip.s8 { DataType::S8 } else { DataType::U8 };
     let out_dt = if c.f32_outputs { DataType::F32 } else { act };
     let dlc = if p.direction == Direction::BidirectionalConcat {
         2 * p.dic
     } else {
         p.dic
     };
-    let (alo, ahi) = if p.s8 { (-60, 100) } else { (20, 200) };
+    let (alo, ahi) = if ip.s8 { (-60, 100) } else { (20, 200) };
     let src_layer = ints(t * n * p.slc, 1, alo, ahi);
     let src_iter = ints(l * d * n * p.sic, 2, alo, ahi);
     let src_iter_c: Vec<f32> = ints(l * d * n * p.dhc, 3, -100, 100)
@@ -90,7 +93,7 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
     };
 
     let mut attr = Attr::new();
-    attr.rnn_data_qparams = (p.scale, p.shift);
+    attr.rnn_data_qparams = (ip.scale, ip.shift);
     attr.set_rnn_weights_qparams(if c.per_channel { 24 } else { 0 }, &ws)
         .unwrap();
     if p.with_projection {
@@ -159,7 +162,7 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
         .with_projection
         .then(|| weights(args::WEIGHTS_PROJECTION, &wp_dims, &wp, LDNC));
     let src_layer_mem = with(&sl_md, &f(&src_layer));
-    let deq = |q: i32| (q as f32 - p.shift) / p.scale;
+    let deq = |q: i32| (q as f32 - ip.shift) / ip.scale;
     let src_iter_mem = if c.f32_outputs {
         // f32 states: values that quantize back to the integers exactly.
         with(
@@ -195,7 +198,7 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
         .expect("execute");
 
     let want = reference_int8::forward(
-        p,
+        ip,
         &Int8RefInputs {
             src_layer: &src_layer,
             src_iter: Some(&src_iter),
@@ -217,8 +220,8 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
         let sum_shift = if sum && name == "dst_layer" { 2.0 } else { 1.0 };
         for (k, (&a, &q)) in got.iter().zip(want.iter()).enumerate() {
             let (diff, limit) = if c.f32_outputs {
-                let w = (q as f32 - sum_shift * p.shift) / p.scale;
-                ((a - w).abs(), 1.0 / p.scale + 1e-5)
+                let w = (q as f32 - sum_shift * ip.shift) / ip.scale;
+                ((a - w).abs(), 1.0 / ip.scale + 1e-5)
             } else {
                 ((a - q as f32).abs(), 1.0)
             };
@@ -253,26 +256,36 @@ fn int8_primitives_match_the_simulation() {
             (CellKind::Lstm, true, true),
         ] {
             let l = 1 + k % 2;
-            let dhc = 70;
+            // Multiples of 4 (but the projection's 37): u8 GEMM rows read from `src_layer`
+            // and written to `dst_layer` in place (s8 and f32 tensors are copied).
+            let dhc = 72;
             let dic = if proj { 37 } else { dhc };
             cases.push(Case {
                 p: Int8RefProblem {
-                    cell,
-                    direction,
-                    l,
-                    t: 7,
-                    n: 9,
-                    slc: if l == 1 { 45 } else { dic },
-                    sic: dic,
-                    dhc,
-                    dic,
-                    with_projection: proj,
+                    shape: RefProblem {
+                        cell,
+                        direction,
+                        l,
+                        t: 7,
+                        // N = 19: the layer GEMM fused into the steps (`Int8Plan`), and a
+                        // row block of AMX tiles overlapping the one before it.
+                        n: if k % 2 == 1 { 19 } else { 9 },
+                        slc: if l == 1 { 48 } else { dic },
+                        sic: dic,
+                        dhc,
+                        dic,
+                        with_projection: proj,
+                        activation: None,
+                        linear: None,
+                        precision: Precision::F32,
+                        c_precision: Precision::F32,
+                    },
                     s8,
                     scale: 50.0,
                     shift: if s8 { 0.0 } else { 110.0 },
                 },
                 weights_any: k != 1,
-                f32_outputs: k == 2,
+                f32_outputs: k == 3,
                 per_channel: k % 2 == 0,
             });
         }

@@ -16,32 +16,16 @@
 //! any difference from the primitive is one of the integer path.
 
 use super::cells::CellKind;
+use super::reference::RefProblem;
 use crate::kernels::activations;
 use crate::types::Direction;
 
 /// An int8 reference problem.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Int8RefProblem {
-    /// LSTM (with or without projection) or GRU.
-    pub cell: CellKind,
-    /// Direction.
-    pub direction: Direction,
-    /// Layers.
-    pub l: usize,
-    /// Time steps.
-    pub t: usize,
-    /// Batch.
-    pub n: usize,
-    /// Input channels of layer 0.
-    pub slc: usize,
-    /// Recurrent input channels.
-    pub sic: usize,
-    /// Hidden channels.
-    pub dhc: usize,
-    /// Output channels (the projection size for LSTMP).
-    pub dic: usize,
-    /// LSTMP.
-    pub with_projection: bool,
+    /// Cell (LSTM with or without projection, or GRU), direction and sizes (the vanilla
+    /// activation, test mode and precisions are not read).
+    pub shape: RefProblem,
     /// s8 activations (else u8).
     pub s8: bool,
     /// Data scale.
@@ -86,14 +70,6 @@ pub struct Int8RefOutputs {
 }
 
 impl Int8RefProblem {
-    fn d(&self) -> usize {
-        self.direction.num_directions()
-    }
-
-    fn g(&self) -> usize {
-        self.cell.gates()
-    }
-
     fn range(&self) -> (f32, f32) {
         if self.s8 {
             (-128.0, 127.0)
@@ -133,13 +109,10 @@ fn tanh(x: f32) -> f32 {
 }
 
 /// Runs the simulation.
-pub fn forward(p: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
+pub fn forward(q: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
+    let p = &q.shape;
     let (d_n, g_n) = (p.d(), p.g());
-    let dlc = if p.direction == Direction::BidirectionalConcat {
-        2 * p.dic
-    } else {
-        p.dic
-    };
+    let dlc = p.dlc();
     let mut out = Int8RefOutputs {
         dst_layer: vec![0; p.t * p.n * dlc],
         dst_iter: vec![0; p.l * d_n * p.n * p.dic],
@@ -168,17 +141,17 @@ pub fn forward(p: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
             let bias = |g: usize, o: usize| {
                 let comp: i32 = (0..k_in).map(|i| wl(i, g, o)).sum::<i32>()
                     + (0..p.sic).map(|i| wi(i, g, o)).sum::<i32>();
-                let s = ws(g, o) * p.scale;
-                x.bias[((l * d_n + d) * g_n + g) * p.dhc + o] - comp as f32 * p.shift / s
+                let s = ws(g, o) * q.scale;
+                x.bias[((l * d_n + d) * g_n + g) * p.dhc + o] - comp as f32 * q.shift / s
             };
             let deq = |acc: i32, g: usize, o: usize| {
-                acc as f32 * (1.0 / (ws(g, o) * p.scale)) + bias(g, o)
+                acc as f32 * (1.0 / (ws(g, o) * q.scale)) + bias(g, o)
             };
             let state = |n: usize, c: usize| ((l * d_n + d) * p.n + n) * p.sic + c;
             let mut h: Vec<Vec<i32>> = (0..p.n)
                 .map(|n| {
                     (0..p.sic)
-                        .map(|c| x.src_iter.map_or(p.quantize(0.0), |s| s[state(n, c)]))
+                        .map(|c| x.src_iter.map_or(q.quantize(0.0), |s| s[state(n, c)]))
                         .collect()
                 })
                 .collect();
@@ -213,7 +186,7 @@ pub fn forward(p: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
                                 let (i, f) = (sigmoid(a(0)), sigmoid(a(1)));
                                 let (cc, og) = (tanh(a(2)), sigmoid(a(3)));
                                 c[n][o] = f * c[n][o] + i * cc;
-                                hq[o] = p.quantize_h(og * tanh(c[n][o]));
+                                hq[o] = q.quantize_h(og * tanh(c[n][o]));
                             }
                             match x.weights_projection {
                                 Some(w) => (0..p.dic)
@@ -222,29 +195,29 @@ pub fn forward(p: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
                                             |j: usize| w[((l * d_n + d) * p.dhc + j) * p.dic + k];
                                         let acc: i32 = (0..p.dhc).map(|j| hq[j] * r(j)).sum();
                                         let comp: i32 = (0..p.dhc).map(r).sum();
-                                        let v = (acc as f32 - comp as f32 * p.shift)
-                                            * (1.0 / (ps(k) * p.scale));
-                                        p.quantize(v)
+                                        let v = (acc as f32 - comp as f32 * q.shift)
+                                            * (1.0 / (ps(k) * q.scale));
+                                        q.quantize(v)
                                     })
                                     .collect(),
                                 None => hq,
                             }
                         }
                         _ => {
-                            let hf: Vec<f32> = h[n].iter().map(|&q| p.dequantize(q)).collect();
+                            let hf: Vec<f32> = h[n].iter().map(|&v| q.dequantize(v)).collect();
                             let u: Vec<f32> = (0..p.dhc)
                                 .map(|o| sigmoid(deq(layer(0, o) + iter(&h[n], 0, o), 0, o)))
                                 .collect();
                             let rh: Vec<i32> = (0..p.dhc)
                                 .map(|o| {
                                     let r = sigmoid(deq(layer(1, o) + iter(&h[n], 1, o), 1, o));
-                                    p.quantize(r * hf[o])
+                                    q.quantize(r * hf[o])
                                 })
                                 .collect();
                             (0..p.dhc)
                                 .map(|o| {
                                     let cand = tanh(deq(layer(2, o) + iter(&rh, 2, o), 2, o));
-                                    p.quantize(u[o] * hf[o] + (1.0 - u[o]) * cand)
+                                    q.quantize(u[o] * hf[o] + (1.0 - u[o]) * cand)
                                 })
                                 .collect()
                         }
@@ -262,19 +235,20 @@ pub fn forward(p: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
         }
         last[d * p.t * p.n * p.dic..][..p.t * p.n * p.dic].copy_from_slice(&input);
     }
-    let (lo, hi) = p.range();
+    let (lo, hi) = q.range();
     for t in 0..p.t {
         for n in 0..p.n {
             for k in 0..p.dic {
-                let q = |d: usize| last[(d * p.t + t) * p.n * p.dic + n * p.dic + k];
+                let quantized = |d: usize| last[(d * p.t + t) * p.n * p.dic + n * p.dic + k];
                 let row = (t * p.n + n) * dlc;
                 match p.direction {
                     Direction::BidirectionalSum => {
-                        out.dst_layer[row + k] = (q(0) + q(1)).clamp(lo as i32, hi as i32)
+                        out.dst_layer[row + k] =
+                            (quantized(0) + quantized(1)).clamp(lo as i32, hi as i32)
                     }
                     _ => {
                         for d in 0..d_n {
-                            out.dst_layer[row + d * p.dic + k] = q(d);
+                            out.dst_layer[row + d * p.dic + k] = quantized(d);
                         }
                     }
                 }

@@ -39,7 +39,7 @@ use crate::types::Direction;
 
 /// Floats added to the rows of scratch matrices read and written by tiles (see
 /// [`ScratchLayout::gates_ld`]): one cache line.
-const ROW_PAD: usize = 16;
+pub const ROW_PAD: usize = 16;
 /// Bytes of gate pre-activations kept at once; the merged layer GEMM runs over that many steps.
 const GATES_BUDGET_BYTES: usize = 4 << 20;
 /// The same when `W` + `U` do not stay in the last-level cache

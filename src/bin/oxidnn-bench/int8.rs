@@ -20,6 +20,8 @@ use oxidnn::attr::Attr;
 use oxidnn::engine::Engine;
 use oxidnn::memory::{Memory, MemoryDesc};
 use oxidnn::primitive::{ExecArgs, Primitive, PrimitiveDesc};
+use oxidnn::rnn::precision::Precision;
+use oxidnn::rnn::reference::RefProblem;
 use oxidnn::rnn::reference_int8::{self, Int8RefInputs, Int8RefOutputs, Int8RefProblem};
 use oxidnn::rnn::{CellKind, RnnDesc, RnnPd};
 use oxidnn::types::{AlgKind, DataType, Direction, PropKind};
@@ -176,16 +178,22 @@ impl Prepared {
             Dir::Sum => Direction::BidirectionalSum,
         };
         let problem = Int8RefProblem {
-            cell: if lstm { CellKind::Lstm } else { CellKind::Gru },
-            direction,
-            l,
-            t,
-            n,
-            slc: d.slc,
-            sic: d.sic,
-            dhc: d.dhc,
-            dic: d.dic,
-            with_projection: c.with_projection,
+            shape: RefProblem {
+                cell: if lstm { CellKind::Lstm } else { CellKind::Gru },
+                direction,
+                l,
+                t,
+                n,
+                slc: d.slc,
+                sic: d.sic,
+                dhc: d.dhc,
+                dic: d.dic,
+                with_projection: c.with_projection,
+                activation: None,
+                linear: None,
+                precision: Precision::F32,
+                c_precision: Precision::F32,
+            },
             s8: cfg.s8,
             scale,
             shift,
@@ -389,7 +397,11 @@ impl Prepared {
                 src_iter_c: Some(&x.src_iter_c),
                 weights_layer: &x.weights[0],
                 weights_iter: &x.weights[1],
-                weights_projection: self.problem.with_projection.then_some(&x.weights[2][..]),
+                weights_projection: self
+                    .problem
+                    .shape
+                    .with_projection
+                    .then_some(&x.weights[2][..]),
                 bias: &x.bias,
                 weights_scales: &x.scales[0],
                 projection_scales: &x.scales[1],
@@ -439,7 +451,7 @@ pub fn check(c: &Case, inject_error: f32) -> Outcome {
     let p = &prepared.problem;
     let cfg = prepared.cfg;
     let step = 1.0 / p.scale;
-    let sum = p.direction == Direction::BidirectionalSum;
+    let sum = p.shape.direction == Direction::BidirectionalSum;
     let mut failed = Vec::new();
     let mut dst_layer = prepared.output(args::DST_LAYER);
     if let Some(v) = dst_layer.first_mut() {

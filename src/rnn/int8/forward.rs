@@ -1,5 +1,6 @@
-//! The int8 forward driver: for each direction and layer, one layer GEMM over all steps, then
-//! per step the iteration GEMM on the u8 state and the post-GEMM of each 32-unit panel
+//! The int8 forward driver: for each direction and layer, the layer GEMM over a chunk of steps
+//! at a time (or, [`Int8Plan::fused_layer_gemm`], on each step's rows in its items), then per
+//! step the iteration GEMM on the u8 state and the post-GEMM of each 32-unit panel
 //! ([`postgemm`]: the cells' shared gate math between int8 loads and stores), with oneDNN's
 //! int8 arithmetic (reference §a.14); GRU requantizes `r⊙h` before its second iteration GEMM;
 //! LSTMP quantizes `h`, projects, dequantizes with the projection scales and compensation,
@@ -143,6 +144,25 @@ struct Run<'a> {
     t: Int8Tensors,
     /// The activations' quantization.
     q: Quant,
+    /// The GEMMs read layer 0's input from `src_layer` itself ([`dense_u8_rows`]).
+    input_direct: bool,
+    /// The last layer writes its outputs into `dst_layer` itself ([`dense_u8_rows`]; not for
+    /// a bidirectional sum).
+    output_direct: bool,
+}
+
+/// Whether a `[T][N][C]` tensor holds u8 rows the GEMMs can read and the post-GEMM write in
+/// place, `channels` of them per row (a multiple of 4: whole groups of K), row `t·N + n` at
+/// `n`-stride intervals: u8 activations stored as themselves (no s8 offset), channels
+/// contiguous, time steps N rows apart.
+fn dense_u8_rows(v: &View<3>, n: usize, channels: usize, q: &Quant) -> bool {
+    let [st, sn, sc] = v.strides;
+    v.dt == DataType::U8
+        && q.offset == 0
+        && channels.is_multiple_of(4)
+        && sc == 1
+        && sn >= channels as isize
+        && st == n as isize * sn
 }
 
 // SAFETY: the raw pointers are user and scratch buffers; the phases of the driver write
@@ -179,6 +199,21 @@ pub unsafe fn run(
             cell_lo: 0.0,
             offset: if s8 { 128 } else { 0 },
         },
+        input_direct: false,
+        output_direct: false,
+    };
+    let dlc = p.dic
+        * if p.direction == Direction::BidirectionalConcat {
+            2
+        } else {
+            1
+        };
+    let r = Run {
+        input_direct: dense_u8_rows(&r.t.src_layer, p.n, p.slc, &r.q),
+        output_direct: p.direction != Direction::BidirectionalSum
+            && dense_u8_rows(&r.t.dst_layer, p.n, dlc, &r.q)
+            && p.dic.is_multiple_of(4),
+        ..r
     };
     unsafe {
         r.prepare(attr);
@@ -193,7 +228,7 @@ impl Run<'_> {
     }
 
     /// Single-threaded set-up: dequantization factors, compensated bias, layer 0's input, and
-    /// zeroed outputs (their padding columns stay zero).
+    /// zeroed outputs when their rows have padding columns (which stay zero).
     unsafe fn prepare(&self, attr: &Attr) {
         let (p, plan) = (self.p, self.plan);
         let scale_of = |q: &WeightsQParams, k: usize| q.scales[if q.mask == 0 { 0 } else { k }];
@@ -225,7 +260,7 @@ impl Run<'_> {
                 }
             }
             let input: *mut u8 = self.region(plan.input);
-            for ti in 0..p.t {
+            for ti in (0..p.t).filter(|_| !self.input_direct) {
                 for n in 0..p.n {
                     let row = std::slice::from_raw_parts_mut(
                         input.add((ti * p.n + n) * plan.slc4),
@@ -246,8 +281,10 @@ impl Run<'_> {
                     row[p.slc..].fill(0);
                 }
             }
-            let outputs: *mut u8 = self.region(plan.outputs);
-            std::ptr::write_bytes(outputs, 0, p.d * 2 * p.t * p.n * plan.dic4);
+            if plan.dic4 != p.dic {
+                let outputs: *mut u8 = self.region(plan.outputs);
+                std::ptr::write_bytes(outputs, 0, p.d * 2 * p.t * p.n * plan.dic4);
+            }
             // The padding columns of the requantized h (LSTMP) or `r ⊙ h` (GRU), which the
             // GEMMs read.
             std::ptr::write_bytes(self.region::<u8>(plan.hq), 0, p.n * plan.dhc4);
@@ -269,8 +306,10 @@ impl Run<'_> {
                     while s0 < p.t {
                         let s1 = p.t.min(s0 + self.plan.t_chunk);
                         let t_lo = if p.is_reversed(d) { p.t - s1 } else { s0 };
-                        self.layer_gemm(team, l, d, t_lo, s1 - s0);
-                        team.barrier();
+                        if !self.plan.fused_layer_gemm {
+                            self.layer_gemm(team, l, d, t_lo, s1 - s0);
+                            team.barrier();
+                        }
                         for s in s0..s1 {
                             self.step(team, l, d, s, t_lo);
                         }
@@ -285,17 +324,43 @@ impl Run<'_> {
         team.barrier();
         let members = team.size();
         let mine = team.index();
-        for ti in (0..p.t).filter(|ti| ti % members == mine) {
+        for ti in (0..p.t).filter(|ti| ti % members == mine && !self.output_direct) {
             unsafe { self.write_dst_layer(ti) };
         }
     }
 
-    /// Layer `l`'s output buffer of direction `d`.
-    fn output(&self, l: usize, d: usize) -> *mut u8 {
-        let plan = self.plan;
-        let p = self.p;
-        self.region::<u8>(plan.outputs)
-            .wrapping_add((d * 2 + l % 2) * p.t * p.n * plan.dic4)
+    /// Layer `l`'s outputs of direction `d`, row `t·N + n` for time index `t`, sample `n`:
+    /// a ping-pong buffer of the scratchpad, or the last layer's columns of `dst_layer`.
+    fn output(&self, l: usize, d: usize) -> U8Rows {
+        let (p, plan) = (self.p, self.plan);
+        if self.output_direct && l + 1 == p.l {
+            let v = &self.t.dst_layer;
+            return U8Rows {
+                ptr: v.at([0, 0, d * p.dic]),
+                ld: v.strides[1] as usize,
+            };
+        }
+        U8Rows {
+            ptr: self
+                .region::<u8>(plan.outputs)
+                .wrapping_add((d * 2 + l % 2) * p.t * p.n * plan.dic4),
+            ld: plan.dic4,
+        }
+    }
+
+    /// Layer 0's quantized input, row `t·N + n`: `src_layer`, or its copy in the scratchpad.
+    fn input(&self) -> U8Rows {
+        if self.input_direct {
+            let v = &self.t.src_layer;
+            return U8Rows {
+                ptr: v.ptr,
+                ld: v.strides[1] as usize,
+            };
+        }
+        U8Rows {
+            ptr: self.region(self.plan.input),
+            ld: self.plan.slc4,
+        }
     }
 
     /// Time index of step `s` of direction `d`.
@@ -332,7 +397,7 @@ impl Run<'_> {
                 let c: *mut f32 = self.region(plan.c);
                 for n in 0..p.n {
                     for o in 0..p.dhc {
-                        *c.add(n * p.dhc + o) =
+                        *c.add(n * plan.c_ld + o) =
                             self.t.src_iter_c.map_or(0.0, |v| v.get([l, d, n, o]));
                     }
                 }
@@ -348,8 +413,8 @@ impl Run<'_> {
                 let (rows, ld) = if p.t == 0 {
                     (self.region::<u8>(plan.h0), plan.sic4)
                 } else {
-                    let last = self.time(d, p.t - 1);
-                    (self.output(l, d).add(last * p.n * plan.dic4), plan.dic4)
+                    let out = self.output(l, d);
+                    (out.row(self.time(d, p.t - 1) * p.n), out.ld)
                 };
                 for n in 0..p.n {
                     for c in 0..p.dic {
@@ -363,7 +428,7 @@ impl Run<'_> {
                 let c: *mut f32 = self.region(plan.c);
                 for n in 0..p.n {
                     for o in 0..p.dhc {
-                        v.put([l, d, n, o], 0, *c.add(n * p.dhc + o));
+                        v.put([l, d, n, o], 0, *c.add(n * plan.c_ld + o));
                     }
                 }
             }
@@ -372,14 +437,14 @@ impl Run<'_> {
 
     /// One time index of `dst_layer` from the last layer's outputs of every direction.
     unsafe fn write_dst_layer(&self, ti: usize) {
-        let (p, plan) = (self.p, self.plan);
+        let p = self.p;
         let last = p.l - 1;
         let dst = self.t.dst_layer;
         let offset = self.q.offset;
         unsafe {
             for n in 0..p.n {
                 let row = |d: usize| {
-                    let r = self.output(last, d).add((ti * p.n + n) * plan.dic4);
+                    let r = self.output(last, d).row(ti * p.n + n);
                     std::slice::from_raw_parts(r, p.dic)
                 };
                 if p.direction == Direction::BidirectionalSum {
@@ -426,41 +491,54 @@ impl Run<'_> {
 
     /// Columns of the gate accumulators per row.
     fn gates_ld(&self) -> usize {
-        self.plan.panels * self.p.g * PANEL
+        self.plan.gates_ld
     }
 
     /// The layer GEMM of the `steps` time indices from `t_lo`: `gates[(t − t_lo)·N + n] = x_t[n]
     /// · W`, per (row block × panel) item ([`PhaseItems`]: a member keeps the same panels).
     unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize, t_lo: usize, steps: usize) {
-        let (p, plan) = (self.p, self.plan);
-        let rows = steps * p.n;
-        let (a, lda) = if l == 0 {
-            (self.region::<u8>(plan.input).cast_const(), plan.slc4)
-        } else {
-            (self.output(l - 1, d).cast_const(), plan.dic4)
-        };
-        let a = a.wrapping_add(t_lo * p.n * lda);
-        let w = self.t.weights[0];
-        let gates: *mut i32 = self.region(plan.gates);
-        let items = PhaseItems::by_panel(rows, LAYER_ROW_BLOCK, plan.panels);
+        let items = PhaseItems::by_panel(steps * self.p.n, LAYER_ROW_BLOCK, self.plan.panels);
         team.for_each(items.count(), false, |it| {
             let (rows, panel) = items.tile(it);
-            let op = Int8Gemm {
-                m: rows.len(),
-                a: a.wrapping_add(rows.start * lda),
-                lda,
-                b: w.panel(l, d, panel),
-                ldb: w.layout.row_bytes(),
-                groups: w.layout.groups(),
-                vectors: p.g * PANEL / int8_gemm::VECTOR,
-                c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
-                ldc: self.gates_ld(),
-                accumulate: false,
-            };
-            // SAFETY: A holds the chunk's rows of `groups·4` bytes, the panel its groups, C
-            // the item's rows of this panel's columns (each item its own).
-            unsafe { int8_gemm::gemm(self.kernel, &op) };
+            // SAFETY: each item writes its own rows of this panel's columns.
+            unsafe { self.layer_tile(l, d, t_lo, rows, panel) };
         });
+    }
+
+    /// Rows `rows` (from time index `t_lo`'s first) of the layer GEMM of panel `panel`, into
+    /// the gates from their first row.
+    unsafe fn layer_tile(
+        &self,
+        l: usize,
+        d: usize,
+        t_lo: usize,
+        rows: std::ops::Range<usize>,
+        panel: usize,
+    ) {
+        let (p, plan) = (self.p, self.plan);
+        let x = if l == 0 {
+            self.input()
+        } else {
+            self.output(l - 1, d)
+        };
+        let (a, lda) = (x.row(t_lo * p.n).cast_const(), x.ld);
+        let w = self.t.weights[0];
+        let gates: *mut i32 = self.region(plan.gates);
+        let op = Int8Gemm {
+            m: rows.len(),
+            a: a.wrapping_add(rows.start * lda),
+            lda,
+            b: w.panel(l, d, panel),
+            ldb: w.layout.row_bytes(),
+            groups: w.layout.groups(),
+            vectors: p.g * PANEL / int8_gemm::VECTOR,
+            c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
+            ldc: self.gates_ld(),
+            accumulate: false,
+        };
+        // SAFETY: A holds the chunk's rows of `groups·4` bytes, the panel its groups, C the
+        // item's rows of this panel's columns.
+        unsafe { int8_gemm::gemm(self.kernel, &op) };
     }
 
     /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for
@@ -509,11 +587,7 @@ impl Run<'_> {
         let prev = if s == 0 {
             (self.region::<u8>(plan.h0).cast_const(), plan.sic4)
         } else {
-            let tp = self.time(d, s - 1);
-            (
-                out.wrapping_add(tp * p.n * plan.dic4).cast_const(),
-                plan.dic4,
-            )
+            (out.row(self.time(d, s - 1) * p.n).cast_const(), out.ld)
         };
         let gates: *mut i32 = self.region(plan.gates);
         let deq: *const f32 = self.region(plan.deq);
@@ -536,8 +610,8 @@ impl Run<'_> {
             (o0, PANEL.min(p.dhc - o0), acc, dq)
         };
         let out_rows = |o0: usize| U8Rows {
-            ptr: out.wrapping_add(ti * p.n * plan.dic4 + o0),
-            ld: plan.dic4,
+            ptr: out.row(ti * p.n).wrapping_add(o0),
+            ld: out.ld,
         };
         let prev_rows = |o0: usize| U8Rows {
             ptr: prev.0.wrapping_add(o0).cast_mut(),
@@ -553,6 +627,9 @@ impl Run<'_> {
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.region(plan.c);
                 team.for_each(plan.panels, false, |panel| {
+                    if plan.fused_layer_gemm {
+                        self.layer_tile(l, d, ti, 0..p.n, panel);
+                    }
                     self.iter_gemm(l, d, slot, panel, prev, 0, p.g * 2);
                     let (o0, valid, acc, dq) = tile(panel);
                     let t = postgemm::LstmTile {
@@ -562,7 +639,7 @@ impl Run<'_> {
                         dq,
                         c: TileRows {
                             ptr: c.add(o0),
-                            stride: p.dhc as isize,
+                            stride: plan.c_ld as isize,
                         },
                         h: if p.with_projection {
                             hq_rows(o0)
@@ -592,6 +669,9 @@ impl Run<'_> {
                     }
                 };
                 team.for_each(plan.panels, false, |panel| {
+                    if plan.fused_layer_gemm {
+                        self.layer_tile(l, d, ti, 0..p.n, panel);
+                    }
                     self.iter_gemm(l, d, slot, panel, prev, 0, 4);
                     postgemm::gru_part1(self.isa, &gru(panel, hq_rows(0)), &self.q);
                 });
@@ -610,7 +690,7 @@ impl Run<'_> {
     unsafe fn projection(&self, team: &Team, l: usize, d: usize, ti: usize) {
         let (p, plan) = (self.p, self.plan);
         let out = self.output(l, d);
-        let out_row = |n: usize| out.wrapping_add((ti * p.n + n) * plan.dic4);
+        let out_row = |n: usize| out.row(ti * p.n + n);
         let w = self.t.projection.expect("LSTMP has projection weights");
         let acc: *mut i32 = self.region(plan.proj);
         let ld = plan.proj_panels * PANEL;
@@ -632,14 +712,23 @@ impl Run<'_> {
                     accumulate: false,
                 };
                 int8_gemm::gemm(self.kernel, &op);
+                // The panel's compensation and dequantization, then whole rows of it (which
+                // vectorize; the columns past DIC are computed and not stored).
+                let k0 = panel * PANEL;
+                let valid = PANEL.min(p.dic - k0);
+                let (mut comp, mut dq) = ([0f32; PANEL], [0f32; PANEL]);
+                for u in 0..valid {
+                    comp[u] = w.comp(l, d, 0, k0 + u) as f32 * shift;
+                    dq[u] = *deq.add(k0 + u);
+                }
                 for n in 0..p.n {
-                    for u in 0..PANEL.min(p.dic - panel * PANEL) {
-                        let k = panel * PANEL + u;
-                        let a = *acc.add(n * ld + k) as f32;
-                        let comp = w.comp(l, d, 0, k) as f32;
-                        let v = (a - comp * shift) * *deq.add(k);
-                        *out_row(n).add(k) = self.q.store(self.q.quantize(v));
+                    let a = &*(acc.add(n * ld + k0) as *const [i32; PANEL]);
+                    let mut h = [0u8; PANEL];
+                    for u in 0..PANEL {
+                        let v = (a[u] as f32 - comp[u]) * dq[u];
+                        h[u] = self.q.store(self.q.quantize(v));
                     }
+                    std::ptr::copy_nonoverlapping(h.as_ptr(), out_row(n).add(k0), valid);
                 }
             });
             team.barrier();

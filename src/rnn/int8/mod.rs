@@ -17,6 +17,7 @@ use crate::attr::{Attr, WeightsQParams};
 use crate::error::Result;
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::PackedLayout;
+use crate::threading;
 use crate::types::{DataType, PropKind};
 use crate::{ensure_args, size, unimplemented_err};
 
@@ -159,9 +160,20 @@ pub struct Int8Plan {
     pub h0: Region,
     /// Steps per layer-GEMM chunk (the f32 driver's rule, `scratch::layer_gemm_steps`).
     pub t_chunk: usize,
-    /// Gate accumulators of a chunk's steps `[t_chunk·N][panels·G·32]` (s32).
+    /// The layer GEMM runs in each step's items, on the step's rows, just before the
+    /// iteration GEMM (`t_chunk` is 1): when the batch is large and each member's share of
+    /// `W` + `U` fits in half its L2, so that a step's gates never leave the core's caches.
+    /// Beyond the L2 the weights a fused step reads stream from the last-level cache, and the
+    /// merged layer GEMM over a chunk of steps is faster (LSTM N=64 C=512, one thread).
+    pub fused_layer_gemm: bool,
+    /// Row stride of `gates`: `panels·G·32` values and a cache line (rows a multiple of 4 KiB
+    /// apart share one L1 set: a 16-row tile would overflow its ways).
+    pub gates_ld: usize,
+    /// Gate accumulators of a chunk's steps `[t_chunk·N][gates_ld]` (s32).
     pub gates: Region,
-    /// The c-state `[N][DHC]` (f32, LSTM).
+    /// Row stride of `c`: DHC and a cache line (as `gates_ld`).
+    pub c_ld: usize,
+    /// The c-state `[N][c_ld]` (f32, LSTM).
     pub c: Region,
     /// Requantized `h` (LSTMP) or `r⊙h` (GRU) `[N][dhc4]`.
     pub hq: Region,
@@ -176,6 +188,9 @@ pub struct Int8Plan {
     /// Total bytes.
     pub bytes: usize,
 }
+
+/// Batch from which the layer GEMM may be fused into the steps ([`Int8Plan::fused_layer_gemm`]).
+const FUSED_LAYER_GEMM_MIN_BATCH: usize = 16;
 
 /// Pushes a region of the product of `factors` bytes.
 fn push_bytes(a: &mut Arena, factors: &[usize]) -> Result<Region> {
@@ -196,11 +211,24 @@ impl Int8Plan {
         let outputs = push_bytes(&mut a, &[p.d, 2, p.t, p.n, dic4])?;
         let h0 = push_bytes(&mut a, &[p.n, sic4])?;
         // Byte counts compared with cache sizes, where saturating is exact.
-        let row_bytes = (p.n * panels * p.g * PANEL).saturating_mul(4);
+        let gates_ld = size::add(
+            "RNN int8 scratchpad",
+            panels * p.g * PANEL,
+            scratch::ROW_PAD,
+        )?;
+        let row_bytes = (p.n * gates_ld).saturating_mul(4);
         let weight_bytes = (p.slc.saturating_add(p.sic)).saturating_mul(p.g * p.dhc);
-        let t_chunk = scratch::layer_gemm_steps(p.t, row_bytes, weight_bytes);
-        let gates = a.push(&[t_chunk, p.n, panels, p.g, PANEL])?;
-        let c = a.push(&[p.n, p.dhc])?;
+        let members = threading::num_threads().max(1);
+        let fused_layer_gemm =
+            p.n >= FUSED_LAYER_GEMM_MIN_BATCH && weight_bytes / members <= scratch::l2_bytes() / 2;
+        let t_chunk = if fused_layer_gemm {
+            1.min(p.t)
+        } else {
+            scratch::layer_gemm_steps(p.t, row_bytes, weight_bytes)
+        };
+        let gates = a.push(&[t_chunk, p.n, gates_ld])?;
+        let c_ld = size::add("RNN int8 scratchpad", p.dhc, scratch::ROW_PAD)?;
+        let c = a.push(&[p.n, c_ld])?;
         let hq = push_bytes(&mut a, &[p.n, dhc4])?;
         let proj = a.push(&[p.n, proj_panels, PANEL])?;
         let bias = a.push(&[p.l, p.d, p.g, p.dhc])?;
@@ -226,6 +254,9 @@ impl Int8Plan {
             panels,
             proj_panels,
             t_chunk,
+            fused_layer_gemm,
+            gates_ld,
+            c_ld,
             input,
             outputs,
             h0,

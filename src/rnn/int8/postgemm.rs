@@ -105,42 +105,43 @@ pub struct Dequant {
     pub stride: usize,
 }
 
-/// Accumulator rows of a tile: row `i` at `ptr + i·ld`, a panel row `[G][32]` of s32 (f32 once
-/// dequantized in place).
+/// Rows of a tile: row `i` at `ptr + i·ld` elements.
 #[derive(Clone, Copy, Debug)]
-pub struct AccRows {
-    /// Row 0.
-    pub ptr: *mut i32,
-    /// Values between rows.
+pub struct Rows<T> {
+    /// Row 0 (at the tile's first unit).
+    pub ptr: *mut T,
+    /// Elements between rows.
     pub ld: usize,
 }
 
-impl AccRows {
-    fn row(&self, i: usize) -> *mut i32 {
+impl<T> Rows<T> {
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> *mut T {
         self.ptr.wrapping_add(i * self.ld)
     }
 
+    /// The rows from row `i`.
+    fn rows_from(&self, i: usize) -> Self {
+        Self {
+            ptr: self.row(i),
+            ld: self.ld,
+        }
+    }
+}
+
+/// Accumulator rows: a panel row `[G][32]` of s32 each (f32 once dequantized in place).
+pub type AccRows = Rows<i32>;
+
+/// u8 state rows.
+pub type U8Rows = Rows<u8>;
+
+impl AccRows {
     /// The rows as the f32 gates the cells take.
     fn gates(&self) -> TileRows {
         TileRows {
             ptr: self.ptr.cast(),
             stride: self.ld as isize,
         }
-    }
-}
-
-/// u8 state rows: row `i` at `ptr + i·ld`.
-#[derive(Clone, Copy, Debug)]
-pub struct U8Rows {
-    /// Row 0 (at the tile's first unit).
-    pub ptr: *mut u8,
-    /// Bytes between rows.
-    pub ld: usize,
-}
-
-impl U8Rows {
-    fn row(&self, i: usize) -> *mut u8 {
-        self.ptr.wrapping_add(i * self.ld)
     }
 }
 
@@ -277,10 +278,7 @@ pub unsafe fn lstm_tile(isa: Isa, t: &LstmTile, q: &Quant) {
     let mut h = [[0f32; PANEL]; ROWS];
     for r0 in (0..t.rows).step_by(ROWS) {
         let rows = ROWS.min(t.rows - r0);
-        let acc = AccRows {
-            ptr: t.acc.row(r0),
-            ..t.acc
-        };
+        let acc = t.acc.rows_from(r0);
         let c = TileRows {
             ptr: t.c.row(r0),
             ..t.c
@@ -302,10 +300,7 @@ pub unsafe fn lstm_tile(isa: Isa, t: &LstmTile, q: &Quant) {
         unsafe {
             dequantize_gates(isa, acc, rows, 0..lstm::GATES, t.dq, t.valid);
             lstm::postgemm_tile_unfused(isa, &tile);
-            let dst = U8Rows {
-                ptr: t.h.row(r0),
-                ..t.h
-            };
+            let dst = t.h.rows_from(r0);
             requantize(isa, h.as_ptr(), rows, dst, t.valid, q, q.cell_lo);
         }
     }
@@ -344,11 +339,7 @@ fn gru_cell(
     gru::GruTile {
         rows,
         valid: t.valid,
-        gates: AccRows {
-            ptr: t.acc.row(r0),
-            ..t.acc
-        }
-        .gates(),
+        gates: t.acc.rows_from(r0).gates(),
         h_prev: panel_rows(hp.cast_mut()),
         attention: TileRows::NONE,
         h: h_dest(out),
@@ -383,14 +374,8 @@ unsafe fn gru_part(isa: Isa, t: &GruTile, q: &Quant, gates: std::ops::Range<usiz
     let (mut hp, mut out) = ([[0f32; PANEL]; ROWS], [[0f32; PANEL]; ROWS]);
     for r0 in (0..t.rows).step_by(ROWS) {
         let rows = ROWS.min(t.rows - r0);
-        let acc = AccRows {
-            ptr: t.acc.row(r0),
-            ..t.acc
-        };
-        let prev = U8Rows {
-            ptr: t.h_prev.row(r0),
-            ..t.h_prev
-        };
+        let acc = t.acc.rows_from(r0);
+        let prev = t.h_prev.rows_from(r0);
         // SAFETY: the caller's contract; `hp` and `out` hold `rows` panel rows.
         unsafe {
             dequantize_gates(isa, acc, rows, gates.clone(), t.dq, t.valid);
@@ -401,10 +386,7 @@ unsafe fn gru_part(isa: Isa, t: &GruTile, q: &Quant, gates: std::ops::Range<usiz
             } else {
                 gru::part2_tile_unfused(isa, &cell);
             }
-            let dst = U8Rows {
-                ptr: t.out.row(r0),
-                ..t.out
-            };
+            let dst = t.out.rows_from(r0);
             requantize(isa, out.as_ptr(), rows, dst, t.valid, q, q.lo);
         }
     }
