@@ -37,6 +37,16 @@ pub fn add(what: impl Display, a: usize, b: usize) -> Result<usize> {
     a.checked_add(b).ok_or_else(|| too_large(what))
 }
 
+/// A vector of `len` copies of `value`, or `out_of_memory` naming `what` when it cannot be had
+/// (a length the input decides must not abort the process).
+pub fn filled<T: Clone>(what: impl Display, len: usize, value: T) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| Error::OutOfMemory(format!("{what}: {len} elements")))?;
+    v.resize(len, value);
+    Ok(v)
+}
+
 /// `a` rounded up to a multiple of `m` (> 0), or `invalid_arguments` naming `what`.
 pub fn round_up(what: impl Display, a: usize, m: usize) -> Result<usize> {
     a.checked_next_multiple_of(m).ok_or_else(|| too_large(what))
@@ -99,6 +109,15 @@ mod tests {
         // ... nor in usize.
         assert!(is_invalid(bytes("x", 1 << 62, 8), "x"));
         assert_eq!(bytes("x", 0, 4), Ok(0));
+    }
+
+    #[test]
+    fn filled_vectors_fail_instead_of_aborting() {
+        assert_eq!(filled("v", 3, 7u8).unwrap(), vec![7u8; 3]);
+        assert!(matches!(
+            filled("v", usize::MAX, 0u8),
+            Err(Error::OutOfMemory(_))
+        ));
     }
 
     #[test]

@@ -62,7 +62,8 @@ unsafe fn convert_b_body<const FMA: bool>(
     for j in blocks {
         let (cols, offset) = block(j, n, pairs);
         let w = cols.len();
-        let mut acc = vec![0f32; if sums.is_some() { w } else { 0 }];
+        let mut acc = [0f32; BLOCK_COLS];
+        let acc = &mut acc[..if sums.is_some() { w } else { 0 }];
         for q in 0..pairs {
             // SAFETY: the caller's contract.
             unsafe {
@@ -92,7 +93,7 @@ unsafe fn convert_b_body<const FMA: bool>(
             }
         }
         if let Some(s) = sums {
-            for (j, v) in cols.zip(acc) {
+            for (j, &v) in cols.zip(acc.iter()) {
                 // SAFETY: the caller's contract.
                 unsafe { *s.add(j) += v };
             }

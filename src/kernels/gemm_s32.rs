@@ -25,6 +25,7 @@ use super::int8_gemm::{self, Int8Gemm, Int8Kernel, VECTOR};
 use super::scratch::with_scratch;
 use crate::error::{Error, Result};
 use crate::memory::buffer::AlignedBuf;
+use crate::size;
 use crate::threading;
 
 /// Rows per block: two 16-row tiles, which the AMX kernel multiplies as 2 × 2 tile blocks (one
@@ -337,10 +338,10 @@ pub fn gemm_s32<T: IntA>(
     let col_blocks = pb.blocks();
     let row_blocks = m.div_ceil(ROW_BLOCK);
     // the zero-point corrections: −(s + ao)·Σ b of each column, K·ao·bo − bo·Σ a of each row
-    let mut zp_cols = vec![0i32; pb.vectors * VECTOR];
+    let mut zp_cols = size::filled("gemm: column corrections", pb.vectors * VECTOR, 0i32)?;
     // A is read in place when the kernel can: u8, rows of K, K a multiple of 4.
     let in_place = !s.trans_a && T::SHIFT == 0 && k % 4 == 0;
-    let mut zp_rows = vec![0i32; m];
+    let mut zp_rows = size::filled("gemm: row corrections", m, 0i32)?;
     let too_big = || Error::OutOfMemory(format!("gemm: packing {m}x{n}x{k}"));
     let b_bytes = (pb.vectors * VECTOR_BYTES)
         .checked_mul(groups)
