@@ -103,6 +103,49 @@ pub unsafe fn gemm(k: Int8Kernel, op: &Int8Gemm) {
     }
 }
 
+/// `C (+)= A₁·B₁ + A₂·B₂`: two GEMMs onto the same C (`first.accumulate` says how C starts;
+/// `second.accumulate` is not read). With AMX both products are summed in the same tiles and C
+/// is stored once; otherwise one GEMM after the other.
+///
+/// # Safety
+/// As [`gemm`] for each; both have the same `m`, `vectors`, `c` and `ldc`.
+pub unsafe fn gemm_pair(k: Int8Kernel, first: &Int8Gemm, second: &Int8Gemm) {
+    debug_assert!(
+        (first.m, first.vectors, first.c, first.ldc)
+            == (second.m, second.vectors, second.c, second.ldc)
+    );
+    #[cfg(target_arch = "x86_64")]
+    if k == Int8Kernel::Amx && first.m >= AMX_MIN_ROWS {
+        use super::amx_gemm::{gemm_runs, Run, Start};
+        let run = |op: &Int8Gemm| Run {
+            a: op.a,
+            lda: op.lda,
+            b: op.b.cast(),
+            ldb: op.ldb,
+            k: op.groups,
+        };
+        let start = if first.accumulate {
+            Start::Accumulate
+        } else {
+            Start::Zero
+        };
+        let (m, vectors, c, ldc) = (first.m, first.vectors, first.c.cast(), 4 * first.ldc);
+        // SAFETY: the caller's contract; `Int8Kernel::Amx` only where AMX-INT8 runs.
+        return unsafe {
+            gemm_runs::<super::amx::Int8>(&[run(first), run(second)], m, vectors, c, ldc, start)
+        };
+    }
+    let second = Int8Gemm {
+        accumulate: true,
+        ..*second
+    };
+    // SAFETY: the caller's contract.
+    unsafe {
+        gemm(k, first);
+        gemm(k, &second);
+    }
+}
+
 /// Rows of A from which the AMX version uses the tiles: below, the AVX512-VNNI kernel is
 /// faster (a tile product of one or two rows costs what one of 16 does).
 pub const AMX_MIN_ROWS: usize = 3;
@@ -385,6 +428,59 @@ mod tests {
                         (0..m * cols).map(|i| expected[i] - 3 * i as i32).collect()
                     };
                     assert_eq!(c, want, "{k:?} m {m} vectors {vectors} acc {accumulate}");
+                }
+            }
+        }
+    }
+
+    /// A pair of GEMMs onto one C equals the two run one after the other, on every kernel,
+    /// for runs of equal and different K (below, at and above a tile's 16 groups).
+    #[test]
+    fn pairs_equal_two_gemms() {
+        let mut seed = 11u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as u8
+        };
+        for (m, vectors, g1, g2) in [
+            (19, 8, 128, 128),
+            (64, 8, 16, 128),
+            (5, 6, 7, 33),
+            (2, 3, 4, 4),
+            (37, 2, 21, 16),
+        ] {
+            let a1: Vec<u8> = (0..m * g1 * 4).map(|_| next()).collect();
+            let a2: Vec<u8> = (0..m * g2 * 4).map(|_| next()).collect();
+            let b1: Vec<i8> = (0..g1 * vectors * 64).map(|_| next() as i8).collect();
+            let b2: Vec<i8> = (0..g2 * vectors * 64).map(|_| next() as i8).collect();
+            let cols = vectors * VECTOR;
+            let op = |a: &[u8], b: &[i8], groups: usize, c: &mut [i32], accumulate| Int8Gemm {
+                m,
+                a: a.as_ptr(),
+                lda: groups * 4,
+                b: b.as_ptr(),
+                ldb: vectors * 64,
+                groups,
+                vectors,
+                c: c.as_mut_ptr(),
+                ldc: cols,
+                accumulate,
+            };
+            for k in Isa::all_supported().into_iter().map(Int8Kernel::for_isa) {
+                for accumulate in [false, true] {
+                    let start: Vec<i32> = (0..m * cols).map(|i| 5 * i as i32).collect();
+                    let (mut want, mut got) = (start.clone(), start);
+                    // SAFETY: the buffers have the sizes the operands describe.
+                    unsafe {
+                        gemm(k, &op(&a1, &b1, g1, &mut want, accumulate));
+                        gemm(k, &op(&a2, &b2, g2, &mut want, true));
+                        let first = op(&a1, &b1, g1, &mut got, accumulate);
+                        gemm_pair(k, &first, &op(&a2, &b2, g2, &mut got, false));
+                    }
+                    assert_eq!(
+                        got, want,
+                        "{k:?} m {m} vectors {vectors} K {g1}+{g2} acc {accumulate}"
+                    );
                 }
             }
         }

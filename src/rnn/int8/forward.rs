@@ -501,20 +501,21 @@ impl Run<'_> {
         team.for_each(items.count(), false, |it| {
             let (rows, panel) = items.tile(it);
             // SAFETY: each item writes its own rows of this panel's columns.
-            unsafe { self.layer_tile(l, d, t_lo, rows, panel) };
+            unsafe { int8_gemm::gemm(self.kernel, &self.layer_op(l, d, t_lo, rows, panel)) };
         });
     }
 
     /// Rows `rows` (from time index `t_lo`'s first) of the layer GEMM of panel `panel`, into
-    /// the gates from their first row.
-    unsafe fn layer_tile(
+    /// the gates from their first row: A holds the chunk's rows of `groups·4` bytes, the panel
+    /// its groups, C the rows of this panel's columns.
+    fn layer_op(
         &self,
         l: usize,
         d: usize,
         t_lo: usize,
         rows: std::ops::Range<usize>,
         panel: usize,
-    ) {
+    ) -> Int8Gemm {
         let (p, plan) = (self.p, self.plan);
         let x = if l == 0 {
             self.input()
@@ -524,7 +525,7 @@ impl Run<'_> {
         let (a, lda) = (x.row(t_lo * p.n).cast_const(), x.ld);
         let w = self.t.weights[0];
         let gates: *mut i32 = self.region(plan.gates);
-        let op = Int8Gemm {
+        Int8Gemm {
             m: rows.len(),
             a: a.wrapping_add(rows.start * lda),
             lda,
@@ -535,16 +536,14 @@ impl Run<'_> {
             c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
             ldc: self.gates_ld(),
             accumulate: false,
-        };
-        // SAFETY: A holds the chunk's rows of `groups·4` bytes, the panel its groups, C the
-        // item's rows of this panel's columns.
-        unsafe { int8_gemm::gemm(self.kernel, &op) };
+        }
     }
 
     /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for
-    /// `vectors` vectors from vector `v0` of panel `panel`, with `a` as the state.
+    /// `vectors` vectors from vector `v0` of panel `panel`, with `a` as the state (N rows of
+    /// `groups·4` bytes); C is this panel's columns.
     #[allow(clippy::too_many_arguments)]
-    unsafe fn iter_gemm(
+    fn iter_op(
         &self,
         l: usize,
         d: usize,
@@ -553,11 +552,11 @@ impl Run<'_> {
         (a, lda): (*const u8, usize),
         v0: usize,
         vectors: usize,
-    ) {
+    ) -> Int8Gemm {
         let p = self.p;
         let w = self.t.weights[1];
         let gates: *mut i32 = self.region(self.plan.gates);
-        let op = Int8Gemm {
+        Int8Gemm {
             m: p.n,
             a,
             lda,
@@ -570,9 +569,29 @@ impl Run<'_> {
             ),
             ldc: self.gates_ld(),
             accumulate: true,
-        };
-        // SAFETY: the state has N rows of `groups·4` bytes; C is this panel's columns.
-        unsafe { int8_gemm::gemm(self.kernel, &op) };
+        }
+    }
+
+    /// A step's iteration GEMM `iter`, after its panel's fused layer GEMM `layer` when there is
+    /// one — summed in the same tiles where both cover the same columns.
+    ///
+    /// # Safety
+    /// Both operands address what [`Int8Gemm`] says; this item owns their C.
+    unsafe fn step_gemm(&self, layer: Option<Int8Gemm>, iter: &Int8Gemm) {
+        let k = self.kernel;
+        // SAFETY: the caller's contract.
+        unsafe {
+            match layer {
+                Some(x) if (x.vectors, x.c) == (iter.vectors, iter.c) => {
+                    int8_gemm::gemm_pair(k, &x, iter)
+                }
+                Some(x) => {
+                    int8_gemm::gemm(k, &x);
+                    int8_gemm::gemm(k, iter);
+                }
+                None => int8_gemm::gemm(k, iter),
+            }
+        }
     }
 
     /// One step of layer `l`, direction `d`: per panel of this member's share, the iteration
@@ -627,10 +646,10 @@ impl Run<'_> {
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.region(plan.c);
                 team.for_each(plan.panels, false, |panel| {
-                    if plan.fused_layer_gemm {
-                        self.layer_tile(l, d, ti, 0..p.n, panel);
-                    }
-                    self.iter_gemm(l, d, slot, panel, prev, 0, p.g * 2);
+                    let layer = plan
+                        .fused_layer_gemm
+                        .then(|| self.layer_op(l, d, ti, 0..p.n, panel));
+                    self.step_gemm(layer, &self.iter_op(l, d, slot, panel, prev, 0, p.g * 2));
                     let (o0, valid, acc, dq) = tile(panel);
                     let t = postgemm::LstmTile {
                         rows: p.n,
@@ -669,15 +688,18 @@ impl Run<'_> {
                     }
                 };
                 team.for_each(plan.panels, false, |panel| {
-                    if plan.fused_layer_gemm {
-                        self.layer_tile(l, d, ti, 0..p.n, panel);
-                    }
-                    self.iter_gemm(l, d, slot, panel, prev, 0, 4);
+                    let layer = plan
+                        .fused_layer_gemm
+                        .then(|| self.layer_op(l, d, ti, 0..p.n, panel));
+                    self.step_gemm(layer, &self.iter_op(l, d, slot, panel, prev, 0, 4));
                     postgemm::gru_part1(self.isa, &gru(panel, hq_rows(0)), &self.q);
                 });
                 team.barrier();
                 team.for_each(plan.panels, false, |panel| {
-                    self.iter_gemm(l, d, slot, panel, (hq, plan.dhc4), 4, 2);
+                    self.step_gemm(
+                        None,
+                        &self.iter_op(l, d, slot, panel, (hq, plan.dhc4), 4, 2),
+                    );
                     postgemm::gru_part2(self.isa, &gru(panel, out_rows(0)), &self.q);
                 });
                 team.barrier();
