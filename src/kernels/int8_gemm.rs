@@ -363,6 +363,14 @@ mod x86 {
 mod tests {
     use super::*;
 
+    /// A deterministic stream of bytes (an LCG from `seed`).
+    fn bytes(mut seed: u32) -> impl FnMut() -> u8 {
+        move || {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) as u8
+        }
+    }
+
     /// Every kernel this CPU runs gives the exact s32 products, accumulating or not, for
     /// tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
     /// groups below, at and above 16 and not multiples of it.
@@ -373,11 +381,7 @@ mod tests {
             .map(Int8Kernel::for_isa)
             .collect();
         assert!(kernels.contains(&Int8Kernel::Portable));
-        let mut seed = 7u32;
-        let mut next = move || {
-            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            (seed >> 16) as u8
-        };
+        let mut next = bytes(7);
         let shapes = [
             (1, 1, 1),
             (9, 6, 5),
@@ -437,11 +441,7 @@ mod tests {
     /// for runs of equal and different K (below, at and above a tile's 16 groups).
     #[test]
     fn pairs_equal_two_gemms() {
-        let mut seed = 11u32;
-        let mut next = move || {
-            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            (seed >> 16) as u8
-        };
+        let mut next = bytes(11);
         for (m, vectors, g1, g2) in [
             (19, 8, 128, 128),
             (64, 8, 16, 128),
