@@ -371,6 +371,29 @@ mod tests {
         }
     }
 
+    /// The GEMM of dense operands: `m` rows of A (`groups` groups each), B's `vectors` vectors
+    /// per group, C's rows of `vectors` × 16 values.
+    fn dense(
+        m: usize,
+        vectors: usize,
+        groups: usize,
+        (a, b, c): (&[u8], &[i8], &mut [i32]),
+        accumulate: bool,
+    ) -> Int8Gemm {
+        Int8Gemm {
+            m,
+            a: a.as_ptr(),
+            lda: groups * 4,
+            b: b.as_ptr(),
+            ldb: vectors * 64,
+            groups,
+            vectors,
+            c: c.as_mut_ptr(),
+            ldc: vectors * VECTOR,
+            accumulate,
+        }
+    }
+
     /// Every kernel this CPU runs gives the exact s32 products, accumulating or not, for
     /// tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
     /// groups below, at and above 16 and not multiples of it.
@@ -412,18 +435,7 @@ mod tests {
             for &k in &kernels {
                 for accumulate in [false, true] {
                     let mut c: Vec<i32> = (0..m * cols).map(|i| 3 * i as i32).collect();
-                    let op = Int8Gemm {
-                        m,
-                        a: a.as_ptr(),
-                        lda: groups * 4,
-                        b: b.as_ptr(),
-                        ldb: vectors * 64,
-                        groups,
-                        vectors,
-                        c: c.as_mut_ptr(),
-                        ldc: cols,
-                        accumulate,
-                    };
+                    let op = dense(m, vectors, groups, (&a, &b, &mut c), accumulate);
                     // SAFETY: the buffers have the sizes the operands describe.
                     unsafe { gemm(k, &op) };
                     let want: Vec<i32> = if accumulate {
@@ -454,17 +466,8 @@ mod tests {
             let b1: Vec<i8> = (0..g1 * vectors * 64).map(|_| next() as i8).collect();
             let b2: Vec<i8> = (0..g2 * vectors * 64).map(|_| next() as i8).collect();
             let cols = vectors * VECTOR;
-            let op = |a: &[u8], b: &[i8], groups: usize, c: &mut [i32], accumulate| Int8Gemm {
-                m,
-                a: a.as_ptr(),
-                lda: groups * 4,
-                b: b.as_ptr(),
-                ldb: vectors * 64,
-                groups,
-                vectors,
-                c: c.as_mut_ptr(),
-                ldc: cols,
-                accumulate,
+            let op = |a: &[u8], b: &[i8], groups, c: &mut [i32], accumulate| {
+                dense(m, vectors, groups, (a, b, c), accumulate)
             };
             for k in Isa::all_supported().into_iter().map(Int8Kernel::for_isa) {
                 for accumulate in [false, true] {

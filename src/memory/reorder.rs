@@ -1,7 +1,7 @@
 //! Reorder: copies a tensor between two layouts of the same dims (plain ↔ plain, plain ↔ packed,
 //! plain ↔ packed transposed), quantizing with the RNN int8 attributes (`memory::quantize`).
 
-use super::desc::{Layout, MemoryDesc};
+use super::desc::{Layout, MemoryDesc, MAX_NDIMS};
 use super::memory::Memory;
 use super::packed_int8::Int8Layout;
 use super::quantize::{self, Quantization};
@@ -241,12 +241,13 @@ pub unsafe fn convert(src_md: &MemoryDesc, src: *const u8, dst_md: &MemoryDesc, 
     let (src, dst) = (src as usize, dst as usize);
     let work = elements.saturating_mul(FLOPS_PER_ELEMENT);
     crate::threading::crew_for_each(outer, elements >= PARALLEL_ELEMENTS, work, |i| {
-        let mut idx = vec![0i64; dims.len()];
+        let mut all = [0i64; MAX_NDIMS];
+        let idx = &mut all[..dims.len()];
         idx[0] = i as i64;
         let inner = if last > 0 { 1 } else { 0 };
         loop {
-            let s = src_md.element_offset(&idx);
-            let d = dst_md.element_offset(&idx);
+            let s = src_md.element_offset(idx);
+            let d = dst_md.element_offset(idx);
             // SAFETY: both offsets (and the `run` elements from them) are within the extents
             // of their descriptors; items write disjoint elements.
             unsafe {
