@@ -337,7 +337,14 @@ static SHAPES_PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_widen_portabl
 /// widened 1.2–2.3× faster from 2 rows).
 const DOT_MAX_ROWS: usize = 1;
 
-/// Fewest rows of the products on AMX tiles (fewer fill too little of a 16-row tile).
+/// Fewest rows of the products on AMX tiles (fewer fill too little of a 16-row tile), but for
+/// one row whose `B` stays in L2 (`Fetch::streamed` false: a batch-1 step whose share of `U`
+/// the core keeps): there the tiles read `B` faster than `vdpbf16ps` multiplies it (the
+/// instruction issues every other cycle; a tile product of one row costs about a tile load).
+/// Streamed from L3, the tiles' strided row loads wait longer than `vdpbf16ps`'s sequential
+/// ones. Measured on a Xeon, one thread, LSTM panels (`oxidnn-bound --dt bf16`, step GEMMs):
+/// C256 (0.5 MiB, in L2) 5.3 against 6.4 µs a step, C512 (2 MiB, partly from L3) 40.7 against
+/// 38.2.
 const AMX_MIN_ROWS: usize = 4;
 
 /// The kernels of one call.
@@ -370,7 +377,8 @@ pub enum Bf16Kernel {
     Avx512,
     /// AVX512_BF16 `vdpbf16ps`.
     Avx512Bf16,
-    /// AMX-BF16 tiles (`kernels::amx_gemm`) from `AMX_MIN_ROWS` rows, else as `Avx512Bf16`.
+    /// AMX-BF16 tiles (`kernels::amx_gemm`) from `AMX_MIN_ROWS` rows and for one row whose `B`
+    /// stays in L2, else as `Avx512Bf16`.
     Amx,
 }
 
@@ -421,11 +429,11 @@ impl Bf16Kernel {
         }
     }
 
-    /// The kernels for a product of `m` rows.
-    fn plan(self, m: usize) -> Plan {
+    /// The kernels for a product of `m` rows whose `B` streams from beyond L2 when `streamed`.
+    fn plan(self, m: usize, streamed: bool) -> Plan {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Self::Amx if m >= AMX_MIN_ROWS => Plan::Amx,
+            Self::Amx if m >= AMX_MIN_ROWS || (m == 1 && !streamed) => Plan::Amx,
             #[cfg(target_arch = "x86_64")]
             Self::Avx512Bf16 | Self::Amx if m <= DOT_MAX_ROWS => {
                 Plan::Tiles(&SHAPES_AVX512_BF16, AForm::Pairs)
@@ -527,7 +535,7 @@ pub unsafe fn gemm_sum_with(
     init: Init,
     fetch: Fetch,
 ) {
-    let plan = kernel.plan(rows.len());
+    let plan = kernel.plan(rows.len(), fetch.streamed);
     unsafe { gemm_planned(kernel.isa(), plan, terms, rows, c, ldc, init, fetch) }
 }
 
@@ -877,8 +885,8 @@ mod tests {
     fn plans() -> Vec<(Bf16Kernel, Plan)> {
         let mut all: Vec<(Bf16Kernel, Plan)> = Vec::new();
         for kernel in Bf16Kernel::all_supported() {
-            for m in [1, 64] {
-                let plan = kernel.plan(m);
+            for (m, streamed) in [(1, false), (1, true), (64, false)] {
+                let plan = kernel.plan(m, streamed);
                 let same = |(_, p): &(Bf16Kernel, Plan)| match (p, &plan) {
                     (Plan::Tiles(a, _), Plan::Tiles(b, _)) => std::ptr::eq(*a, *b),
                     (Plan::Amx, Plan::Amx) => true,
@@ -1069,5 +1077,27 @@ mod tests {
         if all.contains(&Bf16Kernel::Avx512Bf16) {
             assert_eq!(Bf16Kernel::for_isa(Isa::Avx512), Bf16Kernel::Avx512Bf16);
         }
+    }
+
+    /// On AMX, one row takes the tiles when its `B` stays in L2 and `vdpbf16ps` when it
+    /// streams; two and three rows the widened tiles, four and more the tiles.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn one_row_takes_the_tiles_unless_streamed() {
+        let amx = |m, streamed| matches!(Bf16Kernel::Amx.plan(m, streamed), Plan::Amx);
+        let shapes = |m, streamed| match Bf16Kernel::Amx.plan(m, streamed) {
+            Plan::Tiles(s, form) => Some((s as *const Shapes, form)),
+            Plan::Amx => None,
+        };
+        assert!(amx(1, false) && amx(4, true) && amx(64, false));
+        assert_eq!(
+            shapes(1, true),
+            Some((&SHAPES_AVX512_BF16 as *const Shapes, AForm::Pairs))
+        );
+        assert_eq!(
+            shapes(2, false),
+            Some((&SHAPES_AVX512_SPLIT as *const Shapes, AForm::Floats))
+        );
+        assert!(!amx(3, false));
     }
 }

@@ -189,10 +189,10 @@ enum Phase {
     Second,
 }
 
-/// Whether `bytes` of weights shared by `members` are more than each member's L2 holds: its
-/// GEMMs then stream their `B` ([`gemm::Fetch::streamed`]).
+/// Whether `bytes` of weights shared by `members` fill each member's L2 or more (which also
+/// holds the activations): its GEMMs then stream their `B` ([`gemm::Fetch::streamed`]).
 fn streamed(bytes: usize, members: usize) -> bool {
-    bytes > members.max(1) * l2_bytes()
+    bytes >= members.max(1) * l2_bytes()
 }
 
 /// Rows `n0..` of a view at step `s`, from unit (channel) `u0`.
