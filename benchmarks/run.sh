@@ -36,9 +36,9 @@
 #      overrides the path) and builds rnn_bench.c three times (oxidnn, 3.2, 3.13) and peak.c
 #      (plain, and with dnnl_sgemm from oneDNN 3.2);
 #   3. when f32 runs: measures the f32 FMA peak (1 and 2 threads) and the 1024^3 sgemm of
-#      oneDNN 3.2 (and, on 2 threads, its sgemm on the merged GEMM shape of W2 and W3), and the
-#      batch-1 bounds of W1 (2 and 1 threads) and X7 (2 threads) when they run
-#      (target/release/oxidnn-bound, src/bin/oxidnn-bound.rs);
+#      oneDNN 3.2 (and, on 2 threads, its sgemm on the merged GEMM shape of W2 and W3); in
+#      every data type, the batch-1 bounds of W1, W1-bf16 and W1-int8 (2 and 1 threads) and X7
+#      (2 threads) when they run (target/release/oxidnn-bound, src/bin/oxidnn-bound.rs);
 #   4. for each round, for each workload, runs oxidnn, oneDNN 3.2 and oneDNN 3.13 one after the
 #      other (one process per run; the order of the three rotates between rounds) with 2 threads
 #      (OXIDNN_NUM_THREADS=2, OMP_NUM_THREADS=2, 3.13/TBB on the 2 CPUs of the mask), then W1
@@ -241,10 +241,32 @@ run_lib() {
 }
 
 # ---- 3. peak -----------------------------------------------------------------------------
-# (f32 rows only: the bf16 / int8 tables have no peak columns)
+# The batch-1 inference rows' bounds (issue 34): U read at every step as the library splits it,
+# plus the layer GEMM with the library's kernel (src/bin/oxidnn-bound.rs; W1's shape by default,
+# X7's GRU with --gates 3, the bf16 / int8 rows with their --dt). Lines `BOUND <row> <threads>
+# <members> <read_ms> <gemm_ms> <bound_ms> <step_gemm_ms>`.
+bounds() {
+    local spec w t args pin
+    for spec in "W1 2" "W1 1" "X7 2 --gates 3" "W1-bf16 2 --dt bf16" "W1-bf16 1 --dt bf16" \
+                "W1-int8 2 --dt int8" "W1-int8 1 --dt int8"; do
+        read -r w t args <<<"$spec"
+        case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
+        if [ -z "$BOUND_TOOL" ]; then
+            log "no target/release/oxidnn-bound: $w's bound not measured"
+            continue
+        fi
+        pin=()
+        [ "$t" = 1 ] && pin=(taskset -c 0)
+        # shellcheck disable=SC2086  # $args: words
+        OXIDNN_NUM_THREADS=$t "${pin[@]}" "$BOUND_TOOL" $args | sed "s/^BOUND /BOUND $w $t /" \
+            || log "oxidnn-bound failed ($w, $t threads)"
+    done
+}
 if [ "$HAS_F32" = 0 ]; then
+    # (the bf16 / int8 tables have no peak columns)
     log "no f32 rows: the f32 peaks are not measured"
-    : >"$OUT/peaks.txt"
+    wait_quiet
+    bounds | tee "$OUT/peaks.txt" >&2
 else
     log "measuring the FMA and sgemm peaks"
     wait_quiet
@@ -263,23 +285,7 @@ else
             ( . "${ENV[3.2]}"; OMP_NUM_THREADS=2 "$OUT/peak-sgemm" sgemm "$m" "$n" "$k" \
                 | sed "s/^PEAK sgemm/PEAK sgemm_$w/" )
         done
-        # The batch-1 inference rows' bounds (issue 34): U read at every step as the library
-        # splits it, plus the layer GEMM with the library's kernel (src/bin/oxidnn-bound.rs; W1's
-        # shape by default, X7's GRU with --gates 3). Lines `BOUND <row> <threads> <members>
-        # <read_ms> <gemm_ms> <bound_ms> <step_gemm_ms>`.
-        for spec in "W1 2" "W1 1" "X7 2 --gates 3"; do
-            read -r w t args <<<"$spec"
-            case " $WORKLOADS " in *" $w "*) ;; *) continue ;; esac
-            if [ -z "$BOUND_TOOL" ]; then
-                log "no target/release/oxidnn-bound: $w's bound not measured"
-                continue
-            fi
-            pin=()
-            [ "$t" = 1 ] && pin=(taskset -c 0)
-            # shellcheck disable=SC2086  # $args: words
-            OXIDNN_NUM_THREADS=$t "${pin[@]}" "$BOUND_TOOL" $args | sed "s/^BOUND /BOUND $w $t /" \
-                || log "oxidnn-bound failed ($w, $t threads)"
-        done
+        bounds
     } | tee "$OUT/peaks.txt" >&2
 fi
 
