@@ -11,14 +11,16 @@
 //! so the f32 GEMM's tiling (`gemm::tiles`: register tiles, `K` blocks,
 //! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:
 //!
-//! - AVX512_BF16, one row: `vdpbf16ps` — per pair row, one 16-column vector of `B` and a
-//!   broadcast word of `A` add both products into 16 f32 accumulators;
+//! - AVX512_BF16, one row (without AMX-BF16, or `B` streamed from beyond L2): `vdpbf16ps` —
+//!   per pair row, one 16-column vector of `B` and a broadcast word of `A` add both products
+//!   into 16 f32 accumulators;
 //! - AVX-512, more rows (or no BF16): `A` converted to f32 instead, both halves of each word of
 //!   `B` widened to f32 (a bf16 is the high half of its f32) and two multiply-adds, in tiles of
 //!   the f32 kernels' shapes (a row fewer for the wide ones);
 //! - AVX2, portable: as the latter with `A` as pairs, in the f32 kernels' narrow tiles;
-//! - AMX-BF16, from 4 rows: `kernels::amx_gemm` tiles, every term of the sum in the same
-//!   accumulators, which start from the bias row, zeros or `C`.
+//! - AMX-BF16, from 4 rows, and for one row whose `B` stays in L2 (a batch-1 step):
+//!   `kernels::amx_gemm` tiles, every term of the sum in the same accumulators, which start
+//!   from the bias row, zeros or `C`.
 //!
 //! The products of two bf16 are exact in f32, so every path computes the same sums; only the
 //! order of the additions differs (two per pair row, and per kernel).
