@@ -16,8 +16,9 @@ use crate::kernels::int8_gemm::{self, Int8Gemm, Int8Kernel};
 use crate::kernels::Isa;
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::MemoryDesc;
+use crate::rnn::arena::Region;
 use crate::rnn::cells::TileRows;
-use crate::rnn::items::PhaseItems;
+use crate::rnn::items::{self, PhaseItems};
 use crate::rnn::problem::RnnProblem;
 use crate::threading::{self, Team};
 use crate::types::{DataType, Direction};
@@ -223,8 +224,13 @@ pub unsafe fn run(
 }
 
 impl Run<'_> {
-    fn region<T>(&self, r: crate::rnn::arena::Region) -> *mut T {
+    fn region<T>(&self, r: Region) -> *mut T {
         self.t.scratch.wrapping_add(r.offset).cast()
+    }
+
+    /// Direction `d`'s copy of a per-pass region ([`Int8Plan::lane`]).
+    fn lane<T>(&self, r: Region, d: usize) -> *mut T {
+        self.plan.lane(r, self.t.scratch, d)
     }
 
     /// Single-threaded set-up: dequantization factors, compensated bias, layer 0's input, and
@@ -287,45 +293,104 @@ impl Run<'_> {
             }
             // The padding columns of the requantized h (LSTMP) or `r ⊙ h` (GRU), which the
             // GEMMs read.
-            std::ptr::write_bytes(self.region::<u8>(plan.hq), 0, p.n * plan.dhc4);
+            std::ptr::write_bytes(self.region::<u8>(plan.hq), 0, 4 * plan.hq.len);
         }
     }
 
-    /// The whole pass on one team member.
+    /// The whole pass on one team member: each direction's stack of layers (with two lanes,
+    /// both at the same time on a half of the team each), then `dst_layer`.
     unsafe fn layers(&self, team: &Team) {
         let p = self.p;
-        for d in 0..p.d {
+        let stack = |team: &Team, d: usize| {
             for l in 0..p.l {
-                unsafe {
-                    if team.index() == 0 {
-                        self.initial_state(l, d);
-                    }
-                    team.barrier();
-                    // The layer GEMM for a chunk of steps at a time, then those steps.
-                    let mut s0 = 0;
-                    while s0 < p.t {
-                        let s1 = p.t.min(s0 + self.plan.t_chunk);
-                        let t_lo = if p.is_reversed(d) { p.t - s1 } else { s0 };
-                        if !self.plan.fused_layer_gemm {
-                            self.layer_gemm(team, l, d, t_lo, s1 - s0);
-                            team.barrier();
-                        }
-                        for s in s0..s1 {
-                            self.step(team, l, d, s, t_lo);
-                        }
-                        s0 = s1;
-                    }
-                    if team.index() == 0 {
-                        self.final_state(l, d);
-                    }
-                }
+                unsafe { self.layer(team, l, d) };
             }
+        };
+        if self.plan.lanes == 2 {
+            team.halves(|d, half| stack(half, d));
+        } else {
+            (0..p.d).for_each(|d| stack(team, d));
+            team.barrier();
         }
-        team.barrier();
         let members = team.size();
         let mine = team.index();
         for ti in (0..p.t).filter(|ti| ti % members == mine && !self.output_direct) {
             unsafe { self.write_dst_layer(ti) };
+        }
+    }
+
+    /// Layer `l` of direction `d`, by every member of the team: the layer GEMM for a chunk of
+    /// steps at a time, then those steps (split by batch when [`items::split_by_batch`]: a
+    /// member steps its own rows, and only a chunk's last step ends at a barrier).
+    unsafe fn layer(&self, team: &Team, l: usize, d: usize) {
+        let (p, plan) = (self.p, self.plan);
+        let by_batch = items::split_by_batch(
+            team.size(),
+            p.n,
+            self.step_weight_bytes(l),
+            if p.cell.has_c_state() && !p.with_projection {
+                1
+            } else {
+                2
+            },
+        );
+        if by_batch && team.index() == 0 {
+            items::count_batch_split_pass();
+        }
+        unsafe {
+            if team.index() == 0 {
+                self.initial_state(l, d);
+            }
+            team.barrier();
+            let mut s0 = 0;
+            while s0 < p.t {
+                let s1 = p.t.min(s0 + plan.t_chunk);
+                let t_lo = if p.is_reversed(d) { p.t - s1 } else { s0 };
+                if !plan.fused_layer_gemm {
+                    self.layer_gemm(team, l, d, t_lo, s1 - s0);
+                    team.barrier();
+                }
+                for s in s0..s1 {
+                    self.step(team, l, d, s, t_lo, by_batch);
+                    if !by_batch || s + 1 == s1 {
+                        team.barrier();
+                    }
+                }
+                s0 = s1;
+            }
+            if team.index() == 0 {
+                self.final_state(l, d);
+            }
+        }
+    }
+
+    /// Bytes of the weights a step of layer `l` reads (`U`, `W` too when the layer GEMM is
+    /// fused, and the projection's).
+    fn step_weight_bytes(&self, l: usize) -> usize {
+        let (p, plan) = (self.p, self.plan);
+        let fused = if !plan.fused_layer_gemm {
+            0
+        } else if l == 0 {
+            plan.slc4
+        } else {
+            plan.dic4
+        };
+        let projection = if p.with_projection {
+            plan.dhc4 * plan.proj_panels * PANEL
+        } else {
+            0
+        };
+        (plan.sic4 + fused) * plan.panels * p.g * PANEL + projection
+    }
+
+    /// A step's (batch rows × panel) items over `panels` panels: one block of rows per member
+    /// when split by batch, else all the rows of a panel per item.
+    fn step_items(&self, team: &Team, by_batch: bool, panels: usize) -> PhaseItems {
+        let n = self.p.n;
+        if by_batch {
+            PhaseItems::by_block(n, team.size(), panels)
+        } else {
+            PhaseItems::by_panel(n, n, panels)
         }
     }
 
@@ -376,7 +441,7 @@ impl Run<'_> {
     unsafe fn initial_state(&self, l: usize, d: usize) {
         let (p, plan) = (self.p, self.plan);
         unsafe {
-            let h0: *mut u8 = self.region(plan.h0);
+            let h0: *mut u8 = self.lane(plan.h0, d);
             let act = self.t.src_iter.is_some_and(|v| v.dt != DataType::F32);
             for n in 0..p.n {
                 for c in 0..plan.sic4 {
@@ -394,7 +459,7 @@ impl Run<'_> {
                 }
             }
             if p.cell.has_c_state() {
-                let c: *mut f32 = self.region(plan.c);
+                let c: *mut f32 = self.lane(plan.c, d);
                 for n in 0..p.n {
                     for o in 0..p.dhc {
                         *c.add(n * plan.c_ld + o) =
@@ -411,7 +476,7 @@ impl Run<'_> {
         unsafe {
             if let Some(v) = self.t.dst_iter {
                 let (rows, ld) = if p.t == 0 {
-                    (self.region::<u8>(plan.h0), plan.sic4)
+                    (self.lane::<u8>(plan.h0, d), plan.sic4)
                 } else {
                     let out = self.output(l, d);
                     (out.row(self.time(d, p.t - 1) * p.n), out.ld)
@@ -425,7 +490,7 @@ impl Run<'_> {
                 }
             }
             if let Some(v) = self.t.dst_iter_c {
-                let c: *mut f32 = self.region(plan.c);
+                let c: *mut f32 = self.lane(plan.c, d);
                 for n in 0..p.n {
                     for o in 0..p.dhc {
                         v.put([l, d, n, o], 0, *c.add(n * plan.c_ld + o));
@@ -524,7 +589,7 @@ impl Run<'_> {
         };
         let (a, lda) = (x.row(t_lo * p.n).cast_const(), x.ld);
         let w = self.t.weights[0];
-        let gates: *mut i32 = self.region(plan.gates);
+        let gates: *mut i32 = self.lane(plan.gates, d);
         Int8Gemm {
             m: rows.len(),
             a: a.wrapping_add(rows.start * lda),
@@ -539,15 +604,14 @@ impl Run<'_> {
         }
     }
 
-    /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for
-    /// `vectors` vectors from vector `v0` of panel `panel`, with `a` as the state (N rows of
-    /// `groups·4` bytes); C is this panel's columns.
+    /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for batch
+    /// rows `rows` and `vectors` vectors from vector `v0` of panel `panel`, with `a` as the
+    /// state (rows of `groups·4` bytes from row 0); C is this panel's columns.
     #[allow(clippy::too_many_arguments)]
     fn iter_op(
         &self,
-        l: usize,
-        d: usize,
-        slot: usize,
+        (l, d, slot): (usize, usize, usize),
+        rows: std::ops::Range<usize>,
         panel: usize,
         (a, lda): (*const u8, usize),
         v0: usize,
@@ -555,18 +619,18 @@ impl Run<'_> {
     ) -> Int8Gemm {
         let p = self.p;
         let w = self.t.weights[1];
-        let gates: *mut i32 = self.region(self.plan.gates);
+        let gates: *mut i32 = self.lane(self.plan.gates, d);
+        let row = slot * p.n + rows.start;
         Int8Gemm {
-            m: p.n,
-            a,
+            m: rows.len(),
+            a: a.wrapping_add(rows.start * lda),
             lda,
             b: w.panel(l, d, panel).wrapping_add(v0 * 64),
             ldb: w.layout.row_bytes(),
             groups: w.layout.groups(),
             vectors,
-            c: gates.wrapping_add(
-                slot * p.n * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR,
-            ),
+            c: gates
+                .wrapping_add(row * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR),
             ldc: self.gates_ld(),
             accumulate: true,
         }
@@ -594,31 +658,33 @@ impl Run<'_> {
         }
     }
 
-    /// One step of layer `l`, direction `d`: per panel of this member's share, the iteration
-    /// GEMM onto the step's accumulators, then the post-GEMM ([`postgemm`]); ends at a
-    /// barrier.
-    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize, t_lo: usize) {
+    /// One step of layer `l`, direction `d`: per (batch rows × panel) item of this member's
+    /// share ([`Self::step_items`]), the iteration GEMM onto the step's accumulators, then the
+    /// post-GEMM ([`postgemm`]). The caller ends it at a barrier.
+    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize, t_lo: usize, by_batch: bool) {
         let (p, plan) = (self.p, self.plan);
         let ti = self.time(d, s);
         // The step's accumulators in its chunk's.
         let slot = ti - t_lo;
         let out = self.output(l, d);
         let prev = if s == 0 {
-            (self.region::<u8>(plan.h0).cast_const(), plan.sic4)
+            (self.lane::<u8>(plan.h0, d).cast_const(), plan.sic4)
         } else {
             (out.row(self.time(d, s - 1) * p.n).cast_const(), out.ld)
         };
-        let gates: *mut i32 = self.region(plan.gates);
+        let items = self.step_items(team, by_batch, plan.panels);
+        let gates: *mut i32 = self.lane(plan.gates, d);
         let deq: *const f32 = self.region(plan.deq);
         let bias: *const f32 = self
             .region::<f32>(plan.bias)
             .wrapping_add((l * p.d + d) * p.g * p.dhc);
-        let hq: *mut u8 = self.region(plan.hq);
-        // The tile of panel `panel`: its accumulators, dequantization and valid units.
-        let tile = |panel: usize| {
+        let hq: *mut u8 = self.lane(plan.hq, d);
+        // The tile of rows from `n0` of panel `panel`: its accumulators, dequantization and
+        // valid units.
+        let tile = |n0: usize, panel: usize| {
             let o0 = panel * PANEL;
             let acc = AccRows {
-                ptr: gates.wrapping_add(slot * p.n * self.gates_ld() + panel * p.g * PANEL),
+                ptr: gates.wrapping_add((slot * p.n + n0) * self.gates_ld() + panel * p.g * PANEL),
                 ld: self.gates_ld(),
             };
             let dq = Dequant {
@@ -628,108 +694,124 @@ impl Run<'_> {
             };
             (o0, PANEL.min(p.dhc - o0), acc, dq)
         };
-        let out_rows = |o0: usize| U8Rows {
-            ptr: out.row(ti * p.n).wrapping_add(o0),
-            ld: out.ld,
+        // Rows from `n0`, from unit `o0`.
+        let at = |(ptr, ld): (*mut u8, usize), n0: usize, o0: usize| U8Rows {
+            ptr: ptr.wrapping_add(n0 * ld + o0),
+            ld,
         };
-        let prev_rows = |o0: usize| U8Rows {
-            ptr: prev.0.wrapping_add(o0).cast_mut(),
-            ld: prev.1,
-        };
-        let hq_rows = |o0: usize| U8Rows {
-            ptr: hq.wrapping_add(o0),
-            ld: plan.dhc4,
-        };
-        // SAFETY (every tile): a panel's accumulators, c-state units and output units are
-        // this item's own; the previous state is complete (barrier) and read-only now.
+        let out_rows = (out.row(ti * p.n), out.ld);
+        let prev_rows = (prev.0.cast_mut(), prev.1);
+        let hq_rows = (hq, plan.dhc4);
+        let op = (l, d, slot);
+        // SAFETY (every tile): a tile's accumulators, c-state units and output units are
+        // this item's own; the previous state is complete (barrier, or this member's own rows
+        // when split by batch) and read-only now.
         unsafe {
             if p.cell.has_c_state() {
-                let c: *mut f32 = self.region(plan.c);
-                team.for_each(plan.panels, false, |panel| {
+                let c: *mut f32 = self.lane(plan.c, d);
+                team.for_each(items.count(), false, |it| {
+                    let (rows, panel) = items.tile(it);
+                    if rows.is_empty() {
+                        return;
+                    }
                     let layer = plan
                         .fused_layer_gemm
-                        .then(|| self.layer_op(l, d, ti, 0..p.n, panel));
-                    self.step_gemm(layer, &self.iter_op(l, d, slot, panel, prev, 0, p.g * 2));
-                    let (o0, valid, acc, dq) = tile(panel);
+                        .then(|| self.layer_op(l, d, ti, rows.clone(), panel));
+                    let iter = self.iter_op(op, rows.clone(), panel, prev, 0, p.g * 2);
+                    self.step_gemm(layer, &iter);
+                    let (o0, valid, acc, dq) = tile(rows.start, panel);
                     let t = postgemm::LstmTile {
-                        rows: p.n,
+                        rows: rows.len(),
                         valid,
                         acc,
                         dq,
                         c: TileRows {
-                            ptr: c.add(o0),
+                            ptr: c.add(rows.start * plan.c_ld + o0),
                             stride: plan.c_ld as isize,
                         },
                         h: if p.with_projection {
-                            hq_rows(o0)
+                            at(hq_rows, rows.start, o0)
                         } else {
-                            out_rows(o0)
+                            at(out_rows, rows.start, o0)
                         },
                     };
                     postgemm::lstm_tile(self.isa, &t, &self.q);
                 });
-                team.barrier();
                 if p.with_projection {
-                    self.projection(team, l, d, ti);
+                    if !by_batch {
+                        team.barrier();
+                    }
+                    self.projection(team, l, d, ti, items.with_panels(plan.proj_panels));
                 }
             } else {
-                let gru = |panel: usize, out: U8Rows| {
-                    let (o0, valid, acc, dq) = tile(panel);
+                let gru = |n0: usize, rows: usize, panel: usize, to: (*mut u8, usize)| {
+                    let (o0, valid, acc, dq) = tile(n0, panel);
                     postgemm::GruTile {
-                        rows: p.n,
+                        rows,
                         valid,
                         acc,
                         dq,
-                        h_prev: prev_rows(o0),
-                        out: U8Rows {
-                            ptr: out.ptr.wrapping_add(o0),
-                            ..out
-                        },
+                        h_prev: at(prev_rows, n0, o0),
+                        out: at(to, n0, o0),
                     }
                 };
-                team.for_each(plan.panels, false, |panel| {
+                team.for_each(items.count(), false, |it| {
+                    let (rows, panel) = items.tile(it);
+                    if rows.is_empty() {
+                        return;
+                    }
                     let layer = plan
                         .fused_layer_gemm
-                        .then(|| self.layer_op(l, d, ti, 0..p.n, panel));
-                    self.step_gemm(layer, &self.iter_op(l, d, slot, panel, prev, 0, 4));
-                    postgemm::gru_part1(self.isa, &gru(panel, hq_rows(0)), &self.q);
+                        .then(|| self.layer_op(l, d, ti, rows.clone(), panel));
+                    let iter = self.iter_op(op, rows.clone(), panel, prev, 0, 4);
+                    self.step_gemm(layer, &iter);
+                    let t = gru(rows.start, rows.len(), panel, hq_rows);
+                    postgemm::gru_part1(self.isa, &t, &self.q);
                 });
-                team.barrier();
-                team.for_each(plan.panels, false, |panel| {
-                    self.step_gemm(
-                        None,
-                        &self.iter_op(l, d, slot, panel, (hq, plan.dhc4), 4, 2),
-                    );
-                    postgemm::gru_part2(self.isa, &gru(panel, out_rows(0)), &self.q);
+                if !by_batch {
+                    team.barrier();
+                }
+                team.for_each(items.count(), false, |it| {
+                    let (rows, panel) = items.tile(it);
+                    if rows.is_empty() {
+                        return;
+                    }
+                    let iter = self.iter_op(op, rows.clone(), panel, (hq, plan.dhc4), 4, 2);
+                    self.step_gemm(None, &iter);
+                    let t = gru(rows.start, rows.len(), panel, out_rows);
+                    postgemm::gru_part2(self.isa, &t, &self.q);
                 });
-                team.barrier();
             }
         }
     }
 
-    /// LSTMP: the projection of the requantized `h` of one step, requantized into the
-    /// step's output rows; ends at a barrier.
-    unsafe fn projection(&self, team: &Team, l: usize, d: usize, ti: usize) {
+    /// LSTMP: the projection of the requantized `h` of one step, per (batch rows × panel of
+    /// DIC) item of `items`, requantized into the step's output rows.
+    unsafe fn projection(&self, team: &Team, l: usize, d: usize, ti: usize, items: PhaseItems) {
         let (p, plan) = (self.p, self.plan);
         let out = self.output(l, d);
         let out_row = |n: usize| out.row(ti * p.n + n);
         let w = self.t.projection.expect("LSTMP has projection weights");
-        let acc: *mut i32 = self.region(plan.proj);
+        let acc: *mut i32 = self.lane(plan.proj, d);
         let ld = plan.proj_panels * PANEL;
         let deq: *const f32 = self.region::<f32>(plan.deq).wrapping_add(p.g * p.dhc);
         let shift = self.q.stored_shift();
         unsafe {
-            let hq: *mut u8 = self.region(plan.hq);
-            team.for_each(plan.proj_panels, false, |panel| {
+            let hq: *mut u8 = self.lane(plan.hq, d);
+            team.for_each(items.count(), false, |it| {
+                let (rows, panel) = items.tile(it);
+                if rows.is_empty() {
+                    return;
+                }
                 let op = Int8Gemm {
-                    m: p.n,
-                    a: hq,
+                    m: rows.len(),
+                    a: hq.add(rows.start * plan.dhc4),
                     lda: plan.dhc4,
                     b: w.panel(l, d, panel),
                     ldb: w.layout.row_bytes(),
                     groups: w.layout.groups(),
                     vectors: PANEL / int8_gemm::VECTOR,
-                    c: acc.wrapping_add(panel * PANEL),
+                    c: acc.add(rows.start * ld + panel * PANEL),
                     ldc: ld,
                     accumulate: false,
                 };
@@ -743,7 +825,7 @@ impl Run<'_> {
                     comp[u] = w.comp(l, d, 0, k0 + u) as f32 * shift;
                     dq[u] = *deq.add(k0 + u);
                 }
-                for n in 0..p.n {
+                for n in rows {
                     let a = &*(acc.add(n * ld + k0) as *const [i32; PANEL]);
                     let mut h = [0u8; PANEL];
                     for u in 0..PANEL {
@@ -753,7 +835,6 @@ impl Run<'_> {
                     std::ptr::copy_nonoverlapping(h.as_ptr(), out_row(n).add(k0), valid);
                 }
             });
-            team.barrier();
         }
     }
 }

@@ -156,7 +156,7 @@ pub struct Int8Plan {
     pub input: Region,
     /// Each direction's two layer outputs (ping-pong) `[D][2][T][N][dic4]`.
     pub outputs: Region,
-    /// The initial state of the current layer `[N][sic4]`.
+    /// The initial state of the current layer `[N][sic4]` (per lane).
     pub h0: Region,
     /// Steps per layer-GEMM chunk (the f32 driver's rule, `scratch::layer_gemm_steps`).
     pub t_chunk: usize,
@@ -169,16 +169,20 @@ pub struct Int8Plan {
     /// Row stride of `gates`: `panels·G·32` values and a cache line (rows a multiple of 4 KiB
     /// apart share one L1 set: a 16-row tile would overflow its ways).
     pub gates_ld: usize,
-    /// Gate accumulators of a chunk's steps `[t_chunk·N][gates_ld]` (s32).
+    /// Gate accumulators of a chunk's steps `[t_chunk·N][gates_ld]` (s32, per lane).
     pub gates: Region,
     /// Row stride of `c`: DHC and a cache line (as `gates_ld`).
     pub c_ld: usize,
-    /// The c-state `[N][c_ld]` (f32, LSTM).
+    /// The c-state `[N][c_ld]` (f32, LSTM, per lane).
     pub c: Region,
-    /// Requantized `h` (LSTMP) or `r⊙h` (GRU) `[N][dhc4]`.
+    /// Requantized `h` (LSTMP) or `r⊙h` (GRU) `[N][dhc4]` (per lane).
     pub hq: Region,
     /// Projection accumulators `[N][proj_panels·32]` (s32).
     pub proj: Region,
+    /// Directions running at the same time (1 or 2, [`scratch::concurrent_directions`]): the
+    /// regions a pass writes (`h0`, `gates`, `c`, `hq`, `proj`) have one copy each
+    /// ([`Int8Plan::lane`]).
+    pub lanes: usize,
     /// Compensated bias `[L][D][G][DHC]` (f32).
     pub bias: Region,
     /// Dequantization factors `1/(ws·scale)` `[G][DHC]` and projection ones `[DIC]`.
@@ -194,8 +198,14 @@ const FUSED_LAYER_GEMM_MIN_BATCH: usize = 16;
 
 /// Pushes a region of the product of `factors` bytes.
 fn push_bytes(a: &mut Arena, factors: &[usize]) -> Result<Region> {
+    push_lanes(a, 1, factors)
+}
+
+/// Pushes `lanes` copies of a region of the product of `factors` bytes, each a whole number
+/// of cache lines.
+fn push_lanes(a: &mut Arena, lanes: usize, factors: &[usize]) -> Result<Region> {
     let bytes = size::product("RNN int8 scratchpad", factors)?;
-    a.push(&[bytes.div_ceil(4)])
+    a.push(&[lanes, bytes.div_ceil(64) * 16])
 }
 
 impl Int8Plan {
@@ -209,7 +219,8 @@ impl Int8Plan {
         let mut a = Arena::new("RNN int8 scratchpad");
         let input = push_bytes(&mut a, &[p.t, p.n, slc4])?;
         let outputs = push_bytes(&mut a, &[p.d, 2, p.t, p.n, dic4])?;
-        let h0 = push_bytes(&mut a, &[p.n, sic4])?;
+        let lanes = scratch::concurrent_directions(p);
+        let h0 = push_lanes(&mut a, lanes, &[p.n, sic4])?;
         // Byte counts compared with cache sizes, where saturating is exact.
         let gates_ld = size::add(
             "RNN int8 scratchpad",
@@ -226,11 +237,11 @@ impl Int8Plan {
         } else {
             scratch::layer_gemm_steps(p.t, row_bytes, weight_bytes)
         };
-        let gates = a.push(&[t_chunk, p.n, gates_ld])?;
+        let gates = push_lanes(&mut a, lanes, &[t_chunk, p.n, gates_ld, 4])?;
         let c_ld = size::add("RNN int8 scratchpad", p.dhc, scratch::ROW_PAD)?;
-        let c = a.push(&[p.n, c_ld])?;
-        let hq = push_bytes(&mut a, &[p.n, dhc4])?;
-        let proj = a.push(&[p.n, proj_panels, PANEL])?;
+        let c = push_lanes(&mut a, lanes, &[p.n, c_ld, 4])?;
+        let hq = push_lanes(&mut a, lanes, &[p.n, dhc4])?;
+        let proj = push_lanes(&mut a, lanes, &[p.n, proj_panels, PANEL, 4])?;
         let bias = a.push(&[p.l, p.d, p.g, p.dhc])?;
         let deq = a.push(&[size::add("RNN int8 scratchpad", p.g * p.dhc, p.dic)?])?;
         let dims = [
@@ -264,10 +275,18 @@ impl Int8Plan {
             c,
             hq,
             proj,
+            lanes,
             bias,
             deq,
             packed,
             bytes: a.bytes(),
         })
+    }
+
+    /// Direction `d`'s copy of a per-pass region inside the scratchpad at `base`.
+    pub fn lane<T>(&self, region: Region, base: *mut u8, d: usize) -> *mut T {
+        let per_lane = region.len / self.lanes;
+        base.wrapping_add(region.offset + 4 * (d % self.lanes * per_lane))
+            .cast()
     }
 }
