@@ -20,6 +20,7 @@ use crate::rnn::arena::Region;
 use crate::rnn::cells::TileRows;
 use crate::rnn::items::{self, PhaseItems};
 use crate::rnn::problem::RnnProblem;
+use crate::rnn::seq_lengths::SeqOrder;
 use crate::threading::{self, Team};
 use crate::types::{DataType, Direction};
 
@@ -150,6 +151,10 @@ struct Run<'a> {
     /// The last layer writes its outputs into `dst_layer` itself ([`dense_u8_rows`]; not for
     /// a bidirectional sum).
     output_direct: bool,
+    /// Per-sample sequence lengths: the batch order. Layer 0's input is then gathered by step
+    /// for each direction (each sample time-reversed for reversed directions), every state
+    /// is kept by step in sorted rows, and each step runs on its active rows only.
+    order: Option<SeqOrder>,
 }
 
 /// Whether a `[T][N][C]` tensor holds u8 rows the GEMMs can read and the post-GEMM write in
@@ -182,6 +187,7 @@ pub unsafe fn run(
     attr: &Attr,
     isa: Isa,
     t: Int8Tensors,
+    order: Option<SeqOrder>,
 ) {
     let kernel = Int8Kernel::for_isa(isa);
     let (scale, shift) = attr.rnn_data_qparams;
@@ -202,6 +208,7 @@ pub unsafe fn run(
         },
         input_direct: false,
         output_direct: false,
+        order,
     };
     let dlc = p.dic
         * if p.direction == Direction::BidirectionalConcat {
@@ -210,8 +217,9 @@ pub unsafe fn run(
             1
         };
     let r = Run {
-        input_direct: dense_u8_rows(&r.t.src_layer, p.n, p.slc, &r.q),
-        output_direct: p.direction != Direction::BidirectionalSum
+        input_direct: order.is_none() && dense_u8_rows(&r.t.src_layer, p.n, p.slc, &r.q),
+        output_direct: order.is_none()
+            && p.direction != Direction::BidirectionalSum
             && dense_u8_rows(&r.t.dst_layer, p.n, dlc, &r.q)
             && p.dic.is_multiple_of(4),
         ..r
@@ -266,25 +274,44 @@ impl Run<'_> {
                 }
             }
             let input: *mut u8 = self.region(plan.input);
-            for ti in (0..p.t).filter(|_| !self.input_direct) {
-                for n in 0..p.n {
-                    let row = std::slice::from_raw_parts_mut(
-                        input.add((ti * p.n + n) * plan.slc4),
-                        plan.slc4,
-                    );
-                    let src = self.t.src_layer;
-                    if src.strides[2] == 1 {
-                        // Contiguous channels: the bytes, with the s8 offset.
-                        let from = std::slice::from_raw_parts(src.at([ti, n, 0]), p.slc);
-                        for (r, &b) in row.iter_mut().zip(from) {
-                            *r = b.wrapping_add(self.q.offset as u8);
-                        }
-                    } else {
-                        for (c, r) in row[..p.slc].iter_mut().enumerate() {
-                            *r = self.q.store(src.get([ti, n, c]) as i32);
+            // Row `row` of direction `d`'s input ← `src_layer[ti][n]`, with the s8 offset.
+            let quantize_row = |d: usize, row: usize, ti: usize, n: usize| {
+                let at = (d * p.t * p.n + row) * plan.slc4;
+                let row = std::slice::from_raw_parts_mut(input.add(at), plan.slc4);
+                let src = self.t.src_layer;
+                if src.strides[2] == 1 {
+                    // Contiguous channels: the bytes, with the s8 offset.
+                    let from = std::slice::from_raw_parts(src.at([ti, n, 0]), p.slc);
+                    for (r, &b) in row.iter_mut().zip(from) {
+                        *r = b.wrapping_add(self.q.offset as u8);
+                    }
+                } else {
+                    for (c, r) in row[..p.slc].iter_mut().enumerate() {
+                        *r = self.q.store(src.get([ti, n, c]) as i32);
+                    }
+                }
+                row[p.slc..].fill(0);
+            };
+            match self.order {
+                Some(o) => {
+                    for d in 0..p.d {
+                        for i in 0..p.n {
+                            for s in 0..o.len(i) {
+                                quantize_row(d, s * p.n + i, o.time(p, d, i, s), o.sample(i));
+                            }
                         }
                     }
-                    row[p.slc..].fill(0);
+                    let (_, zeros) = plan.seq.expect("sequence lengths");
+                    let q0 = self.q.store(self.q.quantize(0.0));
+                    std::ptr::write_bytes(self.region::<u8>(zeros), q0, plan.dic4);
+                }
+                None if self.input_direct => {}
+                None => {
+                    for ti in 0..p.t {
+                        for n in 0..p.n {
+                            quantize_row(0, ti * p.n + n, ti, n);
+                        }
+                    }
                 }
             }
             if plan.dic4 != p.dic {
@@ -312,10 +339,40 @@ impl Run<'_> {
             (0..p.d).for_each(|d| stack(team, d));
             team.barrier();
         }
-        let members = team.size();
-        let mine = team.index();
-        for ti in (0..p.t).filter(|ti| ti % members == mine && !self.output_direct) {
-            unsafe { self.write_dst_layer(ti) };
+        let last = p.l - 1;
+        unsafe {
+            match self.order {
+                // This member's samples: the top layer's valid steps, the quantized zero past
+                // each sample's length.
+                Some(o) => {
+                    let (_, zeros) = self.plan.seq.expect("sequence lengths");
+                    let zeros: *const u8 = self.region(zeros);
+                    for i in team.share(p.n) {
+                        let len = o.len(i);
+                        for ti in 0..p.t {
+                            let row = |d: usize| match ti < len {
+                                true => {
+                                    let s = if p.is_reversed(d) { len - 1 - ti } else { ti };
+                                    self.output(last, d).row(s * p.n + i).cast_const()
+                                }
+                                false => zeros,
+                            };
+                            self.write_dst_row(ti, o.sample(i), row);
+                        }
+                    }
+                }
+                None if self.output_direct => {}
+                None => {
+                    let (members, mine) = (team.size(), team.index());
+                    for ti in (0..p.t).filter(|ti| ti % members == mine) {
+                        for n in 0..p.n {
+                            let row =
+                                |d: usize| self.output(last, d).row(ti * p.n + n).cast_const();
+                            self.write_dst_row(ti, n, row);
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -342,10 +399,14 @@ impl Run<'_> {
                 self.initial_state(l, d);
             }
             team.barrier();
-            let mut s0 = 0;
-            while s0 < p.t {
-                let s1 = p.t.min(s0 + plan.t_chunk);
-                let t_lo = if p.is_reversed(d) { p.t - s1 } else { s0 };
+            let (steps, mut s0) = (self.order.map_or(p.t, |o| o.steps()), 0);
+            while s0 < steps {
+                let s1 = steps.min(s0 + plan.t_chunk);
+                let t_lo = if p.is_reversed(d) && self.order.is_none() {
+                    p.t - s1
+                } else {
+                    s0
+                };
                 if !plan.fused_layer_gemm {
                     self.layer_gemm(team, l, d, t_lo, s1 - s0);
                     team.barrier();
@@ -383,14 +444,16 @@ impl Run<'_> {
         (plan.sic4 + fused) * plan.panels * p.g * PANEL + projection
     }
 
-    /// A step's (batch rows × panel) items over `panels` panels: one block of rows per member
-    /// when split by batch, else all the rows of a panel per item.
-    fn step_items(&self, team: &Team, by_batch: bool, panels: usize) -> PhaseItems {
+    /// Step `s`'s (batch rows × panel) items over `panels` panels, on its active rows: one
+    /// block of rows per member when split by batch (the same blocks at every step), else all
+    /// the rows of a panel per item.
+    fn step_items(&self, team: &Team, s: usize, by_batch: bool, panels: usize) -> PhaseItems {
         let n = self.p.n;
+        let active = self.order.map_or(n, |o| o.active(s));
         if by_batch {
-            PhaseItems::by_block(n, team.size(), panels)
+            PhaseItems::by_block(n, team.size(), panels).clipped(active)
         } else {
-            PhaseItems::by_panel(n, n, panels)
+            PhaseItems::by_panel(active, active, panels)
         }
     }
 
@@ -413,8 +476,9 @@ impl Run<'_> {
         }
     }
 
-    /// Layer 0's quantized input, row `t·N + n`: `src_layer`, or its copy in the scratchpad.
-    fn input(&self) -> U8Rows {
+    /// Layer 0's quantized input of direction `d`, row `t·N + n`: `src_layer`, or its copy in
+    /// the scratchpad (with sequence lengths, gathered by step).
+    fn input(&self, d: usize) -> U8Rows {
         if self.input_direct {
             let v = &self.t.src_layer;
             return U8Rows {
@@ -422,28 +486,38 @@ impl Run<'_> {
                 ld: v.strides[1] as usize,
             };
         }
+        let gathered = if self.order.is_some() { d } else { 0 };
         U8Rows {
-            ptr: self.region(self.plan.input),
+            ptr: self
+                .region::<u8>(self.plan.input)
+                .wrapping_add(gathered * self.p.t * self.p.n * self.plan.slc4),
             ld: self.plan.slc4,
         }
     }
 
-    /// Time index of step `s` of direction `d`.
+    /// Time index of step `s` of direction `d` (with sequence lengths, the rows are by step).
     fn time(&self, d: usize, s: usize) -> usize {
-        if self.p.is_reversed(d) {
+        if self.p.is_reversed(d) && self.order.is_none() {
             self.p.t - 1 - s
         } else {
             s
         }
     }
 
-    /// The initial `h` (quantized) and `c` of layer `l`, direction `d`.
+    /// The sample of (sorted) row `i`.
+    fn sample(&self, i: usize) -> usize {
+        self.order.map_or(i, |o| o.sample(i))
+    }
+
+    /// The initial `h` (quantized) and `c` of layer `l`, direction `d` (row `i` of sample
+    /// [`Self::sample`]`(i)`).
     unsafe fn initial_state(&self, l: usize, d: usize) {
         let (p, plan) = (self.p, self.plan);
         unsafe {
             let h0: *mut u8 = self.lane(plan.h0, d);
             let act = self.t.src_iter.is_some_and(|v| v.dt != DataType::F32);
-            for n in 0..p.n {
+            for i in 0..p.n {
+                let n = self.sample(i);
                 for c in 0..plan.sic4 {
                     let v = if c >= p.sic {
                         0
@@ -455,14 +529,15 @@ impl Run<'_> {
                         };
                         self.q.store(q)
                     };
-                    *h0.add(n * plan.sic4 + c) = v;
+                    *h0.add(i * plan.sic4 + c) = v;
                 }
             }
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.lane(plan.c, d);
-                for n in 0..p.n {
+                for i in 0..p.n {
+                    let n = self.sample(i);
                     for o in 0..p.dhc {
-                        *c.add(n * plan.c_ld + o) =
+                        *c.add(i * plan.c_ld + o) =
                             self.t.src_iter_c.map_or(0.0, |v| v.get([l, d, n, o]));
                     }
                 }
@@ -470,20 +545,22 @@ impl Run<'_> {
         }
     }
 
-    /// `dst_iter` and `dst_iter_c` of layer `l`, direction `d`.
+    /// `dst_iter` and `dst_iter_c` of layer `l`, direction `d`: the states after the last
+    /// step (with sequence lengths, each sample's last, the initial state for length 0).
     unsafe fn final_state(&self, l: usize, d: usize) {
         let (p, plan) = (self.p, self.plan);
         unsafe {
             if let Some(v) = self.t.dst_iter {
-                let (rows, ld) = if p.t == 0 {
-                    (self.lane::<u8>(plan.h0, d), plan.sic4)
-                } else {
-                    let out = self.output(l, d);
-                    (out.row(self.time(d, p.t - 1) * p.n), out.ld)
-                };
-                for n in 0..p.n {
+                for i in 0..p.n {
+                    let steps = self.order.map_or(p.t, |o| o.len(i));
+                    let row = if steps == 0 {
+                        self.lane::<u8>(plan.h0, d).add(i * plan.sic4)
+                    } else {
+                        self.output(l, d).row(self.time(d, steps - 1) * p.n + i)
+                    };
+                    let n = self.sample(i);
                     for c in 0..p.dic {
-                        let s = *rows.add(n * ld + c);
+                        let s = *row.add(c);
                         let q = s as i32 - self.q.offset;
                         v.put([l, d, n, c], q, self.q.dequantize(q as f32, self.q.shift));
                     }
@@ -491,62 +568,61 @@ impl Run<'_> {
             }
             if let Some(v) = self.t.dst_iter_c {
                 let c: *mut f32 = self.lane(plan.c, d);
-                for n in 0..p.n {
+                for i in 0..p.n {
+                    let n = self.sample(i);
                     for o in 0..p.dhc {
-                        v.put([l, d, n, o], 0, *c.add(n * plan.c_ld + o));
+                        v.put([l, d, n, o], 0, *c.add(i * plan.c_ld + o));
                     }
                 }
             }
         }
     }
 
-    /// One time index of `dst_layer` from the last layer's outputs of every direction.
-    unsafe fn write_dst_layer(&self, ti: usize) {
+    /// Row `n` of time index `ti` of `dst_layer` from the stored outputs `src(d)` (`DIC`
+    /// bytes) of every direction: concatenated, or summed saturated.
+    ///
+    /// # Safety
+    /// `ti`, `n` inside `dst_layer`; each `src(d)` has `DIC` readable bytes.
+    unsafe fn write_dst_row(&self, ti: usize, n: usize, src: impl Fn(usize) -> *const u8) {
         let p = self.p;
-        let last = p.l - 1;
         let dst = self.t.dst_layer;
         let offset = self.q.offset;
         unsafe {
-            for n in 0..p.n {
-                let row = |d: usize| {
-                    let r = self.output(last, d).row(ti * p.n + n);
-                    std::slice::from_raw_parts(r, p.dic)
-                };
-                if p.direction == Direction::BidirectionalSum {
-                    for (c, (&a, &b)) in row(0).iter().zip(row(1)).enumerate() {
-                        let v = (a as i32 + b as i32 - 2 * offset) as f32;
-                        let s = v.clamp(self.q.lo, self.q.hi);
-                        let f = self.q.dequantize(s, 2.0 * self.q.shift);
-                        dst.put([ti, n, c], s as i32, f);
-                    }
-                    continue;
+            let row = |d: usize| std::slice::from_raw_parts(src(d), p.dic);
+            if p.direction == Direction::BidirectionalSum {
+                for (c, (&a, &b)) in row(0).iter().zip(row(1)).enumerate() {
+                    let v = (a as i32 + b as i32 - 2 * offset) as f32;
+                    let s = v.clamp(self.q.lo, self.q.hi);
+                    let f = self.q.dequantize(s, 2.0 * self.q.shift);
+                    dst.put([ti, n, c], s as i32, f);
                 }
-                for d in 0..p.d {
-                    let (src, c0) = (row(d), d * p.dic);
-                    let to = dst.at([ti, n, c0]);
-                    let contiguous = dst.strides[2] == dst.dt.size() as isize;
-                    match dst.dt {
-                        // The stored bytes less the s8 offset.
-                        DataType::U8 | DataType::S8 if contiguous => {
-                            let out = std::slice::from_raw_parts_mut(to, p.dic);
-                            for (o, &s) in out.iter_mut().zip(src) {
-                                *o = s.wrapping_sub(offset as u8);
-                            }
+                return;
+            }
+            for d in 0..p.d {
+                let (src, c0) = (row(d), d * p.dic);
+                let to = dst.at([ti, n, c0]);
+                let contiguous = dst.strides[2] == dst.dt.size() as isize;
+                match dst.dt {
+                    // The stored bytes less the s8 offset.
+                    DataType::U8 | DataType::S8 if contiguous => {
+                        let out = std::slice::from_raw_parts_mut(to, p.dic);
+                        for (o, &s) in out.iter_mut().zip(src) {
+                            *o = s.wrapping_sub(offset as u8);
                         }
-                        DataType::F32 if contiguous => {
-                            let out = to.cast::<f32>();
-                            for (c, &s) in src.iter().enumerate() {
-                                let q = (s as i32 - offset) as f32;
-                                out.add(c)
-                                    .write_unaligned(self.q.dequantize(q, self.q.shift));
-                            }
+                    }
+                    DataType::F32 if contiguous => {
+                        let out = to.cast::<f32>();
+                        for (c, &s) in src.iter().enumerate() {
+                            let q = (s as i32 - offset) as f32;
+                            out.add(c)
+                                .write_unaligned(self.q.dequantize(q, self.q.shift));
                         }
-                        _ => {
-                            for (c, &s) in src.iter().enumerate() {
-                                let q = s as i32 - offset;
-                                let f = self.q.dequantize(q as f32, self.q.shift);
-                                dst.put([ti, n, c0 + c], q, f);
-                            }
+                    }
+                    _ => {
+                        for (c, &s) in src.iter().enumerate() {
+                            let q = s as i32 - offset;
+                            let f = self.q.dequantize(q as f32, self.q.shift);
+                            dst.put([ti, n, c0 + c], q, f);
                         }
                     }
                 }
@@ -561,12 +637,25 @@ impl Run<'_> {
 
     /// The layer GEMM of the `steps` time indices from `t_lo`: `gates[(t − t_lo)·N + n] = x_t[n]
     /// · W`, per (row block × panel) item ([`PhaseItems`]: a member keeps the same panels).
+    /// With sequence lengths, only the rows of the samples running at each step.
     unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize, t_lo: usize, steps: usize) {
-        let items = PhaseItems::by_panel(steps * self.p.n, LAYER_ROW_BLOCK, self.plan.panels);
+        let n = self.p.n;
+        let items = PhaseItems::by_panel(steps * n, LAYER_ROW_BLOCK, self.plan.panels);
         team.for_each(items.count(), false, |it| {
             let (rows, panel) = items.tile(it);
-            // SAFETY: each item writes its own rows of this panel's columns.
-            unsafe { int8_gemm::gemm(self.kernel, &self.layer_op(l, d, t_lo, rows, panel)) };
+            let gemm = |rows| {
+                // SAFETY: each item writes its own rows of this panel's columns.
+                unsafe { int8_gemm::gemm(self.kernel, &self.layer_op(l, d, t_lo, rows, panel)) }
+            };
+            let Some(o) = self.order else {
+                return gemm(rows);
+            };
+            for k in rows.start / n..rows.end.div_ceil(n) {
+                let part = rows.start.max(k * n)..rows.end.min(k * n + o.active(t_lo + k));
+                if !part.is_empty() {
+                    gemm(part);
+                }
+            }
         });
     }
 
@@ -583,7 +672,7 @@ impl Run<'_> {
     ) -> Int8Gemm {
         let (p, plan) = (self.p, self.plan);
         let x = if l == 0 {
-            self.input()
+            self.input(d)
         } else {
             self.output(l - 1, d)
         };
@@ -672,7 +761,7 @@ impl Run<'_> {
         } else {
             (out.row(self.time(d, s - 1) * p.n).cast_const(), out.ld)
         };
-        let items = self.step_items(team, by_batch, plan.panels);
+        let items = self.step_items(team, s, by_batch, plan.panels);
         let gates: *mut i32 = self.lane(plan.gates, d);
         let deq: *const f32 = self.region(plan.deq);
         let bias: *const f32 = self

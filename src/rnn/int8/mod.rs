@@ -12,6 +12,7 @@ use super::cells::CellKind;
 use super::desc::RnnDesc;
 use super::problem::RnnProblem;
 use super::scratch;
+use super::seq_lengths;
 use crate::args;
 use crate::attr::{Attr, WeightsQParams};
 use crate::error::Result;
@@ -126,9 +127,6 @@ impl Int8Config {
         if self.act == DataType::S8 && attr.rnn_data_qparams.1 != 0.0 {
             unimplemented_err!("int8 RNN with s8 activations needs a zero data shift");
         }
-        if p.seq_lengths {
-            unimplemented_err!("int8 RNN with per-sample sequence lengths");
-        }
         if attr.rnn_tparams.test_mode {
             unimplemented_err!("int8 RNN in test mode (linear activations)");
         }
@@ -152,8 +150,13 @@ pub struct Int8Plan {
     pub panels: usize,
     /// Panels of projection outputs.
     pub proj_panels: usize,
-    /// Layer 0's quantized input `[T][N][slc4]`.
+    /// Layer 0's quantized input `[T][N][slc4]`; with sequence lengths, gathered by step in
+    /// the batch order for each direction, `[D][T][N][slc4]`
+    /// (see [`seq_lengths`](super::seq_lengths)).
     pub input: Region,
+    /// Sequence lengths: the batch order ([`seq_lengths::order_floats`]), and a row of
+    /// `dic4` stored quantized zeros (a direction's output past a sample's length).
+    pub seq: Option<(Region, Region)>,
     /// Each direction's two layer outputs (ping-pong) `[D][2][T][N][dic4]`.
     pub outputs: Region,
     /// The initial state of the current layer `[N][sic4]` (per lane).
@@ -217,7 +220,15 @@ impl Int8Plan {
         let panels = p.dhc.div_ceil(PANEL);
         let proj_panels = p.dic.div_ceil(PANEL);
         let mut a = Arena::new("RNN int8 scratchpad");
-        let input = push_bytes(&mut a, &[p.t, p.n, slc4])?;
+        let input_dirs = if p.seq_lengths { p.d } else { 1 };
+        let input = push_bytes(&mut a, &[input_dirs, p.t, p.n, slc4])?;
+        let seq = p
+            .seq_lengths
+            .then(|| -> Result<_> {
+                let order = a.push(&[seq_lengths::order_floats(p)?])?;
+                Ok((order, push_bytes(&mut a, &[dic4])?))
+            })
+            .transpose()?;
         let outputs = push_bytes(&mut a, &[p.d, 2, p.t, p.n, dic4])?;
         let lanes = scratch::concurrent_directions(p);
         let h0 = push_lanes(&mut a, lanes, &[p.n, sic4])?;
@@ -269,6 +280,7 @@ impl Int8Plan {
             gates_ld,
             c_ld,
             input,
+            seq,
             outputs,
             h0,
             gates,
