@@ -336,7 +336,7 @@ fn mixed_lengths(n: usize, t: usize, seed: usize) -> Vec<i32> {
 
 /// Per-sample sequence lengths (the `oxidnn_` extension) on int8 primitives: every direction,
 /// LSTM / LSTMP / GRU, u8 and s8, one and two layers, integer and f32 outputs, the layer GEMM
-/// merged (N = 9) or fused into the steps (N = 40), and teams of every thread (steps split by
+/// merged (N = 9) or fused into the steps (N = 70), and teams of every thread (steps split by
 /// batch where the weights are small, both directions of a bidirectional problem at the same
 /// time on a half team each), against the simulation with the same lengths.
 #[test]
@@ -364,7 +364,7 @@ fn int8_sequence_lengths_and_steps_split_by_batch() {
         .into_iter()
         .enumerate()
         {
-            for n in [9, 40] {
+            for n in [9, 70] {
                 let l = 1 + (k + j) % 2;
                 let dhc = 40;
                 let dic = if proj { 21 } else { dhc };
@@ -397,8 +397,8 @@ fn int8_sequence_lengths_and_steps_split_by_batch() {
                     per_channel: k % 2 == 1,
                     lengths: seq.then(|| mixed_lengths(n, t, k + j)),
                 });
-                if n == 40 && direction.num_directions() == 1 {
-                    // 40 rows, weights of a few KiB: split by batch on two or more threads
+                if n == 70 && direction.num_directions() == 1 {
+                    // 70 rows, weights of a few KiB: split by batch on two or more threads
                     // (a bidirectional problem runs each direction on a half team).
                     split_passes += l;
                 }

@@ -642,7 +642,14 @@ impl Forward<'_> {
         } else {
             1
         };
-        items::split_by_batch(team.size(), p.n, self.step_weight_bytes(pass), barriers)
+        let bytes = self.step_weight_bytes(pass);
+        items::split_by_batch(
+            team.size(),
+            p.n,
+            items::BATCH_SPLIT_MIN_ROWS,
+            bytes,
+            barriers,
+        )
     }
 
     /// Bytes of the weights a step of `pass` reads (`U`, `W` too when the layer GEMM is

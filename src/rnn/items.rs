@@ -13,8 +13,8 @@ use super::scratch::l2_bytes;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Fewest batch rows per member for steps split by batch ([`split_by_batch`]).
-const BATCH_SPLIT_MIN_ROWS: usize = 8;
+/// Fewest batch rows per member for f32 (and bf16) steps split by batch ([`split_by_batch`]).
+pub const BATCH_SPLIT_MIN_ROWS: usize = 8;
 
 /// Layer passes run split by batch so far (see [`batch_split_passes`]).
 static BATCH_SPLIT_PASSES: AtomicUsize = AtomicUsize::new(0);
@@ -32,9 +32,10 @@ pub(crate) fn count_batch_split_pass() {
 
 /// Whether a team of `members` steps its own batch rows each (of `n`): every panel of a
 /// member's rows, no barrier between steps nor between a step's phases, but every member reads
-/// all the weights. With several members, at least [`BATCH_SPLIT_MIN_ROWS`] rows each, and
-/// the `step_weight_bytes` a step reads within 3/8 of a core's L2 per barrier a step saves
-/// (`barriers`: GRU, AUGRU and LSTMP steps have two phases).
+/// all the weights. With several members, at least `min_rows` rows each (the kernels' rule,
+/// e.g. [`BATCH_SPLIT_MIN_ROWS`]), and the `step_weight_bytes` a step reads within 3/8 of a
+/// core's L2 per barrier a step saves (`barriers`: GRU, AUGRU and LSTMP steps have two
+/// phases).
 ///
 /// Measured on a Xeon (2 MiB L2; paired, 2 threads, T=50, f32, split by batch against by
 /// panel): AUGRU N=32 C=256 (1.5 MiB, two barriers) 0.926, N=64 0.949, GRU N=32 C=256 0.965,
@@ -43,10 +44,14 @@ pub(crate) fn count_batch_split_pass() {
 /// (1 MiB) 0.972 / 1.034, LSTM N=32 C=192 and vanilla C=384 (1.1 MiB) 0.980 / 1.016, LBR-GRU
 /// C=256 (1.5 MiB) 1.026, LSTM C=256 and vanilla C=512 (2 MiB) 1.04 / 1.03; GRU C=384 (3.4 MiB)
 /// 1.04, GRU / LBR-GRU C=512 1.18 / 1.12, LSTMP N=16 DHC=1024 1.34.
-pub fn split_by_batch(members: usize, n: usize, step_weight_bytes: usize, barriers: usize) -> bool {
-    members > 1
-        && n >= members * BATCH_SPLIT_MIN_ROWS
-        && 8 * step_weight_bytes <= 3 * barriers * l2_bytes()
+pub fn split_by_batch(
+    members: usize,
+    n: usize,
+    min_rows: usize,
+    step_weight_bytes: usize,
+    barriers: usize,
+) -> bool {
+    members > 1 && n >= members * min_rows && 8 * step_weight_bytes <= 3 * barriers * l2_bytes()
 }
 
 /// How a phase's items map to (batch rows, panel).
