@@ -152,7 +152,7 @@ pub struct Int8Plan {
     pub proj_panels: usize,
     /// Layer 0's quantized input `[T][N][slc4]`; with sequence lengths, gathered by step in
     /// the batch order for each direction, `[D][T][N][slc4]`
-    /// (see [`seq_lengths`](super::seq_lengths)).
+    /// (see [`seq_lengths`]).
     pub input: Region,
     /// Sequence lengths: the batch order ([`seq_lengths::order_floats`]), and a row of
     /// `dic4` stored quantized zeros (a direction's output past a sample's length).
