@@ -40,6 +40,7 @@ use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::items::{self, next_item, PhaseItems};
 use super::problem::RnnProblem;
+use super::schedule;
 use super::scratch::{l2_bytes, ScratchLayout, L2_BYTES};
 use super::seq_lengths::SeqOrder;
 use super::views::{SeqView, Strided};
@@ -246,14 +247,9 @@ impl Forward<'_> {
                     unsafe { self.layer(team, l, d) };
                 }
             };
-            if self.scratch.lanes == 2 {
-                // The two directions at the same time, on a half of the team each.
-                team.halves(|d, half| stack(half, d));
-                if self.sum_deferred() {
-                    unsafe { self.add_second_direction(team) };
-                }
-            } else {
-                (0..p.d).for_each(|d| stack(team, d));
+            schedule::directions(team, p.d, self.scratch.lanes, stack);
+            if self.sum_deferred() {
+                unsafe { self.add_second_direction(team) };
             }
             if let Some(o) = &self.order {
                 let h = |d| unsafe { self.h_output(p.l - 1, d) };
@@ -509,28 +505,14 @@ impl Forward<'_> {
                 }
             }
             team.barrier();
-            let (tc, steps) = (self.scratch.t_chunk.max(1), self.steps());
-            let mut s0 = 0;
-            while s0 < steps {
-                let s1 = steps.min(s0 + tc);
-                if !self.scratch.fused_layer_gemm {
-                    self.layer_gemm(team, &pass, s0, s1);
-                    team.barrier();
-                }
-                if pass.by_batch && s0 == 0 && team.index() == 0 {
-                    items::count_batch_split_pass();
-                }
-                for s in s0..s1 {
-                    self.step(team, &pass, s, s0);
-                    // Split by batch, a member's next step reads only its own rows of h; the
-                    // chunk's last step still ends at a barrier (the next layer GEMM, or the
-                    // final states, take other rows).
-                    if !pass.by_batch || s + 1 == s1 {
-                        team.barrier();
-                    }
-                }
-                s0 = s1;
-            }
+            schedule::chunked_steps(
+                team,
+                (self.steps(), self.scratch.t_chunk),
+                self.scratch.fused_layer_gemm,
+                pass.by_batch,
+                |s0, s1| self.layer_gemm(team, &pass, s0, s1),
+                |s, s0| self.step(team, &pass, s, s0),
+            );
             self.final_states(team, &pass);
             if let (Some(o), Some(ws)) = (&self.order, self.workspace) {
                 // What backward reads of every step: h (slot s + 1), c (s + 1), h̃ (s).

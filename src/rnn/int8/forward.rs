@@ -20,6 +20,7 @@ use crate::rnn::arena::Region;
 use crate::rnn::cells::TileRows;
 use crate::rnn::items::{self, PhaseItems};
 use crate::rnn::problem::RnnProblem;
+use crate::rnn::schedule;
 use crate::rnn::seq_lengths::SeqOrder;
 use crate::threading::{self, Team};
 use crate::types::{DataType, Direction};
@@ -339,10 +340,9 @@ impl Run<'_> {
                 unsafe { self.layer(team, l, d) };
             }
         };
-        if self.plan.lanes == 2 {
-            team.halves(|d, half| stack(half, d));
-        } else {
-            (0..p.d).for_each(|d| stack(team, d));
+        schedule::directions(team, p.d, self.plan.lanes, stack);
+        if self.plan.lanes != 2 {
+            // The last layer's final states are written by one member.
             team.barrier();
         }
         let last = p.l - 1;
@@ -398,34 +398,31 @@ impl Run<'_> {
                 2
             },
         );
-        if by_batch && team.index() == 0 {
-            items::count_batch_split_pass();
-        }
+        let steps = self.order.map_or(p.t, |o| o.steps());
+        // Time index of the first row of the chunk of steps `s0..s1` (the rows are by time).
+        let t_lo = |s0: usize, s1: usize| {
+            if p.is_reversed(d) && self.order.is_none() {
+                p.t - s1
+            } else {
+                s0
+            }
+        };
         unsafe {
             if team.index() == 0 {
                 self.initial_state(l, d);
             }
             team.barrier();
-            let (steps, mut s0) = (self.order.map_or(p.t, |o| o.steps()), 0);
-            while s0 < steps {
-                let s1 = steps.min(s0 + plan.t_chunk);
-                let t_lo = if p.is_reversed(d) && self.order.is_none() {
-                    p.t - s1
-                } else {
-                    s0
-                };
-                if !plan.fused_layer_gemm {
-                    self.layer_gemm(team, l, d, t_lo, s1 - s0);
-                    team.barrier();
-                }
-                for s in s0..s1 {
-                    self.step(team, l, d, s, t_lo, by_batch);
-                    if !by_batch || s + 1 == s1 {
-                        team.barrier();
-                    }
-                }
-                s0 = s1;
-            }
+            schedule::chunked_steps(
+                team,
+                (steps, plan.t_chunk),
+                plan.fused_layer_gemm,
+                by_batch,
+                |s0, s1| self.layer_gemm(team, l, d, t_lo(s0, s1), s1 - s0),
+                |s, s0| {
+                    let s1 = steps.min(s0 + plan.t_chunk.max(1));
+                    self.step(team, l, d, s, t_lo(s0, s1), by_batch)
+                },
+            );
             if team.index() == 0 {
                 self.final_state(l, d);
             }
