@@ -183,8 +183,12 @@ pub struct Int8Plan {
     /// Projection accumulators `[N][proj_panels·32]` (s32).
     pub proj: Region,
     /// Directions running at the same time (1 or 2, [`scratch::concurrent_directions`]): the
-    /// regions a pass writes (`h0`, `gates`, `c`, `hq`, `proj`) have one copy each
-    /// ([`Int8Plan::lane`]).
+    /// regions a pass writes (`h0`, `gates`, `c`, `hq`, `proj`) then have one copy each
+    /// ([`Int8Plan::lane`]). Only when the weights a step of one direction reads fit in half
+    /// a core's L2: a half team of one member keeps them there, while larger ones are better
+    /// shared by panel over the whole team, each member's part in its L2 (2 threads, on a
+    /// loaded Xeon: bidirectional LSTM N=16 C=512, 2 MiB of `W` + `U` fused, 1.35 times
+    /// slower on half teams; N=1 C=512, 1 MiB of `U`, 0.9 times).
     pub lanes: usize,
     /// Compensated bias `[L][D][G][DHC]` (f32).
     pub bias: Region,
@@ -230,8 +234,6 @@ impl Int8Plan {
             })
             .transpose()?;
         let outputs = push_bytes(&mut a, &[p.d, 2, p.t, p.n, dic4])?;
-        let lanes = scratch::concurrent_directions(p);
-        let h0 = push_lanes(&mut a, lanes, &[p.n, sic4])?;
         // Byte counts compared with cache sizes, where saturating is exact.
         let gates_ld = size::add(
             "RNN int8 scratchpad",
@@ -248,6 +250,21 @@ impl Int8Plan {
         } else {
             scratch::layer_gemm_steps(p.t, row_bytes, weight_bytes)
         };
+        // The weights a step of one direction reads (`U`, `W` when fused, the projection).
+        let fused_k = if fused_layer_gemm {
+            p.slc.max(p.dic)
+        } else {
+            0
+        };
+        let step_bytes = (p.sic.saturating_add(fused_k))
+            .saturating_mul(p.g * p.dhc)
+            .saturating_add(p.dhc.saturating_mul(p.dic) * usize::from(p.with_projection));
+        let lanes = if step_bytes <= scratch::l2_bytes() / 2 {
+            scratch::concurrent_directions(p)
+        } else {
+            1
+        };
+        let h0 = push_lanes(&mut a, lanes, &[p.n, sic4])?;
         let gates = push_lanes(&mut a, lanes, &[t_chunk, p.n, gates_ld, 4])?;
         let c_ld = size::add("RNN int8 scratchpad", p.dhc, scratch::ROW_PAD)?;
         let c = push_lanes(&mut a, lanes, &[p.n, c_ld, 4])?;
