@@ -6,6 +6,10 @@
 //! LSTMP quantizes `h`, projects, dequantizes with the projection scales and compensation,
 //! and requantizes.
 //!
+//! The schedule is the f32 driver's ([`schedule`]): both directions at once on half teams
+//! ([`Int8Plan::lanes`]), steps split by batch ([`items::split_by_batch`]), per-sample sequence
+//! lengths on the active rows ([`SeqOrder`]).
+//!
 //! States are stored as u8: s8 activations as `q + 128` (the GEMM multiplies u8 by s8), the
 //! offset folded into the compensation like a shift.
 
