@@ -47,6 +47,8 @@ struct Case {
     f32_outputs: bool,
     /// Per-channel weights scales.
     per_channel: bool,
+    /// Per-sample sequence lengths (`Attr::rnn_seq_lengths`).
+    lengths: Option<Vec<i32>>,
 }
 
 fn run(c: &Case, isa: Isa) -> (usize, usize) {
@@ -94,6 +96,7 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
 
     let mut attr = Attr::new();
     attr.rnn_data_qparams = (ip.scale, ip.shift);
+    attr.rnn_seq_lengths = c.lengths.is_some();
     attr.set_rnn_weights_qparams(if c.per_channel { 24 } else { 0 }, &ws)
         .unwrap();
     if p.with_projection {
@@ -174,6 +177,10 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
     };
     let src_iter_c_mem = with(&c_md, &src_iter_c);
     let bias_mem = with(&arg(args::BIAS), &bias);
+    let lengths_mem = c
+        .lengths
+        .as_ref()
+        .map(|v| lstm_common::lengths_memory(&arg(args::SEQ_LENGTHS), v));
     let dl = Memory::allocate(&dl_md).unwrap();
     let di = Memory::allocate(&di_md).unwrap();
     let dc = Memory::allocate(&c_md).unwrap();
@@ -193,6 +200,9 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
     if let Some(m) = &wp_mem {
         list.push((args::WEIGHTS_PROJECTION, m));
     }
+    if let Some(m) = &lengths_mem {
+        list.push((args::SEQ_LENGTHS, m));
+    }
     let prim = Primitive::new(&PrimitiveDesc::Rnn(Box::new(pd.clone()))).unwrap();
     prim.execute(&ExecArgs::new(list).unwrap())
         .expect("execute");
@@ -209,6 +219,7 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
             bias: &bias,
             weights_scales: &ws,
             projection_scales: &ps,
+            lengths: c.lengths.as_deref(),
         },
     );
     let sum = p.direction == Direction::BidirectionalSum;
@@ -287,12 +298,19 @@ fn int8_primitives_match_the_simulation() {
                 weights_any: k != 1,
                 f32_outputs: k == 3,
                 per_channel: k % 2 == 0,
+                lengths: None,
             });
         }
     }
+    check_every_isa(&cases);
+}
+
+/// Runs every case on every kernel set this CPU runs: quantized outputs at most one step off,
+/// at most 3 % of them differing at all.
+fn check_every_isa(cases: &[Case]) {
     for isa in Isa::all_supported() {
         let (mut compared, mut differing) = (0, 0);
-        for c in &cases {
+        for c in cases {
             let (a, b) = run(c, isa);
             compared += a;
             differing += b;
@@ -302,5 +320,95 @@ fn int8_primitives_match_the_simulation() {
             differing * 100 <= 3 * compared,
             "{isa:?}: {differing} of {compared}"
         );
+    }
+}
+
+/// Mixed lengths in `0..=t` with a 0 and a `t` among them (for `n ≥ 2`), not sorted.
+fn mixed_lengths(n: usize, t: usize, seed: usize) -> Vec<i32> {
+    (0..n)
+        .map(|b| match (b + seed) % 5 {
+            0 => t,
+            1 => 0,
+            k => (b * 7 + seed * 3 + k) % (t + 1),
+        } as i32)
+        .collect()
+}
+
+/// Per-sample sequence lengths (the `oxidnn_` extension) on int8 primitives: every direction,
+/// LSTM / LSTMP / GRU, u8 and s8, one and two layers, integer and f32 outputs, the layer GEMM
+/// merged (N = 9) or fused into the steps (N = 70), and teams of every thread (steps split by
+/// batch where the weights are small, both directions of a bidirectional problem at the same
+/// time on a half team each), against the simulation with the same lengths.
+#[test]
+fn int8_sequence_lengths_and_steps_split_by_batch() {
+    // Teams wait for every worker, so each execution has a team of all the threads.
+    oxidnn::threading::FULL_TEAMS.store(true, std::sync::atomic::Ordering::Relaxed);
+    let before = oxidnn::rnn::forward::batch_split_passes();
+    let mut cases = Vec::new();
+    let mut split_passes = 0;
+    for (k, direction) in [
+        Direction::Left2Right,
+        Direction::Right2Left,
+        Direction::BidirectionalConcat,
+        Direction::BidirectionalSum,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (j, (cell, proj, s8)) in [
+            (CellKind::Lstm, false, false),
+            (CellKind::Lstm, true, false),
+            (CellKind::Gru, false, false),
+            (CellKind::Lstm, true, true),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for n in [9, 70] {
+                let l = 1 + (k + j) % 2;
+                let dhc = 40;
+                let dic = if proj { 21 } else { dhc };
+                let t = 6;
+                let seq = (k + j + n) % 3 != 2;
+                cases.push(Case {
+                    p: Int8RefProblem {
+                        shape: RefProblem {
+                            cell,
+                            direction,
+                            l,
+                            t,
+                            n,
+                            slc: if l == 1 { 20 } else { dic },
+                            sic: dic,
+                            dhc,
+                            dic,
+                            with_projection: proj,
+                            activation: None,
+                            linear: None,
+                            precision: Precision::F32,
+                            c_precision: Precision::F32,
+                        },
+                        s8,
+                        scale: 40.0,
+                        shift: if s8 { 0.0 } else { 100.0 },
+                    },
+                    weights_any: j % 2 == 0,
+                    f32_outputs: (k + j) % 3 == 1,
+                    per_channel: k % 2 == 1,
+                    lengths: seq.then(|| mixed_lengths(n, t, k + j)),
+                });
+                if n == 70 && direction.num_directions() == 1 {
+                    // 70 rows, weights of a few KiB: split by batch on two or more threads
+                    // (a bidirectional problem runs each direction on a half team).
+                    split_passes += l;
+                }
+            }
+        }
+    }
+    assert!(cases.iter().filter(|c| c.lengths.is_some()).count() >= 16);
+    check_every_isa(&cases);
+    if oxidnn::threading::num_threads() >= 2 {
+        let isas = Isa::all_supported().len();
+        assert!(oxidnn::rnn::forward::batch_split_passes() - before >= split_passes * isas);
     }
 }

@@ -38,8 +38,9 @@
 
 use super::arena::Region;
 use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
-use super::items::{next_item, PhaseItems};
+use super::items::{self, next_item, PhaseItems};
 use super::problem::RnnProblem;
+use super::schedule;
 use super::scratch::{l2_bytes, ScratchLayout, L2_BYTES};
 use super::seq_lengths::SeqOrder;
 use super::views::{SeqView, Strided};
@@ -51,7 +52,6 @@ use crate::kernels::Isa;
 use crate::memory::packed::PANEL;
 use crate::threading::{self, Team};
 use crate::types::Direction;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// GEMM work (flops) of one step below which the whole pass runs on one thread.
 const PARALLEL_MIN_FLOPS: usize = 1 << 18;
@@ -63,17 +63,8 @@ const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
 const STEP_MAX_BATCH_BLOCK: usize = 64;
 /// Smallest batch block when batch rows are split to feed more threads.
 const STEP_MIN_BATCH_BLOCK: usize = 8;
-/// Fewest batch rows per member for steps split by batch ([`Forward::split_by_batch`]).
-const BATCH_SPLIT_MIN_ROWS: usize = 8;
 
-/// Layer passes run split by batch so far (see [`batch_split_passes`]).
-static BATCH_SPLIT_PASSES: AtomicUsize = AtomicUsize::new(0);
-
-/// Test seam: how many layer passes (of one layer and direction) have run their steps split by
-/// batch (`Forward::split_by_batch`) in this process.
-pub fn batch_split_passes() -> usize {
-    BATCH_SPLIT_PASSES.load(Ordering::Relaxed)
-}
+pub use super::items::batch_split_passes;
 
 /// Every tensor one forward execution touches, as raw views.
 #[derive(Clone, Copy, Debug)]
@@ -256,14 +247,9 @@ impl Forward<'_> {
                     unsafe { self.layer(team, l, d) };
                 }
             };
-            if self.scratch.lanes == 2 {
-                // The two directions at the same time, on a half of the team each.
-                team.halves(|d, half| stack(half, d));
-                if self.sum_deferred() {
-                    unsafe { self.add_second_direction(team) };
-                }
-            } else {
-                (0..p.d).for_each(|d| stack(team, d));
+            schedule::directions(team, p.d, self.scratch.lanes, stack);
+            if self.sum_deferred() {
+                unsafe { self.add_second_direction(team) };
             }
             if let Some(o) = &self.order {
                 let h = |d| unsafe { self.h_output(p.l - 1, d) };
@@ -519,28 +505,14 @@ impl Forward<'_> {
                 }
             }
             team.barrier();
-            let (tc, steps) = (self.scratch.t_chunk.max(1), self.steps());
-            let mut s0 = 0;
-            while s0 < steps {
-                let s1 = steps.min(s0 + tc);
-                if !self.scratch.fused_layer_gemm {
-                    self.layer_gemm(team, &pass, s0, s1);
-                    team.barrier();
-                }
-                if pass.by_batch && s0 == 0 && team.index() == 0 {
-                    BATCH_SPLIT_PASSES.fetch_add(1, Ordering::Relaxed);
-                }
-                for s in s0..s1 {
-                    self.step(team, &pass, s, s0);
-                    // Split by batch, a member's next step reads only its own rows of h; the
-                    // chunk's last step still ends at a barrier (the next layer GEMM, or the
-                    // final states, take other rows).
-                    if !pass.by_batch || s + 1 == s1 {
-                        team.barrier();
-                    }
-                }
-                s0 = s1;
-            }
+            schedule::chunked_steps(
+                team,
+                (self.steps(), self.scratch.t_chunk),
+                self.scratch.fused_layer_gemm,
+                pass.by_batch,
+                |s0, s1| self.layer_gemm(team, &pass, s0, s1),
+                |s, s0| self.step(team, &pass, s, s0),
+            );
             self.final_states(team, &pass);
             if let (Some(o), Some(ws)) = (&self.order, self.workspace) {
                 // What backward reads of every step: h (slot s + 1), c (s + 1), h̃ (s).
@@ -644,19 +616,7 @@ impl Forward<'_> {
         PhaseItems::by_panel(n, n.div_ceil(blocks.max(1)), self.panels())
     }
 
-    /// Whether each member runs every panel of its own batch rows (see `items`): no barrier
-    /// between steps, nor between a step's phases, but every member reads all the weights.
-    /// With several members, at least [`BATCH_SPLIT_MIN_ROWS`] rows each, and the weights a
-    /// step reads within 3/8 of a core's L2 per barrier a step saves (GRU, AUGRU and LSTMP
-    /// steps have two phases).
-    ///
-    /// Measured on a Xeon (2 MiB L2; paired, 2 threads, T=50, split by batch against by panel):
-    /// AUGRU N=32 C=256 (1.5 MiB, two barriers) 0.926, N=64 0.949, GRU N=32 C=256 0.965, N=16
-    /// 0.963, AUGRU training 0.966; one barrier: vanilla N=16 / 32 C=256 (0.25 / 0.5 MiB) 0.852 /
-    /// 0.944, LSTM N=16 / 32 C=128 0.897 / 0.964, but with 1–2 MiB: LSTM N=24 / 16 C=256 (1 MiB)
-    /// 0.972 / 1.034, LSTM N=32 C=192 and vanilla C=384 (1.1 MiB) 0.980 / 1.016, LBR-GRU C=256
-    /// (1.5 MiB) 1.026, LSTM C=256 and vanilla C=512 (2 MiB) 1.04 / 1.03; GRU C=384 (3.4 MiB)
-    /// 1.04, GRU / LBR-GRU C=512 1.18 / 1.12, LSTMP N=16 DHC=1024 1.34.
+    /// Whether each member runs every panel of its own batch rows ([`items::split_by_batch`]).
     fn split_by_batch(&self, team: &Team, pass: &Pass) -> bool {
         let p = self.problem;
         let barriers = if matches!(p.cell, CellKind::Gru | CellKind::Augru) || p.with_projection {
@@ -664,9 +624,14 @@ impl Forward<'_> {
         } else {
             1
         };
-        team.size() > 1
-            && p.n >= team.size() * BATCH_SPLIT_MIN_ROWS
-            && 8 * self.step_weight_bytes(pass) <= 3 * barriers * l2_bytes()
+        let bytes = self.step_weight_bytes(pass);
+        items::split_by_batch(
+            team.size(),
+            p.n,
+            items::BATCH_SPLIT_MIN_ROWS,
+            bytes,
+            barriers,
+        )
     }
 
     /// Bytes of the weights a step of `pass` reads (`U`, `W` too when the layer GEMM is

@@ -7,9 +7,52 @@
 //! - **by batch block**: as many blocks as members, a member takes one block with every panel.
 //!   Batch rows never mix in a recurrence, so a member's steps read only the h it wrote itself
 //!   and need no barrier; each member reads all the weights, which suits weights small enough
-//!   to stay in every member's L2 (see `Forward::split_by_batch`).
+//!   to stay in every member's L2 ([`split_by_batch`]).
 
+use super::scratch::l2_bytes;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Fewest batch rows per member for f32 (and bf16) steps split by batch ([`split_by_batch`]).
+pub const BATCH_SPLIT_MIN_ROWS: usize = 8;
+
+/// Layer passes run split by batch so far (see [`batch_split_passes`]).
+static BATCH_SPLIT_PASSES: AtomicUsize = AtomicUsize::new(0);
+
+/// Test seam: how many layer passes (of one layer and direction) have run their steps split by
+/// batch ([`split_by_batch`]) in this process, by any forward driver.
+pub fn batch_split_passes() -> usize {
+    BATCH_SPLIT_PASSES.load(Ordering::Relaxed)
+}
+
+/// Counts one layer pass run split by batch ([`batch_split_passes`]).
+pub(crate) fn count_batch_split_pass() {
+    BATCH_SPLIT_PASSES.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Whether a team of `members` steps its own batch rows each (of `n`): every panel of a
+/// member's rows, no barrier between steps nor between a step's phases, but every member reads
+/// all the weights. With several members, at least `min_rows` rows each (the kernels' rule,
+/// e.g. [`BATCH_SPLIT_MIN_ROWS`]), and the `step_weight_bytes` a step reads within 3/8 of a
+/// core's L2 per barrier a step saves (`barriers`: GRU, AUGRU and LSTMP steps have two
+/// phases).
+///
+/// Measured on a Xeon (2 MiB L2; paired, 2 threads, T=50, f32, split by batch against by
+/// panel): AUGRU N=32 C=256 (1.5 MiB, two barriers) 0.926, N=64 0.949, GRU N=32 C=256 0.965,
+/// N=16 0.963, AUGRU training 0.966; one barrier: vanilla N=16 / 32 C=256 (0.25 / 0.5 MiB)
+/// 0.852 / 0.944, LSTM N=16 / 32 C=128 0.897 / 0.964, but with 1–2 MiB: LSTM N=24 / 16 C=256
+/// (1 MiB) 0.972 / 1.034, LSTM N=32 C=192 and vanilla C=384 (1.1 MiB) 0.980 / 1.016, LBR-GRU
+/// C=256 (1.5 MiB) 1.026, LSTM C=256 and vanilla C=512 (2 MiB) 1.04 / 1.03; GRU C=384 (3.4 MiB)
+/// 1.04, GRU / LBR-GRU C=512 1.18 / 1.12, LSTMP N=16 DHC=1024 1.34.
+pub fn split_by_batch(
+    members: usize,
+    n: usize,
+    min_rows: usize,
+    step_weight_bytes: usize,
+    barriers: usize,
+) -> bool {
+    members > 1 && n >= members * min_rows && 8 * step_weight_bytes <= 3 * barriers * l2_bytes()
+}
 
 /// How a phase's items map to (batch rows, panel).
 #[derive(Clone, Copy, Debug)]

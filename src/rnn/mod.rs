@@ -21,6 +21,7 @@ pub mod problem;
 pub mod reference;
 pub mod reference_backward;
 pub mod reference_int8;
+pub mod schedule;
 pub mod scratch;
 pub mod seq_lengths;
 pub mod staging;

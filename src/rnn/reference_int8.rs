@@ -12,6 +12,12 @@
 //! compensation, and requantizes. `dst_layer` of a bidirectional sum is the saturated sum of the
 //! two quantized outputs.
 //!
+//! With per-sample sequence lengths (the `oxidnn_` extension, [`seq_lengths`](super::seq_lengths)),
+//! sample `b` runs steps `0..len_b` only (a reversed direction from time `len_b − 1` down);
+//! `dst_iter` / `dst_iter_c` hold its states after its last step (the initial ones for length
+//! 0), and each direction's output at times `≥ len_b` is the quantized zero, combined into
+//! `dst_layer` as the valid ones are.
+//!
 //! The activations are the library's scalar ones (checked against libm by the f32 tests), so
 //! any difference from the primitive is one of the integer path.
 
@@ -55,6 +61,8 @@ pub struct Int8RefInputs<'a> {
     pub weights_scales: &'a [f32],
     /// Projection scales: one, or `DIC`.
     pub projection_scales: &'a [f32],
+    /// Per-sample sequence lengths `[N]` (each in `0..=T`), or none (all T).
+    pub lengths: Option<&'a [i32]>,
 }
 
 /// Outputs: quantized `dst_layer` (`[T][N][DLC]`) and `dst_iter` (`[L][D][N][DIC]`), f32
@@ -163,14 +171,18 @@ pub fn forward(q: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
                         .collect()
                 })
                 .collect();
-            let mut output = vec![0i32; p.t * p.n * p.dic];
+            let mut output = vec![q.quantize(0.0); p.t * p.n * p.dic];
             for s in 0..p.t {
-                let t = if p.direction == Direction::Right2Left || d == 1 {
-                    p.t - 1 - s
-                } else {
-                    s
-                };
                 for n in 0..p.n {
+                    let len = x.lengths.map_or(p.t, |v| v[n] as usize);
+                    if s >= len {
+                        continue;
+                    }
+                    let t = if p.direction == Direction::Right2Left || d == 1 {
+                        len - 1 - s
+                    } else {
+                        s
+                    };
                     let xr = &input[(t * p.n + n) * k_in..][..k_in];
                     let layer = |g: usize, o: usize| -> i32 {
                         (0..k_in).map(|i| xr[i] * wl(i, g, o)).sum()

@@ -17,6 +17,10 @@
 //! steps cost — and the top layer's states are scattered back to `dst_layer`. Everything lives
 //! in the scratchpad ([`SeqLengthsLayout`]), planned with the pd.
 //!
+//! The int8 driver (`rnn::int8`) does the same on its quantized rows: layer 0's input
+//! quantized and gathered per direction, each step on its active rows, the states scattered
+//! back; past a sample's length its `dst_layer` rows hold the quantized zero.
+//!
 //! Training keeps the workspace in that order, with zeros in the rows no step computed; the
 //! backward driver orders the batch the same way (the same lengths are given to it), runs each
 //! step's element-wise part and recurrent GEMMs on the active rows (the others' state gradients

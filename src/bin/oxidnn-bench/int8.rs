@@ -405,6 +405,7 @@ impl Prepared {
                 bias: &x.bias,
                 weights_scales: &x.scales[0],
                 projection_scales: &x.scales[1],
+                lengths: None,
             },
         )
     }

@@ -9,6 +9,7 @@ use crate::memory::{quantize, Layout, PackedLayout};
 use crate::primitive::ExecArgs;
 use crate::rnn::pd::RnnPd;
 use crate::rnn::primitive::{buffer, required};
+use crate::rnn::seq_lengths::SeqOrder;
 
 /// Runs an int8 forward pass with `scratch` as its scratchpad.
 ///
@@ -91,11 +92,25 @@ pub unsafe fn run(pd: &RnnPd, args: &ExecArgs, scratch: *mut u8) -> Result<()> {
         },
         scratch,
     };
+    let lengths = if p.seq_lengths {
+        Some(required(pd, args, args::SEQ_LENGTHS)?)
+    } else {
+        None
+    };
     if p.is_empty() {
         return Ok(());
     }
+    let order = match (plan.seq, lengths) {
+        // SAFETY: the memory's descriptor is the pd's (N s32 values); the region lies in the
+        // scratchpad.
+        (Some((region, _)), Some(ptr)) => Some(unsafe {
+            let lengths = std::slice::from_raw_parts(ptr.cast::<i32>().cast_const(), p.n);
+            SeqOrder::new(p, region, scratch, lengths)?
+        }),
+        _ => None,
+    };
     // SAFETY: every view addresses its descriptor (checked by `ExecArgs::require`), the
     // scratchpad holds the plan; the pd's instruction set runs on this CPU.
-    unsafe { forward::run(p, cfg, plan, pd.attr(), pd.isa(), tensors) };
+    unsafe { forward::run(p, cfg, plan, pd.attr(), pd.isa(), tensors, order) };
     Ok(())
 }

@@ -6,6 +6,10 @@
 //! LSTMP quantizes `h`, projects, dequantizes with the projection scales and compensation,
 //! and requantizes.
 //!
+//! The schedule is the f32 driver's ([`schedule`]): both directions at once on half teams
+//! ([`Int8Plan::lanes`]), steps split by batch ([`items::split_by_batch`]), per-sample sequence
+//! lengths on the active rows ([`SeqOrder`]).
+//!
 //! States are stored as u8: s8 activations as `q + 128` (the GEMM multiplies u8 by s8), the
 //! offset folded into the compensation like a shift.
 
@@ -16,14 +20,23 @@ use crate::kernels::int8_gemm::{self, Int8Gemm, Int8Kernel};
 use crate::kernels::Isa;
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::MemoryDesc;
+use crate::rnn::arena::Region;
 use crate::rnn::cells::TileRows;
-use crate::rnn::items::PhaseItems;
+use crate::rnn::items::{self, PhaseItems};
 use crate::rnn::problem::RnnProblem;
+use crate::rnn::schedule;
+use crate::rnn::seq_lengths::SeqOrder;
 use crate::threading::{self, Team};
 use crate::types::{DataType, Direction};
 
 /// Rows of one layer-GEMM work item (16 register tiles of 6 rows; 6 AMX tiles of 16).
 const LAYER_ROW_BLOCK: usize = 96;
+/// Fewest batch rows per member for steps split by batch ([`items::split_by_batch`]): two
+/// AMX tiles of rows. A tile of 16 rows or fewer reads every weight for as few rows, and the
+/// weights a member reads twice cost more than the barriers saved (2 threads, on a Xeon with
+/// AMX, split against by panel: GRU N=32 C=512 1.37, LSTM N=16 C=128 1.16, N=32 C=256 1.06;
+/// N=64 C=128 0.80).
+const BATCH_SPLIT_MIN_ROWS: usize = 32;
 
 /// A plain user tensor of `R` dims: element `idx` at `ptr + Σ idx·strides` bytes.
 #[derive(Clone, Copy, Debug)]
@@ -149,6 +162,10 @@ struct Run<'a> {
     /// The last layer writes its outputs into `dst_layer` itself ([`dense_u8_rows`]; not for
     /// a bidirectional sum).
     output_direct: bool,
+    /// Per-sample sequence lengths: the batch order. Layer 0's input is then gathered by step
+    /// for each direction (each sample time-reversed for reversed directions), every state
+    /// is kept by step in sorted rows, and each step runs on its active rows only.
+    order: Option<SeqOrder>,
 }
 
 /// Whether a `[T][N][C]` tensor holds u8 rows the GEMMs can read and the post-GEMM write in
@@ -181,6 +198,7 @@ pub unsafe fn run(
     attr: &Attr,
     isa: Isa,
     t: Int8Tensors,
+    order: Option<SeqOrder>,
 ) {
     let kernel = Int8Kernel::for_isa(isa);
     let (scale, shift) = attr.rnn_data_qparams;
@@ -201,6 +219,7 @@ pub unsafe fn run(
         },
         input_direct: false,
         output_direct: false,
+        order,
     };
     let dlc = p.dic
         * if p.direction == Direction::BidirectionalConcat {
@@ -209,8 +228,9 @@ pub unsafe fn run(
             1
         };
     let r = Run {
-        input_direct: dense_u8_rows(&r.t.src_layer, p.n, p.slc, &r.q),
-        output_direct: p.direction != Direction::BidirectionalSum
+        input_direct: order.is_none() && dense_u8_rows(&r.t.src_layer, p.n, p.slc, &r.q),
+        output_direct: order.is_none()
+            && p.direction != Direction::BidirectionalSum
             && dense_u8_rows(&r.t.dst_layer, p.n, dlc, &r.q)
             && p.dic.is_multiple_of(4),
         ..r
@@ -223,8 +243,13 @@ pub unsafe fn run(
 }
 
 impl Run<'_> {
-    fn region<T>(&self, r: crate::rnn::arena::Region) -> *mut T {
+    fn region<T>(&self, r: Region) -> *mut T {
         self.t.scratch.wrapping_add(r.offset).cast()
+    }
+
+    /// Direction `d`'s copy of a per-pass region ([`Int8Plan::lane`]).
+    fn lane<T>(&self, r: Region, d: usize) -> *mut T {
+        self.plan.lane(r, self.t.scratch, d)
     }
 
     /// Single-threaded set-up: dequantization factors, compensated bias, layer 0's input, and
@@ -260,25 +285,44 @@ impl Run<'_> {
                 }
             }
             let input: *mut u8 = self.region(plan.input);
-            for ti in (0..p.t).filter(|_| !self.input_direct) {
-                for n in 0..p.n {
-                    let row = std::slice::from_raw_parts_mut(
-                        input.add((ti * p.n + n) * plan.slc4),
-                        plan.slc4,
-                    );
-                    let src = self.t.src_layer;
-                    if src.strides[2] == 1 {
-                        // Contiguous channels: the bytes, with the s8 offset.
-                        let from = std::slice::from_raw_parts(src.at([ti, n, 0]), p.slc);
-                        for (r, &b) in row.iter_mut().zip(from) {
-                            *r = b.wrapping_add(self.q.offset as u8);
-                        }
-                    } else {
-                        for (c, r) in row[..p.slc].iter_mut().enumerate() {
-                            *r = self.q.store(src.get([ti, n, c]) as i32);
+            // Row `row` of direction `d`'s input ← `src_layer[ti][n]`, with the s8 offset.
+            let quantize_row = |d: usize, row: usize, ti: usize, n: usize| {
+                let at = (d * p.t * p.n + row) * plan.slc4;
+                let row = std::slice::from_raw_parts_mut(input.add(at), plan.slc4);
+                let src = self.t.src_layer;
+                if src.strides[2] == 1 {
+                    // Contiguous channels: the bytes, with the s8 offset.
+                    let from = std::slice::from_raw_parts(src.at([ti, n, 0]), p.slc);
+                    for (r, &b) in row.iter_mut().zip(from) {
+                        *r = b.wrapping_add(self.q.offset as u8);
+                    }
+                } else {
+                    for (c, r) in row[..p.slc].iter_mut().enumerate() {
+                        *r = self.q.store(src.get([ti, n, c]) as i32);
+                    }
+                }
+                row[p.slc..].fill(0);
+            };
+            match self.order {
+                Some(o) => {
+                    for d in 0..p.d {
+                        for i in 0..p.n {
+                            for s in 0..o.len(i) {
+                                quantize_row(d, s * p.n + i, o.time(p, d, i, s), o.sample(i));
+                            }
                         }
                     }
-                    row[p.slc..].fill(0);
+                    let (_, zeros) = plan.seq.expect("sequence lengths");
+                    let q0 = self.q.store(self.q.quantize(0.0));
+                    std::ptr::write_bytes(self.region::<u8>(zeros), q0, plan.dic4);
+                }
+                None if self.input_direct => {}
+                None => {
+                    for ti in 0..p.t {
+                        for n in 0..p.n {
+                            quantize_row(0, ti * p.n + n, ti, n);
+                        }
+                    }
                 }
             }
             if plan.dic4 != p.dic {
@@ -287,45 +331,137 @@ impl Run<'_> {
             }
             // The padding columns of the requantized h (LSTMP) or `r ⊙ h` (GRU), which the
             // GEMMs read.
-            std::ptr::write_bytes(self.region::<u8>(plan.hq), 0, p.n * plan.dhc4);
+            std::ptr::write_bytes(self.region::<u8>(plan.hq), 0, 4 * plan.hq.len);
         }
     }
 
-    /// The whole pass on one team member.
+    /// The whole pass on one team member: each direction's stack of layers (with two lanes,
+    /// both at the same time on a half of the team each), then `dst_layer`.
     unsafe fn layers(&self, team: &Team) {
         let p = self.p;
-        for d in 0..p.d {
+        let stack = |team: &Team, d: usize| {
             for l in 0..p.l {
-                unsafe {
-                    if team.index() == 0 {
-                        self.initial_state(l, d);
-                    }
-                    team.barrier();
-                    // The layer GEMM for a chunk of steps at a time, then those steps.
-                    let mut s0 = 0;
-                    while s0 < p.t {
-                        let s1 = p.t.min(s0 + self.plan.t_chunk);
-                        let t_lo = if p.is_reversed(d) { p.t - s1 } else { s0 };
-                        if !self.plan.fused_layer_gemm {
-                            self.layer_gemm(team, l, d, t_lo, s1 - s0);
-                            team.barrier();
+                unsafe { self.layer(team, l, d) };
+            }
+        };
+        schedule::directions(team, p.d, self.plan.lanes, stack);
+        if self.plan.lanes != 2 {
+            // The last layer's final states are written by one member.
+            team.barrier();
+        }
+        let last = p.l - 1;
+        unsafe {
+            match self.order {
+                // This member's samples: the top layer's valid steps, the quantized zero past
+                // each sample's length.
+                Some(o) => {
+                    let (_, zeros) = self.plan.seq.expect("sequence lengths");
+                    let zeros: *const u8 = self.region(zeros);
+                    for i in team.share(p.n) {
+                        let len = o.len(i);
+                        for ti in 0..p.t {
+                            let row = |d: usize| match ti < len {
+                                true => {
+                                    let s = if p.is_reversed(d) { len - 1 - ti } else { ti };
+                                    self.output(last, d).row(s * p.n + i).cast_const()
+                                }
+                                false => zeros,
+                            };
+                            self.write_dst_row(ti, o.sample(i), row);
                         }
-                        for s in s0..s1 {
-                            self.step(team, l, d, s, t_lo);
-                        }
-                        s0 = s1;
                     }
-                    if team.index() == 0 {
-                        self.final_state(l, d);
+                }
+                None if self.output_direct => {}
+                None => {
+                    let (members, mine) = (team.size(), team.index());
+                    for ti in (0..p.t).filter(|ti| ti % members == mine) {
+                        for n in 0..p.n {
+                            let row =
+                                |d: usize| self.output(last, d).row(ti * p.n + n).cast_const();
+                            self.write_dst_row(ti, n, row);
+                        }
                     }
                 }
             }
         }
-        team.barrier();
-        let members = team.size();
-        let mine = team.index();
-        for ti in (0..p.t).filter(|ti| ti % members == mine && !self.output_direct) {
-            unsafe { self.write_dst_layer(ti) };
+    }
+
+    /// Layer `l` of direction `d`, by every member of the team: the layer GEMM for a chunk of
+    /// steps at a time, then those steps (split by batch when [`items::split_by_batch`]: a
+    /// member steps its own rows, and only a chunk's last step ends at a barrier).
+    unsafe fn layer(&self, team: &Team, l: usize, d: usize) {
+        let (p, plan) = (self.p, self.plan);
+        let by_batch = items::split_by_batch(
+            team.size(),
+            p.n,
+            BATCH_SPLIT_MIN_ROWS,
+            self.step_weight_bytes(l),
+            if p.cell.has_c_state() && !p.with_projection {
+                1
+            } else {
+                2
+            },
+        );
+        let steps = self.order.map_or(p.t, |o| o.steps());
+        // Time index of the first row of the chunk of steps `s0..s1` (the rows are by time).
+        let t_lo = |s0: usize, s1: usize| {
+            if p.is_reversed(d) && self.order.is_none() {
+                p.t - s1
+            } else {
+                s0
+            }
+        };
+        unsafe {
+            if team.index() == 0 {
+                self.initial_state(l, d);
+            }
+            team.barrier();
+            schedule::chunked_steps(
+                team,
+                (steps, plan.t_chunk),
+                plan.fused_layer_gemm,
+                by_batch,
+                |s0, s1| self.layer_gemm(team, l, d, t_lo(s0, s1), s1 - s0),
+                |s, s0| {
+                    let s1 = steps.min(s0 + plan.t_chunk.max(1));
+                    self.step(team, l, d, s, t_lo(s0, s1), by_batch)
+                },
+            );
+            if team.index() == 0 {
+                self.final_state(l, d);
+            }
+        }
+    }
+
+    /// Bytes of the weights a step of layer `l` reads (`U`, `W` too when the layer GEMM is
+    /// fused, and the projection's).
+    fn step_weight_bytes(&self, l: usize) -> usize {
+        let (p, plan) = (self.p, self.plan);
+        let fused = if !plan.fused_layer_gemm {
+            0
+        } else if l == 0 {
+            plan.slc4
+        } else {
+            plan.dic4
+        };
+        let projection = if p.with_projection {
+            plan.dhc4 * plan.proj_panels * PANEL
+        } else {
+            0
+        };
+        (plan.sic4 + fused) * plan.panels * p.g * PANEL + projection
+    }
+
+    /// Step `s`'s (batch rows × panel) items over `panels` panels, on its active rows: one
+    /// block of rows per member when split by batch (the same blocks at every step), else all
+    /// the rows of a panel per item.
+    fn step_items(&self, team: &Team, s: usize, by_batch: bool, panels: usize) -> PhaseItems {
+        let n = self.p.n;
+        let active = self.order.map_or(n, |o| o.active(s));
+        if by_batch {
+            PhaseItems::by_block(n, team.size(), panels).clipped(active)
+        } else {
+            PhaseItems::by_panel(active, active, panels)
         }
     }
 
@@ -348,8 +484,9 @@ impl Run<'_> {
         }
     }
 
-    /// Layer 0's quantized input, row `t·N + n`: `src_layer`, or its copy in the scratchpad.
-    fn input(&self) -> U8Rows {
+    /// Layer 0's quantized input of direction `d`, row `t·N + n`: `src_layer`, or its copy in
+    /// the scratchpad (with sequence lengths, gathered by step).
+    fn input(&self, d: usize) -> U8Rows {
         if self.input_direct {
             let v = &self.t.src_layer;
             return U8Rows {
@@ -357,28 +494,38 @@ impl Run<'_> {
                 ld: v.strides[1] as usize,
             };
         }
+        let gathered = if self.order.is_some() { d } else { 0 };
         U8Rows {
-            ptr: self.region(self.plan.input),
+            ptr: self
+                .region::<u8>(self.plan.input)
+                .wrapping_add(gathered * self.p.t * self.p.n * self.plan.slc4),
             ld: self.plan.slc4,
         }
     }
 
-    /// Time index of step `s` of direction `d`.
+    /// Time index of step `s` of direction `d` (with sequence lengths, the rows are by step).
     fn time(&self, d: usize, s: usize) -> usize {
-        if self.p.is_reversed(d) {
+        if self.p.is_reversed(d) && self.order.is_none() {
             self.p.t - 1 - s
         } else {
             s
         }
     }
 
-    /// The initial `h` (quantized) and `c` of layer `l`, direction `d`.
+    /// The sample of (sorted) row `i`.
+    fn sample(&self, i: usize) -> usize {
+        self.order.map_or(i, |o| o.sample(i))
+    }
+
+    /// The initial `h` (quantized) and `c` of layer `l`, direction `d` (row `i` of sample
+    /// [`Self::sample`]`(i)`).
     unsafe fn initial_state(&self, l: usize, d: usize) {
         let (p, plan) = (self.p, self.plan);
         unsafe {
-            let h0: *mut u8 = self.region(plan.h0);
+            let h0: *mut u8 = self.lane(plan.h0, d);
             let act = self.t.src_iter.is_some_and(|v| v.dt != DataType::F32);
-            for n in 0..p.n {
+            for i in 0..p.n {
+                let n = self.sample(i);
                 for c in 0..plan.sic4 {
                     let v = if c >= p.sic {
                         0
@@ -390,14 +537,15 @@ impl Run<'_> {
                         };
                         self.q.store(q)
                     };
-                    *h0.add(n * plan.sic4 + c) = v;
+                    *h0.add(i * plan.sic4 + c) = v;
                 }
             }
             if p.cell.has_c_state() {
-                let c: *mut f32 = self.region(plan.c);
-                for n in 0..p.n {
+                let c: *mut f32 = self.lane(plan.c, d);
+                for i in 0..p.n {
+                    let n = self.sample(i);
                     for o in 0..p.dhc {
-                        *c.add(n * plan.c_ld + o) =
+                        *c.add(i * plan.c_ld + o) =
                             self.t.src_iter_c.map_or(0.0, |v| v.get([l, d, n, o]));
                     }
                 }
@@ -405,83 +553,84 @@ impl Run<'_> {
         }
     }
 
-    /// `dst_iter` and `dst_iter_c` of layer `l`, direction `d`.
+    /// `dst_iter` and `dst_iter_c` of layer `l`, direction `d`: the states after the last
+    /// step (with sequence lengths, each sample's last, the initial state for length 0).
     unsafe fn final_state(&self, l: usize, d: usize) {
         let (p, plan) = (self.p, self.plan);
         unsafe {
             if let Some(v) = self.t.dst_iter {
-                let (rows, ld) = if p.t == 0 {
-                    (self.region::<u8>(plan.h0), plan.sic4)
-                } else {
-                    let out = self.output(l, d);
-                    (out.row(self.time(d, p.t - 1) * p.n), out.ld)
-                };
-                for n in 0..p.n {
+                for i in 0..p.n {
+                    let steps = self.order.map_or(p.t, |o| o.len(i));
+                    let row = if steps == 0 {
+                        self.lane::<u8>(plan.h0, d).add(i * plan.sic4)
+                    } else {
+                        self.output(l, d).row(self.time(d, steps - 1) * p.n + i)
+                    };
+                    let n = self.sample(i);
                     for c in 0..p.dic {
-                        let s = *rows.add(n * ld + c);
+                        let s = *row.add(c);
                         let q = s as i32 - self.q.offset;
                         v.put([l, d, n, c], q, self.q.dequantize(q as f32, self.q.shift));
                     }
                 }
             }
             if let Some(v) = self.t.dst_iter_c {
-                let c: *mut f32 = self.region(plan.c);
-                for n in 0..p.n {
+                let c: *mut f32 = self.lane(plan.c, d);
+                for i in 0..p.n {
+                    let n = self.sample(i);
                     for o in 0..p.dhc {
-                        v.put([l, d, n, o], 0, *c.add(n * plan.c_ld + o));
+                        v.put([l, d, n, o], 0, *c.add(i * plan.c_ld + o));
                     }
                 }
             }
         }
     }
 
-    /// One time index of `dst_layer` from the last layer's outputs of every direction.
-    unsafe fn write_dst_layer(&self, ti: usize) {
+    /// Row `n` of time index `ti` of `dst_layer` from the stored outputs `src(d)` (`DIC`
+    /// bytes) of every direction: concatenated, or summed saturated.
+    ///
+    /// # Safety
+    /// `ti`, `n` inside `dst_layer`; each `src(d)` has `DIC` readable bytes.
+    unsafe fn write_dst_row(&self, ti: usize, n: usize, src: impl Fn(usize) -> *const u8) {
         let p = self.p;
-        let last = p.l - 1;
         let dst = self.t.dst_layer;
         let offset = self.q.offset;
         unsafe {
-            for n in 0..p.n {
-                let row = |d: usize| {
-                    let r = self.output(last, d).row(ti * p.n + n);
-                    std::slice::from_raw_parts(r, p.dic)
-                };
-                if p.direction == Direction::BidirectionalSum {
-                    for (c, (&a, &b)) in row(0).iter().zip(row(1)).enumerate() {
-                        let v = (a as i32 + b as i32 - 2 * offset) as f32;
-                        let s = v.clamp(self.q.lo, self.q.hi);
-                        let f = self.q.dequantize(s, 2.0 * self.q.shift);
-                        dst.put([ti, n, c], s as i32, f);
-                    }
-                    continue;
+            let row = |d: usize| std::slice::from_raw_parts(src(d), p.dic);
+            if p.direction == Direction::BidirectionalSum {
+                for (c, (&a, &b)) in row(0).iter().zip(row(1)).enumerate() {
+                    let v = (a as i32 + b as i32 - 2 * offset) as f32;
+                    let s = v.clamp(self.q.lo, self.q.hi);
+                    let f = self.q.dequantize(s, 2.0 * self.q.shift);
+                    dst.put([ti, n, c], s as i32, f);
                 }
-                for d in 0..p.d {
-                    let (src, c0) = (row(d), d * p.dic);
-                    let to = dst.at([ti, n, c0]);
-                    let contiguous = dst.strides[2] == dst.dt.size() as isize;
-                    match dst.dt {
-                        // The stored bytes less the s8 offset.
-                        DataType::U8 | DataType::S8 if contiguous => {
-                            let out = std::slice::from_raw_parts_mut(to, p.dic);
-                            for (o, &s) in out.iter_mut().zip(src) {
-                                *o = s.wrapping_sub(offset as u8);
-                            }
+                return;
+            }
+            for d in 0..p.d {
+                let (src, c0) = (row(d), d * p.dic);
+                let to = dst.at([ti, n, c0]);
+                let contiguous = dst.strides[2] == dst.dt.size() as isize;
+                match dst.dt {
+                    // The stored bytes less the s8 offset.
+                    DataType::U8 | DataType::S8 if contiguous => {
+                        let out = std::slice::from_raw_parts_mut(to, p.dic);
+                        for (o, &s) in out.iter_mut().zip(src) {
+                            *o = s.wrapping_sub(offset as u8);
                         }
-                        DataType::F32 if contiguous => {
-                            let out = to.cast::<f32>();
-                            for (c, &s) in src.iter().enumerate() {
-                                let q = (s as i32 - offset) as f32;
-                                out.add(c)
-                                    .write_unaligned(self.q.dequantize(q, self.q.shift));
-                            }
+                    }
+                    DataType::F32 if contiguous => {
+                        let out = to.cast::<f32>();
+                        for (c, &s) in src.iter().enumerate() {
+                            let q = (s as i32 - offset) as f32;
+                            out.add(c)
+                                .write_unaligned(self.q.dequantize(q, self.q.shift));
                         }
-                        _ => {
-                            for (c, &s) in src.iter().enumerate() {
-                                let q = s as i32 - offset;
-                                let f = self.q.dequantize(q as f32, self.q.shift);
-                                dst.put([ti, n, c0 + c], q, f);
-                            }
+                    }
+                    _ => {
+                        for (c, &s) in src.iter().enumerate() {
+                            let q = s as i32 - offset;
+                            let f = self.q.dequantize(q as f32, self.q.shift);
+                            dst.put([ti, n, c0 + c], q, f);
                         }
                     }
                 }
@@ -496,12 +645,25 @@ impl Run<'_> {
 
     /// The layer GEMM of the `steps` time indices from `t_lo`: `gates[(t − t_lo)·N + n] = x_t[n]
     /// · W`, per (row block × panel) item ([`PhaseItems`]: a member keeps the same panels).
+    /// With sequence lengths, only the rows of the samples running at each step.
     unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize, t_lo: usize, steps: usize) {
-        let items = PhaseItems::by_panel(steps * self.p.n, LAYER_ROW_BLOCK, self.plan.panels);
+        let n = self.p.n;
+        let items = PhaseItems::by_panel(steps * n, LAYER_ROW_BLOCK, self.plan.panels);
         team.for_each(items.count(), false, |it| {
             let (rows, panel) = items.tile(it);
-            // SAFETY: each item writes its own rows of this panel's columns.
-            unsafe { int8_gemm::gemm(self.kernel, &self.layer_op(l, d, t_lo, rows, panel)) };
+            let gemm = |rows| {
+                // SAFETY: each item writes its own rows of this panel's columns.
+                unsafe { int8_gemm::gemm(self.kernel, &self.layer_op(l, d, t_lo, rows, panel)) }
+            };
+            let Some(o) = self.order else {
+                return gemm(rows);
+            };
+            for k in rows.start / n..rows.end.div_ceil(n) {
+                let part = rows.start.max(k * n)..rows.end.min(k * n + o.active(t_lo + k));
+                if !part.is_empty() {
+                    gemm(part);
+                }
+            }
         });
     }
 
@@ -518,13 +680,13 @@ impl Run<'_> {
     ) -> Int8Gemm {
         let (p, plan) = (self.p, self.plan);
         let x = if l == 0 {
-            self.input()
+            self.input(d)
         } else {
             self.output(l - 1, d)
         };
         let (a, lda) = (x.row(t_lo * p.n).cast_const(), x.ld);
         let w = self.t.weights[0];
-        let gates: *mut i32 = self.region(plan.gates);
+        let gates: *mut i32 = self.lane(plan.gates, d);
         Int8Gemm {
             m: rows.len(),
             a: a.wrapping_add(rows.start * lda),
@@ -539,15 +701,14 @@ impl Run<'_> {
         }
     }
 
-    /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for
-    /// `vectors` vectors from vector `v0` of panel `panel`, with `a` as the state (N rows of
-    /// `groups·4` bytes); C is this panel's columns.
+    /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for batch
+    /// rows `rows` and `vectors` vectors from vector `v0` of panel `panel`, with `a` as the
+    /// state (rows of `groups·4` bytes from row 0); C is this panel's columns.
     #[allow(clippy::too_many_arguments)]
     fn iter_op(
         &self,
-        l: usize,
-        d: usize,
-        slot: usize,
+        (l, d, slot): (usize, usize, usize),
+        rows: std::ops::Range<usize>,
         panel: usize,
         (a, lda): (*const u8, usize),
         v0: usize,
@@ -555,18 +716,18 @@ impl Run<'_> {
     ) -> Int8Gemm {
         let p = self.p;
         let w = self.t.weights[1];
-        let gates: *mut i32 = self.region(self.plan.gates);
+        let gates: *mut i32 = self.lane(self.plan.gates, d);
+        let row = slot * p.n + rows.start;
         Int8Gemm {
-            m: p.n,
-            a,
+            m: rows.len(),
+            a: a.wrapping_add(rows.start * lda),
             lda,
             b: w.panel(l, d, panel).wrapping_add(v0 * 64),
             ldb: w.layout.row_bytes(),
             groups: w.layout.groups(),
             vectors,
-            c: gates.wrapping_add(
-                slot * p.n * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR,
-            ),
+            c: gates
+                .wrapping_add(row * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR),
             ldc: self.gates_ld(),
             accumulate: true,
         }
@@ -594,31 +755,33 @@ impl Run<'_> {
         }
     }
 
-    /// One step of layer `l`, direction `d`: per panel of this member's share, the iteration
-    /// GEMM onto the step's accumulators, then the post-GEMM ([`postgemm`]); ends at a
-    /// barrier.
-    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize, t_lo: usize) {
+    /// One step of layer `l`, direction `d`: per (batch rows × panel) item of this member's
+    /// share ([`Self::step_items`]), the iteration GEMM onto the step's accumulators, then the
+    /// post-GEMM ([`postgemm`]). The caller ends it at a barrier.
+    unsafe fn step(&self, team: &Team, l: usize, d: usize, s: usize, t_lo: usize, by_batch: bool) {
         let (p, plan) = (self.p, self.plan);
         let ti = self.time(d, s);
         // The step's accumulators in its chunk's.
         let slot = ti - t_lo;
         let out = self.output(l, d);
         let prev = if s == 0 {
-            (self.region::<u8>(plan.h0).cast_const(), plan.sic4)
+            (self.lane::<u8>(plan.h0, d).cast_const(), plan.sic4)
         } else {
             (out.row(self.time(d, s - 1) * p.n).cast_const(), out.ld)
         };
-        let gates: *mut i32 = self.region(plan.gates);
+        let items = self.step_items(team, s, by_batch, plan.panels);
+        let gates: *mut i32 = self.lane(plan.gates, d);
         let deq: *const f32 = self.region(plan.deq);
         let bias: *const f32 = self
             .region::<f32>(plan.bias)
             .wrapping_add((l * p.d + d) * p.g * p.dhc);
-        let hq: *mut u8 = self.region(plan.hq);
-        // The tile of panel `panel`: its accumulators, dequantization and valid units.
-        let tile = |panel: usize| {
+        let hq: *mut u8 = self.lane(plan.hq, d);
+        // The tile of rows from `n0` of panel `panel`: its accumulators, dequantization and
+        // valid units.
+        let tile = |n0: usize, panel: usize| {
             let o0 = panel * PANEL;
             let acc = AccRows {
-                ptr: gates.wrapping_add(slot * p.n * self.gates_ld() + panel * p.g * PANEL),
+                ptr: gates.wrapping_add((slot * p.n + n0) * self.gates_ld() + panel * p.g * PANEL),
                 ld: self.gates_ld(),
             };
             let dq = Dequant {
@@ -628,108 +791,124 @@ impl Run<'_> {
             };
             (o0, PANEL.min(p.dhc - o0), acc, dq)
         };
-        let out_rows = |o0: usize| U8Rows {
-            ptr: out.row(ti * p.n).wrapping_add(o0),
-            ld: out.ld,
+        // Rows from `n0`, from unit `o0`.
+        let at = |(ptr, ld): (*mut u8, usize), n0: usize, o0: usize| U8Rows {
+            ptr: ptr.wrapping_add(n0 * ld + o0),
+            ld,
         };
-        let prev_rows = |o0: usize| U8Rows {
-            ptr: prev.0.wrapping_add(o0).cast_mut(),
-            ld: prev.1,
-        };
-        let hq_rows = |o0: usize| U8Rows {
-            ptr: hq.wrapping_add(o0),
-            ld: plan.dhc4,
-        };
-        // SAFETY (every tile): a panel's accumulators, c-state units and output units are
-        // this item's own; the previous state is complete (barrier) and read-only now.
+        let out_rows = (out.row(ti * p.n), out.ld);
+        let prev_rows = (prev.0.cast_mut(), prev.1);
+        let hq_rows = (hq, plan.dhc4);
+        let op = (l, d, slot);
+        // SAFETY (every tile): a tile's accumulators, c-state units and output units are
+        // this item's own; the previous state is complete (barrier, or this member's own rows
+        // when split by batch) and read-only now.
         unsafe {
             if p.cell.has_c_state() {
-                let c: *mut f32 = self.region(plan.c);
-                team.for_each(plan.panels, false, |panel| {
+                let c: *mut f32 = self.lane(plan.c, d);
+                team.for_each(items.count(), false, |it| {
+                    let (rows, panel) = items.tile(it);
+                    if rows.is_empty() {
+                        return;
+                    }
                     let layer = plan
                         .fused_layer_gemm
-                        .then(|| self.layer_op(l, d, ti, 0..p.n, panel));
-                    self.step_gemm(layer, &self.iter_op(l, d, slot, panel, prev, 0, p.g * 2));
-                    let (o0, valid, acc, dq) = tile(panel);
+                        .then(|| self.layer_op(l, d, ti, rows.clone(), panel));
+                    let iter = self.iter_op(op, rows.clone(), panel, prev, 0, p.g * 2);
+                    self.step_gemm(layer, &iter);
+                    let (o0, valid, acc, dq) = tile(rows.start, panel);
                     let t = postgemm::LstmTile {
-                        rows: p.n,
+                        rows: rows.len(),
                         valid,
                         acc,
                         dq,
                         c: TileRows {
-                            ptr: c.add(o0),
+                            ptr: c.add(rows.start * plan.c_ld + o0),
                             stride: plan.c_ld as isize,
                         },
                         h: if p.with_projection {
-                            hq_rows(o0)
+                            at(hq_rows, rows.start, o0)
                         } else {
-                            out_rows(o0)
+                            at(out_rows, rows.start, o0)
                         },
                     };
                     postgemm::lstm_tile(self.isa, &t, &self.q);
                 });
-                team.barrier();
                 if p.with_projection {
-                    self.projection(team, l, d, ti);
+                    if !by_batch {
+                        team.barrier();
+                    }
+                    self.projection(team, l, d, ti, items.with_panels(plan.proj_panels));
                 }
             } else {
-                let gru = |panel: usize, out: U8Rows| {
-                    let (o0, valid, acc, dq) = tile(panel);
+                let gru = |n0: usize, rows: usize, panel: usize, to: (*mut u8, usize)| {
+                    let (o0, valid, acc, dq) = tile(n0, panel);
                     postgemm::GruTile {
-                        rows: p.n,
+                        rows,
                         valid,
                         acc,
                         dq,
-                        h_prev: prev_rows(o0),
-                        out: U8Rows {
-                            ptr: out.ptr.wrapping_add(o0),
-                            ..out
-                        },
+                        h_prev: at(prev_rows, n0, o0),
+                        out: at(to, n0, o0),
                     }
                 };
-                team.for_each(plan.panels, false, |panel| {
+                team.for_each(items.count(), false, |it| {
+                    let (rows, panel) = items.tile(it);
+                    if rows.is_empty() {
+                        return;
+                    }
                     let layer = plan
                         .fused_layer_gemm
-                        .then(|| self.layer_op(l, d, ti, 0..p.n, panel));
-                    self.step_gemm(layer, &self.iter_op(l, d, slot, panel, prev, 0, 4));
-                    postgemm::gru_part1(self.isa, &gru(panel, hq_rows(0)), &self.q);
+                        .then(|| self.layer_op(l, d, ti, rows.clone(), panel));
+                    let iter = self.iter_op(op, rows.clone(), panel, prev, 0, 4);
+                    self.step_gemm(layer, &iter);
+                    let t = gru(rows.start, rows.len(), panel, hq_rows);
+                    postgemm::gru_part1(self.isa, &t, &self.q);
                 });
-                team.barrier();
-                team.for_each(plan.panels, false, |panel| {
-                    self.step_gemm(
-                        None,
-                        &self.iter_op(l, d, slot, panel, (hq, plan.dhc4), 4, 2),
-                    );
-                    postgemm::gru_part2(self.isa, &gru(panel, out_rows(0)), &self.q);
+                if !by_batch {
+                    team.barrier();
+                }
+                team.for_each(items.count(), false, |it| {
+                    let (rows, panel) = items.tile(it);
+                    if rows.is_empty() {
+                        return;
+                    }
+                    let iter = self.iter_op(op, rows.clone(), panel, (hq, plan.dhc4), 4, 2);
+                    self.step_gemm(None, &iter);
+                    let t = gru(rows.start, rows.len(), panel, out_rows);
+                    postgemm::gru_part2(self.isa, &t, &self.q);
                 });
-                team.barrier();
             }
         }
     }
 
-    /// LSTMP: the projection of the requantized `h` of one step, requantized into the
-    /// step's output rows; ends at a barrier.
-    unsafe fn projection(&self, team: &Team, l: usize, d: usize, ti: usize) {
+    /// LSTMP: the projection of the requantized `h` of one step, per (batch rows × panel of
+    /// DIC) item of `items`, requantized into the step's output rows.
+    unsafe fn projection(&self, team: &Team, l: usize, d: usize, ti: usize, items: PhaseItems) {
         let (p, plan) = (self.p, self.plan);
         let out = self.output(l, d);
         let out_row = |n: usize| out.row(ti * p.n + n);
         let w = self.t.projection.expect("LSTMP has projection weights");
-        let acc: *mut i32 = self.region(plan.proj);
+        let acc: *mut i32 = self.lane(plan.proj, d);
         let ld = plan.proj_panels * PANEL;
         let deq: *const f32 = self.region::<f32>(plan.deq).wrapping_add(p.g * p.dhc);
         let shift = self.q.stored_shift();
         unsafe {
-            let hq: *mut u8 = self.region(plan.hq);
-            team.for_each(plan.proj_panels, false, |panel| {
+            let hq: *mut u8 = self.lane(plan.hq, d);
+            team.for_each(items.count(), false, |it| {
+                let (rows, panel) = items.tile(it);
+                if rows.is_empty() {
+                    return;
+                }
                 let op = Int8Gemm {
-                    m: p.n,
-                    a: hq,
+                    m: rows.len(),
+                    a: hq.add(rows.start * plan.dhc4),
                     lda: plan.dhc4,
                     b: w.panel(l, d, panel),
                     ldb: w.layout.row_bytes(),
                     groups: w.layout.groups(),
                     vectors: PANEL / int8_gemm::VECTOR,
-                    c: acc.wrapping_add(panel * PANEL),
+                    c: acc.add(rows.start * ld + panel * PANEL),
                     ldc: ld,
                     accumulate: false,
                 };
@@ -743,7 +922,7 @@ impl Run<'_> {
                     comp[u] = w.comp(l, d, 0, k0 + u) as f32 * shift;
                     dq[u] = *deq.add(k0 + u);
                 }
-                for n in 0..p.n {
+                for n in rows {
                     let a = &*(acc.add(n * ld + k0) as *const [i32; PANEL]);
                     let mut h = [0u8; PANEL];
                     for u in 0..PANEL {
@@ -753,7 +932,6 @@ impl Run<'_> {
                     std::ptr::copy_nonoverlapping(h.as_ptr(), out_row(n).add(k0), valid);
                 }
             });
-            team.barrier();
         }
     }
 }
