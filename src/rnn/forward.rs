@@ -496,6 +496,13 @@ impl Forward<'_> {
                         p.dhc,
                     );
                 }
+                if self.lbr_summed() {
+                    // The `u, r` columns of `rec`, never written (see `step`): zeros.
+                    let rec = self
+                        .lane(&self.scratch.rec, d)
+                        .add(n * self.scratch.gates_ld);
+                    std::ptr::write_bytes(rec, 0, self.scratch.gates_width);
+                }
                 if let Some(ws) = pass.h_ws_init {
                     copy_or_zero(
                         ws.row(0, n),
@@ -656,7 +663,8 @@ impl Forward<'_> {
     /// post-GEMM. Members keep the same panels of the weights every step and walk them in
     /// alternate directions, reusing the part of their share still in cache.
     ///
-    /// By cell: the linear-before-reset cells put `h_prev·U + b_u'` in a buffer of its own; the
+    /// By cell: the linear-before-reset cells put `h_prev·U + b_u'` in a buffer of its own (only
+    /// its `o` columns when the layer GEMM is fused, see [`Self::lbr_summed`]); the
     /// GRU cells multiply only the `u, r` columns here, then (after a barrier: every unit of r
     /// is needed) add `(r ⊙ h_prev)·U_o` to the `o` columns and run the second post-GEMM part.
     unsafe fn step(&self, team: &Team, pass: &Pass, s: usize, s0: usize) {
@@ -688,8 +696,9 @@ impl Forward<'_> {
             (rows, panel, tile)
         };
         let reverse = s % 2 == 1;
-        // With the layer GEMM fused, both products go to the gates tile (but for the
-        // linear-before-reset cells), summed in one GEMM whose tiles are stored once.
+        // With the layer GEMM fused, both products go to the gates tile (for the
+        // linear-before-reset cells, those of `u, r`), summed in one GEMM whose tiles are
+        // stored once.
         let summed = self.scratch.fused_layer_gemm && !lbr;
         let share = team.share(items.count());
         let weights_layer = |panel| self.weights(&self.tensors.weights_layer, pass, panel);
@@ -775,6 +784,23 @@ impl Forward<'_> {
                             run(&[Term { b: rest, ..x }], rw, then);
                         }
                         Some(r) if summed => run(&[x, r], 0, then),
+                        // Linear-before-reset: `x·W + h_prev·U` of `u, r` in one pass, then
+                        // `x·W` of `o` (`h_prev·U_o` goes to `rec` below).
+                        Some(r) if lbr => {
+                            let (ur, o) = (0..2 * PANEL, 2 * PANEL..x.b.width);
+                            let x_ur = Term {
+                                b: x.b.columns(ur.clone()),
+                                ..x
+                            };
+                            let r_ur = Term {
+                                b: r.b.columns(ur),
+                                ..r
+                            };
+                            let x_o = x.b.columns(o.clone());
+                            run(&[x_ur, r_ur], 0, Some((x_o, x.k)));
+                            let r_o = r.b.columns(o.start..r.b.width);
+                            run(&[Term { b: x_o, ..x }], o.start, Some((r_o, r.k)));
+                        }
                         Some(r) => run(&[x], 0, Some((r.b, r.k))),
                         None => run(&[x], 0, then),
                     }
@@ -789,6 +815,16 @@ impl Forward<'_> {
                 };
                 match rec {
                     Some(_) if summed => {}
+                    Some(r) if self.lbr_summed() => {
+                        // `rec` of `u, r` stays zero (`layer`).
+                        let o = 2 * PANEL;
+                        let (c, init) = (c.add(o), Init::Row(bias_rec.add(panel * width + o)));
+                        let r = Term {
+                            b: r.b.columns(o..r.b.width),
+                            ..r
+                        };
+                        gemm::gemm_sum(self.isa, &[r], rows.clone(), c, gld, init, fetch(then))
+                    }
                     Some(r) => {
                         let f = fetch(then);
                         gemm::gemm_sum(self.isa, &[r], rows.clone(), c, gld, init, f)
@@ -859,6 +895,14 @@ impl Forward<'_> {
                 self.postgemm(pass, s, rows, panel, tile, gld, Phase::Second);
             }
         });
+    }
+
+    /// Whether a linear-before-reset step sums `x·W + h_prev·U` of the `u, r` gates in one
+    /// GEMM (with the layer GEMM fused), leaving `rec` only `h_prev·U_o + b_u'` (its `u, r`
+    /// columns zero): one pass over the accumulators fewer per item.
+    fn lbr_summed(&self) -> bool {
+        self.scratch.fused_layer_gemm
+            && matches!(self.problem.cell, CellKind::LbrGru | CellKind::LbrAugru)
     }
 
     /// `K` of a step's GEMMs: `SIC`, plus the layer input channels when the layer GEMM is fused.
