@@ -13,6 +13,7 @@ mod int8_common;
 mod lstm_common;
 
 use int8_common::*;
+use lstm_common::mixed_lengths;
 use oxidnn::args;
 use oxidnn::attr::Attr;
 use oxidnn::engine::Engine;
@@ -321,17 +322,6 @@ fn check_every_isa(cases: &[Case]) {
             "{isa:?}: {differing} of {compared}"
         );
     }
-}
-
-/// Mixed lengths in `0..=t` with a 0 and a `t` among them (for `n ≥ 2`), not sorted.
-fn mixed_lengths(n: usize, t: usize, seed: usize) -> Vec<i32> {
-    (0..n)
-        .map(|b| match (b + seed) % 5 {
-            0 => t,
-            1 => 0,
-            k => (b * 7 + seed * 3 + k) % (t + 1),
-        } as i32)
-        .collect()
 }
 
 /// Per-sample sequence lengths (the `oxidnn_` extension) on int8 primitives: every direction,

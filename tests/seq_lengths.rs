@@ -34,17 +34,6 @@ fn accepted(cell: CellKind, direction: Direction, l: usize) -> bool {
     !cell.has_attention() || (l == 1 && direction == Direction::Left2Right)
 }
 
-/// Mixed lengths in `0..=t` with a 0 and a `t` among them (for `n ≥ 2`), not sorted.
-fn mixed_lengths(n: usize, t: usize, seed: usize) -> Vec<i32> {
-    (0..n)
-        .map(|b| match (b + seed) % 5 {
-            0 => t,
-            1 => 0,
-            k => (b * 7 + seed * 3 + k) % (t + 1),
-        } as i32)
-        .collect()
-}
-
 /// The inputs of sample `b` alone, its sequence cut to `len` steps: a problem of N = 1, T = len.
 fn sample_alone(c: &Case, x: &Inputs, b: usize, len: usize) -> (Case, Inputs) {
     let (n, d) = (c.n, c.d());

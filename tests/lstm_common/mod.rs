@@ -810,3 +810,14 @@ pub fn direction_named(name: &str) -> Direction {
         other => panic!("unknown direction {other}"),
     }
 }
+
+/// Mixed lengths in `0..=t` with a 0 and a `t` among them (for `n ≥ 2`), not sorted.
+pub fn mixed_lengths(n: usize, t: usize, seed: usize) -> Vec<i32> {
+    (0..n)
+        .map(|b| match (b + seed) % 5 {
+            0 => t,
+            1 => 0,
+            k => (b * 7 + seed * 3 + k) % (t + 1),
+        } as i32)
+        .collect()
+}
