@@ -41,6 +41,10 @@ const IN_PLACE_MAX_BYTES: usize = 1 << 20;
 /// so few times that a copy costs more than the scattered reads.
 const GEMV_ROWS: usize = 4;
 
+/// Rows of a not transposed `B` ahead of the one being copied that the copy asks the caches
+/// for (a row per page or more apart: the hardware prefetcher does not follow).
+const COPY_AHEAD: usize = 16;
+
 /// When `op(B)` is copied.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum BSource {
@@ -66,11 +70,13 @@ impl Out {
     }
 }
 
-/// Rows (or columns) copied together when transposing: 16 read streams, one write stream.
+/// Rows (or columns) copied together when transposing without AVX-512: 16 read streams, one
+/// write stream.
 const STRIPE: usize = 16;
 
 /// `dst[r·ld_dst + q] = alpha·src[q·ld_src + r]` for `r < rows`, `q < cols`: `src` transposed,
-/// a stripe of rows at a time (each step reads `STRIPE` neighbours of one source row).
+/// in 16 × 16 blocks in registers where AVX-512 runs ([`super::transpose`]), the rest a stripe
+/// of rows at a time (each step reads `STRIPE` neighbours of one source row).
 fn transpose_into(
     dst: &mut [f32],
     ld_dst: usize,
@@ -79,14 +85,44 @@ fn transpose_into(
     (rows, cols): (usize, usize),
     alpha: f32,
 ) {
-    for r0 in (0..rows).step_by(STRIPE) {
-        let r1 = rows.min(r0 + STRIPE);
-        for q in 0..cols {
-            for (r, &x) in (r0..r1).zip(&src[q * ld_src + r0..q * ld_src + r1]) {
-                dst[r * ld_dst + q] = alpha * x;
+    if rows == 0 || cols == 0 {
+        return;
+    }
+    assert!(src.len() >= (cols - 1) * ld_src + rows && dst.len() >= (rows - 1) * ld_dst + cols);
+    let mut blocked = (0, 0);
+    #[cfg(target_arch = "x86_64")]
+    if super::transpose::available() {
+        use super::transpose::{block16, WORDS};
+        blocked = (rows / WORDS * WORDS, cols / WORDS * WORDS);
+        for r0 in (0..blocked.0).step_by(WORDS) {
+            for q0 in (0..blocked.1).step_by(WORDS) {
+                let (s, d) = (q0 * ld_src + r0, r0 * ld_dst + q0);
+                // SAFETY: 16 source rows of 16 floats from `s` and 16 destination rows from
+                // `d`, inside the slices (asserted above); AVX-512F checked.
+                unsafe {
+                    let (s, d) = (src.as_ptr().add(s), dst.as_mut_ptr().add(d));
+                    if alpha == 1.0 {
+                        block16::<false>(s, ld_src, d, ld_dst, alpha)
+                    } else {
+                        block16::<true>(s, ld_src, d, ld_dst, alpha)
+                    }
+                }
             }
         }
     }
+    // what the blocks left: the last rows (all columns), the last columns of the other rows
+    let stripes = |dst: &mut [f32], rs: std::ops::Range<usize>, qs: std::ops::Range<usize>| {
+        for r0 in rs.clone().step_by(STRIPE) {
+            let r1 = rs.end.min(r0 + STRIPE);
+            for q in qs.clone() {
+                for (r, &x) in (r0..r1).zip(&src[q * ld_src + r0..q * ld_src + r1]) {
+                    dst[r * ld_dst + q] = alpha * x;
+                }
+            }
+        }
+    };
+    stripes(dst, blocked.0..rows, 0..cols);
+    stripes(dst, 0..blocked.0, blocked.1..cols);
 }
 
 /// `C = alpha·op(A)·op(B) + beta·C`. Slices hold at least `s.a_len()`, `s.b_len()`,
@@ -209,6 +245,9 @@ pub fn sgemm(
                     transpose_into(d, width, &b[j0 * ldb..], ldb, (k, cols), 1.0);
                 } else {
                     for q in 0..k {
+                        // rows far apart: the hardware prefetcher stops at each page
+                        let ahead = (q + COPY_AHEAD) * ldb + j0;
+                        gemm::prefetch_rows(b.as_ptr().wrapping_add(ahead), 1, 0, cols);
                         d[q * width..q * width + cols]
                             .copy_from_slice(&b[q * ldb + j0..q * ldb + j0 + cols]);
                     }
