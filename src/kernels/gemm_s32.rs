@@ -3,9 +3,12 @@
 //!
 //! The kernel multiplies u8 rows by s8 columns packed in 4-row groups, so each call packs
 //! `op(B)` (zero-padded to whole groups and 16-column vectors, in column blocks each thread
-//! reads alone) and, unless `A` is u8, not transposed and `K` a multiple of 4, copies `op(A)`
-//! into u8 rows. An s8 `A` is shifted by 128 into u8, as oneDNN does; the shift and the zero
-//! points are folded afterwards through the column sums of `B` and the row sums of `A`:
+//! reads alone) and, unless `A` is read as it is, not transposed and `K` a multiple of 4,
+//! copies `op(A)` into rows of whole groups. One or two rows of `A` by a not transposed `B`
+//! read `B` in place instead ([`super::gemm_s32_few_rows`]). An s8 `A` is shifted by 128 into
+//! u8, as oneDNN does, except on the AMX tiles, which multiply s8 by s8 (`tdpbssd`); the shift
+//! and the zero points are folded afterwards through the column sums of `B` and the row sums
+//! of `A`:
 //!
 //! `Σ (a − ao)(b − bo) = Σ (a + s)·b − (s + ao)·Σ b − bo·Σ a + K·ao·bo` (`s` 128 or 0),
 //!
@@ -353,16 +356,17 @@ unsafe fn interleave4(rows: [&[i8]; 4], out: &mut [i8]) {
     }
 }
 
-/// Copies rows `rows` of `op(A)` as u8 images into `dst` (rows of `kp` bytes, zero-padded)
-/// and adds their sums (of the values) to `sums` (zeros).
+/// Copies rows `rows` of `op(A)` into `dst` (rows of `kp` bytes, zero-padded), as u8 images
+/// when `shifted` (else as they are), and adds their sums (of the values) to `sums` (zeros).
 fn pack_a_rows<T: IntA>(
     s: &GemmShape,
-    a: &[T],
+    (a, shifted): (&[T], bool),
     rows: std::ops::Range<usize>,
     kp: usize,
     dst: &mut [u8],
     sums: &mut [i32],
 ) {
+    let image = |x: T| if shifted { x.image() } else { x.value() as u8 };
     let (k, lda) = (s.k, s.ld[0]);
     if k == 0 {
         return; // nothing is read, the sums stay 0
@@ -374,7 +378,7 @@ fn pack_a_rows<T: IntA>(
         for q in 0..k {
             let src = &a[q * lda + rows.start..q * lda + rows.end];
             for (r, (&x, sum)) in src.iter().zip(sums.iter_mut()).enumerate() {
-                dst[r * kp + q] = x.image();
+                dst[r * kp + q] = image(x);
                 *sum = sum.wrapping_add(x.value());
             }
         }
@@ -382,7 +386,7 @@ fn pack_a_rows<T: IntA>(
         for (r, i) in rows.enumerate() {
             let src = &a[i * lda..i * lda + k];
             for (d, &x) in dst[r * kp..r * kp + k].iter_mut().zip(src) {
-                *d = x.image();
+                *d = image(x);
             }
             sums[r] = src.iter().fold(0i32, |acc, &x| acc.wrapping_add(x.value()));
         }
@@ -404,11 +408,19 @@ pub fn gemm_s32<T: IntA>(
     (co, offset): (&[i32], COffset),
 ) -> Result<()> {
     let (m, n, k) = (s.m, s.n, s.k);
-    let scale = (T::SHIFT + ao).wrapping_neg();
     // oneDNN leaves C alone when K is 0, whatever alpha, beta and co
     if m == 0 || n == 0 || k == 0 {
         return Ok(());
     }
+    // One or two rows read a not transposed B in place (`gemm_s32_few_rows`), else B is packed.
+    let few = m <= FEW_ROWS
+        && !s.trans_b
+        && matches!(kernel, Int8Kernel::Amx | Int8Kernel::Avx512Vnni)
+        && few_rows::available();
+    // An s8 A enters the AMX tiles as it is (`tdpbssd`), elsewhere shifted into u8.
+    let signed = T::SHIFT != 0 && kernel == Int8Kernel::Amx && !few;
+    let shift = if signed { 0 } else { T::SHIFT };
+    let scale = (shift + ao).wrapping_neg();
     let groups = k.div_ceil(4);
     let kp = groups * 4;
     let pb = PackedB {
@@ -419,15 +431,10 @@ pub fn gemm_s32<T: IntA>(
     let row_blocks = m.div_ceil(ROW_BLOCK);
     // the zero-point corrections: −(s + ao)·Σ b of each column, K·ao·bo − bo·Σ a of each row
     let mut zp_cols = size::filled("gemm: column corrections", pb.vectors * VECTOR, 0i32)?;
-    // A is read in place when the kernel can: u8, rows of K, K a multiple of 4.
-    let in_place = !s.trans_a && T::SHIFT == 0 && k % 4 == 0;
+    // A is read in place when the kernel can: not shifted, rows of K, K a multiple of 4.
+    let in_place = !s.trans_a && shift == 0 && k % 4 == 0;
     let mut zp_rows = size::filled("gemm: row corrections", m, 0i32)?;
     let too_big = || Error::OutOfMemory(format!("gemm: packing {m}x{n}x{k}"));
-    // One or two rows read a not transposed B in place (`gemm_s32_few_rows`), else B is packed.
-    let few = m <= FEW_ROWS
-        && !s.trans_b
-        && matches!(kernel, Int8Kernel::Amx | Int8Kernel::Avx512Vnni)
-        && few_rows::available();
     let b_bytes = if few {
         0
     } else {
@@ -441,7 +448,7 @@ pub fn gemm_s32<T: IntA>(
     } else {
         m.checked_mul(kp).ok_or_else(too_big)?
     };
-    let ones_buf = if T::SHIFT + ao != 0 {
+    let ones_buf = if scale != 0 {
         let buf = buffer(kp, 1, "row of ones")?;
         // SAFETY: the buffer has kp bytes.
         unsafe { std::ptr::write_bytes(buf.as_ptr(), 1, kp) };
@@ -541,7 +548,7 @@ pub fn gemm_s32<T: IntA>(
                     let dst = unsafe {
                         std::slice::from_raw_parts_mut(a_out.at(rows.start * kp), rows.len() * kp)
                     };
-                    pack_a_rows(s, a, rows.clone(), kp, dst, sums);
+                    pack_a_rows(s, (a, shift != 0), rows.clone(), kp, dst, sums);
                 }
                 let base = kw.wrapping_mul(ao).wrapping_mul(bo);
                 for (x, i) in sums.iter_mut().zip(rows) {
@@ -615,6 +622,25 @@ pub fn gemm_s32<T: IntA>(
                             *x = x.wrapping_add(o);
                         }
                     }
+                } else if signed {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: as below; `signed` only with the AMX kernel (AMX-INT8 runs).
+                    unsafe {
+                        use super::amx_gemm::{gemm, TileGemm};
+                        let tiles = TileGemm {
+                            m: op.m,
+                            a: op.a,
+                            lda: op.lda,
+                            b: op.b.cast(),
+                            ldb: op.ldb,
+                            k: op.groups,
+                            vectors: op.vectors,
+                            c: op.c.cast(),
+                            ldc: 4 * op.ldc,
+                            accumulate: false,
+                        };
+                        gemm::<super::amx::Int8Signed>(&tiles)
+                    };
                 } else {
                     // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes
                     // (in place, checked by GemmShape); the block of B was packed before the

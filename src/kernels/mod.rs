@@ -21,6 +21,8 @@ pub mod isa;
 pub mod scratch;
 pub mod sgemm;
 #[cfg(target_arch = "x86_64")]
+pub mod sgemm_stream;
+#[cfg(target_arch = "x86_64")]
 pub mod transpose;
 pub mod vector;
 

@@ -8,8 +8,11 @@
 //! (up to its last whole 32 columns), else copied into contiguous column blocks of `K` rows ×
 //! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
-//! and a lost hardware prefetch per row. Up to `GEMV_ROWS` rows with a not
-//! transposed `B` take a path of their own (`few_rows`) that streams `B` in place. The last
+//! and a lost hardware prefetch per row — except for a few rows with AVX-512
+//! ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles). Up to
+//! `GEMV_ROWS` rows with a not transposed `B` take a path of their own (`few_rows`) that
+//! streams `B` in place. Transposed operands are copied 16 × 16 words at a time
+//! ([`super::transpose`]). The last
 //! `n mod 32` columns are computed from the zero-padded copy into a tile, then added to
 //! `C`. The copies live in the calling thread's scratch (`kernels::scratch`). `C` is scaled by `beta` first (not read when `beta` is 0, as in BLAS) and the product
 //! accumulated onto it. One team of the library's crew copies, then computes blocks of rows ×
@@ -19,6 +22,8 @@
 use super::gemm::{self, Fetch, Init, Panel, RowsA, CHUNK};
 use super::isa::Isa;
 use super::scratch::with_scratch;
+#[cfg(target_arch = "x86_64")]
+use super::sgemm_stream;
 use crate::error::{Error, Result};
 use crate::kernels::blas::GemmShape;
 use crate::threading;
@@ -41,10 +46,6 @@ const IN_PLACE_MAX_BYTES: usize = 1 << 20;
 /// so few times that a copy costs more than the scattered reads.
 const GEMV_ROWS: usize = 4;
 
-/// Rows of a not transposed `B` ahead of the one being copied that the copy asks the caches
-/// for (a row per page or more apart: the hardware prefetcher does not follow).
-const COPY_AHEAD: usize = 16;
-
 /// When `op(B)` is copied.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum BSource {
@@ -54,6 +55,19 @@ enum BSource {
     Copied,
     /// Each column block copied by the member that multiplies it, just before (one row block).
     PerBlock,
+    /// The user's `B` streamed by [`super::sgemm_stream`] (few rows, a large `B`).
+    Streamed,
+}
+
+/// Whether [`sgemm_stream`] takes this product (when `B` is not read in place as it is).
+fn streamed(s: &GemmShape, isa: Isa) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return !s.trans_b && s.m <= sgemm_stream::MAX_ROWS && isa >= Isa::Avx512;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (s, isa);
+        false
+    }
 }
 
 /// A pointer the blocks share; each block writes its own rows × columns of `C`.
@@ -165,8 +179,11 @@ pub fn sgemm(
         (j0, COL_BLOCK.min(n_pad - j0))
     };
     let b_size = k.saturating_mul(n).saturating_mul(4);
+    let isa = Isa::detected();
     let source = if !s.trans_b && m <= IN_PLACE_MAX_ROWS && b_size <= IN_PLACE_MAX_BYTES {
         BSource::InPlace
+    } else if streamed(s, isa) {
+        BSource::Streamed
     } else if row_blocks == 1 {
         BSource::PerBlock
     } else {
@@ -188,6 +205,7 @@ pub fn sgemm(
         BSource::InPlace => Some(0),
         BSource::Copied => k.checked_mul(n_pad),
         BSource::PerBlock => (threading::num_threads() * COL_BLOCK).checked_mul(k),
+        BSource::Streamed => Some(0),
     })?;
     let a_bytes = line(if copy_a { m.checked_mul(k) } else { Some(0) })?;
     let tail_bytes = line(if n_rest > 0 {
@@ -214,7 +232,6 @@ pub fn sgemm(
             inner_stride: a_ld as isize,
             inner: m,
         };
-        let isa = Isa::detected();
         let out = Out(c.as_mut_ptr());
         threading::team(join, |t| {
             if copy_a {
@@ -245,9 +262,6 @@ pub fn sgemm(
                     transpose_into(d, width, &b[j0 * ldb..], ldb, (k, cols), 1.0);
                 } else {
                     for q in 0..k {
-                        // rows far apart: the hardware prefetcher stops at each page
-                        let ahead = (q + COPY_AHEAD) * ldb + j0;
-                        gemm::prefetch_rows(b.as_ptr().wrapping_add(ahead), 1, 0, cols);
                         d[q * width..q * width + cols]
                             .copy_from_slice(&b[q * ldb + j0..q * ldb + j0 + cols]);
                     }
@@ -278,6 +292,35 @@ pub fn sgemm(
                 _ => {}
             }
             t.barrier();
+            #[cfg(target_arch = "x86_64")]
+            if source == BSource::Streamed {
+                let blocks = n.div_ceil(sgemm_stream::COLUMNS);
+                let mut rows = [std::ptr::null::<f32>(); sgemm_stream::MAX_ROWS];
+                for (i, p) in rows.iter_mut().enumerate().take(m) {
+                    *p = rows_a.row(i);
+                }
+                t.for_each(blocks, false, |cb| {
+                    let j0 = cb * sgemm_stream::COLUMNS;
+                    let cols = sgemm_stream::COLUMNS.min(n - j0);
+                    let next = b.as_ptr().wrapping_add(j0 + sgemm_stream::COLUMNS);
+                    // SAFETY: A's rows have K floats (GemmShape, or our copy); B has K rows of
+                    // N floats at stride ldb; columns j0..j0 + cols of C's m rows are this
+                    // item's alone; AVX-512 runs.
+                    unsafe {
+                        sgemm_stream::column_block(
+                            &rows[..m],
+                            k,
+                            b.as_ptr().add(j0),
+                            ldb,
+                            cols,
+                            (out.at(j0), ldc),
+                            beta,
+                            next,
+                        )
+                    }
+                });
+                return;
+            }
             // column blocks outer: a member's consecutive items share their columns of B
             t.for_each(row_blocks * col_blocks, false, |item| {
                 let (cb, rb) = (item / row_blocks, item % row_blocks);
@@ -527,6 +570,7 @@ mod tests {
             (6, 64, 1030),
             (130, 70, 33),
             (2, 600, 7),
+            (9, 1100, 300),
         ];
         for &(m, n, k) in &shapes {
             for (ta, tb) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'T'), (b'T', b'T')] {
