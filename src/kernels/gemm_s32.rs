@@ -134,7 +134,7 @@ impl PackedB {
 
 /// Groups of 4 rows of a not transposed `B` packed for each column block in turn: the blocks
 /// of one member share the rows, so each row of `B` is read as one run across them.
-const PACK_GROUPS: usize = 4;
+const PACK_GROUPS: usize = 16;
 
 /// Packs groups `gs` of the columns of block `cb` of `op(B)` into `dst` (the block's bytes),
 /// writing every byte of those groups (zeros past `K` and `N`). `wide`: the CPU runs AVX-512BW

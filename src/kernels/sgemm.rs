@@ -425,9 +425,11 @@ fn few_rows(
             }
     };
     threading::team(join, |t| {
-        t.for_each(n.div_ceil(FEW_ROWS_COLS), false, |item| {
-            let j0 = item * FEW_ROWS_COLS;
-            let w = FEW_ROWS_COLS.min(n - j0);
+        // at least one run per member (a narrow B would leave the others idle)
+        let run = n.div_ceil(t.size()).next_multiple_of(16).min(FEW_ROWS_COLS);
+        t.for_each(n.div_ceil(run), false, |item| {
+            let j0 = item * run;
+            let w = run.min(n - j0);
             let mut acc = [[0f32; FEW_ROWS_COLS]; GEMV_ROWS];
             let row = |q: usize| &b[q * ldb + j0..q * ldb + j0 + w];
             let quads = k / 4 * 4;
