@@ -4,10 +4,10 @@
 //! write of all of it, then a read of the copy) costs more than the products; read in place,
 //! its rows lie a page or more apart, so the hardware prefetcher does not follow them and
 //! every row waits on L3. Here a column block of 64 columns is multiplied `K` block by `K`
-//! block ([`K_BLOCK`] rows, 32 KiB of `B`: the register tiles after the first re-read it from
-//! L1), and while a block's tiles run they ask L2 for the next block's rows (the next `K`
-//! block, or the next column block's first), a few lines per `k` step spread over all the
-//! tiles: the reads of `B` overlap the multiply-adds instead of preceding them.
+//! block (64 rows, 16 KiB of `B`: the register tiles after the first re-read it from L1), and
+//! while a block's tiles run they ask L1 for the next block's rows (the next `K` block, or the
+//! next column block's first), a few lines per `k` step spread over all the tiles: the reads
+//! of `B` overlap the multiply-adds instead of preceding them.
 //!
 //! Register tiles: up to 6 rows × 4 vectors of 16 columns (24 zmm accumulators), the columns
 //! past `N` masked off. `C = beta·C + A·B`: the first `K` block stores `beta·C` plus its sums,
@@ -15,13 +15,12 @@
 
 use std::arch::x86_64::*;
 
-/// Most rows of `A` this path takes: the tiles of a column block re-read its `B` from L1, and
-/// at 32 rows (6 tiles) copying `B` was faster again (one thread, 32×4096×1024: 0.95 of the
-/// time; 16 rows, 16×2048×512 and 16×512×1024: 1.10 and 1.15 of this path's).
+/// Most rows of `A` this path takes: with more (more tiles re-reading each block of `B`),
+/// copying `B` was faster again.
 pub const MAX_ROWS: usize = 16;
 /// Columns of a block: 4 vectors.
 pub const COLUMNS: usize = 64;
-/// Rows of `K` per block: 32 KiB of a column block of `B`.
+/// Rows of `K` per block: 16 KiB of a column block of `B`, twice that with the next block's.
 const K_BLOCK: usize = 64;
 /// Most rows of a register tile.
 const TILE_ROWS: usize = 6;
@@ -118,7 +117,7 @@ enum Start {
     Continue,
 }
 
-/// Rows of `B` a tile asks L2 for, spread over its `k` steps (all 4 vectors' lines of each).
+/// Rows of `B` a tile asks L1 for, spread over its `k` steps (all 4 vectors' lines of each).
 #[derive(Clone, Copy)]
 struct Fetch {
     ptr: *const f32,
