@@ -236,6 +236,20 @@ impl Dot for Int8 {
     }
 }
 
+/// AMX-INT8 `tdpbssd`: s8 A × s8 B → s32.
+pub struct Int8Signed;
+
+impl Dot for Int8Signed {
+    #[inline(always)]
+    unsafe fn dot<const C: usize, const A: usize, const B: usize>() {
+        // SAFETY: the caller's contract.
+        unsafe {
+            std::arch::asm!("tdpbssd tmm{c}, tmm{a}, tmm{b}", c = const C, a = const A,
+                b = const B, options(nostack, preserves_flags));
+        }
+    }
+}
+
 /// AMX-BF16 `tdpbf16ps`: pairs of bf16 A × pairs of bf16 B → f32.
 pub struct Bf16;
 

@@ -3,9 +3,12 @@
 //!
 //! The kernel multiplies u8 rows by s8 columns packed in 4-row groups, so each call packs
 //! `op(B)` (zero-padded to whole groups and 16-column vectors, in column blocks each thread
-//! reads alone) and, unless `A` is u8, not transposed and `K` a multiple of 4, copies `op(A)`
-//! into u8 rows. An s8 `A` is shifted by 128 into u8, as oneDNN does; the shift and the zero
-//! points are folded afterwards through the column sums of `B` and the row sums of `A`:
+//! reads alone) and, unless `A` is read as it is, not transposed and `K` a multiple of 4,
+//! copies `op(A)` into rows of whole groups. One or two rows of `A` by a not transposed `B`
+//! read `B` in place instead ([`super::gemm_s32_few_rows`]). An s8 `A` is shifted by 128 into
+//! u8, as oneDNN does, except on the AMX tiles, which multiply s8 by s8 (`tdpbssd`); the shift
+//! and the zero points are folded afterwards through the column sums of `B` and the row sums
+//! of `A`:
 //!
 //! `Σ (a − ao)(b − bo) = Σ (a + s)·b − (s + ao)·Σ b − bo·Σ a + K·ao·bo` (`s` 128 or 0),
 //!
@@ -21,6 +24,7 @@
 //! The packed operands live in the calling thread's scratch (`kernels::scratch`).
 
 use super::blas::{COffset, GemmShape};
+use super::gemm_s32_few_rows::{self as few_rows, FEW_ROWS};
 use super::int8_gemm::{self, Int8Gemm, Int8Kernel, VECTOR};
 use super::scratch::with_scratch;
 use crate::error::{Error, Result};
@@ -130,10 +134,11 @@ impl PackedB {
 
 /// Groups of 4 rows of a not transposed `B` packed for each column block in turn: the blocks
 /// of one member share the rows, so each row of `B` is read as one run across them.
-const PACK_GROUPS: usize = 4;
+const PACK_GROUPS: usize = 16;
 
 /// Packs groups `gs` of the columns of block `cb` of `op(B)` into `dst` (the block's bytes),
-/// writing every byte of those groups (zeros past `K` and `N`).
+/// writing every byte of those groups (zeros past `K` and `N`). `wide`: the CPU runs AVX-512BW
+/// (64 columns, or 16 × 16 words of a transposed `B`, moved in registers at a time).
 fn pack_b_block(
     s: &GemmShape,
     b: &[i8],
@@ -141,6 +146,7 @@ fn pack_b_block(
     cb: usize,
     gs: std::ops::Range<usize>,
     dst: &mut [i8],
+    wide: bool,
 ) {
     let (k, ldb) = (s.k, s.ld[1]);
     let vb = p.block_vectors(cb);
@@ -154,45 +160,86 @@ fn pack_b_block(
         let full = gs.start..gs.end.min(full_groups);
         assert!(4 * cols <= ld && dst.len() >= k.div_ceil(4) * ld);
         let row = |jj: usize| &b[(j0 + jj) * ldb..(j0 + jj) * ldb + k];
-        let mut jj = 0;
-        #[cfg(target_arch = "x86_64")]
-        while jj + 4 <= cols {
-            let rows: [&[i8]; 4] = std::array::from_fn(|q| row(jj + q));
-            for g in full.clone().step_by(4).take_while(|g| g + 4 <= full.end) {
-                // SAFETY: 16 bytes of each row at 4g (g + 4 <= k / 4); 16 bytes at
-                // (g + p)·ld + 4·jj of `dst` (4·jj + 16 <= ld, g + 4 <= groups: asserted).
-                unsafe {
-                    transpose_words(
-                        rows.map(|r| &r[4 * g..4 * g + 16]),
-                        dst,
-                        g * ld + 4 * jj,
-                        ld,
-                    )
-                };
-            }
-            jj += 4;
-        }
-        for jj in 0..cols {
-            let row = row(jj);
-            // the groups the 4 × 4 steps above left: all of the last columns, the last few
-            // of the others
-            let done = if jj < cols / 4 * 4 && cfg!(target_arch = "x86_64") {
-                full.start + full.len() / 4 * 4
+        // the words of columns `js` in groups `g`: 4 × 4 at a time (SSE2), the rest one by one
+        let words = |dst: &mut [i8], js: std::ops::Range<usize>, g: std::ops::Range<usize>| {
+            let (quads, gq) = if cfg!(target_arch = "x86_64") {
+                (js.len() / 4 * 4, g.len() / 4 * 4)
             } else {
-                full.start
+                (0, 0)
             };
-            for g in done..full.end {
-                dst[g * ld + 4 * jj..g * ld + 4 * jj + 4].copy_from_slice(&row[4 * g..4 * g + 4]);
+            #[cfg(target_arch = "x86_64")]
+            for jj in (js.start..js.start + quads).step_by(4) {
+                let rows: [&[i8]; 4] = std::array::from_fn(|q| row(jj + q));
+                for g0 in (g.start..g.start + gq).step_by(4) {
+                    // SAFETY: 16 bytes of each row at 4·g0 (g0 + 4 <= k / 4); 16 bytes at
+                    // (g0 + p)·ld + 4·jj of `dst` (4·jj + 16 <= ld, g0 + 4 <= groups:
+                    // asserted).
+                    unsafe {
+                        transpose_words(
+                            rows.map(|r| &r[4 * g0..4 * g0 + 16]),
+                            dst,
+                            g0 * ld + 4 * jj,
+                            ld,
+                        )
+                    };
+                }
             }
-            if gs.end > full_groups {
-                let rest = &row[4 * full_groups..];
+            for jj in js.clone() {
+                let row = row(jj);
+                let done = if jj < js.start + quads {
+                    g.start + gq
+                } else {
+                    g.start
+                };
+                for g in done..g.end {
+                    dst[g * ld + 4 * jj..g * ld + 4 * jj + 4]
+                        .copy_from_slice(&row[4 * g..4 * g + 4]);
+                }
+            }
+        };
+        // 16 columns × 16 groups in registers where AVX-512 runs and the rows are whole words
+        let mut blocked = (0, full.start);
+        #[cfg(target_arch = "x86_64")]
+        if wide && ldb % 4 == 0 {
+            use super::transpose::{block16, WORDS};
+            blocked = (
+                cols / WORDS * WORDS,
+                full.start + full.len() / WORDS * WORDS,
+            );
+            for jj in (0..blocked.0).step_by(WORDS) {
+                for g0 in (full.start..blocked.1).step_by(WORDS) {
+                    let from = &row(jj)[4 * g0..4 * g0 + 4 * WORDS];
+                    let last = &row(jj + WORDS - 1)[4 * g0..4 * g0 + 4 * WORDS];
+                    let to = &mut dst[g0 * ld + 4 * jj..(g0 + WORDS - 1) * ld + 4 * jj + 64];
+                    debug_assert!(last.as_ptr() as usize - from.as_ptr() as usize == 15 * ldb);
+                    // SAFETY: 16 rows of 64 bytes at stride `ldb` from `from` (the first and
+                    // last are in `b`), 16 of 64 at stride `ld` in `to`; AVX-512F runs.
+                    unsafe {
+                        block16::<false>(
+                            from.as_ptr().cast(),
+                            ldb / 4,
+                            to.as_mut_ptr().cast(),
+                            ld / 4,
+                            1.0,
+                        )
+                    };
+                }
+            }
+        }
+        words(dst, 0..blocked.0, blocked.1..full.end);
+        words(dst, blocked.0..cols, full.clone());
+        if gs.end > full_groups {
+            for jj in 0..cols {
+                let rest = &row(jj)[4 * full_groups..];
                 let word = &mut dst[full_groups * ld + 4 * jj..full_groups * ld + 4 * jj + 4];
                 word.fill(0);
                 word[..rest.len()].copy_from_slice(rest);
             }
         }
-        for g in gs {
-            dst[g * ld + 4 * cols..g * ld + ld].fill(0);
+        if 4 * cols < ld {
+            for g in gs {
+                dst[g * ld + 4 * cols..g * ld + ld].fill(0);
+            }
         }
     } else {
         for g in gs {
@@ -201,16 +248,33 @@ fn pack_b_block(
             if rows < 4 {
                 out.fill(0);
             }
-            out[4 * cols..].fill(0);
+            if 4 * cols < ld {
+                out[4 * cols..].fill(0);
+            }
             let mut j = 0;
             #[cfg(target_arch = "x86_64")]
             if g < full_groups {
+                let at = |q: usize, j: usize, w: usize| &b[(4 * g + q) * ldb + j0 + j..][..w];
+                if wide {
+                    while j + 4 * VECTOR <= cols {
+                        let w = 4 * VECTOR;
+                        // SAFETY: 64 bytes of each of the four rows, 256 bytes of `out`;
+                        // AVX-512BW runs.
+                        unsafe {
+                            interleave4_wide(
+                                [at(0, j, w), at(1, j, w), at(2, j, w), at(3, j, w)],
+                                &mut out[j / VECTOR * VECTOR_BYTES..][..4 * VECTOR_BYTES],
+                            )
+                        };
+                        j += w;
+                    }
+                }
                 while j + VECTOR <= cols {
-                    let at = |q: usize| &b[(4 * g + q) * ldb + j0 + j..][..VECTOR];
+                    let w = VECTOR;
                     // SAFETY: 16 bytes of each of the four rows, 64 bytes of `out`.
                     unsafe {
                         interleave4(
-                            [at(0), at(1), at(2), at(3)],
+                            [at(0, j, w), at(1, j, w), at(2, j, w), at(3, j, w)],
                             &mut out[j / VECTOR * VECTOR_BYTES..][..VECTOR_BYTES],
                         )
                     };
@@ -223,6 +287,24 @@ fn pack_b_block(
                     out[at + q] = b[(4 * g + q) * ldb + j0 + jj];
                 }
             }
+        }
+    }
+}
+
+/// [`interleave4`] on 64 columns: four packed vectors, from 64 bytes of each of four rows.
+///
+/// # Safety
+/// Each row has 64 bytes, `out` 256; the CPU runs AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn interleave4_wide(rows: [&[i8]; 4], out: &mut [i8]) {
+    use std::arch::x86_64::*;
+    debug_assert!(rows.iter().all(|r| r.len() >= 64) && out.len() >= 256);
+    unsafe {
+        let r = rows.map(|r| _mm512_loadu_si512(r.as_ptr().cast()));
+        let o = out.as_mut_ptr().cast::<__m512i>();
+        for (v, x) in super::transpose::vnni_words(r).into_iter().enumerate() {
+            _mm512_storeu_si512(o.add(v), x);
         }
     }
 }
@@ -274,16 +356,17 @@ unsafe fn interleave4(rows: [&[i8]; 4], out: &mut [i8]) {
     }
 }
 
-/// Copies rows `rows` of `op(A)` as u8 images into `dst` (rows of `kp` bytes, zero-padded)
-/// and adds their sums (of the values) to `sums` (zeros).
+/// Copies rows `rows` of `op(A)` into `dst` (rows of `kp` bytes, zero-padded), as u8 images
+/// when `shifted` (else as they are), and adds their sums (of the values) to `sums` (zeros).
 fn pack_a_rows<T: IntA>(
     s: &GemmShape,
-    a: &[T],
+    (a, shifted): (&[T], bool),
     rows: std::ops::Range<usize>,
     kp: usize,
     dst: &mut [u8],
     sums: &mut [i32],
 ) {
+    let image = |x: T| if shifted { x.image() } else { x.value() as u8 };
     let (k, lda) = (s.k, s.ld[0]);
     if k == 0 {
         return; // nothing is read, the sums stay 0
@@ -295,7 +378,7 @@ fn pack_a_rows<T: IntA>(
         for q in 0..k {
             let src = &a[q * lda + rows.start..q * lda + rows.end];
             for (r, (&x, sum)) in src.iter().zip(sums.iter_mut()).enumerate() {
-                dst[r * kp + q] = x.image();
+                dst[r * kp + q] = image(x);
                 *sum = sum.wrapping_add(x.value());
             }
         }
@@ -303,7 +386,7 @@ fn pack_a_rows<T: IntA>(
         for (r, i) in rows.enumerate() {
             let src = &a[i * lda..i * lda + k];
             for (d, &x) in dst[r * kp..r * kp + k].iter_mut().zip(src) {
-                *d = x.image();
+                *d = image(x);
             }
             sums[r] = src.iter().fold(0i32, |acc, &x| acc.wrapping_add(x.value()));
         }
@@ -329,6 +412,15 @@ pub fn gemm_s32<T: IntA>(
     if m == 0 || n == 0 || k == 0 {
         return Ok(());
     }
+    // One or two rows read a not transposed B in place (`gemm_s32_few_rows`), else B is packed.
+    let few = m <= FEW_ROWS
+        && !s.trans_b
+        && matches!(kernel, Int8Kernel::Amx | Int8Kernel::Avx512Vnni)
+        && few_rows::available();
+    // An s8 A enters the AMX tiles as it is (`tdpbssd`), elsewhere shifted into u8.
+    let signed = T::SHIFT != 0 && kernel == Int8Kernel::Amx && !few;
+    let shift = if signed { 0 } else { T::SHIFT };
+    let scale = (shift + ao).wrapping_neg();
     let groups = k.div_ceil(4);
     let kp = groups * 4;
     let pb = PackedB {
@@ -339,20 +431,24 @@ pub fn gemm_s32<T: IntA>(
     let row_blocks = m.div_ceil(ROW_BLOCK);
     // the zero-point corrections: −(s + ao)·Σ b of each column, K·ao·bo − bo·Σ a of each row
     let mut zp_cols = size::filled("gemm: column corrections", pb.vectors * VECTOR, 0i32)?;
-    // A is read in place when the kernel can: u8, rows of K, K a multiple of 4.
-    let in_place = !s.trans_a && T::SHIFT == 0 && k % 4 == 0;
+    // A is read in place when the kernel can: not shifted, rows of K, K a multiple of 4.
+    let in_place = !s.trans_a && shift == 0 && k % 4 == 0;
     let mut zp_rows = size::filled("gemm: row corrections", m, 0i32)?;
     let too_big = || Error::OutOfMemory(format!("gemm: packing {m}x{n}x{k}"));
-    let b_bytes = (pb.vectors * VECTOR_BYTES)
-        .checked_mul(groups)
-        .ok_or_else(too_big)?
-        .next_multiple_of(64);
+    let b_bytes = if few {
+        0
+    } else {
+        (pb.vectors * VECTOR_BYTES)
+            .checked_mul(groups)
+            .ok_or_else(too_big)?
+            .next_multiple_of(64)
+    };
     let a_bytes = if in_place {
         0
     } else {
         m.checked_mul(kp).ok_or_else(too_big)?
     };
-    let ones_buf = if T::SHIFT + ao != 0 {
+    let ones_buf = if scale != 0 {
         let buf = buffer(kp, 1, "row of ones")?;
         // SAFETY: the buffer has kp bytes.
         unsafe { std::ptr::write_bytes(buf.as_ptr(), 1, kp) };
@@ -372,6 +468,11 @@ pub fn gemm_s32<T: IntA>(
     // offset row into the columns', the others into the rows'.
     let co_in_cols = fast && offset == COffset::Row;
     let co_in_rows = fast && offset != COffset::Row;
+    #[cfg(target_arch = "x86_64")]
+    let wide = matches!(kernel, Int8Kernel::Amx | Int8Kernel::Avx512Vnni)
+        && is_x86_feature_detected!("avx512bw");
+    #[cfg(not(target_arch = "x86_64"))]
+    let wide = false;
     let macs = m.saturating_mul(n).saturating_mul(k);
     let parallel = macs >= PARALLEL_MIN;
     let join = parallel.then(|| threading::join_wait(macs.saturating_mul(2)));
@@ -385,7 +486,7 @@ pub fn gemm_s32<T: IntA>(
             (a_out, kp)
         };
         threading::team(join, |t| {
-            let mine = t.share(col_blocks);
+            let mine = if few { 0..0 } else { t.share(col_blocks) };
             // the member's blocks of B, a few rows across all of them at a time
             let step = if s.trans_b { groups } else { PACK_GROUPS };
             for g0 in (0..groups).step_by(step) {
@@ -395,7 +496,7 @@ pub fn gemm_s32<T: IntA>(
                     let dst = unsafe {
                         std::slice::from_raw_parts_mut(b_out.at(pb.block_offset(cb)), len)
                     };
-                    pack_b_block(s, b, &pb, cb, g0..groups.min(g0 + step), dst);
+                    pack_b_block(s, b, &pb, cb, g0..groups.min(g0 + step), dst, wide);
                 }
             }
             for cb in mine {
@@ -403,7 +504,6 @@ pub fn gemm_s32<T: IntA>(
                 let j0 = cb * COL_BLOCK;
                 // SAFETY: block cb's column sums are this member's alone.
                 let sums = unsafe { std::slice::from_raw_parts_mut(zp_cols_out.at(j0), cols) };
-                let scale = (T::SHIFT + ao).wrapping_neg();
                 if scale != 0 {
                     // the column sums: a row of ones times the packed block, on the kernel
                     let op = Int8Gemm {
@@ -448,7 +548,7 @@ pub fn gemm_s32<T: IntA>(
                     let dst = unsafe {
                         std::slice::from_raw_parts_mut(a_out.at(rows.start * kp), rows.len() * kp)
                     };
-                    pack_a_rows(s, a, rows.clone(), kp, dst, sums);
+                    pack_a_rows(s, (a, shift != 0), rows.clone(), kp, dst, sums);
                 }
                 let base = kw.wrapping_mul(ao).wrapping_mul(bo);
                 for (x, i) in sums.iter_mut().zip(rows) {
@@ -480,10 +580,73 @@ pub fn gemm_s32<T: IntA>(
                     ldc: tld,
                     accumulate: false,
                 };
-                // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes (in
-                // place, checked by GemmShape); the block of B was packed before the barrier;
-                // the tile holds rows × `tld` values.
-                unsafe { int8_gemm::gemm(kernel, &op) };
+                if few {
+                    // A's rows (and a row of ones for the column sums) by B in place; the
+                    // column corrections of this block from those sums
+                    let mut ptrs = [std::ptr::null::<u8>(); FEW_ROWS + 1];
+                    for (r, p) in ptrs.iter_mut().enumerate().take(m) {
+                        *p = a_rows.at(r * a_ld).cast_const();
+                    }
+                    let n_ptrs = if scale != 0 {
+                        ptrs[m] = ones.at(0).cast_const();
+                        m + 1
+                    } else {
+                        m
+                    };
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: A's rows have `kp` bytes, zero past K (the copy) or K = `kp`
+                    // (in place), as has the row of ones; B has K rows of N bytes at stride
+                    // ldb (GemmShape), of which this block reads columns j0..j0 + cols; the
+                    // tile holds `n_ptrs` ≤ ROW_BLOCK rows of `tld` values.
+                    unsafe {
+                        few_rows::columns(
+                            &ptrs[..n_ptrs],
+                            k,
+                            b.as_ptr().add(j0),
+                            s.ld[1],
+                            cols,
+                            tile.as_mut_ptr(),
+                            tld,
+                        )
+                    };
+                    // SAFETY: block cb's column corrections are this item's alone (one row
+                    // block).
+                    let zp = unsafe { std::slice::from_raw_parts_mut(zp_cols_out.at(j0), cols) };
+                    if scale != 0 {
+                        for (x, &sum) in zp.iter_mut().zip(&tile[m * tld..]) {
+                            *x = sum.wrapping_mul(scale);
+                        }
+                    }
+                    if co_in_cols {
+                        for (x, &o) in zp.iter_mut().zip(&co[j0..j0 + cols]) {
+                            *x = x.wrapping_add(o);
+                        }
+                    }
+                } else if signed {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: as below; `signed` only with the AMX kernel (AMX-INT8 runs).
+                    unsafe {
+                        use super::amx_gemm::{gemm, TileGemm};
+                        let tiles = TileGemm {
+                            m: op.m,
+                            a: op.a,
+                            lda: op.lda,
+                            b: op.b.cast(),
+                            ldb: op.ldb,
+                            k: op.groups,
+                            vectors: op.vectors,
+                            c: op.c.cast(),
+                            ldc: 4 * op.ldc,
+                            accumulate: false,
+                        };
+                        gemm::<super::amx::Int8Signed>(&tiles)
+                    };
+                } else {
+                    // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes
+                    // (in place, checked by GemmShape); the block of B was packed before the
+                    // barrier; the tile holds rows × `tld` values.
+                    unsafe { int8_gemm::gemm(kernel, &op) };
+                }
                 for (r, i) in rows.enumerate() {
                     let tile_row = &tile[r * tld..r * tld + cols];
                     // SAFETY: row i, columns j0..j0 + cols of C are this item's alone; the
@@ -621,6 +784,8 @@ mod tests {
             (29, 1, 33),
             (5, 17, 4),
             (67, 65, 130),
+            (2, 130, 67),
+            (18, 40, 96),
             (3, 16, 0),
         ];
         let params = [

@@ -13,12 +13,17 @@ pub mod gemm_bf16;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_bf16_tn;
 pub mod gemm_s32;
+pub mod gemm_s32_few_rows;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;
 pub mod int8_gemm;
 pub mod isa;
 pub mod scratch;
 pub mod sgemm;
+#[cfg(target_arch = "x86_64")]
+pub mod sgemm_stream;
+#[cfg(target_arch = "x86_64")]
+pub mod transpose;
 pub mod vector;
 
 pub use isa::Isa;

@@ -8,8 +8,11 @@
 //! (up to its last whole 32 columns), else copied into contiguous column blocks of `K` rows ×
 //! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
-//! and a lost hardware prefetch per row. Up to `GEMV_ROWS` rows with a not
-//! transposed `B` take a path of their own (`few_rows`) that streams `B` in place. The last
+//! and a lost hardware prefetch per row — except for a few rows with AVX-512
+//! ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles). Up to
+//! `GEMV_ROWS` rows with a not transposed `B` take a path of their own (`few_rows`) that
+//! streams `B` in place. Transposed operands are copied 16 × 16 words at a time
+//! ([`super::transpose`]). The last
 //! `n mod 32` columns are computed from the zero-padded copy into a tile, then added to
 //! `C`. The copies live in the calling thread's scratch (`kernels::scratch`). `C` is scaled by `beta` first (not read when `beta` is 0, as in BLAS) and the product
 //! accumulated onto it. One team of the library's crew copies, then computes blocks of rows ×
@@ -19,6 +22,8 @@
 use super::gemm::{self, Fetch, Init, Panel, RowsA, CHUNK};
 use super::isa::Isa;
 use super::scratch::with_scratch;
+#[cfg(target_arch = "x86_64")]
+use super::sgemm_stream;
 use crate::error::{Error, Result};
 use crate::kernels::blas::GemmShape;
 use crate::threading;
@@ -50,6 +55,19 @@ enum BSource {
     Copied,
     /// Each column block copied by the member that multiplies it, just before (one row block).
     PerBlock,
+    /// The user's `B` streamed by [`super::sgemm_stream`] (few rows, a large `B`).
+    Streamed,
+}
+
+/// Whether [`sgemm_stream`] takes this product (when `B` is not read in place as it is).
+fn streamed(s: &GemmShape, isa: Isa) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return !s.trans_b && s.m <= sgemm_stream::MAX_ROWS && isa >= Isa::Avx512;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (s, isa);
+        false
+    }
 }
 
 /// A pointer the blocks share; each block writes its own rows × columns of `C`.
@@ -66,11 +84,13 @@ impl Out {
     }
 }
 
-/// Rows (or columns) copied together when transposing: 16 read streams, one write stream.
+/// Rows (or columns) copied together when transposing without AVX-512: 16 read streams, one
+/// write stream.
 const STRIPE: usize = 16;
 
 /// `dst[r·ld_dst + q] = alpha·src[q·ld_src + r]` for `r < rows`, `q < cols`: `src` transposed,
-/// a stripe of rows at a time (each step reads `STRIPE` neighbours of one source row).
+/// in 16 × 16 blocks in registers where AVX-512 runs ([`super::transpose`]), the rest a stripe
+/// of rows at a time (each step reads `STRIPE` neighbours of one source row).
 fn transpose_into(
     dst: &mut [f32],
     ld_dst: usize,
@@ -79,14 +99,44 @@ fn transpose_into(
     (rows, cols): (usize, usize),
     alpha: f32,
 ) {
-    for r0 in (0..rows).step_by(STRIPE) {
-        let r1 = rows.min(r0 + STRIPE);
-        for q in 0..cols {
-            for (r, &x) in (r0..r1).zip(&src[q * ld_src + r0..q * ld_src + r1]) {
-                dst[r * ld_dst + q] = alpha * x;
+    if rows == 0 || cols == 0 {
+        return;
+    }
+    assert!(src.len() >= (cols - 1) * ld_src + rows && dst.len() >= (rows - 1) * ld_dst + cols);
+    let mut blocked = (0, 0);
+    #[cfg(target_arch = "x86_64")]
+    if super::transpose::available() {
+        use super::transpose::{block16, WORDS};
+        blocked = (rows / WORDS * WORDS, cols / WORDS * WORDS);
+        for r0 in (0..blocked.0).step_by(WORDS) {
+            for q0 in (0..blocked.1).step_by(WORDS) {
+                let (s, d) = (q0 * ld_src + r0, r0 * ld_dst + q0);
+                // SAFETY: 16 source rows of 16 floats from `s` and 16 destination rows from
+                // `d`, inside the slices (asserted above); AVX-512F checked.
+                unsafe {
+                    let (s, d) = (src.as_ptr().add(s), dst.as_mut_ptr().add(d));
+                    if alpha == 1.0 {
+                        block16::<false>(s, ld_src, d, ld_dst, alpha)
+                    } else {
+                        block16::<true>(s, ld_src, d, ld_dst, alpha)
+                    }
+                }
             }
         }
     }
+    // what the blocks left: the last rows (all columns), the last columns of the other rows
+    let stripes = |dst: &mut [f32], rs: std::ops::Range<usize>, qs: std::ops::Range<usize>| {
+        for r0 in rs.clone().step_by(STRIPE) {
+            let r1 = rs.end.min(r0 + STRIPE);
+            for q in qs.clone() {
+                for (r, &x) in (r0..r1).zip(&src[q * ld_src + r0..q * ld_src + r1]) {
+                    dst[r * ld_dst + q] = alpha * x;
+                }
+            }
+        }
+    };
+    stripes(dst, blocked.0..rows, 0..cols);
+    stripes(dst, 0..blocked.0, blocked.1..cols);
 }
 
 /// `C = alpha·op(A)·op(B) + beta·C`. Slices hold at least `s.a_len()`, `s.b_len()`,
@@ -129,8 +179,11 @@ pub fn sgemm(
         (j0, COL_BLOCK.min(n_pad - j0))
     };
     let b_size = k.saturating_mul(n).saturating_mul(4);
+    let isa = Isa::detected();
     let source = if !s.trans_b && m <= IN_PLACE_MAX_ROWS && b_size <= IN_PLACE_MAX_BYTES {
         BSource::InPlace
+    } else if streamed(s, isa) {
+        BSource::Streamed
     } else if row_blocks == 1 {
         BSource::PerBlock
     } else {
@@ -152,6 +205,7 @@ pub fn sgemm(
         BSource::InPlace => Some(0),
         BSource::Copied => k.checked_mul(n_pad),
         BSource::PerBlock => (threading::num_threads() * COL_BLOCK).checked_mul(k),
+        BSource::Streamed => Some(0),
     })?;
     let a_bytes = line(if copy_a { m.checked_mul(k) } else { Some(0) })?;
     let tail_bytes = line(if n_rest > 0 {
@@ -178,7 +232,6 @@ pub fn sgemm(
             inner_stride: a_ld as isize,
             inner: m,
         };
-        let isa = Isa::detected();
         let out = Out(c.as_mut_ptr());
         threading::team(join, |t| {
             if copy_a {
@@ -239,6 +292,35 @@ pub fn sgemm(
                 _ => {}
             }
             t.barrier();
+            #[cfg(target_arch = "x86_64")]
+            if source == BSource::Streamed {
+                let blocks = n.div_ceil(sgemm_stream::COLUMNS);
+                let mut rows = [std::ptr::null::<f32>(); sgemm_stream::MAX_ROWS];
+                for (i, p) in rows.iter_mut().enumerate().take(m) {
+                    *p = rows_a.row(i);
+                }
+                t.for_each(blocks, false, |cb| {
+                    let j0 = cb * sgemm_stream::COLUMNS;
+                    let cols = sgemm_stream::COLUMNS.min(n - j0);
+                    let next = b.as_ptr().wrapping_add(j0 + sgemm_stream::COLUMNS);
+                    // SAFETY: A's rows have K floats (GemmShape, or our copy); B has K rows of
+                    // N floats at stride ldb; columns j0..j0 + cols of C's m rows are this
+                    // item's alone; AVX-512 runs.
+                    unsafe {
+                        sgemm_stream::column_block(
+                            &rows[..m],
+                            k,
+                            b.as_ptr().add(j0),
+                            ldb,
+                            cols,
+                            (out.at(j0), ldc),
+                            beta,
+                            next,
+                        )
+                    }
+                });
+                return;
+            }
             // column blocks outer: a member's consecutive items share their columns of B
             t.for_each(row_blocks * col_blocks, false, |item| {
                 let (cb, rb) = (item / row_blocks, item % row_blocks);
@@ -343,9 +425,11 @@ fn few_rows(
             }
     };
     threading::team(join, |t| {
-        t.for_each(n.div_ceil(FEW_ROWS_COLS), false, |item| {
-            let j0 = item * FEW_ROWS_COLS;
-            let w = FEW_ROWS_COLS.min(n - j0);
+        // at least one run per member (a narrow B would leave the others idle)
+        let run = n.div_ceil(t.size()).next_multiple_of(16).min(FEW_ROWS_COLS);
+        t.for_each(n.div_ceil(run), false, |item| {
+            let j0 = item * run;
+            let w = run.min(n - j0);
             let mut acc = [[0f32; FEW_ROWS_COLS]; GEMV_ROWS];
             let row = |q: usize| &b[q * ldb + j0..q * ldb + j0 + w];
             let quads = k / 4 * 4;
@@ -488,6 +572,7 @@ mod tests {
             (6, 64, 1030),
             (130, 70, 33),
             (2, 600, 7),
+            (9, 1100, 300),
         ];
         for &(m, n, k) in &shapes {
             for (ta, tb) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'T'), (b'T', b'T')] {

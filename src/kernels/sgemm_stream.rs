@@ -1,0 +1,260 @@
+//! `dnnl_sgemm` of a few rows of `A` by a large not transposed `B`: `B` streamed in place.
+//!
+//! Each element of `B` is used by at most [`MAX_ROWS`] rows, so copying `B` (a read and a
+//! write of all of it, then a read of the copy) costs more than the products; read in place,
+//! its rows lie a page or more apart, so the hardware prefetcher does not follow them and
+//! every row waits on L3. Here a column block of 64 columns is multiplied `K` block by `K`
+//! block (64 rows, 16 KiB of `B`: the register tiles after the first re-read it from L1), and
+//! while a block's tiles run they ask L1 for the next block's rows (the next `K` block, or the
+//! next column block's first), a few lines per `k` step spread over all the tiles: the reads
+//! of `B` overlap the multiply-adds instead of preceding them.
+//!
+//! Register tiles: up to 6 rows × 4 vectors of 16 columns (24 zmm accumulators), the columns
+//! past `N` masked off. `C = beta·C + A·B`: the first `K` block stores `beta·C` plus its sums,
+//! the later ones continue from `C` (each element's sum formed in order along `K`).
+
+use std::arch::x86_64::*;
+
+/// Most rows of `A` this path takes: with more (more tiles re-reading each block of `B`),
+/// copying `B` was faster again.
+pub const MAX_ROWS: usize = 16;
+/// Columns of a block: 4 vectors.
+pub const COLUMNS: usize = 64;
+/// Rows of `K` per block: 16 KiB of a column block of `B`, twice that with the next block's.
+const K_BLOCK: usize = 64;
+/// Most rows of a register tile.
+const TILE_ROWS: usize = 6;
+
+/// `C[r·ldc + j] = beta·C[r·ldc + j] + Σ_q a[r][q]·b[q·ldb + j]` for rows `r < a.len()` (at
+/// most [`MAX_ROWS`]) and columns `j < cols` (at most [`COLUMNS`]), `q < k`; `beta` 0 does not
+/// read `C`. `next` is where the column block multiplied after this one starts in `B` (only
+/// asked of the caches: any address).
+///
+/// # Safety
+/// Each `a[r]` has `k` readable floats; `b` has `k` rows of `cols` readable floats at stride
+/// `ldb`; `c` has `a.len()` rows of `cols` writable floats at stride `ldc`, overlapping
+/// neither; the CPU runs AVX-512F and FMA.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx512f,fma")]
+pub unsafe fn column_block(
+    a: &[*const f32],
+    k: usize,
+    b: *const f32,
+    ldb: usize,
+    cols: usize,
+    (c, ldc): (*mut f32, usize),
+    beta: f32,
+    next: *const f32,
+) {
+    debug_assert!(a.len() <= MAX_ROWS && cols <= COLUMNS);
+    let m = a.len();
+    let tiles = m.div_ceil(TILE_ROWS);
+    let masks: [__mmask16; 4] = std::array::from_fn(|v| {
+        let left = cols.saturating_sub(16 * v).min(16);
+        ((1u32 << left) - 1) as __mmask16
+    });
+    for k0 in (0..k).step_by(K_BLOCK) {
+        let kb = K_BLOCK.min(k - k0);
+        let b0 = b.wrapping_add(k0 * ldb);
+        // the block after this one: this column's next rows, or the next column's first
+        let (pf, pf_rows) = if k0 + kb < k {
+            (b0.wrapping_add(kb * ldb), K_BLOCK.min(k - k0 - kb))
+        } else {
+            (next, K_BLOCK.min(k))
+        };
+        let start = if k0 == 0 {
+            Start::Beta(beta)
+        } else {
+            Start::Continue
+        };
+        let mut i0 = 0;
+        for t in 0..tiles {
+            let h = m / tiles + usize::from(t < m % tiles);
+            // this tile's share of the next block's rows
+            let share = t * pf_rows / tiles..(t + 1) * pf_rows / tiles;
+            let fetch = Fetch {
+                ptr: pf.wrapping_add(share.start * ldb),
+                rows: share.len(),
+                ld: ldb,
+            };
+            let mut rows = [std::ptr::null::<f32>(); TILE_ROWS];
+            for (r, p) in rows.iter_mut().enumerate().take(h) {
+                *p = a[i0 + r].wrapping_add(k0);
+            }
+            let args = (
+                rows,
+                kb,
+                b0,
+                ldb,
+                masks,
+                c.wrapping_add(i0 * ldc),
+                ldc,
+                start,
+                fetch,
+            );
+            // SAFETY: the caller's contract, for rows i0..i0 + h and K rows k0..k0 + kb.
+            unsafe {
+                match h {
+                    6 => tile::<6>(args),
+                    5 => tile::<5>(args),
+                    4 => tile::<4>(args),
+                    3 => tile::<3>(args),
+                    2 => tile::<2>(args),
+                    _ => tile::<1>(args),
+                }
+            }
+            i0 += h;
+        }
+    }
+}
+
+/// What a tile's accumulators start from.
+#[derive(Clone, Copy)]
+enum Start {
+    /// Zero, `beta·C` added when stored (`C` not read when `beta` is 0).
+    Beta(f32),
+    /// `C` (the sums of the earlier `K` blocks).
+    Continue,
+}
+
+/// Rows of `B` a tile asks L1 for, spread over its `k` steps (all 4 vectors' lines of each).
+#[derive(Clone, Copy)]
+struct Fetch {
+    ptr: *const f32,
+    rows: usize,
+    ld: usize,
+}
+
+type TileArgs = (
+    [*const f32; TILE_ROWS],
+    usize,
+    *const f32,
+    usize,
+    [__mmask16; 4],
+    *mut f32,
+    usize,
+    Start,
+    Fetch,
+);
+
+/// One tile of `R` rows × 4 vectors over `kb` rows of `B`.
+#[inline]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn tile<const R: usize>(args: TileArgs) {
+    let (a, kb, b, ldb, masks, c, ldc, start, fetch) = args;
+    unsafe {
+        let mut acc = [[_mm512_setzero_ps(); 4]; R];
+        if let Start::Continue = start {
+            for (r, row) in acc.iter_mut().enumerate() {
+                for (v, x) in row.iter_mut().enumerate() {
+                    *x = _mm512_maskz_loadu_ps(masks[v], c.add(r * ldc + 16 * v));
+                }
+            }
+        }
+        // one fetched row every `period` steps
+        let period = if fetch.rows == 0 {
+            usize::MAX
+        } else {
+            kb.div_ceil(fetch.rows).max(1)
+        };
+        let mut due = 0;
+        let mut fetched = 0;
+        let mut bp = b;
+        for kk in 0..kb {
+            if kk == due && fetched < fetch.rows {
+                let p = fetch.ptr.wrapping_add(fetched * fetch.ld);
+                for v in 0..4 {
+                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(16 * v).cast());
+                }
+                fetched += 1;
+                due += period;
+            }
+            let bv = [
+                _mm512_maskz_loadu_ps(masks[0], bp),
+                _mm512_maskz_loadu_ps(masks[1], bp.add(16)),
+                _mm512_maskz_loadu_ps(masks[2], bp.add(32)),
+                _mm512_maskz_loadu_ps(masks[3], bp.add(48)),
+            ];
+            for (r, row) in acc.iter_mut().enumerate() {
+                let x = _mm512_set1_ps(*a[r].add(kk));
+                for (s, &y) in row.iter_mut().zip(&bv) {
+                    *s = _mm512_fmadd_ps(x, y, *s);
+                }
+            }
+            bp = bp.add(ldb);
+        }
+        for (r, row) in acc.iter().enumerate() {
+            for (v, &x) in row.iter().enumerate() {
+                let p = c.add(r * ldc + 16 * v);
+                let x = match start {
+                    Start::Beta(beta) if beta != 0.0 => {
+                        let old = _mm512_maskz_loadu_ps(masks[v], p);
+                        _mm512_fmadd_ps(old, _mm512_set1_ps(beta), x)
+                    }
+                    _ => x,
+                };
+                _mm512_mask_storeu_ps(p, masks[v], x);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_blocks_match_the_naive_product() {
+        if crate::kernels::Isa::detected() < crate::kernels::Isa::Avx512 {
+            return;
+        }
+        for &(m, k, cols, ldb) in &[
+            (1, 1, 1, 1),
+            (16, 300, 64, 80),
+            (7, 129, 37, 40),
+            (13, 5, 50, 64),
+        ] {
+            for beta in [0.0f32, 0.5] {
+                let lda = k + 3;
+                let a: Vec<f32> = (0..m * lda).map(|i| (i % 7) as f32 - 3.0).collect();
+                let b: Vec<f32> = (0..k * ldb).map(|i| (i % 5) as f32 * 0.5 - 1.0).collect();
+                let ldc = cols + 2;
+                let c0: Vec<f32> = (0..m * ldc).map(|i| (i % 3) as f32).collect();
+                let mut c = c0.clone();
+                if beta == 0.0 {
+                    c.iter_mut().for_each(|x| *x = f32::NAN);
+                }
+                let rows: Vec<*const f32> = (0..m).map(|r| a[r * lda..].as_ptr()).collect();
+                // SAFETY: m rows of k floats, k rows of cols floats at ldb, m rows of ldc.
+                unsafe {
+                    column_block(
+                        &rows,
+                        k,
+                        b.as_ptr(),
+                        ldb,
+                        cols,
+                        (c.as_mut_ptr(), ldc),
+                        beta,
+                        std::ptr::null(),
+                    )
+                };
+                for r in 0..m {
+                    for j in 0..cols {
+                        let sum: f32 = (0..k).map(|q| a[r * lda + q] * b[q * ldb + j]).sum();
+                        let want = beta * c0[r * ldc + j] + sum;
+                        // small integers and halves: exact in any order
+                        assert_eq!(c[r * ldc + j], want, "{m}x{cols}x{k} ({r},{j})");
+                    }
+                    for j in cols..ldc {
+                        let old = c[r * ldc + j];
+                        assert!(if beta == 0.0 {
+                            old.is_nan()
+                        } else {
+                            old == c0[r * ldc + j]
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
