@@ -371,28 +371,11 @@ unsafe fn block<D: Dot, const R: usize, const V: usize>(g: &Group, rb: &[Rows; R
         }
         for (q, s) in g.steps[..g.runs].iter().enumerate() {
             let b = s.b.add(v0 * 64);
-            // B of the step after step `k` of this run (after the group's last: none).
-            let after = |k: usize| {
-                if k + 1 < s.full {
-                    Some((b.wrapping_add(TILE_ROWS * (k + 1) * s.ldb), s.ldb))
-                } else if let (Some(row), true) = (s.last_row, k < s.full) {
-                    Some((b.wrapping_add(row * s.ldb), s.ldb))
-                } else {
-                    let n = g.steps[..g.runs].get(q + 1)?;
-                    Some((n.b.wrapping_add(v0 * 64), n.ldb))
-                }
-            };
             for k in 0..s.full {
-                if let Some((b, ldb)) = after(k) {
-                    prefetch_b::<V>(b, ldb);
-                }
                 let a: [*const u8; R] = std::array::from_fn(|r| rb[r].a[q].add(TILE_ROW_BYTES * k));
                 step::<D, R, V>(a, s.lda, b.add(TILE_ROWS * k * s.ldb), s.ldb);
             }
             if let Some(row) = s.last_row {
-                if let Some((b, ldb)) = after(s.full) {
-                    prefetch_b::<V>(b, ldb);
-                }
                 let a: [*const u8; R] = std::array::from_fn(|r| rb[r].last[q]);
                 step::<D, R, V>(a, TILE_ROW_BYTES, b.add(row * s.ldb), s.ldb);
             }
@@ -417,21 +400,6 @@ unsafe fn block<D: Dot, const R: usize, const V: usize>(g: &Group, rb: &[Rows; R
                     }
                 }
             }
-        }
-    }
-}
-
-/// Requests into L1 the rows of the `V` B tiles of a K step at `b`, `ldb` apart (one line per
-/// tile row). A B tile is 16 rows of different lines of the packed weights, usually in L2: a
-/// tile load waits for all of them, and a tile register is not reused before the dot products
-/// reading it are done, so without the request each K step would wait for L2.
-#[inline(always)]
-fn prefetch_b<const V: usize>(b: *const u8, ldb: usize) {
-    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-    for i in 0..TILE_ROWS {
-        for v in 0..V {
-            // SAFETY: a prefetch never faults, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(b.wrapping_add(i * ldb + v * 64).cast()) };
         }
     }
 }
