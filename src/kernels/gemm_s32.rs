@@ -626,20 +626,11 @@ pub fn gemm_s32<T: IntA>(
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: as below; `signed` only with the AMX kernel (AMX-INT8 runs).
                     unsafe {
-                        use super::amx_gemm::{gemm, TileGemm};
-                        let tiles = TileGemm {
-                            m: op.m,
-                            a: op.a,
-                            lda: op.lda,
-                            b: op.b.cast(),
-                            ldb: op.ldb,
-                            k: op.groups,
-                            vectors: op.vectors,
-                            c: op.c.cast(),
-                            ldc: 4 * op.ldc,
+                        let tiles = super::amx_gemm::TileGemm {
                             accumulate: false,
+                            ..op.tiles()
                         };
-                        gemm::<super::amx::Int8Signed>(&tiles)
+                        super::amx_gemm::gemm::<super::amx::Int8Signed>(&tiles)
                     };
                 } else {
                     // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes

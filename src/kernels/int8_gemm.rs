@@ -152,6 +152,25 @@ pub const AMX_MIN_ROWS: usize = 3;
 
 /// The AMX version.
 ///
+#[cfg(target_arch = "x86_64")]
+impl Int8Gemm {
+    /// The same product as an AMX tile GEMM (s32 C rows in bytes).
+    pub fn tiles(&self) -> super::amx_gemm::TileGemm {
+        super::amx_gemm::TileGemm {
+            m: self.m,
+            a: self.a,
+            lda: self.lda,
+            b: self.b.cast(),
+            ldb: self.ldb,
+            k: self.groups,
+            vectors: self.vectors,
+            c: self.c.cast(),
+            ldc: 4 * self.ldc,
+            accumulate: self.accumulate,
+        }
+    }
+}
+
 /// # Safety
 /// As [`gemm`].
 #[cfg(target_arch = "x86_64")]
@@ -163,20 +182,8 @@ unsafe fn gemm_amx(op: &Int8Gemm) {
         // SAFETY: the caller's contract; the CPU has AVX512-VNNI.
         return unsafe { x86::gemm_avx512(op) };
     }
-    let t = super::amx_gemm::TileGemm {
-        m: op.m,
-        a: op.a,
-        lda: op.lda,
-        b: op.b.cast(),
-        ldb: op.ldb,
-        k: op.groups,
-        vectors: op.vectors,
-        c: op.c.cast(),
-        ldc: 4 * op.ldc,
-        accumulate: op.accumulate,
-    };
     // SAFETY: the caller's contract; `Int8Kernel::Amx` only where AMX-INT8 runs.
-    unsafe { super::amx_gemm::gemm::<super::amx::Int8>(&t) }
+    unsafe { super::amx_gemm::gemm::<super::amx::Int8>(&op.tiles()) }
 }
 
 /// The portable version.
