@@ -145,20 +145,30 @@ struct Group {
 /// AMX with `D` available (`amx::int8` / `amx::bf16`); the operands address what [`TileGemm`]
 /// describes; C overlaps neither A nor B.
 pub unsafe fn gemm<D: Dot>(op: &TileGemm) {
-    let run = Run {
-        a: op.a,
-        lda: op.lda,
-        b: op.b,
-        ldb: op.ldb,
-        k: op.k,
-    };
-    let start = if op.accumulate {
-        Start::Accumulate
-    } else {
-        Start::Zero
-    };
     // SAFETY: the caller's contract.
-    unsafe { sum_runs::<D>(&[run], op.m, op.vectors, op.c, op.ldc, start, 4) }
+    unsafe { sum_runs::<D>(&[op.run()], op.m, op.vectors, op.c, op.ldc, op.start(), 4) }
+}
+
+impl TileGemm {
+    /// Its product as a run of a [`gemm_runs`] sum.
+    pub fn run(&self) -> Run {
+        Run {
+            a: self.a,
+            lda: self.lda,
+            b: self.b,
+            ldb: self.ldb,
+            k: self.k,
+        }
+    }
+
+    /// How its C starts.
+    pub fn start(&self) -> Start {
+        if self.accumulate {
+            Start::Accumulate
+        } else {
+            Start::Zero
+        }
+    }
 }
 
 /// `C[i][v·16 + j] (start)+= Σ_runs Σ_k A[i][k] · B[k][v·16 + j]` with the dot product `D`,

@@ -116,23 +116,17 @@ pub unsafe fn gemm_pair(k: Int8Kernel, first: &Int8Gemm, second: &Int8Gemm) {
     );
     #[cfg(target_arch = "x86_64")]
     if k == Int8Kernel::Amx && first.m >= AMX_MIN_ROWS {
-        use super::amx_gemm::{gemm_runs, Run, Start};
-        let run = |op: &Int8Gemm| Run {
-            a: op.a,
-            lda: op.lda,
-            b: op.b.cast(),
-            ldb: op.ldb,
-            k: op.groups,
-        };
-        let start = if first.accumulate {
-            Start::Accumulate
-        } else {
-            Start::Zero
-        };
-        let (m, vectors, c, ldc) = (first.m, first.vectors, first.c.cast(), 4 * first.ldc);
+        let (x, y) = (first.tiles(), second.tiles());
         // SAFETY: the caller's contract; `Int8Kernel::Amx` only where AMX-INT8 runs.
         return unsafe {
-            gemm_runs::<super::amx::Int8>(&[run(first), run(second)], m, vectors, c, ldc, start)
+            super::amx_gemm::gemm_runs::<super::amx::Int8>(
+                &[x.run(), y.run()],
+                x.m,
+                x.vectors,
+                x.c,
+                x.ldc,
+                x.start(),
+            )
         };
     }
     let second = Int8Gemm {

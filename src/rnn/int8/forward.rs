@@ -804,18 +804,27 @@ impl Run<'_> {
         // this item's own; the previous state is complete (barrier, or this member's own rows
         // when split by batch) and read-only now.
         unsafe {
+            // Item `it`'s GEMMs — the fused layer GEMM when `layer` and the plan fuses it,
+            // then the iteration GEMM of `vectors` vectors from `v0` with `a` as the state —
+            // and its (rows, panel); none for an empty item.
+            let gemms =
+                |it: usize, a: (*const u8, usize), v0: usize, vectors: usize, layer: bool| {
+                    let (rows, panel) = items.tile(it);
+                    if rows.is_empty() {
+                        return None;
+                    }
+                    let layer = (layer && plan.fused_layer_gemm)
+                        .then(|| self.layer_op(l, d, ti, rows.clone(), panel));
+                    let iter = self.iter_op(op, rows.clone(), panel, a, v0, vectors);
+                    self.step_gemm(layer, &iter);
+                    Some((rows, panel))
+                };
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.lane(plan.c, d);
                 team.for_each(items.count(), false, |it| {
-                    let (rows, panel) = items.tile(it);
-                    if rows.is_empty() {
+                    let Some((rows, panel)) = gemms(it, prev, 0, p.g * 2, true) else {
                         return;
-                    }
-                    let layer = plan
-                        .fused_layer_gemm
-                        .then(|| self.layer_op(l, d, ti, rows.clone(), panel));
-                    let iter = self.iter_op(op, rows.clone(), panel, prev, 0, p.g * 2);
-                    self.step_gemm(layer, &iter);
+                    };
                     let (o0, valid, acc, dq) = tile(rows.start, panel);
                     let t = postgemm::LstmTile {
                         rows: rows.len(),
@@ -853,15 +862,9 @@ impl Run<'_> {
                     }
                 };
                 team.for_each(items.count(), false, |it| {
-                    let (rows, panel) = items.tile(it);
-                    if rows.is_empty() {
+                    let Some((rows, panel)) = gemms(it, prev, 0, 4, true) else {
                         return;
-                    }
-                    let layer = plan
-                        .fused_layer_gemm
-                        .then(|| self.layer_op(l, d, ti, rows.clone(), panel));
-                    let iter = self.iter_op(op, rows.clone(), panel, prev, 0, 4);
-                    self.step_gemm(layer, &iter);
+                    };
                     let t = gru(rows.start, rows.len(), panel, hq_rows);
                     postgemm::gru_part1(self.isa, &t, &self.q);
                 });
@@ -869,12 +872,9 @@ impl Run<'_> {
                     team.barrier();
                 }
                 team.for_each(items.count(), false, |it| {
-                    let (rows, panel) = items.tile(it);
-                    if rows.is_empty() {
+                    let Some((rows, panel)) = gemms(it, (hq, plan.dhc4), 4, 2, false) else {
                         return;
-                    }
-                    let iter = self.iter_op(op, rows.clone(), panel, (hq, plan.dhc4), 4, 2);
-                    self.step_gemm(None, &iter);
+                    };
                     let t = gru(rows.start, rows.len(), panel, out_rows);
                     postgemm::gru_part2(self.isa, &t, &self.q);
                 });
