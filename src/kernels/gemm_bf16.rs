@@ -36,6 +36,8 @@ use std::cell::RefCell;
 const BUFFER_WORDS: usize = 1 << 19;
 /// Most terms converted at once; more are summed group after group.
 const GROUP: usize = 4;
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(GROUP <= super::amx_gemm_row::MAX_RUNS);
 
 // Converted `A` is written as bf16 in the order of `K`, read as words whose low half is the
 // even element: a little-endian layout (as AMX tiles read it).
@@ -542,7 +544,7 @@ pub unsafe fn gemm_sum_with(
 }
 
 /// The product on AMX tiles, per block of the panel: every term summed in the same tiles,
-/// which start from zeros, the `Init::Row` row or `C`.
+/// which start from zeros, the `Init::Row` row or `C` (one row: `amx_gemm_row`).
 ///
 /// # Safety
 /// As [`gemm_sum`], with every term's `A` converted (pairs, rows `inner_stride` words apart)
@@ -551,6 +553,7 @@ pub unsafe fn gemm_sum_with(
 unsafe fn amx(terms: &[Term], rows: std::ops::Range<usize>, c: *mut f32, ldc: usize, init: Init) {
     use super::amx::Bf16;
     use super::amx_gemm::{gemm_runs, Run, Start};
+    use super::amx_gemm_row::gemm_row;
     let (width, block) = (terms[0].b.width, terms[0].b.block);
     let empty = Run {
         a: std::ptr::null(),
@@ -579,16 +582,14 @@ unsafe fn amx(terms: &[Term], rows: std::ops::Range<usize>, c: *mut f32, ldc: us
         };
         let out = c.wrapping_add(cols.start).cast();
         let vectors = cols.len() / 16;
+        let runs = &runs[..terms.len()];
         // SAFETY: the operands are the terms' rows and block; the caller's contract.
         unsafe {
-            gemm_runs::<Bf16>(
-                &runs[..terms.len()],
-                rows.len(),
-                vectors,
-                out,
-                4 * ldc,
-                start,
-            )
+            if rows.len() == 1 {
+                gemm_row::<Bf16>(runs, vectors, out, start)
+            } else {
+                gemm_runs::<Bf16>(runs, rows.len(), vectors, out, 4 * ldc, start)
+            }
         };
     }
 }

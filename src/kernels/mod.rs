@@ -7,6 +7,8 @@ pub mod activations;
 pub mod amx;
 #[cfg(target_arch = "x86_64")]
 pub mod amx_gemm;
+#[cfg(target_arch = "x86_64")]
+pub mod amx_gemm_row;
 pub mod blas;
 pub mod gemm;
 pub mod gemm_bf16;
