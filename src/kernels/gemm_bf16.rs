@@ -19,8 +19,8 @@
 //!   the f32 kernels' shapes (a row fewer for the wide ones);
 //! - AVX2, portable: as the latter with `A` as pairs, in the f32 kernels' narrow tiles;
 //! - AMX-BF16, from 4 rows, and for one row whose `B` stays in L2 (a batch-1 step):
-//!   `kernels::amx_gemm` tiles, every term of the sum in the same accumulators, which start
-//!   from the bias row, zeros or `C`.
+//!   `kernels::amx_gemm` tiles (one row: `kernels::amx_gemm_row`), every term of the sum in
+//!   the same accumulators, which start from the bias row, zeros or `C`.
 //!
 //! The products of two bf16 are exact in f32, so every path computes the same sums; only the
 //! order of the additions differs (two per pair row, and per kernel).
