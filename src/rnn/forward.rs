@@ -46,8 +46,8 @@ use super::seq_lengths::SeqOrder;
 use super::views::{SeqView, Strided};
 use super::weights::{self, PackedWeights};
 use super::workspace::WorkspaceLayout;
-use crate::kernels::gemm::{self, Fetch, Init, Panel, Term};
-use crate::kernels::gemm_bf16;
+use crate::kernels::gemm::{self, Fetch, Init, Panel, RowsA, Term};
+use crate::kernels::gemm_bf16::{self, Converted};
 use crate::kernels::Isa;
 use crate::memory::packed::PANEL;
 use crate::threading::{self, Team};
@@ -555,7 +555,7 @@ impl Forward<'_> {
         let weights = |panel| self.weights(&self.tensors.weights_layer, pass, panel);
         let flops = 2 * block * pass.k_layer * width;
         let w_streamed = streamed(pass.k_layer * total * self.weight_size(), team.size());
-        self.for_items(team, pass, items.count(), false, flops, |it| {
+        self.for_items(team, pass, items.count(), false, flops, &[], |it| {
             let (rows, panel) = items.tile(it);
             // The next panel's weights, fetched while this item runs.
             let next = items.next_panel(&share, it, false).map(weights);
@@ -725,7 +725,15 @@ impl Forward<'_> {
             next,
             streamed: pass.step_streamed,
         };
-        self.for_items(team, pass, items.count(), reverse, flops, |it| {
+        // h_prev as bf16 pairs, written by the previous step's post-GEMMs.
+        let h_pairs = self.h_pairs(pass.d, s.wrapping_sub(1)).filter(|_| s > 0);
+        let given = h_prev.zip(h_pairs).map(|(h, pairs)| Converted {
+            a: h.gemm_rows(0, p.n),
+            k: p.sic,
+            pairs: pairs.cast_const(),
+        });
+        let given = given.as_slice();
+        self.for_items(team, pass, items.count(), reverse, flops, given, |it| {
             let (rows, panel, tile) = tile_of(it);
             if rows.is_empty() {
                 return; // a member's rows past the active ones (split by batch)
@@ -859,7 +867,7 @@ impl Forward<'_> {
             team.barrier();
         }
         let flops = 2 * items.block * PANEL * p.sic;
-        self.for_items(team, pass, items.count(), reverse, flops, |it| {
+        self.for_items(team, pass, items.count(), reverse, flops, &[], |it| {
             let (rows, panel, tile) = tile_of(it);
             if rows.is_empty() {
                 return; // a member's rows past the active ones (split by batch)
@@ -940,7 +948,8 @@ impl Forward<'_> {
     /// or `Team::for_each_balanced` when [`Forward::balanced`]. Items a member takes from
     /// another's share have no `next_item` in its own: they run without fetching ahead. A
     /// member converts each bf16 `A` operand of the phase once for all its items
-    /// (`gemm_bf16::reusing_converted`).
+    /// (`gemm_bf16::reusing_converted_with`), but for those `given` already converted.
+    #[allow(clippy::too_many_arguments)]
     fn for_items(
         &self,
         team: &Team,
@@ -948,6 +957,7 @@ impl Forward<'_> {
         items: usize,
         reverse: bool,
         item_flops: usize,
+        given: &[Converted],
         f: impl FnMut(usize),
     ) {
         let run = || {
@@ -958,8 +968,9 @@ impl Forward<'_> {
             }
         };
         // SAFETY: a phase's GEMMs read what earlier phases wrote (before a barrier, or for a
-        // pass split by batch this member's own rows), never what the phase writes.
-        unsafe { gemm_bf16::reusing_converted(run) }
+        // pass split by batch this member's own rows), never what the phase writes; the given
+        // pairs were written with those rows (`write_h_pairs`).
+        unsafe { gemm_bf16::reusing_converted_with(given, run) }
     }
 
     /// The weights `w` of `pass`'s layer and direction for item panel run `panel`.
@@ -984,6 +995,49 @@ impl Forward<'_> {
     unsafe fn rh_view(&self, d: usize) -> SeqView {
         let p = self.problem;
         SeqView::dense(unsafe { self.lane(&self.scratch.rh, d) }, p.n, p.dhc)
+    }
+
+    /// Row 0 of the bf16 pairs of h after step `s` of direction `d`'s pass (slot `s % 2` of
+    /// `h_pairs`), when the post-GEMMs write them ([`ScratchLayout::writes_h_pairs`]).
+    fn h_pairs(&self, d: usize, s: usize) -> Option<*mut u32> {
+        let p = self.problem;
+        ScratchLayout::writes_h_pairs(p).then(|| {
+            let slot = s % 2 * p.n * gemm_bf16::pair_row_words(p.dic);
+            // SAFETY: the region holds two slots of N rows per lane.
+            unsafe { self.lane(&self.scratch.h_pairs, d).add(slot).cast::<u32>() }
+        })
+    }
+
+    /// Writes rows `rows` × the units of `panel` of h after step `s` (in `h_seq`) as bf16
+    /// pairs, the next step's `A` ([`Self::h_pairs`]).
+    ///
+    /// # Safety
+    /// Those rows and units of h are written; this item owns them in the pairs.
+    unsafe fn write_h_pairs(
+        &self,
+        pass: &Pass,
+        s: usize,
+        rows: std::ops::Range<usize>,
+        panel: usize,
+    ) {
+        let p = self.problem;
+        let Some(pairs) = self.h_pairs(pass.d, s) else {
+            return;
+        };
+        let (u0, ld) = (panel * PANEL, gemm_bf16::pair_row_words(p.dic));
+        let h = tile_at(&pass.h_seq, s, rows.start, u0);
+        let a = RowsA {
+            base: h.ptr,
+            outer_stride: 0,
+            inner_stride: h.stride,
+            inner: usize::MAX,
+        };
+        let valid = PANEL.min(p.dhc - u0);
+        // SAFETY: the caller's contract; `u0` is even, so the units start a word.
+        unsafe {
+            let dst = pairs.add(rows.start * ld + u0 / 2);
+            gemm_bf16::write_pairs(self.isa, &a, 0..rows.len(), valid, dst, ld);
+        }
     }
 
     /// Prefetches for writing the rows a training step's item (`rows` × the units of `panel`)
@@ -1021,7 +1075,7 @@ impl Forward<'_> {
         let reverse = s % 2 == 1;
         let share = team.share(items.count());
         let flops = 2 * items.block * p.dhc * PANEL;
-        self.for_items(team, pass, items.count(), reverse, flops, |it| {
+        self.for_items(team, pass, items.count(), reverse, flops, &[], |it| {
             let (rows, panel) = items.tile(it);
             if rows.is_empty() {
                 return; // a member's rows past the active ones (split by batch)
@@ -1187,6 +1241,12 @@ impl Forward<'_> {
                     }
                 }
             }
+        }
+        // The phase that made h (GRU: the second).
+        let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
+        if gru == (phase == Phase::Second) {
+            // SAFETY: this item wrote those rows and units of h (see `step`).
+            unsafe { self.write_h_pairs(pass, s, rows, panel) };
         }
     }
 
