@@ -511,6 +511,7 @@ impl Forward<'_> {
                     );
                 }
             }
+            self.convert_input(team, &pass);
             team.barrier();
             schedule::chunked_steps(
                 team,
@@ -725,14 +726,14 @@ impl Forward<'_> {
             next,
             streamed: pass.step_streamed,
         };
-        // h_prev as bf16 pairs, written by the previous step's post-GEMMs.
-        let h_pairs = self.h_pairs(pass.d, s.wrapping_sub(1)).filter(|_| s > 0);
-        let given = h_prev.zip(h_pairs).map(|(h, pairs)| Converted {
-            a: h.gemm_rows(0, p.n),
-            k: p.sic,
-            pairs: pairs.cast_const(),
-        });
-        let given = given.as_slice();
+        // x and h_prev as bf16 pairs, converted at the start of the pass and by the previous
+        // step's post-GEMMs.
+        let given = self.given(pass, s);
+        let given: &[Converted] = match &given {
+            [Some(x), Some(h)] => &[*x, *h],
+            [Some(g), None] | [None, Some(g)] => std::slice::from_ref(g),
+            [None, None] => &[],
+        };
         self.for_items(team, pass, items.count(), reverse, flops, given, |it| {
             let (rows, panel, tile) = tile_of(it);
             if rows.is_empty() {
@@ -995,6 +996,51 @@ impl Forward<'_> {
     unsafe fn rh_view(&self, d: usize) -> SeqView {
         let p = self.problem;
         SeqView::dense(unsafe { self.lane(&self.scratch.rh, d) }, p.n, p.dhc)
+    }
+
+    /// Row 0 of the bf16 pairs of direction `d`'s input at step `s` (`x_pairs`), when the pass
+    /// converts its input once.
+    fn x_pairs(&self, d: usize, s: usize) -> Option<*mut u32> {
+        let p = self.problem;
+        (self.scratch.x_pairs.len > 0).then(|| {
+            let row = s * p.n * gemm_bf16::pair_row_words(p.slc.max(p.dic));
+            // SAFETY: the region holds T steps of N rows per lane.
+            unsafe { self.lane(&self.scratch.x_pairs, d).add(row).cast::<u32>() }
+        })
+    }
+
+    /// The operands of step `s`'s GEMMs given as bf16 pairs: its input (`x_pairs`) and
+    /// h_prev (`h_pairs`, from step 1).
+    fn given(&self, pass: &Pass, s: usize) -> [Option<Converted>; 2] {
+        let p = self.problem;
+        let x = self.x_pairs(pass.d, s).map(|pairs| Converted {
+            a: pass.x.gemm_rows(s, p.n),
+            k: pass.k_layer,
+            pairs: pairs.cast_const(),
+        });
+        let h = self
+            .h_pairs(pass.d, s.wrapping_sub(1))
+            .filter(|_| s > 0)
+            .map(|pairs| Converted {
+                a: pass.h_seq.from_step(s - 1).gemm_rows(0, p.n),
+                k: p.sic,
+                pairs: pairs.cast_const(),
+            });
+        [x, h]
+    }
+
+    /// This member's share of the steps of `pass`'s input as bf16 pairs (`x_pairs`), when
+    /// the pass converts it once.
+    unsafe fn convert_input(&self, team: &Team, pass: &Pass) {
+        let p = self.problem;
+        let ld = gemm_bf16::pair_row_words(pass.k_layer);
+        for s in team.share(p.t) {
+            if let Some(pairs) = self.x_pairs(pass.d, s) {
+                let a = pass.x.gemm_rows(s, p.n);
+                // SAFETY: N rows of the step's input; the slot holds N rows of `ld` words.
+                unsafe { gemm_bf16::write_pairs(self.isa, &a, 0..p.n, pass.k_layer, pairs, ld) };
+            }
+        }
     }
 
     /// Row 0 of the bf16 pairs of h after step `s` of direction `d`'s pass (slot `s % 2` of

@@ -10,6 +10,7 @@
 //! | `ht`            | `[N][DHC]`              | LSTMP inference: h̃ = o ⊙ tanh(c) of one step, before projection (training keeps it in the workspace) |
 //! | `proj`          | `[N][Q·32]`             | LSTMP: the projection GEMM's output of one step, in 32-channel panels (`Q` = ⌈DIC/32⌉), copied from there to where h goes |
 //! | `h_pairs`       | `[2][N][W]`             | bf16-pair GEMMs: h of the last two steps as bf16 pairs (`W` words per row), the next step's converted `A` |
+//! | `x_pairs`       | `[T][N][W]`             | bf16-pair GEMMs with the layer GEMM fused: a pass's input of every step as bf16 pairs, converted once per pass |
 //! | `bias`          | `[L][D][P·G·32]`        | bias in panel order, zero-padded (zeros when absent) |
 //! | `seq_lengths`   | see `SeqLengthsLayout`  | per-sample sequence lengths only: the batch order, the gathered inputs |
 //! | `weights_layer` | packed, as `memory::packed` | only when the user's weights are plain: packed at each execution |
@@ -62,6 +63,8 @@ const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
 /// step stays merged: GNMT decoder T=1 N=10 fused was 7–11 % slower (paired, on a Xeon, `K` in
 /// one block or two alike).
 const FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U: usize = 16;
+/// Largest `x_pairs` region ([`ScratchLayout::x_pairs`]).
+pub const X_PAIRS_MAX_BYTES: usize = 64 << 20;
 /// Bytes of the per-core cache that keeps a thread's share of `U` between steps (L2 of Zen 4/5).
 pub const L2_BYTES: usize = 1 << 20;
 
@@ -153,6 +156,12 @@ pub struct ScratchLayout {
     /// pairs, the next step's converted `A`, `[2][N][W]` (`W` = `gemm_bf16::pair_row_words`
     /// of DIC; slot `s % 2` for step `s`; else empty).
     pub h_pairs: Region,
+    /// bf16-pair GEMMs with the layer GEMM fused, when it takes at most
+    /// [`X_PAIRS_MAX_BYTES`]: a pass's input `x` of every step as bf16 pairs, converted once
+    /// at the start of the pass (each member its share of the steps) rather than by every
+    /// member at every step, `[T][N][W]` (`W` = `gemm_bf16::pair_row_words` of the widest layer
+    /// input; else empty).
+    pub x_pairs: Region,
     /// Per-sample sequence lengths: the batch order and the gathered inputs.
     pub seq_lengths: Option<SeqLengthsLayout>,
     /// Packed copy of plain `weights_layer`.
@@ -247,6 +256,14 @@ impl ScratchLayout {
         ])?;
         let ht = a.push(&[projection * inference, lanes, p.n, p.dhc])?;
         let proj = a.push(&[projection, lanes, p.n, proj_width])?;
+        let x_words = gemm_bf16::pair_row_words(p.slc.max(p.dic));
+        let x_pairs_used = fused_layer_gemm
+            && Self::writes_h_pairs(p)
+            && [lanes, p.t, p.n, x_words, f32s]
+                .iter()
+                .fold(1usize, |b, &k| b.saturating_mul(k))
+                <= X_PAIRS_MAX_BYTES;
+        let x_pairs = a.push(&[usize::from(x_pairs_used), lanes, p.t, p.n, x_words])?;
         let h_pairs = a.push(&[
             usize::from(Self::writes_h_pairs(p)),
             lanes,
@@ -285,6 +302,7 @@ impl ScratchLayout {
             ht,
             proj,
             h_pairs,
+            x_pairs,
             seq_lengths,
             weights_layer,
             weights_iter,
