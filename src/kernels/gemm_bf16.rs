@@ -6,7 +6,9 @@
 //! low half, `A[2q + 1]` in the high half of word `q`, a last odd column paired with zero;
 //! rounded to nearest even, exact for bf16 values) in a buffer of the calling thread, once per
 //! call — or, inside a [`reusing_converted`] scope (an RNN phase: the same activations times
-//! every panel of the weights), once per scope. A row of `A` is then one word per pair of `K`
+//! every panel of the weights), once per scope; operands their producer already wrote as pairs
+//! are given to the scope ([`reusing_converted_with`]: an RNN step's h and input). A row of
+//! `A` is then one word per pair of `K`
 //! and a row of `B` one word per column,
 //! so the f32 GEMM's tiling (`gemm::tiles`: register tiles, `K` blocks,
 //! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:

@@ -15,7 +15,9 @@
 //!    accumulated onto that tile (with the layer GEMM fused, `x·W + h_prev·U` as one GEMM of
 //!    two terms), then the cell's fused **post-GEMM** on the same tile while it is in cache;
 //!    h goes straight to where it is read next (the next step and next layer, or the user's
-//!    `dst_layer`), c is updated in place (inference) or into the workspace;
+//!    `dst_layer`), c is updated in place (inference) or into the workspace; with bf16-pair
+//!    weights also as bf16 pairs, the next step's converted `A` (and with the layer GEMM
+//!    fused, the pass's input is converted to pairs once, before its first step);
 //! 3. the final states go to `dst_iter` / `dst_iter_c` (in inference the last step writes
 //!    `dst_iter_c` itself, and the first reads `src_iter_c` in place).
 //!
