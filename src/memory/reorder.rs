@@ -8,6 +8,8 @@ use super::quantize::{self, Quantization};
 use crate::attr::Attr;
 use crate::error::Result;
 use crate::kernels::gemm_bf16::bf16_bits;
+use crate::kernels::isa::isa_dispatch;
+use crate::kernels::Isa;
 use crate::rnn::backward::pack_gate_weights;
 use crate::rnn::precision::Precision;
 use crate::rnn::weights;
@@ -300,9 +302,7 @@ unsafe fn convert_run(
                 let from = std::slice::from_raw_parts(src.cast::<u16>().add(s), n);
                 let to = std::slice::from_raw_parts_mut(dst.cast::<f32>().add(d), n);
                 if sdt == DataType::Bf16 {
-                    for (t, &f) in to.iter_mut().zip(from) {
-                        *t = f32::from_bits(u32::from(f) << 16);
-                    }
+                    widen_bf16(Isa::detected(), from, to);
                 } else {
                     half::slice::HalfFloatSliceExt::convert_to_f32_slice(
                         &*(from as *const [u16] as *const [half::f16]),
@@ -313,9 +313,7 @@ unsafe fn convert_run(
             (DataType::F32, DataType::Bf16) => {
                 let from = std::slice::from_raw_parts(src.cast::<f32>().add(s), n);
                 let to = std::slice::from_raw_parts_mut(dst.cast::<u16>().add(d), n);
-                for (t, &f) in to.iter_mut().zip(from) {
-                    *t = bf16_bits(f) as u16;
-                }
+                narrow_bf16(Isa::detected(), from, to);
             }
             _ => {
                 for k in 0..n {
@@ -325,6 +323,31 @@ unsafe fn convert_run(
         }
     }
 }
+
+#[inline(always)]
+unsafe fn widen_bf16_body<const FMA: bool>(from: &[u16], to: &mut [f32]) {
+    for (t, &f) in to.iter_mut().zip(from) {
+        *t = f32::from_bits(u32::from(f) << 16);
+    }
+}
+
+#[inline(always)]
+unsafe fn narrow_bf16_body<const FMA: bool>(from: &[f32], to: &mut [u16]) {
+    for (t, &f) in to.iter_mut().zip(from) {
+        *t = bf16_bits(f) as u16;
+    }
+}
+
+isa_dispatch!(
+    /// bf16 values widened to f32 (exact), with the widest vectors of `isa` (staging of the
+    /// RNN primitives' bf16 inputs).
+    unsafe fn widen_bf16 => widen_bf16_body, (from: &[u16], to: &mut [f32])
+);
+
+isa_dispatch!(
+    /// f32 values rounded to bf16 as [`bf16_bits`], with the widest vectors of `isa`.
+    unsafe fn narrow_bf16 => narrow_bf16_body, (from: &[f32], to: &mut [u16])
+);
 
 /// Reads element `off` of a buffer of type `dt` as f32.
 ///
