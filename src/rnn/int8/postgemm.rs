@@ -270,7 +270,7 @@ pub struct LstmTile {
     pub h: U8Rows,
 }
 
-/// The LSTM post-GEMM of one tile: with AVX-512 in registers ([`super::lstm_avx512`]), else
+/// The LSTM post-GEMM of one tile: with AVX-512 in registers (`rnn::int8::lstm_avx512`), else
 /// staged through the tile's rows (dequantize in place, cell, requantize).
 ///
 /// # Safety
