@@ -54,6 +54,65 @@ pub struct LstmTile {
     pub linear: Option<Linear>,
 }
 
+/// The cell on one group of `K` vectors of units of one batch row (see `tile_body`): from the
+/// pre-activations `a` (vector `j`: gate `j / K`, the units of vector `j % K` of the group)
+/// and `c_prev` `cp` to the activated gates, c and h. `pp(j)` loads the peephole weights of
+/// vector `j` (i, f, and as gate 2 o), read only with `PEEPHOLE`.
+#[inline(always)]
+pub(crate) fn units<
+    V: Vector,
+    const K: usize,
+    const N: usize,
+    const LINEAR: bool,
+    const PEEPHOLE: bool,
+>(
+    mut a: [V; N],
+    cp: [V; K],
+    lin: &Linear,
+    pp: impl Fn(usize) -> V,
+) -> ([V; N], [V; K], [V; K]) {
+    debug_assert_eq!(N, GATES * K);
+    if PEEPHOLE {
+        for j in 0..2 * K {
+            a[j] = V::mul_add(pp(j), cp[j % K], a[j]);
+        }
+    }
+    let mut g: [V; N] = if LINEAR {
+        lanes!(V, N, |j| V::mul(V::splat(lin.scales[j / K]), a[j]))
+    } else {
+        let arg = lanes!(V, N, |j| if j / K == 2 {
+            tanh_arg(a[j])
+        } else {
+            V::neg_abs(a[j])
+        });
+        let (scale, q) = exp_parts(arg);
+        lanes!(V, N, |j| if j / K == 2 {
+            tanh_finish(a[j], scale[j], q[j])
+        } else {
+            sigmoid_finish(a[j], scale[j], q[j])
+        })
+    };
+    let c: [V; K] = lanes!(V, K, |b| {
+        V::mul_add(g[K + b], cp[b], V::mul(g[b], g[2 * K + b]))
+    });
+    if PEEPHOLE {
+        let ao: [V; K] = lanes!(V, K, |b| V::mul_add(pp(2 * K + b), c[b], a[3 * K + b]));
+        let o: [V; K] = if LINEAR {
+            lanes!(V, K, |b| V::mul(V::splat(lin.scales[3]), ao[b]))
+        } else {
+            sigmoid_n(ao)
+        };
+        g[3 * K..].copy_from_slice(&o);
+    }
+    let th: [V; K] = if LINEAR {
+        lanes!(V, K, |b| V::mul(V::splat(lin.cscale), c[b]))
+    } else {
+        tanh_n(c)
+    };
+    let h = lanes!(V, K, |b| V::mul(g[3 * K + b], th[b]));
+    (g, c, h)
+}
+
 /// Computes one tile, on vectors `V`, `K` vectors of units at a time (`N` = 4·K): per batch
 /// row and group of `K·V::WIDTH` units, the exponentials of the four gates in lockstep (each
 /// step on all `N` vectors before the next, so their dependency chains overlap), then c, then
@@ -97,51 +156,14 @@ unsafe fn tile_body<
             for u in (0..PANEL).step_by(K * w) {
                 // Vector j: gate j / K, units u + (j % K)·w.
                 let at = |j: usize| (j / K) * PANEL + u + (j % K) * w;
-                let mut a: [V; N] = lanes!(V, N, |j| V::load(row.add(at(j))));
+                let a: [V; N] = lanes!(V, N, |j| V::load(row.add(at(j))));
                 let cp: [V; K] = lanes!(V, K, |b| V::load(cp_row.as_ptr().add(u + b * w)));
-                if PEEPHOLE {
-                    for j in 0..2 * K {
-                        a[j] = V::mul_add(V::load(pp.add(at(j))), cp[j % K], a[j]);
-                    }
-                }
-                let mut g: [V; N] = if LINEAR {
-                    lanes!(V, N, |j| V::mul(V::splat(lin.scales[j / K]), a[j]))
-                } else {
-                    let arg = lanes!(V, N, |j| if j / K == 2 {
-                        tanh_arg(a[j])
-                    } else {
-                        V::neg_abs(a[j])
-                    });
-                    let (scale, q) = exp_parts(arg);
-                    lanes!(V, N, |j| if j / K == 2 {
-                        tanh_finish(a[j], scale[j], q[j])
-                    } else {
-                        sigmoid_finish(a[j], scale[j], q[j])
-                    })
-                };
-                let c: [V; K] = lanes!(V, K, |b| {
-                    V::mul_add(g[K + b], cp[b], V::mul(g[b], g[2 * K + b]))
-                });
-                if PEEPHOLE {
-                    let ao: [V; K] = lanes!(V, K, |b| {
-                        V::mul_add(V::load(pp.add(at(2 * K + b))), c[b], a[3 * K + b])
-                    });
-                    let o: [V; K] = if LINEAR {
-                        lanes!(V, K, |b| V::mul(V::splat(lin.scales[3]), ao[b]))
-                    } else {
-                        sigmoid_n(ao)
-                    };
-                    g[3 * K..].copy_from_slice(&o);
-                }
-                let th: [V; K] = if LINEAR {
-                    lanes!(V, K, |b| V::mul(V::splat(lin.cscale), c[b]))
-                } else {
-                    tanh_n(c)
-                };
+                let (g, c, h) =
+                    units::<V, K, N, LINEAR, PEEPHOLE>(a, cp, &lin, |j| V::load(pp.add(at(j))));
                 for b in 0..K {
                     let o = u + b * w;
                     c[b].store(c_row.as_mut_ptr().add(o));
-                    V::mul(g[3 * K + b], th[b]).store(h_row.as_mut_ptr().add(o));
+                    h[b].store(h_row.as_mut_ptr().add(o));
                 }
                 if STORE_GATES {
                     for (j, v) in g.iter().enumerate() {

@@ -5,6 +5,8 @@
 
 pub mod exec;
 pub mod forward;
+#[cfg(target_arch = "x86_64")]
+mod lstm_avx512;
 pub mod postgemm;
 
 use super::arena::{Arena, Region};

@@ -270,11 +270,17 @@ pub struct LstmTile {
     pub h: U8Rows,
 }
 
-/// The LSTM post-GEMM of one tile.
+/// The LSTM post-GEMM of one tile: with AVX-512 in registers (`rnn::int8::lstm_avx512`), else
+/// staged through the tile's rows (dequantize in place, cell, requantize).
 ///
 /// # Safety
 /// Every buffer addresses what [`LstmTile`] describes; `isa` runs on this CPU.
 pub unsafe fn lstm_tile(isa: Isa, t: &LstmTile, q: &Quant) {
+    #[cfg(target_arch = "x86_64")]
+    if matches!(isa, Isa::Avx512 | Isa::Amx) {
+        // SAFETY: the caller's contract; `isa` says the CPU has AVX-512F.
+        return unsafe { super::lstm_avx512::lstm_tile(t, q) };
+    }
     let mut h = [[0f32; PANEL]; ROWS];
     for r0 in (0..t.rows).step_by(ROWS) {
         let rows = ROWS.min(t.rows - r0);
@@ -388,6 +394,93 @@ unsafe fn gru_part(isa: Isa, t: &GruTile, q: &Quant, gates: std::ops::Range<usiz
             }
             let dst = t.out.rows_from(r0);
             requantize(isa, out.as_ptr(), rows, dst, t.valid, q, q.lo);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The LSTM tile gives the same bits on every instruction set (AVX-512 in registers, the
+    /// others staged), over saturated, NaN and partial-panel cases, for u8 and s8 activations.
+    #[test]
+    fn lstm_tile_gives_the_same_bits_on_every_isa() {
+        const ROWS: usize = 3;
+        const G: usize = lstm::GATES;
+        const DHC: usize = 45;
+        let deq: Vec<f32> = (0..G * DHC).map(|k| 1e-4 * (1 + k % 7) as f32).collect();
+        let bias: Vec<f32> = (0..G * DHC).map(|k| (k as f32 * 0.3).sin()).collect();
+        let acc0: Vec<i32> = (0..ROWS * G * PANEL)
+            .map(|k| ((k as i64 * 7919) % 60001 - 30000) as i32)
+            .collect();
+        let c0: Vec<f32> = (0..ROWS * DHC)
+            .map(|k| match k {
+                5 => f32::NAN,
+                9 => 1e30,
+                _ => (k as f32 * 0.7).cos() * 2.0,
+            })
+            .collect();
+        for s8 in [false, true] {
+            let q = Quant {
+                scale: if s8 { 60.0 } else { 130.0 },
+                shift: if s8 { 3.0 } else { 120.0 },
+                lo: if s8 { -128.0 } else { 0.0 },
+                hi: if s8 { 127.0 } else { 255.0 },
+                cell_lo: 0.0,
+                offset: if s8 { 128 } else { 0 },
+            };
+            for (panel, valid) in [(0, PANEL), (1, DHC - PANEL)] {
+                let run = |isa: Isa| {
+                    let (mut acc, mut c, mut h) = (acc0.clone(), c0.clone(), vec![7u8; ROWS * DHC]);
+                    let o0 = panel * PANEL;
+                    let t = LstmTile {
+                        rows: ROWS,
+                        valid,
+                        acc: AccRows {
+                            ptr: acc.as_mut_ptr(),
+                            ld: G * PANEL,
+                        },
+                        dq: Dequant {
+                            deq: deq[o0..].as_ptr(),
+                            bias: bias[o0..].as_ptr(),
+                            stride: DHC,
+                        },
+                        c: TileRows {
+                            ptr: c[o0..].as_mut_ptr(),
+                            stride: DHC as isize,
+                        },
+                        h: U8Rows {
+                            ptr: h[o0..].as_mut_ptr(),
+                            ld: DHC,
+                        },
+                    };
+                    unsafe { lstm_tile(isa, &t, &q) };
+                    (c.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), h)
+                };
+                let want = run(Isa::Portable);
+                let (c, h) = (&want.0, &want.1);
+                // Units outside the tile kept; inside, c updated and h spread over many
+                // levels (h of the NaN c-state quantized to 0).
+                let mut levels = std::collections::BTreeSet::new();
+                for k in 0..ROWS * DHC {
+                    let u = k % DHC;
+                    if !(panel * PANEL..panel * PANEL + valid).contains(&u) {
+                        assert_eq!((h[k], c[k]), (7, c0[k].to_bits()), "unit {k}");
+                        continue;
+                    }
+                    levels.insert(h[k]);
+                    if k == 5 {
+                        assert_eq!(h[k] as i32 - q.offset, 0);
+                    } else {
+                        assert_ne!(c[k], c0[k].to_bits(), "unit {k}");
+                    }
+                }
+                assert!(levels.len() >= 8, "{levels:?}");
+                for isa in Isa::all_supported() {
+                    assert_eq!(run(isa), want, "{isa:?} s8 {s8} panel {panel}");
+                }
+            }
         }
     }
 }
