@@ -20,7 +20,9 @@
 //! this single rounding by one.
 //!
 //! Threads: one team packs (column blocks of `B`, row blocks of `A`), then computes blocks of
-//! rows × columns, each into a scratch tile that the epilogue writes to `C`.
+//! rows × columns, each into a scratch tile that the epilogue writes to `C`. With at least two
+//! column blocks per thread, a member packs each of its column blocks just before multiplying
+//! it by every row block, into a buffer of its own that stays in L1/L2.
 //! The packed operands live in the calling thread's scratch (`kernels::scratch`).
 
 use super::blas::{COffset, GemmShape};
@@ -435,8 +437,16 @@ pub fn gemm_s32<T: IntA>(
     let in_place = !s.trans_a && shift == 0 && k % 4 == 0;
     let mut zp_rows = size::filled("gemm: row corrections", m, 0i32)?;
     let too_big = || Error::OutOfMemory(format!("gemm: packing {m}x{n}x{k}"));
+    // Enough column blocks for every member: each packs a block just before multiplying it,
+    // into a buffer of its own that stays in L1/L2, instead of all of B before the products.
+    let fused = !few && col_blocks >= 2 * threading::num_threads();
+    let block_bytes = (COL_BLOCK * 4).checked_mul(groups).ok_or_else(too_big)?;
     let b_bytes = if few {
         0
+    } else if fused {
+        block_bytes
+            .checked_mul(threading::num_threads())
+            .ok_or_else(too_big)?
     } else {
         (pb.vectors * VECTOR_BYTES)
             .checked_mul(groups)
@@ -486,7 +496,11 @@ pub fn gemm_s32<T: IntA>(
             (a_out, kp)
         };
         threading::team(join, |t| {
-            let mine = if few { 0..0 } else { t.share(col_blocks) };
+            let mine = if few || fused {
+                0..0
+            } else {
+                t.share(col_blocks)
+            };
             // the member's blocks of B, a few rows across all of them at a time
             let step = if s.trans_b { groups } else { PACK_GROUPS };
             for g0 in (0..groups).step_by(step) {
@@ -499,7 +513,8 @@ pub fn gemm_s32<T: IntA>(
                     pack_b_block(s, b, &pb, cb, g0..groups.min(g0 + step), dst, wide);
                 }
             }
-            for cb in mine {
+            // block cb's column corrections, from its packing at `packed`
+            let column_sums = |cb: usize, packed: *const i8| {
                 let cols = pb.block_vectors(cb) * VECTOR;
                 let j0 = cb * COL_BLOCK;
                 // SAFETY: block cb's column sums are this member's alone.
@@ -510,7 +525,7 @@ pub fn gemm_s32<T: IntA>(
                         m: 1,
                         a: ones.at(0).cast_const(),
                         lda: kp,
-                        b: b_out.at(pb.block_offset(cb)).cast_const(),
+                        b: packed,
                         ldb: cols * 4,
                         groups,
                         vectors: cols / VECTOR,
@@ -529,6 +544,9 @@ pub fn gemm_s32<T: IntA>(
                         *x = x.wrapping_add(o);
                     }
                 }
+            };
+            for cb in mine {
+                column_sums(cb, b_out.at(pb.block_offset(cb)).cast_const());
             }
             t.for_each(row_blocks, false, |rb| {
                 let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
@@ -560,9 +578,8 @@ pub fn gemm_s32<T: IntA>(
             });
             t.barrier();
             let mut tile = vec![0i32; ROW_BLOCK * COL_BLOCK];
-            // column blocks outer: a member's consecutive items share a panel of B
-            t.for_each(row_blocks * col_blocks, false, |item| {
-                let (cb, rb) = (item / row_blocks, item % row_blocks);
+            // row block rb of column block cb, packed at `packed`
+            let mut product = |cb: usize, rb: usize, packed: *const i8| {
                 let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
                 let vb = pb.block_vectors(cb);
                 let j0 = cb * COL_BLOCK;
@@ -572,7 +589,7 @@ pub fn gemm_s32<T: IntA>(
                     m: rows.len(),
                     a: a_rows.at(rows.start * a_ld).cast_const(),
                     lda: a_ld,
-                    b: b_out.at(pb.block_offset(cb)).cast_const(),
+                    b: packed,
                     ldb: vb * VECTOR_BYTES,
                     groups,
                     vectors: vb,
@@ -679,7 +696,28 @@ pub fn gemm_s32<T: IntA>(
                         }
                     }
                 }
-            });
+            };
+            if fused {
+                // SAFETY: the member's own buffer of `block_bytes`.
+                let dst = unsafe {
+                    std::slice::from_raw_parts_mut(b_out.at(t.index() * block_bytes), block_bytes)
+                };
+                t.for_each(col_blocks, false, |cb| {
+                    let len = pb.block_vectors(cb) * VECTOR_BYTES * groups;
+                    pack_b_block(s, b, &pb, cb, 0..groups, &mut dst[..len], wide);
+                    let packed = dst.as_ptr();
+                    column_sums(cb, packed);
+                    for rb in 0..row_blocks {
+                        product(cb, rb, packed);
+                    }
+                });
+            } else {
+                // column blocks outer: a member's consecutive items share a panel of B
+                t.for_each(row_blocks * col_blocks, false, |item| {
+                    let (cb, rb) = (item / row_blocks, item % row_blocks);
+                    product(cb, rb, b_out.at(pb.block_offset(cb)).cast_const());
+                });
+            }
         });
     })?;
     drop(ones_buf);
@@ -762,7 +800,8 @@ mod tests {
 
     /// Every kernel, transposition and offset kind, u8 and s8 `A`, zero points, the exact and
     /// the rounding paths, shapes around the vectors, groups and blocks (M 1, N 1, K not a
-    /// multiple of 4), padded leading dimensions: equal to the reference, padding untouched.
+    /// multiple of 4), enough column blocks to pack each just before its products, padded
+    /// leading dimensions: equal to the reference, padding untouched.
     #[test]
     fn matches_onednns_arithmetic() {
         let kernels: Vec<Int8Kernel> = Isa::all_supported()
@@ -778,6 +817,8 @@ mod tests {
             (2, 130, 67),
             (18, 40, 96),
             (3, 16, 0),
+            (18, 260, 37),
+            (40, 260, 96),
         ];
         let params = [
             (1.0, 0.0, 0, 0),
