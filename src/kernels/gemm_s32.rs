@@ -22,7 +22,8 @@
 //! Threads: one team packs (column blocks of `B`, row blocks of `A`), then computes blocks of
 //! rows × columns, each into a scratch tile that the epilogue writes to `C`. With at least two
 //! column blocks per thread, a member packs each of its column blocks just before multiplying
-//! it by every row block, into a buffer of its own that stays in L1/L2.
+//! it by every row block, into a buffer of its own that stays in L1/L2. A member that finishes
+//! its products early takes blocks the others have not started (`Team::for_each_balanced`).
 //! The packed operands live in the calling thread's scratch (`kernels::scratch`).
 
 use super::blas::{COffset, GemmShape};
@@ -702,7 +703,7 @@ pub fn gemm_s32<T: IntA>(
                 let dst = unsafe {
                     std::slice::from_raw_parts_mut(b_out.at(t.index() * block_bytes), block_bytes)
                 };
-                t.for_each(col_blocks, false, |cb| {
+                t.for_each_balanced(col_blocks, false, |cb| {
                     let len = pb.block_vectors(cb) * VECTOR_BYTES * groups;
                     pack_b_block(s, b, &pb, cb, 0..groups, &mut dst[..len], wide);
                     let packed = dst.as_ptr();
@@ -713,7 +714,7 @@ pub fn gemm_s32<T: IntA>(
                 });
             } else {
                 // column blocks outer: a member's consecutive items share a panel of B
-                t.for_each(row_blocks * col_blocks, false, |item| {
+                t.for_each_balanced(row_blocks * col_blocks, false, |item| {
                     let (cb, rb) = (item / row_blocks, item % row_blocks);
                     product(cb, rb, b_out.at(pb.block_offset(cb)).cast_const());
                 });
