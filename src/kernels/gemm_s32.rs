@@ -20,10 +20,11 @@
 //! this single rounding by one.
 //!
 //! Threads: one team packs (column blocks of `B`, row blocks of `A`), then computes blocks of
-//! rows × columns, each into a scratch tile that the epilogue writes to `C`. With a large `B`
-//! and at least two column blocks per thread, a member packs each of its column blocks just before multiplying
-//! it by every row block, into a buffer of its own that stays in L1/L2. A member that finishes
-//! its products early takes blocks the others have not started (`Team::for_each_balanced`).
+//! rows × columns, each into a scratch tile that the epilogue writes to `C`. With a large `B`,
+//! few rows and at least two column blocks per thread, a member packs each of its column
+//! blocks just before multiplying it by every row block, into a buffer of its own that stays
+//! in L1/L2. A member that finishes its products early takes blocks the others have not
+//! started (`Team::for_each_balanced`).
 //! The packed operands live in the calling thread's scratch (`kernels::scratch`).
 
 use super::blas::{COffset, GemmShape};
@@ -48,6 +49,9 @@ const VECTOR_BYTES: usize = VECTOR * 4;
 /// packed whole stays in L2 (at 256 KiB whole was ~5 % faster, from 512 KiB on per block
 /// 10–25 % faster, one thread).
 const FUSED_MIN_BYTES: usize = 512 << 10;
+/// Most row blocks for packing `B` block by block: with more, each packed block is reused
+/// enough that packing it whole first was faster (M 256, N 2048: ~10 %, one thread).
+const FUSED_MAX_ROW_BLOCKS: usize = 4;
 /// Products smaller than this many multiply-adds run on the calling thread.
 const PARALLEL_MIN: usize = 1 << 18;
 
@@ -446,10 +450,13 @@ pub fn gemm_s32<T: IntA>(
         .checked_mul(groups)
         .ok_or_else(too_big)?
         .next_multiple_of(64);
-    // A large B and enough column blocks for every member: each packs a block just before
-    // multiplying it, into a buffer of its own that stays in L1/L2, instead of all of B before
-    // the products.
-    let fused = !few && all_bytes >= FUSED_MIN_BYTES && col_blocks >= 2 * threading::num_threads();
+    // A large B, few row blocks and enough column blocks for every member: each packs a block
+    // just before multiplying it, into a buffer of its own that stays in L1/L2, instead of all
+    // of B before the products.
+    let fused = !few
+        && all_bytes >= FUSED_MIN_BYTES
+        && row_blocks <= FUSED_MAX_ROW_BLOCKS
+        && col_blocks >= 2 * threading::num_threads();
     let block_bytes = (COL_BLOCK * 4).checked_mul(groups).ok_or_else(too_big)?;
     let b_bytes = if few {
         0
