@@ -6,9 +6,7 @@
 //! low half, `A[2q + 1]` in the high half of word `q`, a last odd column paired with zero;
 //! rounded to nearest even, exact for bf16 values) in a buffer of the calling thread, once per
 //! call — or, inside a [`reusing_converted`] scope (an RNN phase: the same activations times
-//! every panel of the weights), once per scope; operands their producer already wrote as pairs
-//! are given to the scope ([`reusing_converted_with`]: an RNN step's h and input). A row of
-//! `A` is then one word per pair of `K`
+//! every panel of the weights), once per scope. A row of `A` is then one word per pair of `K`
 //! and a row of `B` one word per column,
 //! so the f32 GEMM's tiling (`gemm::tiles`: register tiles, `K` blocks,
 //! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:
@@ -76,35 +74,11 @@ struct Key {
     form: AForm,
 }
 
-/// Most operands given already converted to a [`reusing_converted_with`] scope.
-pub const GIVEN_MAX: usize = 2;
-
-/// An `A` operand whose producer also wrote it as bf16 pairs (e.g. an RNN post-GEMM writing
-/// h for the next step): the products of a [`reusing_converted_with`] scope that read its
-/// rows as pairs use them rather than convert.
-#[derive(Clone, Copy, Debug)]
-pub struct Converted {
-    /// The operand, as the products' terms address it.
-    pub a: RowsA,
-    /// `K` of those terms.
-    pub k: usize,
-    /// Its row 0 as pairs (`A[2q]` low, `A[2q + 1]` high, a last odd column paired with zero);
-    /// rows [`pair_row_words`]`(k)` words apart.
-    pub pairs: *const u32,
-}
-
-/// Words between the rows of `A` converted to bf16 pairs with `K` = `k` (whole cache lines).
-pub fn pair_row_words(k: usize) -> usize {
-    k.div_ceil(2).next_multiple_of(16)
-}
-
 /// The conversions of `A` a thread keeps while a [`reusing_converted`] scope runs: each
 /// operand's rows converted once, where the products of one phase read the same `A` for many
 /// panels.
 struct Reuse {
     active: bool,
-    /// Operands given already converted.
-    given: [Option<Converted>; GIVEN_MAX],
     /// The conversions: where each starts in `lines`.
     entries: Vec<(Key, usize)>,
     lines: Vec<Line>,
@@ -116,7 +90,6 @@ impl Reuse {
     const fn new() -> Self {
         Self {
             active: false,
-            given: [None; GIVEN_MAX],
             entries: Vec::new(),
             lines: Vec::new(),
             used: 0,
@@ -133,31 +106,13 @@ impl Reuse {
 /// While `f` runs, the memory of every `A` operand of this thread's bf16 products does not
 /// change (e.g. one phase of an RNN pass, between barriers).
 pub unsafe fn reusing_converted<R>(f: impl FnOnce() -> R) -> R {
-    unsafe { reusing_converted_with(&[], f) }
-}
-
-/// [`reusing_converted`], with the operands `given` (at most [`GIVEN_MAX`]) already converted:
-/// the products that read their rows as pairs read them there.
-///
-/// # Safety
-/// As [`reusing_converted`]; while `f` runs, each given operand's pairs hold the bf16 of its
-/// rows that the products read (`k` values each, the rounding [`bf16_bits`] makes, and a zero
-/// after an odd `k`).
-pub unsafe fn reusing_converted_with<R>(given: &[Converted], f: impl FnOnce() -> R) -> R {
     let start = |on: bool| {
         REUSE.with_borrow_mut(|r| {
             r.active = on;
-            r.given = [None; GIVEN_MAX];
-            if on {
-                for (slot, g) in r.given.iter_mut().zip(given) {
-                    *slot = Some(*g);
-                }
-            }
             r.entries.clear();
             r.used = 0;
         })
     };
-    debug_assert!(given.len() <= GIVEN_MAX);
     start(true);
     let out = f();
     start(false);
@@ -554,24 +509,6 @@ super::isa::isa_dispatch!(
     (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut u32, ld: usize, form: AForm)
 );
 
-/// Writes rows `rows` of `a` (`k` floats each) as bf16 pairs (`A[2q]` low, `A[2q + 1]` high, a
-/// last odd column paired with zero), row `i` of them at `dst + i·ld` words: the layout of a
-/// [`Converted`] operand, by code compiled for `isa`.
-///
-/// # Safety
-/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()` rows of
-/// `k.div_ceil(2)` writable words, `ld` apart; `isa` is supported by the CPU.
-pub unsafe fn write_pairs(
-    isa: Isa,
-    a: &RowsA,
-    rows: std::ops::Range<usize>,
-    k: usize,
-    dst: *mut u32,
-    ld: usize,
-) {
-    unsafe { convert(isa, a, rows, k, dst, ld, AForm::Pairs) }
-}
-
 /// [`gemm::gemm_sum`] for panels of bf16 pairs, on the family [`Bf16Kernel::for_isa`] picks.
 /// `K` of every term (and of `fetch.next`) counts rows of the logical `B`.
 ///
@@ -659,7 +596,7 @@ unsafe fn amx(terms: &[Term], rows: std::ops::Range<usize>, c: *mut f32, ldc: us
 
 /// Words of one converted row of a term: its pairs, a whole number of cache lines.
 fn converted_ld(t: &Term) -> usize {
-    pair_row_words(t.k)
+    t.k.div_ceil(2).next_multiple_of(16)
 }
 
 impl AForm {
@@ -710,8 +647,8 @@ fn converted_term(t: &Term, form: AForm, at: *const u32, r0: usize) -> Term {
 }
 
 /// Inside a [`reusing_converted`] scope, runs `f` on the terms with their `A` rows `rows`
-/// converted as `form` from the scope's given operands or conversions (converting those not
-/// there yet) and returns true; false, running nothing, outside a scope or without room.
+/// converted as `form` from the scope's conversions (converting those not there yet) and
+/// returns true; false, running nothing, outside a scope or without room.
 ///
 /// # Safety
 /// As [`convert`] for every term; the scope's contract.
@@ -730,20 +667,7 @@ unsafe fn with_reused(
             return false;
         }
         let mut at = [0usize; GROUP];
-        let mut given = [None; GROUP];
         for (i, t) in terms.iter().enumerate() {
-            // Rows of the first group of a given operand of the same `K`, read as pairs.
-            let same = |g: &&Converted| {
-                let (a, b) = (&g.a, &t.a);
-                form == AForm::Pairs
-                    && (a.base, a.outer_stride, a.inner_stride, a.inner, g.k)
-                        == (b.base, b.outer_stride, b.inner_stride, b.inner, t.k)
-                    && rows.end <= a.inner
-            };
-            if let Some(g) = r.given.iter().flatten().find(same) {
-                given[i] = Some(g.pairs.wrapping_add(rows.start * converted_ld(t)));
-                continue;
-            }
             let key = Key {
                 base: t.a.base.addr(),
                 outer_stride: t.a.outer_stride,
@@ -778,7 +702,7 @@ unsafe fn with_reused(
         }
         let mut converted = [terms[0]; GROUP];
         for (i, t) in terms.iter().enumerate() {
-            let line = given[i].unwrap_or_else(|| r.lines[at[i]..].as_ptr().cast::<u32>());
+            let line = r.lines[at[i]..].as_ptr().cast::<u32>();
             converted[i] = converted_term(t, form, line, rows.start);
         }
         f(&converted[..terms.len()]);
@@ -1071,46 +995,6 @@ mod tests {
         }
         assert_eq!(first, c, "{shape} in a reuse scope");
         assert_eq!(again, c, "{shape} reused");
-        // The first term given as pairs (`write_pairs`): the same product; the second given
-        // as zeros: where the plan reads pairs, the first term's product alone (the given
-        // pairs are read, not converted again).
-        let (ld0, ld1) = (pair_row_words(k1), pair_row_words(k - k1));
-        let mut pairs = vec![0u32; m * ld0];
-        let zeros = vec![0u32; m * ld1];
-        unsafe {
-            let isa = kernel.isa();
-            write_pairs(isa, &terms[0].a, 0..m, k1, pairs.as_mut_ptr(), ld0);
-            let converted = [
-                Converted {
-                    a: terms[0].a,
-                    k: k1,
-                    pairs: pairs.as_ptr(),
-                },
-                Converted {
-                    a: terms[1].a,
-                    k: k - k1,
-                    pairs: zeros.as_ptr(),
-                },
-            ];
-            // The product of `terms` into a copy of `C`, in a scope given `given`.
-            let product = |terms: &[Term], given: &[Converted]| {
-                let mut out = c0.clone();
-                let at = out.as_mut_ptr().add(r0 * ldc);
-                let fetch = Fetch::default();
-                reusing_converted_with(given, || {
-                    gemm_planned(isa, plan, terms, r0..m, at, ldc, init_v, fetch)
-                });
-                out
-            };
-            assert_eq!(
-                product(&terms, &converted[..1]),
-                c,
-                "{shape} given as pairs"
-            );
-            let reads_pairs = matches!(plan, Plan::Amx | Plan::Tiles(_, AForm::Pairs));
-            let expected = product(if reads_pairs { &terms[..1] } else { &terms }, &[]);
-            assert_eq!(product(&terms, &converted), expected, "{shape} given zeros");
-        }
         assert_eq!(
             other[..ldc],
             plain[..ldc],

@@ -15,9 +15,7 @@
 //!    accumulated onto that tile (with the layer GEMM fused, `x·W + h_prev·U` as one GEMM of
 //!    two terms), then the cell's fused **post-GEMM** on the same tile while it is in cache;
 //!    h goes straight to where it is read next (the next step and next layer, or the user's
-//!    `dst_layer`), c is updated in place (inference) or into the workspace; with bf16-pair
-//!    weights also as bf16 pairs, the next step's converted `A` (and with the layer GEMM
-//!    fused, the pass's input is converted to pairs once, before its first step);
+//!    `dst_layer`), c is updated in place (inference) or into the workspace;
 //! 3. the final states go to `dst_iter` / `dst_iter_c` (in inference the last step writes
 //!    `dst_iter_c` itself, and the first reads `src_iter_c` in place).
 //!
@@ -48,8 +46,8 @@ use super::seq_lengths::SeqOrder;
 use super::views::{SeqView, Strided};
 use super::weights::{self, PackedWeights};
 use super::workspace::WorkspaceLayout;
-use crate::kernels::gemm::{self, Fetch, Init, Panel, RowsA, Term};
-use crate::kernels::gemm_bf16::{self, Converted};
+use crate::kernels::gemm::{self, Fetch, Init, Panel, Term};
+use crate::kernels::gemm_bf16;
 use crate::kernels::Isa;
 use crate::memory::packed::PANEL;
 use crate::threading::{self, Team};
@@ -513,7 +511,6 @@ impl Forward<'_> {
                     );
                 }
             }
-            self.convert_input(team, &pass);
             team.barrier();
             schedule::chunked_steps(
                 team,
@@ -558,7 +555,7 @@ impl Forward<'_> {
         let weights = |panel| self.weights(&self.tensors.weights_layer, pass, panel);
         let flops = 2 * block * pass.k_layer * width;
         let w_streamed = streamed(pass.k_layer * total * self.weight_size(), team.size());
-        self.for_items(team, pass, items.count(), false, flops, &[], |it| {
+        self.for_items(team, pass, items.count(), false, flops, |it| {
             let (rows, panel) = items.tile(it);
             // The next panel's weights, fetched while this item runs.
             let next = items.next_panel(&share, it, false).map(weights);
@@ -728,15 +725,7 @@ impl Forward<'_> {
             next,
             streamed: pass.step_streamed,
         };
-        // x and h_prev as bf16 pairs, converted at the start of the pass and by the previous
-        // step's post-GEMMs.
-        let given = self.given(pass, s);
-        let given: &[Converted] = match &given {
-            [Some(x), Some(h)] => &[*x, *h],
-            [Some(g), None] | [None, Some(g)] => std::slice::from_ref(g),
-            [None, None] => &[],
-        };
-        self.for_items(team, pass, items.count(), reverse, flops, given, |it| {
+        self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
             if rows.is_empty() {
                 return; // a member's rows past the active ones (split by batch)
@@ -870,7 +859,7 @@ impl Forward<'_> {
             team.barrier();
         }
         let flops = 2 * items.block * PANEL * p.sic;
-        self.for_items(team, pass, items.count(), reverse, flops, &[], |it| {
+        self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel, tile) = tile_of(it);
             if rows.is_empty() {
                 return; // a member's rows past the active ones (split by batch)
@@ -951,8 +940,7 @@ impl Forward<'_> {
     /// or `Team::for_each_balanced` when [`Forward::balanced`]. Items a member takes from
     /// another's share have no `next_item` in its own: they run without fetching ahead. A
     /// member converts each bf16 `A` operand of the phase once for all its items
-    /// (`gemm_bf16::reusing_converted_with`), but for those `given` already converted.
-    #[allow(clippy::too_many_arguments)]
+    /// (`gemm_bf16::reusing_converted`).
     fn for_items(
         &self,
         team: &Team,
@@ -960,7 +948,6 @@ impl Forward<'_> {
         items: usize,
         reverse: bool,
         item_flops: usize,
-        given: &[Converted],
         f: impl FnMut(usize),
     ) {
         let run = || {
@@ -971,9 +958,8 @@ impl Forward<'_> {
             }
         };
         // SAFETY: a phase's GEMMs read what earlier phases wrote (before a barrier, or for a
-        // pass split by batch this member's own rows), never what the phase writes; the given
-        // pairs were written with those rows (`write_h_pairs`).
-        unsafe { gemm_bf16::reusing_converted_with(given, run) }
+        // pass split by batch this member's own rows), never what the phase writes.
+        unsafe { gemm_bf16::reusing_converted(run) }
     }
 
     /// The weights `w` of `pass`'s layer and direction for item panel run `panel`.
@@ -998,94 +984,6 @@ impl Forward<'_> {
     unsafe fn rh_view(&self, d: usize) -> SeqView {
         let p = self.problem;
         SeqView::dense(unsafe { self.lane(&self.scratch.rh, d) }, p.n, p.dhc)
-    }
-
-    /// Row 0 of the bf16 pairs of direction `d`'s input at step `s` (`x_pairs`), when the pass
-    /// converts its input once.
-    fn x_pairs(&self, d: usize, s: usize) -> Option<*mut u32> {
-        let p = self.problem;
-        (self.scratch.x_pairs.len > 0).then(|| {
-            let row = s * p.n * gemm_bf16::pair_row_words(p.slc.max(p.dic));
-            // SAFETY: the region holds T steps of N rows per lane.
-            unsafe { self.lane(&self.scratch.x_pairs, d).add(row).cast::<u32>() }
-        })
-    }
-
-    /// The operands of step `s`'s GEMMs given as bf16 pairs: its input (`x_pairs`) and
-    /// h_prev (`h_pairs`, from step 1).
-    fn given(&self, pass: &Pass, s: usize) -> [Option<Converted>; 2] {
-        let p = self.problem;
-        let x = self.x_pairs(pass.d, s).map(|pairs| Converted {
-            a: pass.x.gemm_rows(s, p.n),
-            k: pass.k_layer,
-            pairs: pairs.cast_const(),
-        });
-        let h = self
-            .h_pairs(pass.d, s.wrapping_sub(1))
-            .filter(|_| s > 0)
-            .map(|pairs| Converted {
-                a: pass.h_seq.from_step(s - 1).gemm_rows(0, p.n),
-                k: p.sic,
-                pairs: pairs.cast_const(),
-            });
-        [x, h]
-    }
-
-    /// This member's share of the steps of `pass`'s input as bf16 pairs (`x_pairs`), when
-    /// the pass converts it once.
-    unsafe fn convert_input(&self, team: &Team, pass: &Pass) {
-        let p = self.problem;
-        let ld = gemm_bf16::pair_row_words(pass.k_layer);
-        for s in team.share(p.t) {
-            if let Some(pairs) = self.x_pairs(pass.d, s) {
-                let a = pass.x.gemm_rows(s, p.n);
-                // SAFETY: N rows of the step's input; the slot holds N rows of `ld` words.
-                unsafe { gemm_bf16::write_pairs(self.isa, &a, 0..p.n, pass.k_layer, pairs, ld) };
-            }
-        }
-    }
-
-    /// Row 0 of the bf16 pairs of h after step `s` of direction `d`'s pass (slot `s % 2` of
-    /// `h_pairs`), when the post-GEMMs write them ([`ScratchLayout::writes_h_pairs`]).
-    fn h_pairs(&self, d: usize, s: usize) -> Option<*mut u32> {
-        let p = self.problem;
-        ScratchLayout::writes_h_pairs(p).then(|| {
-            let slot = s % 2 * p.n * gemm_bf16::pair_row_words(p.dic);
-            // SAFETY: the region holds two slots of N rows per lane.
-            unsafe { self.lane(&self.scratch.h_pairs, d).add(slot).cast::<u32>() }
-        })
-    }
-
-    /// Writes rows `rows` × the units of `panel` of h after step `s` (in `h_seq`) as bf16
-    /// pairs, the next step's `A` ([`Self::h_pairs`]).
-    ///
-    /// # Safety
-    /// Those rows and units of h are written; this item owns them in the pairs.
-    unsafe fn write_h_pairs(
-        &self,
-        pass: &Pass,
-        s: usize,
-        rows: std::ops::Range<usize>,
-        panel: usize,
-    ) {
-        let p = self.problem;
-        let Some(pairs) = self.h_pairs(pass.d, s) else {
-            return;
-        };
-        let (u0, ld) = (panel * PANEL, gemm_bf16::pair_row_words(p.dic));
-        let h = tile_at(&pass.h_seq, s, rows.start, u0);
-        let a = RowsA {
-            base: h.ptr,
-            outer_stride: 0,
-            inner_stride: h.stride,
-            inner: usize::MAX,
-        };
-        let valid = PANEL.min(p.dhc - u0);
-        // SAFETY: the caller's contract; `u0` is even, so the units start a word.
-        unsafe {
-            let dst = pairs.add(rows.start * ld + u0 / 2);
-            gemm_bf16::write_pairs(self.isa, &a, 0..rows.len(), valid, dst, ld);
-        }
     }
 
     /// Prefetches for writing the rows a training step's item (`rows` × the units of `panel`)
@@ -1123,7 +1021,7 @@ impl Forward<'_> {
         let reverse = s % 2 == 1;
         let share = team.share(items.count());
         let flops = 2 * items.block * p.dhc * PANEL;
-        self.for_items(team, pass, items.count(), reverse, flops, &[], |it| {
+        self.for_items(team, pass, items.count(), reverse, flops, |it| {
             let (rows, panel) = items.tile(it);
             if rows.is_empty() {
                 return; // a member's rows past the active ones (split by batch)
@@ -1289,12 +1187,6 @@ impl Forward<'_> {
                     }
                 }
             }
-        }
-        // The phase that made h (GRU: the second).
-        let gru = matches!(p.cell, CellKind::Gru | CellKind::Augru);
-        if gru == (phase == Phase::Second) {
-            // SAFETY: this item wrote those rows and units of h (see `step`).
-            unsafe { self.write_h_pairs(pass, s, rows, panel) };
         }
     }
 

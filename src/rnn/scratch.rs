@@ -9,8 +9,6 @@
 //! | `c`             | `[N][DHC]`              | inference only: cell state, updated in place step by step |
 //! | `ht`            | `[N][DHC]`              | LSTMP inference: h̃ = o ⊙ tanh(c) of one step, before projection (training keeps it in the workspace) |
 //! | `proj`          | `[N][Q·32]`             | LSTMP: the projection GEMM's output of one step, in 32-channel panels (`Q` = ⌈DIC/32⌉), copied from there to where h goes |
-//! | `h_pairs`       | `[2][N][W]`             | bf16-pair GEMMs: h of the last two steps as bf16 pairs (`W` words per row), the next step's converted `A` |
-//! | `x_pairs`       | `[T][N][W]`             | bf16-pair GEMMs with the layer GEMM fused: a pass's input of every step as bf16 pairs, converted once per pass |
 //! | `bias`          | `[L][D][P·G·32]`        | bias in panel order, zero-padded (zeros when absent) |
 //! | `seq_lengths`   | see `SeqLengthsLayout`  | per-sample sequence lengths only: the batch order, the gathered inputs |
 //! | `weights_layer` | packed, as `memory::packed` | only when the user's weights are plain: packed at each execution |
@@ -21,7 +19,7 @@
 //! multiple of 4 KiB (e.g. 4·1024 gates) every row of a tile would fall in the same L1 set.
 //!
 //! With two directions and at least two threads, the directions run at the same time
-//! (`lanes` = 2): every region a pass writes (`gates` to `h_pairs` above) is then allocated twice,
+//! (`lanes` = 2): every region a pass writes (`gates` to `proj` above) is then allocated twice,
 //! one copy per direction ([`ScratchLayout::lane`]).
 //!
 //! Weights must be re-read at every execution (the user may change them between executions, as a
@@ -34,7 +32,6 @@ use super::problem::RnnProblem;
 use super::seq_lengths::SeqLengthsLayout;
 use super::weights;
 use crate::error::Result;
-use crate::kernels::gemm_bf16;
 use crate::memory::packed::PANEL;
 use crate::size;
 use crate::threading;
@@ -63,8 +60,6 @@ const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
 /// step stays merged: GNMT decoder T=1 N=10 fused was 7–11 % slower (paired, on a Xeon, `K` in
 /// one block or two alike).
 const FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U: usize = 16;
-/// Largest `x_pairs` region ([`ScratchLayout::x_pairs`]).
-pub const X_PAIRS_MAX_BYTES: usize = 64 << 20;
 /// Bytes of the per-core cache that keeps a thread's share of `U` between steps (L2 of Zen 4/5).
 pub const L2_BYTES: usize = 1 << 20;
 
@@ -152,16 +147,6 @@ pub struct ScratchLayout {
     pub ht: Region,
     /// LSTMP: projection output of one step `[N][Q·32]` (else empty).
     pub proj: Region,
-    /// bf16-pair GEMMs ([`ScratchLayout::writes_h_pairs`]): h of the last two steps as bf16
-    /// pairs, the next step's converted `A`, `[2][N][W]` (`W` = `gemm_bf16::pair_row_words`
-    /// of DIC; slot `s % 2` for step `s`; else empty).
-    pub h_pairs: Region,
-    /// bf16-pair GEMMs with the layer GEMM fused, when it takes at most
-    /// [`X_PAIRS_MAX_BYTES`]: a pass's input `x` of every step as bf16 pairs, converted once
-    /// at the start of the pass (each member its share of the steps) rather than by every
-    /// member at every step, `[T][N][W]` (`W` = `gemm_bf16::pair_row_words` of the widest layer
-    /// input; else empty).
-    pub x_pairs: Region,
     /// Per-sample sequence lengths: the batch order and the gathered inputs.
     pub seq_lengths: Option<SeqLengthsLayout>,
     /// Packed copy of plain `weights_layer`.
@@ -256,21 +241,6 @@ impl ScratchLayout {
         ])?;
         let ht = a.push(&[projection * inference, lanes, p.n, p.dhc])?;
         let proj = a.push(&[projection, lanes, p.n, proj_width])?;
-        let x_words = gemm_bf16::pair_row_words(p.slc.max(p.dic));
-        let x_pairs_used = fused_layer_gemm
-            && Self::writes_h_pairs(p)
-            && [lanes, p.t, p.n, x_words, f32s]
-                .iter()
-                .fold(1usize, |b, &k| b.saturating_mul(k))
-                <= X_PAIRS_MAX_BYTES;
-        let x_pairs = a.push(&[usize::from(x_pairs_used), lanes, p.t, p.n, x_words])?;
-        let h_pairs = a.push(&[
-            usize::from(Self::writes_h_pairs(p)),
-            lanes,
-            2,
-            p.n,
-            gemm_bf16::pair_row_words(p.dic),
-        ])?;
         let seq_lengths = p
             .seq_lengths
             .then(|| SeqLengthsLayout::new(p, &mut a))
@@ -301,22 +271,12 @@ impl ScratchLayout {
             peephole,
             ht,
             proj,
-            h_pairs,
-            x_pairs,
             seq_lengths,
             weights_layer,
             weights_iter,
             weights_projection,
             bytes: a.bytes(),
         })
-    }
-
-    /// Whether the post-GEMMs also write h as bf16 pairs (`h_pairs`), which the next step's
-    /// bf16-pair GEMMs read instead of converting it (`gemm_bf16::reusing_converted_with`):
-    /// bf16-pair weights, without projection (h then comes from the projection GEMM) or
-    /// sequence lengths.
-    pub fn writes_h_pairs(p: &RnnProblem) -> bool {
-        weights::pairs(p) && !p.with_projection && !p.seq_lengths
     }
 
     /// Slots of `h_slots` in inference: one past the largest [`Self::inference_h_slot`] of any
