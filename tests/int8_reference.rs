@@ -250,6 +250,37 @@ fn run(c: &Case, isa: Isa) -> (usize, usize) {
     (compared, differing)
 }
 
+/// An int8 problem: `(cell, direction, L)`, `(T, N, SLC)`, `(DHC, DIC)` (a projection when
+/// they differ; SIC = DIC) and `(s8, data scale, u8 data shift)` (s8 activations: shift 0).
+fn problem(
+    (cell, direction, l): (CellKind, Direction, usize),
+    (t, n, slc): (usize, usize, usize),
+    (dhc, dic): (usize, usize),
+    (s8, scale, u8_shift): (bool, f32, f32),
+) -> Int8RefProblem {
+    Int8RefProblem {
+        shape: RefProblem {
+            cell,
+            direction,
+            l,
+            t,
+            n,
+            slc,
+            sic: dic,
+            dhc,
+            dic,
+            with_projection: dic != dhc,
+            activation: None,
+            linear: None,
+            precision: Precision::F32,
+            c_precision: Precision::F32,
+        },
+        s8,
+        scale,
+        shift: if s8 { 0.0 } else { u8_shift },
+    }
+}
+
 #[test]
 fn int8_primitives_match_the_simulation() {
     let dirs = [
@@ -273,29 +304,18 @@ fn int8_primitives_match_the_simulation() {
             let dhc = 72;
             let dic = if proj { 37 } else { dhc };
             cases.push(Case {
-                p: Int8RefProblem {
-                    shape: RefProblem {
-                        cell,
-                        direction,
-                        l,
-                        t: 7,
-                        // N = 19: the layer GEMM fused into the steps (`Int8Plan`), and a
-                        // row block of AMX tiles overlapping the one before it.
-                        n: if k % 2 == 1 { 19 } else { 9 },
-                        slc: if l == 1 { 48 } else { dic },
-                        sic: dic,
-                        dhc,
-                        dic,
-                        with_projection: proj,
-                        activation: None,
-                        linear: None,
-                        precision: Precision::F32,
-                        c_precision: Precision::F32,
-                    },
-                    s8,
-                    scale: 50.0,
-                    shift: if s8 { 0.0 } else { 110.0 },
-                },
+                // N = 19: the layer GEMM fused into the steps (`Int8Plan`), and a row block
+                // of AMX tiles overlapping the one before it.
+                p: problem(
+                    (cell, direction, l),
+                    (
+                        7,
+                        if k % 2 == 1 { 19 } else { 9 },
+                        if l == 1 { 48 } else { dic },
+                    ),
+                    (dhc, dic),
+                    (s8, 50.0, 110.0),
+                ),
                 weights_any: k != 1,
                 f32_outputs: k == 3,
                 per_channel: k % 2 == 0,
@@ -361,27 +381,12 @@ fn int8_sequence_lengths_and_steps_split_by_batch() {
                 let t = 6;
                 let seq = (k + j + n) % 3 != 2;
                 cases.push(Case {
-                    p: Int8RefProblem {
-                        shape: RefProblem {
-                            cell,
-                            direction,
-                            l,
-                            t,
-                            n,
-                            slc: if l == 1 { 20 } else { dic },
-                            sic: dic,
-                            dhc,
-                            dic,
-                            with_projection: proj,
-                            activation: None,
-                            linear: None,
-                            precision: Precision::F32,
-                            c_precision: Precision::F32,
-                        },
-                        s8,
-                        scale: 40.0,
-                        shift: if s8 { 0.0 } else { 100.0 },
-                    },
+                    p: problem(
+                        (cell, direction, l),
+                        (t, n, if l == 1 { 20 } else { dic }),
+                        (dhc, dic),
+                        (s8, 40.0, 100.0),
+                    ),
                     weights_any: j % 2 == 0,
                     f32_outputs: (k + j) % 3 == 1,
                     per_channel: k % 2 == 1,

@@ -144,8 +144,6 @@ pub unsafe fn gemm_pair(k: Int8Kernel, first: &Int8Gemm, second: &Int8Gemm) {
 /// faster (a tile product of one or two rows costs what one of 16 does).
 pub const AMX_MIN_ROWS: usize = 3;
 
-/// The AMX version.
-///
 #[cfg(target_arch = "x86_64")]
 impl Int8Gemm {
     /// The same product as an AMX tile GEMM (s32 C rows in bytes).
@@ -165,6 +163,8 @@ impl Int8Gemm {
     }
 }
 
+/// The AMX version.
+///
 /// # Safety
 /// As [`gemm`].
 #[cfg(target_arch = "x86_64")]

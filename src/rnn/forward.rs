@@ -517,8 +517,8 @@ impl Forward<'_> {
                 (self.steps(), self.scratch.t_chunk),
                 self.scratch.fused_layer_gemm,
                 pass.by_batch,
-                |s0, s1| self.layer_gemm(team, &pass, s0, s1),
-                |s, s0| self.step(team, &pass, s, s0),
+                |chunk| self.layer_gemm(team, &pass, chunk.start, chunk.end),
+                |s, chunk| self.step(team, &pass, s, chunk.start),
             );
             self.final_states(team, &pass);
             if let (Some(o), Some(ws)) = (&self.order, self.workspace) {

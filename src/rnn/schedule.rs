@@ -6,6 +6,7 @@
 
 use super::items;
 use crate::threading::Team;
+use std::ops::Range;
 
 /// Runs `stack(team, d)` for each of `directions` directions: with two `lanes`, both at the
 /// same time on a half of the team each (the whole team then waits for both); else one after
@@ -19,9 +20,9 @@ pub fn directions(team: &Team, directions: usize, lanes: usize, stack: impl Fn(&
 }
 
 /// Steps `0..steps` of one layer of one direction, by every member of `team`, in chunks of
-/// `t_chunk`: `layer_gemm(s0, s1)` for a chunk's steps and a barrier (unless the layer GEMM is
-/// `fused` into the steps), then `step(s, s0)` for each step of the chunk, each ending at a
-/// barrier — but when the steps are split by batch (`by_batch`: a member's next step reads
+/// `t_chunk`: `layer_gemm(chunk)` for a chunk's steps and a barrier (unless the layer GEMM is
+/// `fused` into the steps), then `step(s, chunk)` for each step `s` of the chunk, each ending
+/// at a barrier — but when the steps are split by batch (`by_batch`: a member's next step reads
 /// only its own rows of h), where only the chunk's last step does (the next layer GEMM, or the
 /// final states, take other rows).
 pub fn chunked_steps(
@@ -29,8 +30,8 @@ pub fn chunked_steps(
     (steps, t_chunk): (usize, usize),
     fused: bool,
     by_batch: bool,
-    mut layer_gemm: impl FnMut(usize, usize),
-    mut step: impl FnMut(usize, usize),
+    mut layer_gemm: impl FnMut(Range<usize>),
+    mut step: impl FnMut(usize, Range<usize>),
 ) {
     if by_batch && steps > 0 && team.index() == 0 {
         items::count_batch_split_pass();
@@ -39,11 +40,11 @@ pub fn chunked_steps(
     while s0 < steps {
         let s1 = steps.min(s0 + t_chunk.max(1));
         if !fused {
-            layer_gemm(s0, s1);
+            layer_gemm(s0..s1);
             team.barrier();
         }
         for s in s0..s1 {
-            step(s, s0);
+            step(s, s0..s1);
             if !by_batch || s + 1 == s1 {
                 team.barrier();
             }

@@ -403,12 +403,12 @@ impl Run<'_> {
             },
         );
         let steps = self.order.map_or(p.t, |o| o.steps());
-        // Time index of the first row of the chunk of steps `s0..s1` (the rows are by time).
-        let t_lo = |s0: usize, s1: usize| {
+        // Time index of the first row of a chunk of steps (the rows are by time).
+        let t_lo = |chunk: &std::ops::Range<usize>| {
             if p.is_reversed(d) && self.order.is_none() {
-                p.t - s1
+                p.t - chunk.end
             } else {
-                s0
+                chunk.start
             }
         };
         unsafe {
@@ -421,11 +421,8 @@ impl Run<'_> {
                 (steps, plan.t_chunk),
                 plan.fused_layer_gemm,
                 by_batch,
-                |s0, s1| self.layer_gemm(team, l, d, t_lo(s0, s1), s1 - s0),
-                |s, s0| {
-                    let s1 = steps.min(s0 + plan.t_chunk.max(1));
-                    self.step(team, l, d, s, t_lo(s0, s1), by_batch)
-                },
+                |chunk| self.layer_gemm(team, l, d, t_lo(&chunk), chunk.len()),
+                |s, chunk| self.step(team, l, d, s, t_lo(&chunk), by_batch),
             );
             if team.index() == 0 {
                 self.final_state(l, d);
