@@ -9,9 +9,10 @@
 //! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
 //! and a lost hardware prefetch per row — except for a few rows with AVX-512
-//! ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles). Up to
-//! `GEMV_ROWS` rows with a not transposed `B` take a path of their own (`few_rows`) that
-//! streams `B` in place. Transposed operands are copied 16 × 16 words at a time
+//! ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles, 128 rows
+//! of a column block at a time). Up to `GEMV_ROWS` rows with a not transposed `B`
+//! (`GEMV_ROWS_STREAMED` with AVX-512, the next ones streamed) take a path of their own
+//! (`few_rows`) that streams `B` in place. Transposed operands are copied 16 × 16 words at a time
 //! ([`super::transpose`]). The last
 //! `n mod 32` columns are computed from the zero-padded copy into a tile, then added to
 //! `C`. The copies live in the calling thread's scratch (`kernels::scratch`). `C` is scaled by `beta` first (not read when `beta` is 0, as in BLAS) and the product
@@ -45,6 +46,9 @@ const IN_PLACE_MAX_BYTES: usize = 1 << 20;
 /// Rows of `A` up to which `B` is read in place whatever its size: each element of `B` is used
 /// so few times that a copy costs more than the scattered reads.
 const GEMV_ROWS: usize = 4;
+/// Rows of `A` that take `few_rows` where [`sgemm_stream`] runs: its register tiles are faster
+/// from 3 rows on.
+const GEMV_ROWS_STREAMED: usize = 2;
 
 /// When `op(B)` is copied.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -163,7 +167,13 @@ pub fn sgemm(
     }
     let macs = m.saturating_mul(n).saturating_mul(k);
     let join = (macs >= PARALLEL_MIN).then(|| threading::join_wait(macs.saturating_mul(2)));
-    if m <= GEMV_ROWS && !s.trans_b {
+    let isa = Isa::detected();
+    let gemv_rows = if streamed(s, isa) {
+        GEMV_ROWS_STREAMED
+    } else {
+        GEMV_ROWS
+    };
+    if m <= gemv_rows && !s.trans_b {
         few_rows(s, alpha, a, b, beta, c, join);
         return Ok(());
     }
@@ -179,8 +189,9 @@ pub fn sgemm(
         (j0, COL_BLOCK.min(n_pad - j0))
     };
     let b_size = k.saturating_mul(n).saturating_mul(4);
-    let isa = Isa::detected();
-    let source = if !s.trans_b && m <= IN_PLACE_MAX_ROWS && b_size <= IN_PLACE_MAX_BYTES {
+    let source = if m <= GEMV_ROWS && streamed(s, isa) {
+        BSource::Streamed
+    } else if !s.trans_b && m <= IN_PLACE_MAX_ROWS && b_size <= IN_PLACE_MAX_BYTES {
         BSource::InPlace
     } else if streamed(s, isa) {
         BSource::Streamed
@@ -208,7 +219,7 @@ pub fn sgemm(
         BSource::Streamed => Some(0),
     })?;
     let a_bytes = line(if copy_a { m.checked_mul(k) } else { Some(0) })?;
-    let tail_bytes = line(if n_rest > 0 {
+    let tail_bytes = line(if n_rest > 0 && source != BSource::Streamed {
         m.checked_mul(CHUNK)
     } else {
         Some(0)
@@ -396,8 +407,9 @@ pub fn sgemm(
     })
 }
 
-/// Columns per item of [`few_rows`]: 2 KiB of each row of `B`, 8 KiB of sums for 4 rows.
-const FEW_ROWS_COLS: usize = 512;
+/// Running sums of an item of [`few_rows`] (8 KiB): its run of columns is this many over the
+/// rows of `A`, the longer the fewer rows (longer runs of each row of `B` read in a row).
+const FEW_ROWS_SUMS: usize = 2048;
 
 /// `C = alpha·op(A)·B + beta·C` for at most `GEMV_ROWS` rows and a not transposed `B`: `B`
 /// is read row after row (each contiguous run of a row used by every row of `A` while in L1),
@@ -426,29 +438,30 @@ fn few_rows(
     };
     threading::team(join, |t| {
         // at least one run per member (a narrow B would leave the others idle)
-        let run = n.div_ceil(t.size()).next_multiple_of(16).min(FEW_ROWS_COLS);
+        let longest = FEW_ROWS_SUMS / m / 16 * 16;
+        let run = n.div_ceil(t.size()).next_multiple_of(16).min(longest);
         t.for_each(n.div_ceil(run), false, |item| {
             let j0 = item * run;
             let w = run.min(n - j0);
-            let mut acc = [[0f32; FEW_ROWS_COLS]; GEMV_ROWS];
+            let mut acc = [0f32; FEW_ROWS_SUMS];
             let row = |q: usize| &b[q * ldb + j0..q * ldb + j0 + w];
             let quads = k / 4 * 4;
             for q in (0..quads).step_by(4) {
                 let x: [&[f32]; 4] = std::array::from_fn(|d| row(q + d));
-                for (i, sums) in acc.iter_mut().enumerate().take(m) {
+                for (i, sums) in acc.chunks_mut(run).take(m).enumerate() {
                     let f = std::array::from_fn(|d| op_a(i, q + d));
                     axpy4(isa, &mut sums[..w], f, x);
                 }
             }
             for q in quads..k {
-                for (i, sums) in acc.iter_mut().enumerate().take(m) {
+                for (i, sums) in acc.chunks_mut(run).take(m).enumerate() {
                     let f = op_a(i, q);
                     for (v, &x) in sums[..w].iter_mut().zip(row(q)) {
                         *v += f * x;
                     }
                 }
             }
-            for (i, sums) in acc.iter().enumerate().take(m) {
+            for (i, sums) in acc.chunks(run).take(m).enumerate() {
                 // SAFETY: columns j0..j0 + w of row i are this item's alone.
                 let dst = unsafe { std::slice::from_raw_parts_mut(out.at(i * ldc + j0), w) };
                 for (d, &v) in dst.iter_mut().zip(&sums[..w]) {

@@ -1,27 +1,34 @@
-//! `dnnl_sgemm` of a few rows of `A` by a large not transposed `B`: `B` streamed in place.
+//! `dnnl_sgemm` of a few rows of `A` by a not transposed `B`: `B` streamed from where it is.
 //!
-//! Each element of `B` is used by at most [`MAX_ROWS`] rows, so copying `B` (a read and a
-//! write of all of it, then a read of the copy) costs more than the products; read in place,
-//! its rows lie a page or more apart, so the hardware prefetcher does not follow them and
-//! every row waits on L3. Here a column block of 64 columns is multiplied `K` block by `K`
-//! block (64 rows, 16 KiB of `B`: the register tiles after the first re-read it from L1), and
-//! while a block's tiles run they ask L1 for the next block's rows (the next `K` block, or the
-//! next column block's first), a few lines per `k` step spread over all the tiles: the reads
-//! of `B` overlap the multiply-adds instead of preceding them.
+//! Each element of `B` is used by at most [`MAX_ROWS`] rows, so copying all of `B` into the
+//! tiles' layout (a read and a write of all of it, then a read of the copy) costs more than
+//! the products; read in place, its rows lie far apart, so the hardware prefetcher does not
+//! follow them and every row waits on L3. Here a column block of 64 columns is multiplied `K`
+//! block by `K` block (128 rows), and while a block's tiles run they ask L1 for the next
+//! block's rows (the next `K` block, or the next column block's first), a few lines per `k`
+//! step spread over all the tiles: the reads of `B` overlap the multiply-adds instead of
+//! preceding them. When more than one tile re-reads a block whose rows are a page or more
+//! apart, it is first copied into a 32 KiB buffer on the stack: such rows share a few L1 sets
+//! and would evict each other between the tiles.
 //!
 //! Register tiles: up to 6 rows × 4 vectors of 16 columns (24 zmm accumulators), the columns
-//! past `N` masked off. `C = beta·C + A·B`: the first `K` block stores `beta·C` plus its sums,
-//! the later ones continue from `C` (each element's sum formed in order along `K`).
+//! past `N` masked off. Between `K` blocks the tiles' running sums wait in a buffer on the
+//! stack (rows of 64 contiguous floats, not `C`'s rows far apart); the last `K` block stores
+//! `beta·C` plus them. Each element's sum is formed in order along `K` from zero, then added
+//! to `beta·C`.
 
 use std::arch::x86_64::*;
 
-/// Most rows of `A` this path takes: with more (more tiles re-reading each block of `B`),
-/// copying `B` was faster again.
-pub const MAX_ROWS: usize = 16;
+/// Most rows of `A` this path takes: with more, the tiles re-read each block of `B` so often
+/// that copying all of it once into the tiles' layout is as fast.
+pub const MAX_ROWS: usize = 32;
 /// Columns of a block: 4 vectors.
 pub const COLUMNS: usize = 64;
-/// Rows of `K` per block: 16 KiB of a column block of `B`, twice that with the next block's.
-const K_BLOCK: usize = 64;
+/// Rows of `K` per block: 32 KiB of a column block of `B`, which its copy keeps in L1.
+const K_BLOCK: usize = 128;
+/// Row stride of `B` (floats) from which a block re-read by several tiles is copied first: a
+/// page, where all its rows fall into the same few L1 sets.
+const COPY_MIN_LDB: usize = 1024;
 /// Most rows of a register tile.
 const TILE_ROWS: usize = 6;
 
@@ -53,19 +60,33 @@ pub unsafe fn column_block(
         let left = cols.saturating_sub(16 * v).min(16);
         ((1u32 << left) - 1) as __mmask16
     });
+    // the running sums between K blocks (row r at r·COLUMNS), and the copy of a K block of B
+    let mut sums = std::mem::MaybeUninit::<[f32; MAX_ROWS * COLUMNS]>::uninit();
+    let sums = sums.as_mut_ptr().cast::<f32>();
+    let mut copy = std::mem::MaybeUninit::<[f32; K_BLOCK * COLUMNS]>::uninit();
+    let copy = copy.as_mut_ptr().cast::<f32>();
     for k0 in (0..k).step_by(K_BLOCK) {
         let kb = K_BLOCK.min(k - k0);
         let b0 = b.wrapping_add(k0 * ldb);
+        let (bt, ldt) = if tiles > 1 && ldb >= COPY_MIN_LDB {
+            for q in 0..kb {
+                for (v, &mask) in masks.iter().enumerate() {
+                    // SAFETY: row k0 + q of B's `cols` columns (masked), row q of the copy.
+                    unsafe {
+                        let x = _mm512_maskz_loadu_ps(mask, b0.add(q * ldb + 16 * v));
+                        _mm512_storeu_ps(copy.add(q * COLUMNS + 16 * v), x);
+                    }
+                }
+            }
+            (copy.cast_const(), COLUMNS)
+        } else {
+            (b0, ldb)
+        };
         // the block after this one: this column's next rows, or the next column's first
         let (pf, pf_rows) = if k0 + kb < k {
             (b0.wrapping_add(kb * ldb), K_BLOCK.min(k - k0 - kb))
         } else {
             (next, K_BLOCK.min(k))
-        };
-        let start = if k0 == 0 {
-            Start::Beta(beta)
-        } else {
-            Start::Continue
         };
         let mut i0 = 0;
         for t in 0..tiles {
@@ -81,18 +102,18 @@ pub unsafe fn column_block(
             for (r, p) in rows.iter_mut().enumerate().take(h) {
                 *p = a[i0 + r].wrapping_add(k0);
             }
-            let args = (
-                rows,
-                kb,
-                b0,
-                ldb,
-                masks,
-                c.wrapping_add(i0 * ldc),
-                ldc,
-                start,
-                fetch,
-            );
-            // SAFETY: the caller's contract, for rows i0..i0 + h and K rows k0..k0 + kb.
+            let own = sums.wrapping_add(i0 * COLUMNS);
+            let ends = Ends {
+                from: (k0 > 0).then_some(own.cast_const()),
+                to: if k0 + kb < k {
+                    End::Sums(own)
+                } else {
+                    End::C(c.wrapping_add(i0 * ldc), ldc, beta)
+                },
+            };
+            let args = (rows, kb, bt, ldt, masks, ends, fetch);
+            // SAFETY: the caller's contract, for rows i0..i0 + h and K rows k0..k0 + kb; the
+            // tile's running sums are rows i0..i0 + h of `sums`.
             unsafe {
                 match h {
                     6 => tile::<6>(args),
@@ -108,13 +129,22 @@ pub unsafe fn column_block(
     }
 }
 
-/// What a tile's accumulators start from.
+/// Where a tile's accumulators start and end.
 #[derive(Clone, Copy)]
-enum Start {
-    /// Zero, `beta·C` added when stored (`C` not read when `beta` is 0).
-    Beta(f32),
-    /// `C` (the sums of the earlier `K` blocks).
-    Continue,
+struct Ends {
+    /// Zero (`None`), or the running sums of the earlier `K` blocks (rows of [`COLUMNS`]).
+    from: Option<*const f32>,
+    /// Where they go.
+    to: End,
+}
+
+/// Where a tile's accumulators go.
+#[derive(Clone, Copy)]
+enum End {
+    /// Running sums for the next `K` block (rows of [`COLUMNS`]).
+    Sums(*mut f32),
+    /// `C` (at its row stride), as `beta·C` plus the sums (`C` not read when `beta` is 0).
+    C(*mut f32, usize, f32),
 }
 
 /// Rows of `B` a tile asks L1 for, spread over its `k` steps (all 4 vectors' lines of each).
@@ -131,9 +161,7 @@ type TileArgs = (
     *const f32,
     usize,
     [__mmask16; 4],
-    *mut f32,
-    usize,
-    Start,
+    Ends,
     Fetch,
 );
 
@@ -141,13 +169,13 @@ type TileArgs = (
 #[inline]
 #[target_feature(enable = "avx512f,fma")]
 unsafe fn tile<const R: usize>(args: TileArgs) {
-    let (a, kb, b, ldb, masks, c, ldc, start, fetch) = args;
+    let (a, kb, b, ldb, masks, ends, fetch) = args;
     unsafe {
         let mut acc = [[_mm512_setzero_ps(); 4]; R];
-        if let Start::Continue = start {
+        if let Some(from) = ends.from {
             for (r, row) in acc.iter_mut().enumerate() {
                 for (v, x) in row.iter_mut().enumerate() {
-                    *x = _mm512_maskz_loadu_ps(masks[v], c.add(r * ldc + 16 * v));
+                    *x = _mm512_loadu_ps(from.add(r * COLUMNS + 16 * v));
                 }
             }
         }
@@ -185,15 +213,19 @@ unsafe fn tile<const R: usize>(args: TileArgs) {
         }
         for (r, row) in acc.iter().enumerate() {
             for (v, &x) in row.iter().enumerate() {
-                let p = c.add(r * ldc + 16 * v);
-                let x = match start {
-                    Start::Beta(beta) if beta != 0.0 => {
-                        let old = _mm512_maskz_loadu_ps(masks[v], p);
-                        _mm512_fmadd_ps(old, _mm512_set1_ps(beta), x)
+                match ends.to {
+                    End::Sums(to) => _mm512_storeu_ps(to.add(r * COLUMNS + 16 * v), x),
+                    End::C(c, ldc, beta) => {
+                        let p = c.add(r * ldc + 16 * v);
+                        let x = if beta == 0.0 {
+                            x
+                        } else {
+                            let old = _mm512_maskz_loadu_ps(masks[v], p);
+                            _mm512_fmadd_ps(old, _mm512_set1_ps(beta), x)
+                        };
+                        _mm512_mask_storeu_ps(p, masks[v], x);
                     }
-                    _ => x,
-                };
-                _mm512_mask_storeu_ps(p, masks[v], x);
+                }
             }
         }
     }
@@ -211,7 +243,11 @@ mod tests {
         for &(m, k, cols, ldb) in &[
             (1, 1, 1, 1),
             (16, 300, 64, 80),
+            (32, 300, 64, 80),
+            (4, 300, 50, 1024),
             (7, 129, 37, 40),
+            (20, 260, 64, 1030),
+            (50, 260, 50, 64),
             (13, 5, 50, 64),
         ] {
             for beta in [0.0f32, 0.5] {
