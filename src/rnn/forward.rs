@@ -57,6 +57,8 @@ use crate::types::Direction;
 const PARALLEL_MIN_FLOPS: usize = 1 << 18;
 /// Rows of one layer-GEMM work item (8 register tiles of 13 rows).
 const LAYER_ROW_BLOCK: usize = 104;
+/// The same on AMX-BF16 tiles: 7 tiles of 16 rows.
+const LAYER_ROW_BLOCK_AMX: usize = 112;
 /// Smallest GEMM work (flops) of one work item of a balanced phase ([`Forward::balanced`]).
 const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
 /// Largest batch block of one step work item.
@@ -543,7 +545,7 @@ impl Forward<'_> {
             self.scratch.gates_width,
             self.scratch.gates_ld,
         );
-        let block = LAYER_ROW_BLOCK.min((s1 - s0) * p.n);
+        let block = self.layer_row_block().min((s1 - s0) * p.n);
         let gates = unsafe { self.lane(&self.scratch.gates, pass.d) };
         let bias = self
             .tensors
@@ -647,6 +649,17 @@ impl Forward<'_> {
         let p = self.problem;
         let projection = if p.with_projection { p.dhc * p.dic } else { 0 };
         (self.step_k(pass) * self.panels() * self.width() + projection) * self.weight_size()
+    }
+
+    /// Rows of one layer-GEMM work item: whole register tiles of the kernel that runs.
+    fn layer_row_block(&self) -> usize {
+        if weights::pairs(self.problem)
+            && gemm_bf16::Bf16Kernel::for_isa(self.isa) == gemm_bf16::Bf16Kernel::Amx
+        {
+            LAYER_ROW_BLOCK_AMX
+        } else {
+            LAYER_ROW_BLOCK
+        }
     }
 
     /// Bytes of one packed weight: 2 in bf16 pairs, else 4.

@@ -72,6 +72,17 @@ pub fn l2_bytes() -> usize {
 /// 3 % faster fused; N=32 C=1024, 32 MiB, 30 % slower fused; N=16 C=256 merged 2 % faster).
 const FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES: usize = 16 << 20;
 
+/// Whether a thread's share of `U` (`u_bytes`) stays in its L2 between steps while its share
+/// of `W` + `U` (`weight_bytes`) does not — up to ¾ of the L2, the rest left to the gates,
+/// `h` and the converted `A`. bf16 inference steps then stay merged: fused, every step would
+/// stream `W` and evict `U`; merged, the layer GEMM reads `W` once per chunk (one big AMX
+/// product) and the steps find `U` in L2. Training keeps the fused steps (merged, they were
+/// not faster).
+fn u_stays_only(u_bytes: usize, weight_bytes: usize) -> bool {
+    let kept = l2_bytes() / 4 * 3;
+    u_bytes <= kept && weight_bytes > kept
+}
+
 /// Directions that run at the same time for a problem: both of a bidirectional one when the
 /// library's pool has at least two threads.
 pub fn concurrent_directions(p: &RnnProblem) -> usize {
@@ -195,12 +206,15 @@ impl ScratchLayout {
         } else {
             FUSED_LAYER_GEMM_MIN_BATCH
         };
-        let fused_layer_gemm =
-            p.n >= min_batch && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES;
+        let members = (threading::num_threads() / lanes).max(1);
+        let fused_layer_gemm = p.n >= min_batch
+            && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES
+            && !(pairs
+                && !p.is_training()
+                && u_stays_only(u_bytes_per_thread, weight_bytes / members));
         let vanilla_bytes = (p.slc.max(p.dic).saturating_add(p.sic))
             .saturating_mul(p.dhc)
             .saturating_mul(weight_size);
-        let members = (threading::num_threads() / lanes).max(1);
         let panel_run = if p.cell == CellKind::VanillaRnn
             && vanilla_bytes <= members.saturating_mul(l2_bytes())
         {
@@ -388,6 +402,15 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn u_stays_only_when_u_fits_three_quarters_of_l2_and_w_plus_u_does_not() {
+        let kept = l2_bytes() / 4 * 3;
+        assert!(u_stays_only(kept, kept + 1));
+        assert!(u_stays_only(kept / 2, 4 * kept));
+        assert!(!u_stays_only(kept / 2, kept));
+        assert!(!u_stays_only(kept + 1, 4 * kept));
     }
 
     #[test]
