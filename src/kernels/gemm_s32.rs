@@ -54,8 +54,23 @@ const FUSED_MIN_BYTES: usize = 512 << 10;
 /// Most row blocks for packing `B` block by block: with more, each packed block is reused
 /// enough that packing it whole first was faster (M 256, N 2048: ~10 %, one thread).
 const FUSED_MAX_ROW_BLOCKS: usize = 4;
-/// Products smaller than this many multiply-adds run on the calling thread.
+/// Products smaller than this many multiply-adds at the f32 kernels' speed
+/// ([`speed_over_f32`]) run on the calling thread.
 const PARALLEL_MIN: usize = 1 << 18;
+
+/// Roughly how many times the f32 kernels' speed a product runs at: the team threshold and
+/// the join wait (`threading::join_wait` counts f32 time) scale by it, so a worker that misses
+/// the start does not keep the caller waiting longer than the work. The few-rows kernel
+/// streams `B` from memory.
+fn speed_over_f32(kernel: Int8Kernel, few: bool) -> usize {
+    match kernel {
+        _ if few => 2,
+        Int8Kernel::Amx => 8,
+        Int8Kernel::Avx512Vnni => 4,
+        Int8Kernel::AvxVnni => 2,
+        Int8Kernel::Portable => 1,
+    }
+}
 
 /// The element type of `A`: u8, or s8 read shifted by 128.
 pub trait IntA: Copy + Send + Sync {
@@ -510,8 +525,9 @@ pub fn gemm_s32<T: IntA>(
     #[cfg(not(target_arch = "x86_64"))]
     let wide = false;
     let macs = m.saturating_mul(n).saturating_mul(k);
-    let parallel = macs >= PARALLEL_MIN;
-    let join = parallel.then(|| threading::join_wait(macs.saturating_mul(2)));
+    let speed = speed_over_f32(kernel, few);
+    let parallel = macs >= PARALLEL_MIN * speed;
+    let join = parallel.then(|| threading::join_wait(macs.saturating_mul(2) / speed));
     let bytes = b_bytes.checked_add(a_bytes).ok_or_else(too_big)?;
     with_scratch(bytes, |scratch| {
         let b_out = Shared(scratch.cast::<i8>());
