@@ -22,7 +22,8 @@
 //! Threads: one team packs (column blocks of `B`, row blocks of `A`), then computes blocks of
 //! rows × columns, each into a scratch tile that the epilogue writes to `C` — or, with `alpha`
 //! 1, `beta` 0 and no row terms (no `bo`, no offset column), a block of whole vectors straight
-//! into `C`, its accumulators starting from the column terms. With a large `B`,
+//! into `C`, its accumulators starting from the column terms. With `B` packed whole, the
+//! blocks go row block by row block while `B` fits in L2, else column block by column block. With a large `B`,
 //! few rows and at least two column blocks per thread, a member packs each of its column
 //! blocks just before multiplying it by every row block, into a buffer of its own that stays
 //! in L1/L2. A member that finishes its products early takes blocks the others have not
@@ -54,6 +55,11 @@ const FUSED_MIN_BYTES: usize = 512 << 10;
 /// Most row blocks for packing `B` block by block: with more, each packed block is reused
 /// enough that packing it whole first was faster (M 256, N 2048: ~10 %, one thread).
 const FUSED_MAX_ROW_BLOCKS: usize = 4;
+/// Largest packed `B` (bytes, packed whole) whose products go row block by row block: a
+/// member's consecutive items share a block of `A`'s rows while all of `B` stays in L2. A
+/// larger one goes column block by column block, a member's items sharing a panel of `B`
+/// (each member reads its part of `B` once).
+const ROW_ORDER_MAX_BYTES: usize = 1 << 20;
 /// Products smaller than this many multiply-adds at the f32 kernels' speed
 /// ([`speed_over_f32`]) run on the calling thread.
 const PARALLEL_MIN: usize = 1 << 18;
@@ -474,6 +480,7 @@ pub fn gemm_s32<T: IntA>(
         && all_bytes >= FUSED_MIN_BYTES
         && row_blocks <= FUSED_MAX_ROW_BLOCKS
         && col_blocks >= 2 * threading::num_threads();
+    let row_order = all_bytes <= ROW_ORDER_MAX_BYTES;
     let block_bytes = (COL_BLOCK * 4).checked_mul(groups).ok_or_else(too_big)?;
     let b_bytes = if few {
         0
@@ -751,9 +758,12 @@ pub fn gemm_s32<T: IntA>(
                     }
                 });
             } else {
-                // column blocks outer: a member's consecutive items share a panel of B
                 t.for_each_balanced(row_blocks * col_blocks, false, |item| {
-                    let (cb, rb) = (item / row_blocks, item % row_blocks);
+                    let (cb, rb) = if row_order {
+                        (item % col_blocks, item / col_blocks)
+                    } else {
+                        (item / row_blocks, item % row_blocks)
+                    };
                     product(cb, rb, b_out.at(pb.block_offset(cb)).cast_const());
                 });
             }
@@ -1000,6 +1010,31 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A packed `B` too large to go row block by row block, and too many row blocks to pack it
+    /// block by block: the products go column block by column block.
+    #[test]
+    fn column_block_order() {
+        let (m, n, k) = (129usize, 100usize, 10500usize);
+        let s = GemmShape::new(
+            b'N',
+            b'N',
+            [m, n, k].map(|x| x as i64),
+            [k, n, n].map(|x| x as i64),
+        )
+        .unwrap();
+        assert!(n.div_ceil(VECTOR) * VECTOR_BYTES * k.div_ceil(4) > ROW_ORDER_MAX_BYTES);
+        let a = bytes(s.a_len(), 6);
+        let b: Vec<i8> = bytes(s.b_len(), 7).into_iter().map(|x| x as i8).collect();
+        let co = (&[5][..], COffset::Fixed);
+        for kernel in Isa::all_supported().into_iter().map(Int8Kernel::for_isa) {
+            let mut want = vec![3; s.c_len()];
+            let mut c = want.clone();
+            reference(&s, 1.0, (&a[..], 9), (&b[..], -2), 1.0, &mut want, co);
+            gemm_s32(kernel, &s, 1.0, (&a[..], 9), (&b, -2), 1.0, &mut c, co).unwrap();
+            assert_eq!(c, want, "{kernel:?}");
         }
     }
 
