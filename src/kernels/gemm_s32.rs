@@ -20,7 +20,10 @@
 //! this single rounding by one.
 //!
 //! Threads: one team packs (column blocks of `B`, row blocks of `A`), then computes blocks of
-//! rows × columns, each into a scratch tile that the epilogue writes to `C`. With a large `B`,
+//! rows × columns, each into a scratch tile that the epilogue writes to `C` — or, with `alpha`
+//! 1, `beta` 0 and no row terms (no `bo`, no offset column), a block of whole vectors straight
+//! into `C`, its accumulators starting from the column terms. With `B` packed whole, the
+//! blocks go row block by row block while `B` fits in L2, else column block by column block. With a large `B`,
 //! few rows and at least two column blocks per thread, a member packs each of its column
 //! blocks just before multiplying it by every row block, into a buffer of its own that stays
 //! in L1/L2. A member that finishes its products early takes blocks the others have not
@@ -52,8 +55,28 @@ const FUSED_MIN_BYTES: usize = 512 << 10;
 /// Most row blocks for packing `B` block by block: with more, each packed block is reused
 /// enough that packing it whole first was faster (M 256, N 2048: ~10 %, one thread).
 const FUSED_MAX_ROW_BLOCKS: usize = 4;
-/// Products smaller than this many multiply-adds run on the calling thread.
+/// Largest packed `B` (bytes, packed whole) whose products go row block by row block: a
+/// member's consecutive items share a block of `A`'s rows while all of `B` stays in L2. A
+/// larger one goes column block by column block, a member's items sharing a panel of `B`
+/// (each member reads its part of `B` once).
+const ROW_ORDER_MAX_BYTES: usize = 1 << 20;
+/// Products smaller than this many multiply-adds at the f32 kernels' speed
+/// ([`speed_over_f32`]) run on the calling thread.
 const PARALLEL_MIN: usize = 1 << 18;
+
+/// Roughly how many times the f32 kernels' speed a product runs at: the team threshold and
+/// the join wait (`threading::join_wait` counts f32 time) scale by it, so a worker that misses
+/// the start does not keep the caller waiting longer than the work. The few-rows kernel
+/// streams `B` from memory.
+fn speed_over_f32(kernel: Int8Kernel, few: bool) -> usize {
+    match kernel {
+        _ if few => 2,
+        Int8Kernel::Amx => 8,
+        Int8Kernel::Avx512Vnni => 4,
+        Int8Kernel::AvxVnni => 2,
+        Int8Kernel::Portable => 1,
+    }
+}
 
 /// The element type of `A`: u8, or s8 read shifted by 128.
 pub trait IntA: Copy + Send + Sync {
@@ -457,6 +480,7 @@ pub fn gemm_s32<T: IntA>(
         && all_bytes >= FUSED_MIN_BYTES
         && row_blocks <= FUSED_MAX_ROW_BLOCKS
         && col_blocks >= 2 * threading::num_threads();
+    let row_order = all_bytes <= ROW_ORDER_MAX_BYTES;
     let block_bytes = (COL_BLOCK * 4).checked_mul(groups).ok_or_else(too_big)?;
     let b_bytes = if few {
         0
@@ -489,17 +513,28 @@ pub fn gemm_s32<T: IntA>(
     let fast = alpha == 1.0 && (beta == 0.0 || beta == 1.0);
     let negate = alpha == -1.0 && beta == 0.0;
     // On the fast path `co` joins the corrections (all terms are added in wrapping s32): an
-    // offset row into the columns', the others into the rows'.
-    let co_in_cols = fast && offset == COffset::Row;
-    let co_in_rows = fast && offset != COffset::Row;
+    // offset column into the rows', the others into the columns'.
+    let co_in_cols = fast && offset != COffset::Column;
+    let co_in_rows = fast && offset == COffset::Column;
+    // Without row corrections a block of whole vectors goes straight into C, its accumulators
+    // starting from the column corrections (when there are any).
+    let straight = fast && beta == 0.0 && bo == 0 && !co_in_rows;
+    let col_terms = scale != 0 || co_in_cols;
+    // the offsets of columns j0.. added to their corrections
+    let add_co = |sums: &mut [i32], j0: usize| {
+        for (jj, x) in sums.iter_mut().enumerate() {
+            *x = x.wrapping_add(co_term(offset, co, 0, j0 + jj));
+        }
+    };
     #[cfg(target_arch = "x86_64")]
     let wide = matches!(kernel, Int8Kernel::Amx | Int8Kernel::Avx512Vnni)
         && is_x86_feature_detected!("avx512bw");
     #[cfg(not(target_arch = "x86_64"))]
     let wide = false;
     let macs = m.saturating_mul(n).saturating_mul(k);
-    let parallel = macs >= PARALLEL_MIN;
-    let join = parallel.then(|| threading::join_wait(macs.saturating_mul(2)));
+    let speed = speed_over_f32(kernel, few);
+    let parallel = macs >= PARALLEL_MIN * speed;
+    let join = parallel.then(|| threading::join_wait(macs.saturating_mul(2) / speed));
     let bytes = b_bytes.checked_add(a_bytes).ok_or_else(too_big)?;
     with_scratch(bytes, |scratch| {
         let b_out = Shared(scratch.cast::<i8>());
@@ -553,10 +588,7 @@ pub fn gemm_s32<T: IntA>(
                     sums.iter_mut().for_each(|x| *x = x.wrapping_mul(scale));
                 }
                 if co_in_cols {
-                    let real = cols.min(n - j0);
-                    for (x, &o) in sums[..real].iter_mut().zip(&co[j0..j0 + real]) {
-                        *x = x.wrapping_add(o);
-                    }
+                    add_co(&mut sums[..cols.min(n - j0)], j0);
                 }
             };
             for cb in mine {
@@ -599,6 +631,12 @@ pub fn gemm_s32<T: IntA>(
                 let j0 = cb * COL_BLOCK;
                 let cols = (vb * VECTOR).min(n - j0);
                 let tld = vb * VECTOR;
+                let direct = straight && !few && cols == tld;
+                let (c_block, c_ld) = if direct {
+                    (c_out.at(rows.start * ldc + j0), ldc)
+                } else {
+                    (tile.as_mut_ptr(), tld)
+                };
                 let op = Int8Gemm {
                     m: rows.len(),
                     a: a_rows.at(rows.start * a_ld).cast_const(),
@@ -607,8 +645,8 @@ pub fn gemm_s32<T: IntA>(
                     ldb: vb * VECTOR_BYTES,
                     groups,
                     vectors: vb,
-                    c: tile.as_mut_ptr(),
-                    ldc: tld,
+                    c: c_block,
+                    ldc: c_ld,
                     accumulate: false,
                 };
                 if few {
@@ -649,25 +687,19 @@ pub fn gemm_s32<T: IntA>(
                         }
                     }
                     if co_in_cols {
-                        for (x, &o) in zp.iter_mut().zip(&co[j0..j0 + cols]) {
-                            *x = x.wrapping_add(o);
-                        }
+                        add_co(zp, j0);
                     }
-                } else if signed {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: as below; `signed` only with the AMX kernel (AMX-INT8 runs).
-                    unsafe {
-                        let tiles = super::amx_gemm::TileGemm {
-                            accumulate: false,
-                            ..op.tiles()
-                        };
-                        super::amx_gemm::gemm::<super::amx::Int8Signed>(&tiles)
-                    };
                 } else {
+                    let start = (direct && col_terms).then(|| zp_cols_out.at(j0).cast_const());
                     // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes
                     // (in place, checked by GemmShape); the block of B was packed before the
-                    // barrier; the tile holds rows × `tld` values.
-                    unsafe { int8_gemm::gemm(kernel, &op) };
+                    // barrier (or just now, by this member); the tile holds rows × `tld`
+                    // values, or rows i, columns j0..j0 + tld of C are this item's alone; the
+                    // block's `tld` column corrections were written before.
+                    unsafe { block_product(kernel, signed, &op, start) };
+                }
+                if direct {
+                    return;
                 }
                 for (r, i) in rows.enumerate() {
                     let tile_row = &tile[r * tld..r * tld + cols];
@@ -726,9 +758,12 @@ pub fn gemm_s32<T: IntA>(
                     }
                 });
             } else {
-                // column blocks outer: a member's consecutive items share a panel of B
                 t.for_each_balanced(row_blocks * col_blocks, false, |item| {
-                    let (cb, rb) = (item / row_blocks, item % row_blocks);
+                    let (cb, rb) = if row_order {
+                        (item % col_blocks, item / col_blocks)
+                    } else {
+                        (item / row_blocks, item % row_blocks)
+                    };
                     product(cb, rb, b_out.at(pb.block_offset(cb)).cast_const());
                 });
             }
@@ -736,6 +771,51 @@ pub fn gemm_s32<T: IntA>(
     })?;
     drop(ones_buf);
     Ok(())
+}
+
+/// `op`'s product, C starting from zeros or from `start` (`16·op.vectors` values every row
+/// starts from): on AMX the accumulators load it, elsewhere C's rows get a copy the kernel adds
+/// to. `signed`: `A` holds s8 for the AMX tiles (`tdpbssd`).
+///
+/// # Safety
+/// As [`int8_gemm::gemm`]; `signed` only with [`Int8Kernel::Amx`]; `start` has
+/// `16·op.vectors` readable values.
+unsafe fn block_product(
+    kernel: Int8Kernel,
+    signed: bool,
+    op: &Int8Gemm,
+    start: Option<*const i32>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Int8Kernel::Amx && (signed || op.m >= int8_gemm::AMX_MIN_ROWS) {
+        use super::amx::{Int8, Int8Signed};
+        use super::amx_gemm::{gemm_runs, Start};
+        let t = op.tiles();
+        let run = [t.run()];
+        let start = start.map_or(Start::Zero, |row| Start::Row(row.cast()));
+        // SAFETY: the caller's contract; `Int8Kernel::Amx` only where AMX-INT8 runs.
+        unsafe {
+            if signed {
+                gemm_runs::<Int8Signed>(&run, t.m, t.vectors, t.c, t.ldc, start);
+            } else {
+                gemm_runs::<Int8>(&run, t.m, t.vectors, t.c, t.ldc, start);
+            }
+        }
+        return;
+    }
+    let cols = op.vectors * VECTOR;
+    if let Some(row) = start {
+        for i in 0..op.m {
+            // SAFETY: C's rows hold `cols` values, `start` as many (the caller's contract).
+            unsafe { std::ptr::copy_nonoverlapping(row, op.c.add(i * op.ldc), cols) };
+        }
+    }
+    let op = Int8Gemm {
+        accumulate: start.is_some(),
+        ..*op
+    };
+    // SAFETY: the caller's contract.
+    unsafe { int8_gemm::gemm(kernel, &op) };
 }
 
 /// The `co` value element `(i, j)` receives.
@@ -882,6 +962,79 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The blocks stored straight into C (alpha 1, beta 0, no `B` zero point, no offset
+    /// column): `A` zero points and offsets as column terms the accumulators start from, a
+    /// last column block of a partial vector and row blocks of a few rows (through the
+    /// scratch tile), `B` packed whole and block by block; every kernel, u8 and s8 `A`.
+    #[test]
+    fn straight_into_c() {
+        let mut case = 0usize;
+        for kernel in Isa::all_supported().into_iter().map(Int8Kernel::for_isa) {
+            for (m, n, k) in [(100usize, 200usize, 300usize), (34, 1040, 517)] {
+                for (ta, tb) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'T'), (b'T', b'T')] {
+                    for offset in [COffset::Fixed, COffset::Row] {
+                        case += 1;
+                        if n > 1000 && ta == b'T' {
+                            continue;
+                        }
+                        let ao = [0, 7, -3][case % 3];
+                        let lda = if ta == b'N' { k } else { m };
+                        let ldb = if tb == b'N' { n } else { k };
+                        let dims = [m as i64, n as i64, k as i64];
+                        let s = GemmShape::new(ta, tb, dims, [lda as i64, ldb as i64, n as i64])
+                            .unwrap();
+                        let a = bytes(s.a_len(), 4);
+                        let a8: Vec<i8> = a.iter().map(|&x| x as i8).collect();
+                        let b: Vec<i8> = bytes(s.b_len(), 5).into_iter().map(|x| x as i8).collect();
+                        let co: Vec<i32> = (0..n).map(|x| 17 * x as i32 - 900).collect();
+                        let co = (&co[..], offset);
+                        let mut want = vec![-1; s.c_len()];
+                        let mut c = want.clone();
+                        if case.is_multiple_of(2) {
+                            reference(&s, 1.0, (&a[..], ao), (&b[..], 0), 0.0, &mut want, co);
+                            gemm_s32(kernel, &s, 1.0, (&a[..], ao), (&b, 0), 0.0, &mut c, co)
+                                .unwrap();
+                        } else {
+                            reference(&s, 1.0, (&a8[..], ao), (&b[..], 0), 0.0, &mut want, co);
+                            gemm_s32(kernel, &s, 1.0, (&a8[..], ao), (&b, 0), 0.0, &mut c, co)
+                                .unwrap();
+                        }
+                        assert_eq!(
+                            c, want,
+                            "{kernel:?} {m}x{n}x{k} {}{} {offset:?} ao {ao} case {case}",
+                            ta as char, tb as char
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A packed `B` too large to go row block by row block, and too many row blocks to pack it
+    /// block by block: the products go column block by column block.
+    #[test]
+    fn column_block_order() {
+        let (m, n, k) = (129usize, 100usize, 10500usize);
+        let s = GemmShape::new(
+            b'N',
+            b'N',
+            [m, n, k].map(|x| x as i64),
+            [k, n, n].map(|x| x as i64),
+        )
+        .unwrap();
+        assert!(n.div_ceil(VECTOR) * VECTOR_BYTES * k.div_ceil(4) > ROW_ORDER_MAX_BYTES);
+        let a = bytes(s.a_len(), 6);
+        let b: Vec<i8> = bytes(s.b_len(), 7).into_iter().map(|x| x as i8).collect();
+        let co = (&[5][..], COffset::Fixed);
+        for kernel in Isa::all_supported().into_iter().map(Int8Kernel::for_isa) {
+            let mut want = vec![3; s.c_len()];
+            let mut c = want.clone();
+            reference(&s, 1.0, (&a[..], 9), (&b[..], -2), 1.0, &mut want, co);
+            gemm_s32(kernel, &s, 1.0, (&a[..], 9), (&b, -2), 1.0, &mut c, co).unwrap();
+            assert_eq!(c, want, "{kernel:?}");
         }
     }
 
