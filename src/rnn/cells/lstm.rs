@@ -130,9 +130,10 @@ fn gate_quotients<V: Vector, const K: usize, const N: usize>(a: [V; N]) -> ([V; 
 /// two divisions per unit instead of five (one per activation):
 /// `c = (n_f·c_prev·d_i·d_c̃ + n_i·n_c̃·d_f) / (d_f·d_i·d_c̃)` and `h = n_o·n_t / (d_o·d_t)`
 /// with `n/d` the gates' quotients and `n_t/d_t` that of tanh(c). Every denominator is in
-/// [1, 2], so the products neither overflow nor underflow; saturated gates have denominator
-/// 1 and numerator 0 / ±1 as in the per-activation form, so c and h saturate alike. Within
-/// a few ulp of [`units`] (of its terms' magnitude where they cancel), not bit for bit.
+/// [1, 2], so their products neither overflow nor underflow (only a |c_prev| above
+/// f32::MAX/4 could overflow where [`units`] does not); a saturated gate has denominator 1
+/// and numerator e^−87, 0 or ±1, as its per-activation value, so c and h saturate alike.
+/// Within a few ulp of [`units`] (of its terms' magnitude where they cancel), not bit for bit.
 #[inline(always)]
 pub(crate) fn state<V: Vector, const K: usize, const N: usize>(
     a: [V; N],
