@@ -83,9 +83,19 @@ pub fn sigmoid_n<V: Vector, const N: usize>(x: [V; N]) -> [V; N] {
 /// Sigmoid of `x` from the [`exp_parts`] of `−|x|`.
 #[inline(always)]
 pub fn sigmoid_finish<V: Vector>(x: V, scale: V, q: V) -> V {
+    let (num, den) = sigmoid_quotient(x, scale, q);
+    V::div(num, den)
+}
+
+/// Sigmoid of `x` as `(numerator, denominator)`, from the [`exp_parts`] of `−|x|`: `1 or e`
+/// over `1 + e` with `e = e^−|x|` (x < −87 treated as −87), so the numerator is in
+/// [e^−87, 1] and the denominator in [1, 2] — products of several never overflow, for a
+/// caller that combines quotients before its one division.
+#[inline(always)]
+pub fn sigmoid_quotient<V: Vector>(x: V, scale: V, q: V) -> (V, V) {
     let e = V::mul_add(q, scale, scale);
     let num = V::select_nonneg(x, V::splat(1.0), e);
-    V::div(num, V::add(V::splat(1.0), e))
+    (num, V::add(V::splat(1.0), e))
 }
 
 /// Hyperbolic tangent of `N` vectors in lockstep: `−m / (2 + m)` with `m = e^−2|x| − 1` and
@@ -103,13 +113,21 @@ pub fn tanh_arg<V: Vector>(x: V) -> V {
     V::mul(V::neg_abs(x), V::splat(2.0))
 }
 
-/// Tanh of `x` from the [`exp_parts`] of `−2|x|`: `m = e^−2|x| − 1` as `2^n·q + (2^n − 1)`
-/// (no cancellation near 0).
+/// Tanh of `x` from the [`exp_parts`] of `−2|x|`.
 #[inline(always)]
 pub fn tanh_finish<V: Vector>(x: V, scale: V, q: V) -> V {
+    let (num, den) = tanh_quotient(x, scale, q);
+    V::div(num, den)
+}
+
+/// Tanh of `x` as `(numerator, denominator)`, from the [`exp_parts`] of `−2|x|`: `∓m` (the
+/// sign of x) over `2 + m` with `m = e^−2|x| − 1` as `2^n·q + (2^n − 1)` (no cancellation
+/// near 0). |numerator| < 1 and the denominator is in (1, 2]; see [`sigmoid_quotient`].
+#[inline(always)]
+pub fn tanh_quotient<V: Vector>(x: V, scale: V, q: V) -> (V, V) {
     let m = V::mul_add(scale, q, V::sub(scale, V::splat(1.0)));
-    let t = V::div(V::sub(V::zero(), m), V::add(V::splat(2.0), m));
-    V::copysign(t, x)
+    let num = V::copysign(V::sub(V::zero(), m), x);
+    (num, V::add(V::splat(2.0), m))
 }
 
 /// e^x for x ≤ 0 (x < −87 is treated as −87).
