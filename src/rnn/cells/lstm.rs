@@ -288,7 +288,7 @@ isa_dispatch!(
     @with [Unfused<std::arch::x86_64::__m512>, false] [Scalar<false>, false]
     [Scalar<false>, false]
     /// [`postgemm_tile`] without fused multiply-adds on every instruction set, and with the
-    /// per-activation cell ([`units`]) throughout: the same bits wherever it runs, and as the
+    /// per-activation cell (`units`) throughout: the same bits wherever it runs, and as the
     /// int8 AVX-512 tile (the int8 post-GEMM, whose requantized outputs must not depend on
     /// the CPU).
     pub unsafe fn postgemm_tile_unfused => tile_any, (tile: &LstmTile)
