@@ -27,29 +27,61 @@ pub fn intel_cpu() -> bool {
     })
 }
 
-/// Bytes of one core's L2 cache, from CPUID (leaf `0x8000_0006`, which Intel and AMD cores
-/// both report), or `fallback` when the CPU does not say; decided once.
+/// Bytes of one core's L2 cache, from CPUID, or `fallback` when the CPU does not say; decided
+/// once. The deterministic cache leaves (Intel's leaf 4, AMD's `0x8000_001D`) come first, as
+/// Linux reads them: hypervisors may leave leaf `0x8000_0006` at a default that disagrees (seen:
+/// 256 KiB there on a 1 MiB-L2 Xeon).
 pub fn l2_cache_bytes(fallback: usize) -> usize {
     static L2: OnceLock<usize> = OnceLock::new();
-    let kib = *L2.get_or_init(|| {
+    let bytes = *L2.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::__cpuid;
-            // Leaf 0x8000_0000 gives the highest extended leaf; ECX[31:16] of 0x8000_0006 the
-            // L2 size in KiB.
+            let leaf = if intel_cpu() { 4 } else { 0x8000_001D };
+            let highest = __cpuid(leaf & 0x8000_0000).eax;
+            if highest >= leaf {
+                if let Some(bytes) = deterministic_l2_bytes(leaf) {
+                    return bytes;
+                }
+            }
+            // ECX[31:16] of 0x8000_0006: the L2 size in KiB.
             if __cpuid(0x8000_0000).eax >= 0x8000_0006 {
-                return (__cpuid(0x8000_0006).ecx >> 16) as usize;
+                return ((__cpuid(0x8000_0006).ecx >> 16) as usize) << 10;
             }
             0
         }
         #[cfg(not(target_arch = "x86_64"))]
         0
     });
-    if kib == 0 {
+    if bytes == 0 {
         fallback
     } else {
-        kib << 10
+        bytes
     }
+}
+
+/// The size of the level-2 data or unified cache a deterministic cache leaf (`leaf`'s
+/// sub-leaves in leaf 4's format) describes: ways × partitions × line bytes × sets.
+#[cfg(target_arch = "x86_64")]
+fn deterministic_l2_bytes(leaf: u32) -> Option<usize> {
+    use std::arch::x86_64::__cpuid_count;
+    for sub in 0..16 {
+        let r = __cpuid_count(leaf, sub);
+        let kind = r.eax & 0x1f; // 0: no more caches; 1 data, 2 instruction, 3 unified
+        if kind == 0 {
+            break;
+        }
+        if (r.eax >> 5) & 7 == 2 && kind != 2 {
+            let field =
+                |v: u32, shift: u32, bits: u32| ((v >> shift) & ((1 << bits) - 1)) as usize + 1;
+            let bytes = field(r.ebx, 22, 10)
+                * field(r.ebx, 12, 10)
+                * field(r.ebx, 0, 12)
+                * (r.ecx as usize + 1);
+            return Some(bytes);
+        }
+    }
+    None
 }
 
 /// An instruction set the kernels are compiled for.
