@@ -1,0 +1,75 @@
+//! Times the int8 GEMM kernel alone on one thread (`int8_gemm::gemm`): `M` rows of `A` by
+//! `VECTORS` packed 16-column vectors of `B` with `K` rows, groups `LDB` vectors apart (the RNN
+//! weights' panels: 8 vectors of 4 gates × 32 units), as one call — the RNN layer GEMM's work
+//! item (96 rows) or the step GEMM's (the batch). `A` and `B` stay in cache between calls.
+//!
+//! `cargo run --release --example int8_gemm [M VECTORS K [LDB [CALLS]]]` (default 96 8 1024 8 1)
+//! with `CALLS` items over consecutive rows; `OXIDNN_ISA` caps the kernels. Prints
+//! `int8_gemm M VECTORS K kernel median_us gops`.
+
+use oxidnn::kernels::int8_gemm::{gemm, Int8Gemm, Int8Kernel, VECTOR};
+use oxidnn::kernels::Isa;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| {
+            a.parse()
+                .expect("usage: int8_gemm [M VECTORS K [LDB [CALLS]]]")
+        })
+        .collect();
+    let (m, vectors, k) = match args[..] {
+        [m, v, k, ..] => (m, v, k),
+        _ => (96, 8, 1024),
+    };
+    let ldb_vectors = args.get(3).copied().unwrap_or(vectors);
+    let calls = args.get(4).copied().unwrap_or(1);
+    let groups = k.div_ceil(4);
+    let rows = m * calls;
+    let a: Vec<u8> = (0..rows * groups * 4)
+        .map(|i| (i * 37 % 251) as u8)
+        .collect();
+    let b: Vec<i8> = (0..groups * ldb_vectors * 64)
+        .map(|i| (i * 53 % 241) as u8 as i8)
+        .collect();
+    let ldc = vectors * VECTOR + 16;
+    let mut c = vec![0i32; rows * ldc];
+    let kernel = Int8Kernel::for_isa(Isa::detected());
+    let run = |c: &mut [i32]| {
+        for call in 0..calls {
+            let op = Int8Gemm {
+                m,
+                a: a[call * m * groups * 4..].as_ptr(),
+                lda: groups * 4,
+                b: b.as_ptr(),
+                ldb: ldb_vectors * 64,
+                groups,
+                vectors,
+                c: c[call * m * ldc..].as_mut_ptr(),
+                ldc,
+                accumulate: false,
+            };
+            // SAFETY: the buffers hold what the operands describe.
+            unsafe { gemm(kernel, &op) };
+        }
+    };
+    let mut times = Vec::new();
+    let reps = (2e9 as usize / (rows * vectors * 16 * k)).clamp(5, 2000);
+    for _ in 0..9 {
+        let t = Instant::now();
+        for _ in 0..reps {
+            run(&mut c);
+        }
+        times.push(t.elapsed().as_secs_f64() / reps as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    let med = times[times.len() / 2];
+    let ops = 2.0 * (rows * vectors * 16 * k) as f64;
+    println!(
+        "int8_gemm {m} {vectors} {k} calls={calls} {} {:.2} us {:.1} GOP/s",
+        kernel.name(),
+        med * 1e6,
+        ops / med / 1e9
+    );
+}
