@@ -25,12 +25,14 @@ fn main() {
     };
     let ldb_vectors = args.get(3).copied().unwrap_or(vectors);
     let calls = args.get(4).copied().unwrap_or(1);
+    let panels = args.get(5).copied().unwrap_or(1).max(1);
     let groups = k.div_ceil(4);
     let rows = m * calls;
     let a: Vec<u8> = (0..rows * groups * 4)
         .map(|i| (i * 37 % 251) as u8)
         .collect();
-    let b: Vec<i8> = (0..groups * ldb_vectors * 64)
+    let panel_bytes = groups * ldb_vectors * 64;
+    let b: Vec<i8> = (0..panels * panel_bytes)
         .map(|i| (i * 53 % 241) as u8 as i8)
         .collect();
     let ldc = vectors * VECTOR + 16;
@@ -40,9 +42,9 @@ fn main() {
         for call in 0..calls {
             let op = Int8Gemm {
                 m,
-                a: a[call * m * groups * 4..].as_ptr(),
+                a: a[if panels > 1 { 0 } else { call * m * groups * 4 }..].as_ptr(),
                 lda: groups * 4,
-                b: b.as_ptr(),
+                b: b[call % panels * panel_bytes..].as_ptr(),
                 ldb: ldb_vectors * 64,
                 groups,
                 vectors,

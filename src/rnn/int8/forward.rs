@@ -25,6 +25,7 @@ use crate::rnn::cells::TileRows;
 use crate::rnn::items::{self, PhaseItems};
 use crate::rnn::problem::RnnProblem;
 use crate::rnn::schedule;
+use crate::rnn::scratch;
 use crate::rnn::seq_lengths::SeqOrder;
 use crate::threading::{self, Team};
 use crate::types::{DataType, Direction};
@@ -767,6 +768,11 @@ impl Run<'_> {
             (out.row(self.time(d, s - 1) * p.n).cast_const(), out.ld)
         };
         let items = self.step_items(team, s, by_batch, plan.panels);
+        // Where a member's weights of a step overflow half its L2, odd steps walk its items
+        // backwards: the panels the last step read last are still in cache (a cyclic walk
+        // over more than the cache misses every time).
+        let member_bytes = self.step_weight_bytes(l) / if by_batch { 1 } else { team.size() };
+        let reverse = s % 2 == 1 && member_bytes > scratch::l2_bytes() / 2;
         let gates: *mut i32 = self.lane(plan.gates, d);
         let deq: *const f32 = self.region(plan.deq);
         let bias: *const f32 = self
@@ -818,7 +824,7 @@ impl Run<'_> {
                 };
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.lane(plan.c, d);
-                team.for_each(items.count(), false, |it| {
+                team.for_each(items.count(), reverse, |it| {
                     let Some((rows, panel)) = gemms(it, prev, 0, p.g * 2, true) else {
                         return;
                     };
@@ -858,7 +864,7 @@ impl Run<'_> {
                         out: at(to, n0, o0),
                     }
                 };
-                team.for_each(items.count(), false, |it| {
+                team.for_each(items.count(), reverse, |it| {
                     let Some((rows, panel)) = gemms(it, prev, 0, 4, true) else {
                         return;
                     };
@@ -868,7 +874,7 @@ impl Run<'_> {
                 if !by_batch {
                     team.barrier();
                 }
-                team.for_each(items.count(), false, |it| {
+                team.for_each(items.count(), reverse, |it| {
                     let Some((rows, panel)) = gemms(it, (hq, plan.dhc4), 4, 2, false) else {
                         return;
                     };
