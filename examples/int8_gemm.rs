@@ -1,10 +1,12 @@
 //! Times the int8 GEMM kernel alone on one thread (`int8_gemm::gemm`): `M` rows of `A` by
 //! `VECTORS` packed 16-column vectors of `B` with `K` rows, groups `LDB` vectors apart (the RNN
 //! weights' panels: 8 vectors of 4 gates × 32 units), as one call — the RNN layer GEMM's work
-//! item (96 rows) or the step GEMM's (the batch). `A` and `B` stay in cache between calls.
+//! item (96 rows) or the step GEMM's (the batch).
 //!
-//! `cargo run --release --example int8_gemm [M VECTORS K [LDB [CALLS]]]` (default 96 8 1024 8 1)
-//! with `CALLS` items over consecutive rows; `OXIDNN_ISA` caps the kernels. Prints
+//! `cargo run --release --example int8_gemm [M VECTORS K [LDB [CALLS [PANELS]]]]` (default 96 8
+//! 1024 8 1 1) with `CALLS` items over consecutive rows of `A` and one panel of `B` that stays
+//! in cache; with `PANELS` > 1, call `i` reads panel `i % PANELS` and the same rows of `A` (a
+//! step's items over weights that may not fit the cache). `OXIDNN_ISA` caps the kernels. Prints
 //! `int8_gemm M VECTORS K kernel median_us gops`.
 
 use oxidnn::kernels::int8_gemm::{gemm, Int8Gemm, Int8Kernel, VECTOR};
@@ -16,7 +18,7 @@ fn main() {
         .skip(1)
         .map(|a| {
             a.parse()
-                .expect("usage: int8_gemm [M VECTORS K [LDB [CALLS]]]")
+                .expect("usage: int8_gemm [M VECTORS K [LDB [CALLS [PANELS]]]]")
         })
         .collect();
     let (m, vectors, k) = match args[..] {

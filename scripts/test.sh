@@ -2,6 +2,7 @@
 # test.sh — every test of the project, in the order CI runs them:
 #   cargo fmt --check; cargo clippy --all-targets -D warnings; cargo doc (warnings are errors);
 #   cargo test --release (with the graph fuzzer, tests/graph_fuzz.rs, for OXIDNN_FUZZ_SECONDS, default 90);
+#   the RNN and graph-sequence tests again with OXIDNN_NUM_THREADS=1;
 #   CMake configure + build (C examples, C API tests); ctest (capi, example, valgrind, package,
 #   and vs_onednn when a oneDNN oracle is found); an ASan/UBSan build of the C programs;
 #   the Python package (python/) pip-installed into a venv, and its pytest suite.
@@ -50,6 +51,13 @@ step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy" cargo clippy --all-targets -- -D warnings
 step "cargo doc" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 step "cargo test --release" env OXIDNN_FUZZ_SECONDS="${OXIDNN_FUZZ_SECONDS:-90}" cargo test --release
+# The RNN drivers plan by thread count (one thread: bidirectional directions take turns on
+# one set of scratch regions): their tests again on one thread.
+step "cargo test --release (1 thread)" env OXIDNN_NUM_THREADS=1 cargo test --release \
+    --lib --test seq_lengths --test lstm_goldens --test lstm_reference --test int8_goldens \
+    --test int8_reference --test goldens_low_precision --test rnn_backward \
+    --test rnn_backward_reference --test cells_reference --test balanced_steps \
+    --test graph_sequence_ops --test graph_ov_corpus --test graph_ov_cases --test submemory_exec
 step "cmake configure" cmake -S . -B "$build" "${cmake_args[@]}"
 step "cmake build" cmake --build "$build" -j "$jobs"
 step "ctest" ctest --test-dir "$build" "${ctest_args[@]}"

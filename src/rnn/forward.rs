@@ -376,7 +376,8 @@ impl Forward<'_> {
                 None => match ScratchLayout::inference_h_slot(p, l, d) {
                     Some(slot) => {
                         let base = self
-                            .lane(&self.scratch.h_slots, d)
+                            .scratch
+                            .h_slots_of(self.tensors.scratch, d)
                             .add(slot * p.t * p.n * p.dic);
                         SeqView::dense(base, p.n, p.dic)
                     }

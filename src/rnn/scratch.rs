@@ -139,8 +139,12 @@ pub struct ScratchLayout {
     pub panel_run: usize,
     /// Steps per layer-GEMM chunk (≥ 1 unless T = 0).
     pub t_chunk: usize,
-    /// Inference hidden-state slots `[n_slots][T][N][DIC]`.
+    /// Inference hidden-state slots `[copies][n_slots][T][N][DIC]`: a copy per lane, or per
+    /// direction with sequence lengths (the last layer's outputs of both directions are
+    /// kept until they are scattered to `dst_layer`, even when the directions take turns).
     pub h_slots: Region,
+    /// Copies of `h_slots` ([`Self::h_slots_of`]).
+    h_slot_copies: usize,
     /// Inference cell state `[N][DHC]`.
     pub c: Region,
     /// Staged bias `[L][D][P·G·32]`.
@@ -234,7 +238,15 @@ impl ScratchLayout {
         let proj_width = size::round_up("RNN scratchpad projection", p.dic, PANEL)?;
         let projection = usize::from(p.with_projection);
         let gates = a.push(&[lanes, t_chunk, p.n, gates_ld])?;
-        let h_slots = a.push(&[inference, lanes, Self::inference_slots(p), p.t, p.n, p.dic])?;
+        let h_slot_copies = if p.seq_lengths { p.d } else { lanes };
+        let h_slots = a.push(&[
+            inference,
+            h_slot_copies,
+            Self::inference_slots(p),
+            p.t,
+            p.n,
+            p.dic,
+        ])?;
         let c = a.push(&[
             inference * usize::from(p.cell.has_c_state()),
             lanes,
@@ -277,6 +289,7 @@ impl ScratchLayout {
             panel_run,
             t_chunk,
             h_slots,
+            h_slot_copies,
             c,
             bias,
             rh,
@@ -317,6 +330,19 @@ impl ScratchLayout {
     pub unsafe fn lane(&self, region: &Region, base: *mut u8, d: usize) -> *mut f32 {
         let per_lane = region.len / self.lanes;
         unsafe { region.ptr(base).add(d % self.lanes * per_lane) }
+    }
+
+    /// Direction `d`'s copy of `h_slots` inside the scratchpad at `base`.
+    ///
+    /// # Safety
+    /// `base` must point to a scratchpad of this layout.
+    pub unsafe fn h_slots_of(&self, base: *mut u8, d: usize) -> *mut f32 {
+        let per_copy = self.h_slots.len / self.h_slot_copies.max(1);
+        unsafe {
+            self.h_slots
+                .ptr(base)
+                .add(d % self.h_slot_copies.max(1) * per_copy)
+        }
     }
 
     /// In inference, the `h_slots` slot holding the output of layer `l`, direction `d`; `None`
