@@ -10,7 +10,8 @@
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
 //! and a lost hardware prefetch per row — except for a few rows with AVX-512
 //! ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles, 128 rows
-//! of a column block at a time). Up to `GEMV_ROWS` rows with a not transposed `B`
+//! of a column block at a time; it also takes a small `B` whose rows are 2 KiB or more apart
+//! from 7 rows on, whose 8-row tiles re-read it from L1). Up to `GEMV_ROWS` rows with a not transposed `B`
 //! (`GEMV_ROWS_STREAMED` with AVX-512, the next ones streamed) take a path of their own
 //! (`few_rows`) that streams `B` in place. Transposed operands are copied 16 × 16 words at a time
 //! ([`super::transpose`]). The last
@@ -70,6 +71,20 @@ fn streamed(s: &GemmShape, isa: Isa) -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (s, isa);
+        false
+    }
+}
+
+/// Whether [`sgemm_stream`] takes this product even when `B` is small enough to be read in
+/// place by the tiles of [`gemm`]: several rows (its 8-row tiles) by rows of `B` 2 KiB or more
+/// apart, which the tiles would read from few L1 sets.
+fn sgemm_stream_first(s: &GemmShape) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return sgemm_stream::columns(s.m) < sgemm_stream::COLUMNS
+        && s.ld[1] >= sgemm_stream::COPY_MIN_LDB;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = s;
         false
     }
 }
@@ -189,7 +204,7 @@ pub fn sgemm(
         (j0, COL_BLOCK.min(n_pad - j0))
     };
     let b_size = k.saturating_mul(n).saturating_mul(4);
-    let source = if m <= GEMV_ROWS && streamed(s, isa) {
+    let source = if (m <= GEMV_ROWS || sgemm_stream_first(s)) && streamed(s, isa) {
         BSource::Streamed
     } else if !s.trans_b && m <= IN_PLACE_MAX_ROWS && b_size <= IN_PLACE_MAX_BYTES {
         BSource::InPlace
@@ -305,15 +320,16 @@ pub fn sgemm(
             t.barrier();
             #[cfg(target_arch = "x86_64")]
             if source == BSource::Streamed {
-                let blocks = n.div_ceil(sgemm_stream::COLUMNS);
+                let width = sgemm_stream::columns(m);
+                let blocks = n.div_ceil(width);
                 let mut rows = [std::ptr::null::<f32>(); sgemm_stream::MAX_ROWS];
                 for (i, p) in rows.iter_mut().enumerate().take(m) {
                     *p = rows_a.row(i);
                 }
                 t.for_each(blocks, false, |cb| {
-                    let j0 = cb * sgemm_stream::COLUMNS;
-                    let cols = sgemm_stream::COLUMNS.min(n - j0);
-                    let next = b.as_ptr().wrapping_add(j0 + sgemm_stream::COLUMNS);
+                    let j0 = cb * width;
+                    let cols = width.min(n - j0);
+                    let next = b.as_ptr().wrapping_add(j0 + width);
                     // SAFETY: A's rows have K floats (GemmShape, or our copy); B has K rows of
                     // N floats at stride ldb; columns j0..j0 + cols of C's m rows are this
                     // item's alone; AVX-512 runs.
@@ -586,6 +602,9 @@ mod tests {
             (130, 70, 33),
             (2, 600, 7),
             (9, 1100, 300),
+            // a small B with rows 2 KiB or more apart: sgemm_stream's 8-row tiles
+            (16, 520, 40),
+            (32, 600, 130),
         ];
         for &(m, n, k) in &shapes {
             for (ta, tb) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'T'), (b'T', b'T')] {
