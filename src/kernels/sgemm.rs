@@ -8,8 +8,8 @@
 //! (up to its last whole 32 columns), else copied into contiguous column blocks of `K` rows ×
 //! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
-//! and a lost hardware prefetch per row — except for a few rows with AVX-512
-//! ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles, 128 rows
+//! and a lost hardware prefetch per row — except for up to 32 rows (64 by a `B` over 2 MiB)
+//! with AVX-512 ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles, 128 rows
 //! of a column block at a time; it also takes a small `B` whose rows are 2 KiB or more apart
 //! from 7 rows on, whose 8-row tiles re-read it from L1). Up to `GEMV_ROWS` rows with a not transposed `B`
 //! (`GEMV_ROWS_STREAMED` with AVX-512, the next ones streamed) take a path of their own
@@ -64,10 +64,22 @@ enum BSource {
     Streamed,
 }
 
+/// Rows of `A` up to which [`sgemm_stream`] takes a not transposed `B` of any size.
+const STREAMED_ROWS: usize = 32;
+/// Size of `B` (bytes) above which [`sgemm_stream`] also takes up to its `MAX_ROWS` rows: the
+/// copy of a whole column block of `K` rows then comes from L3 and is re-read from L2, where the
+/// stream's copy of 128 rows stays in L1 for its tiles (1 thread, 48–64 rows by 4–8 MiB: 0.83–0.94
+/// of the time; at 2 MiB as fast).
+const STREAMED_MORE_MIN_BYTES: usize = 2 << 20;
+
 /// Whether [`sgemm_stream`] takes this product (when `B` is not read in place as it is).
 fn streamed(s: &GemmShape, isa: Isa) -> bool {
     #[cfg(target_arch = "x86_64")]
-    return !s.trans_b && s.m <= sgemm_stream::MAX_ROWS && isa >= Isa::Avx512;
+    return !s.trans_b
+        && isa >= Isa::Avx512
+        && (s.m <= STREAMED_ROWS
+            || (s.m <= sgemm_stream::MAX_ROWS
+                && s.k.saturating_mul(s.n).saturating_mul(4) > STREAMED_MORE_MIN_BYTES));
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (s, isa);
@@ -649,6 +661,26 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// 33–64 rows by a `B` over `STREAMED_MORE_MIN_BYTES` (sgemm_stream's 8-row tiles, 5–8 of
+    /// them per block), a column tail, `beta` 0 and not.
+    #[test]
+    fn many_rows_by_a_large_b() {
+        let (m, n, k) = (40, 1050, 520);
+        let s = GemmShape::new(b'N', b'N', [m, n, k], [k + 1, n + 3, n + 2]).unwrap();
+        assert!(s.k * s.n * 4 > STREAMED_MORE_MIN_BYTES);
+        let (a, b) = (fill(s.a_len(), 4), fill(s.b_len(), 5));
+        for beta in [0.0, 0.5] {
+            let mut c = fill(s.c_len(), 6);
+            let mut want = c.clone();
+            reference(&s, 1.0, &a, &b, beta, &mut want);
+            sgemm(&s, 1.0, &a, &b, beta, &mut c).unwrap();
+            for (i, (g, w)) in c.iter().zip(&want).enumerate() {
+                let tol = 1e-5 * (k as f32).sqrt() * (1.0 + w.abs()) * 4.0;
+                assert!((g - w).abs() <= tol, "beta {beta} at {i}: {g} vs {w}");
             }
         }
     }

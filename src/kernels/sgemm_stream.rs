@@ -22,9 +22,10 @@
 
 use std::arch::x86_64::*;
 
-/// Most rows of `A` this path takes: with more, the tiles re-read each block of `B` so often
-/// that copying all of it once into the tiles' layout is as fast.
-pub const MAX_ROWS: usize = 32;
+/// Most rows of `A` this path takes (`sgemm` sends more than 32 only with a large `B`): with
+/// more, the tiles re-read each block of `B` so often that copying all of it once into the
+/// tiles' layout is as fast.
+pub const MAX_ROWS: usize = 64;
 /// Columns of a block of 4 vectors, the widest.
 pub const COLUMNS: usize = 64;
 /// Rows of `K` per block: 32 KiB of a column block of `B`, which its copy keeps in L1.
@@ -279,6 +280,8 @@ mod tests {
             (7, 129, 37, 40),
             (20, 260, 64, 1030),
             (30, 260, 47, 64),
+            (64, 150, 48, 520),
+            (41, 130, 40, 64),
             (8, 200, 48, 512),
             (16, 300, 48, 512),
             (13, 5, 50, 64),
