@@ -8,9 +8,10 @@
 //! (up to its last whole 32 columns), else copied into contiguous column blocks of `K` rows ×
 //! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
-//! and a lost hardware prefetch per row — except for a few rows with AVX-512
-//! ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles, 128 rows
-//! of a column block at a time). Up to `GEMV_ROWS` rows with a not transposed `B`
+//! and a lost hardware prefetch per row — except for up to 32 rows (64 by a `B` over 2 MiB)
+//! with AVX-512 ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles, 128 rows
+//! of a column block at a time; it also takes a small `B` whose rows are 2 KiB or more apart
+//! from 7 rows on, whose 8-row tiles re-read it from L1). Up to `GEMV_ROWS` rows with a not transposed `B`
 //! (`GEMV_ROWS_STREAMED` with AVX-512, the next ones streamed) take a path of their own
 //! (`few_rows`) that streams `B` in place. Transposed operands are copied 16 × 16 words at a time
 //! ([`super::transpose`]). The last
@@ -63,13 +64,39 @@ enum BSource {
     Streamed,
 }
 
+/// Rows of `A` up to which [`sgemm_stream`] takes a not transposed `B` of any size.
+const STREAMED_ROWS: usize = 32;
+/// Size of `B` (bytes) above which [`sgemm_stream`] also takes up to its `MAX_ROWS` rows: the
+/// copy of a whole column block of `K` rows then comes from L3 and is re-read from L2, where the
+/// stream's copy of 128 rows stays in L1 for its tiles (1 thread, 48–64 rows by 4–8 MiB: 0.83–0.94
+/// of the time; at 2 MiB as fast).
+const STREAMED_MORE_MIN_BYTES: usize = 2 << 20;
+
 /// Whether [`sgemm_stream`] takes this product (when `B` is not read in place as it is).
 fn streamed(s: &GemmShape, isa: Isa) -> bool {
     #[cfg(target_arch = "x86_64")]
-    return !s.trans_b && s.m <= sgemm_stream::MAX_ROWS && isa >= Isa::Avx512;
+    return !s.trans_b
+        && isa >= Isa::Avx512
+        && (s.m <= STREAMED_ROWS
+            || (s.m <= sgemm_stream::MAX_ROWS
+                && s.k.saturating_mul(s.n).saturating_mul(4) > STREAMED_MORE_MIN_BYTES));
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (s, isa);
+        false
+    }
+}
+
+/// Whether [`sgemm_stream`] takes this product even when `B` is small enough to be read in
+/// place by the tiles of [`gemm`]: several rows (its 8-row tiles) by rows of `B` 2 KiB or more
+/// apart, which the tiles would read from few L1 sets.
+fn sgemm_stream_first(s: &GemmShape) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return sgemm_stream::columns(s.m) < sgemm_stream::COLUMNS
+        && s.ld[1] >= sgemm_stream::COPY_MIN_LDB;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = s;
         false
     }
 }
@@ -189,7 +216,7 @@ pub fn sgemm(
         (j0, COL_BLOCK.min(n_pad - j0))
     };
     let b_size = k.saturating_mul(n).saturating_mul(4);
-    let source = if m <= GEMV_ROWS && streamed(s, isa) {
+    let source = if (m <= GEMV_ROWS || sgemm_stream_first(s)) && streamed(s, isa) {
         BSource::Streamed
     } else if !s.trans_b && m <= IN_PLACE_MAX_ROWS && b_size <= IN_PLACE_MAX_BYTES {
         BSource::InPlace
@@ -305,15 +332,16 @@ pub fn sgemm(
             t.barrier();
             #[cfg(target_arch = "x86_64")]
             if source == BSource::Streamed {
-                let blocks = n.div_ceil(sgemm_stream::COLUMNS);
+                let width = sgemm_stream::columns(m);
+                let blocks = n.div_ceil(width);
                 let mut rows = [std::ptr::null::<f32>(); sgemm_stream::MAX_ROWS];
                 for (i, p) in rows.iter_mut().enumerate().take(m) {
                     *p = rows_a.row(i);
                 }
                 t.for_each(blocks, false, |cb| {
-                    let j0 = cb * sgemm_stream::COLUMNS;
-                    let cols = sgemm_stream::COLUMNS.min(n - j0);
-                    let next = b.as_ptr().wrapping_add(j0 + sgemm_stream::COLUMNS);
+                    let j0 = cb * width;
+                    let cols = width.min(n - j0);
+                    let next = b.as_ptr().wrapping_add(j0 + width);
                     // SAFETY: A's rows have K floats (GemmShape, or our copy); B has K rows of
                     // N floats at stride ldb; columns j0..j0 + cols of C's m rows are this
                     // item's alone; AVX-512 runs.
@@ -586,6 +614,9 @@ mod tests {
             (130, 70, 33),
             (2, 600, 7),
             (9, 1100, 300),
+            // a small B with rows 2 KiB or more apart: sgemm_stream's 8-row tiles
+            (16, 520, 40),
+            (32, 600, 130),
         ];
         for &(m, n, k) in &shapes {
             for (ta, tb) in [(b'N', b'N'), (b'T', b'N'), (b'N', b'T'), (b'T', b'T')] {
@@ -630,6 +661,26 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// 33–64 rows by a `B` over `STREAMED_MORE_MIN_BYTES` (sgemm_stream's 8-row tiles, 5–8 of
+    /// them per block), a column tail, `beta` 0 and not.
+    #[test]
+    fn many_rows_by_a_large_b() {
+        let (m, n, k) = (40, 1050, 520);
+        let s = GemmShape::new(b'N', b'N', [m, n, k], [k + 1, n + 3, n + 2]).unwrap();
+        assert!(s.k * s.n * 4 > STREAMED_MORE_MIN_BYTES);
+        let (a, b) = (fill(s.a_len(), 4), fill(s.b_len(), 5));
+        for beta in [0.0, 0.5] {
+            let mut c = fill(s.c_len(), 6);
+            let mut want = c.clone();
+            reference(&s, 1.0, &a, &b, beta, &mut want);
+            sgemm(&s, 1.0, &a, &b, beta, &mut c).unwrap();
+            for (i, (g, w)) in c.iter().zip(&want).enumerate() {
+                let tol = 1e-5 * (k as f32).sqrt() * (1.0 + w.abs()) * 4.0;
+                assert!((g - w).abs() <= tol, "beta {beta} at {i}: {g} vs {w}");
             }
         }
     }

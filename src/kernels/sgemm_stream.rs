@@ -3,37 +3,52 @@
 //! Each element of `B` is used by at most [`MAX_ROWS`] rows, so copying all of `B` into the
 //! tiles' layout (a read and a write of all of it, then a read of the copy) costs more than
 //! the products; read in place, its rows lie far apart, so the hardware prefetcher does not
-//! follow them and every row waits on L3. Here a column block of 64 columns is multiplied `K`
-//! block by `K` block (128 rows), and while a block's tiles run they ask L1 for the next
-//! block's rows (the next `K` block, or the next column block's first), a few lines per `k`
-//! step spread over all the tiles: the reads of `B` overlap the multiply-adds instead of
-//! preceding them. When more than one tile re-reads a block whose rows are a page or more
-//! apart, it is first copied into a 32 KiB buffer on the stack: such rows share a few L1 sets
-//! and would evict each other between the tiles.
+//! follow them and every row waits on L3. Here a column block of 48 or 64 columns is
+//! multiplied `K` block by `K` block (128 rows), and while a block's tiles run they ask L1 for
+//! the next block's rows (the next `K` block, or the next column block's first), a few lines
+//! per `k` step spread over all the tiles: the reads of `B` overlap the multiply-adds instead
+//! of preceding them. When more than one tile re-reads a block whose rows are half a page or
+//! more apart, it is first copied into a buffer on the stack (up to 32 KiB, from a cache line):
+//! such rows share a few L1 sets and would evict each other between the tiles.
 //!
-//! Register tiles: up to 6 rows × 4 vectors of 16 columns (24 zmm accumulators), the columns
-//! past `N` masked off. Between `K` blocks the tiles' running sums wait in a buffer on the
+//! Register tiles of 24 zmm accumulators, the columns past `N` masked off: up to 6 rows × 4
+//! vectors of 16 columns when one tile takes all rows (blocks of 64 columns), else up to 8 rows
+//! × 3 vectors (blocks of 48): fewer tiles re-read each block, and a `k` step's 3 loads of `B`
+//! and 8 broadcasts of `A` keep the two FMA units busier than 4 and 6 do. Between `K` blocks
+//! the tiles' running sums wait in a buffer on the
 //! stack (rows of 64 contiguous floats, not `C`'s rows far apart); the last `K` block stores
 //! `beta·C` plus them. Each element's sum is formed in order along `K` from zero, then added
 //! to `beta·C`.
 
 use std::arch::x86_64::*;
 
-/// Most rows of `A` this path takes: with more, the tiles re-read each block of `B` so often
-/// that copying all of it once into the tiles' layout is as fast.
-pub const MAX_ROWS: usize = 32;
-/// Columns of a block: 4 vectors.
+/// Most rows of `A` this path takes (`sgemm` sends more than 32 only with a large `B`): with
+/// more, the tiles re-read each block of `B` so often that copying all of it once into the
+/// tiles' layout is as fast.
+pub const MAX_ROWS: usize = 64;
+/// Columns of a block of 4 vectors, the widest.
 pub const COLUMNS: usize = 64;
 /// Rows of `K` per block: 32 KiB of a column block of `B`, which its copy keeps in L1.
 const K_BLOCK: usize = 128;
-/// Row stride of `B` (floats) from which a block re-read by several tiles is copied first: a
-/// page, where all its rows fall into the same few L1 sets.
-const COPY_MIN_LDB: usize = 1024;
-/// Most rows of a register tile.
+/// Row stride of `B` (floats) from which a block re-read by several tiles is copied first: half
+/// a page, where all its rows fall into two groups of a few L1 sets.
+pub const COPY_MIN_LDB: usize = 512;
+/// Most rows of a register tile of 4 vectors.
 const TILE_ROWS: usize = 6;
+/// Most rows of a register tile of 3 vectors.
+const TILE_ROWS_NARROW: usize = 8;
+
+/// Columns of a block for `m` rows: 4 vectors when one such tile takes all rows, else 3.
+pub fn columns(m: usize) -> usize {
+    if m <= TILE_ROWS {
+        COLUMNS
+    } else {
+        48
+    }
+}
 
 /// `C[r·ldc + j] = beta·C[r·ldc + j] + Σ_q a[r][q]·b[q·ldb + j]` for rows `r < a.len()` (at
-/// most [`MAX_ROWS`]) and columns `j < cols` (at most [`COLUMNS`]), `q < k`; `beta` 0 does not
+/// most [`MAX_ROWS`]) and columns `j < cols` (at most [`columns`] of the rows), `q < k`; `beta` 0 does not
 /// read `C`. `next` is where the column block multiplied after this one starts in `B` (only
 /// asked of the caches: any address).
 ///
@@ -53,9 +68,15 @@ pub unsafe fn column_block(
     beta: f32,
     next: *const f32,
 ) {
-    debug_assert!(a.len() <= MAX_ROWS && cols <= COLUMNS);
     let m = a.len();
-    let tiles = m.div_ceil(TILE_ROWS);
+    let width = columns(m);
+    debug_assert!(m <= MAX_ROWS && cols <= width);
+    let vectors = width / 16;
+    let tiles = m.div_ceil(if vectors == 4 {
+        TILE_ROWS
+    } else {
+        TILE_ROWS_NARROW
+    });
     let masks: [__mmask16; 4] = std::array::from_fn(|v| {
         let left = cols.saturating_sub(16 * v).min(16);
         ((1u32 << left) - 1) as __mmask16
@@ -63,22 +84,22 @@ pub unsafe fn column_block(
     // the running sums between K blocks (row r at r·COLUMNS), and the copy of a K block of B
     let mut sums = std::mem::MaybeUninit::<[f32; MAX_ROWS * COLUMNS]>::uninit();
     let sums = sums.as_mut_ptr().cast::<f32>();
-    let mut copy = std::mem::MaybeUninit::<[f32; K_BLOCK * COLUMNS]>::uninit();
+    let mut copy = std::mem::MaybeUninit::<Lines<{ K_BLOCK * COLUMNS }>>::uninit();
     let copy = copy.as_mut_ptr().cast::<f32>();
     for k0 in (0..k).step_by(K_BLOCK) {
         let kb = K_BLOCK.min(k - k0);
         let b0 = b.wrapping_add(k0 * ldb);
         let (bt, ldt) = if tiles > 1 && ldb >= COPY_MIN_LDB {
             for q in 0..kb {
-                for (v, &mask) in masks.iter().enumerate() {
+                for (v, &mask) in masks.iter().enumerate().take(vectors) {
                     // SAFETY: row k0 + q of B's `cols` columns (masked), row q of the copy.
                     unsafe {
                         let x = _mm512_maskz_loadu_ps(mask, b0.add(q * ldb + 16 * v));
-                        _mm512_storeu_ps(copy.add(q * COLUMNS + 16 * v), x);
+                        _mm512_storeu_ps(copy.add(q * width + 16 * v), x);
                     }
                 }
             }
-            (copy.cast_const(), COLUMNS)
+            (copy.cast_const(), width)
         } else {
             (b0, ldb)
         };
@@ -98,7 +119,7 @@ pub unsafe fn column_block(
                 rows: share.len(),
                 ld: ldb,
             };
-            let mut rows = [std::ptr::null::<f32>(); TILE_ROWS];
+            let mut rows = [std::ptr::null::<f32>(); TILE_ROWS_NARROW];
             for (r, p) in rows.iter_mut().enumerate().take(h) {
                 *p = a[i0 + r].wrapping_add(k0);
             }
@@ -115,19 +136,32 @@ pub unsafe fn column_block(
             // SAFETY: the caller's contract, for rows i0..i0 + h and K rows k0..k0 + kb; the
             // tile's running sums are rows i0..i0 + h of `sums`.
             unsafe {
-                match h {
-                    6 => tile::<6>(args),
-                    5 => tile::<5>(args),
-                    4 => tile::<4>(args),
-                    3 => tile::<3>(args),
-                    2 => tile::<2>(args),
-                    _ => tile::<1>(args),
+                match (vectors, h) {
+                    (4, 6) => tile::<6, 4>(args),
+                    (4, 5) => tile::<5, 4>(args),
+                    (4, 4) => tile::<4, 4>(args),
+                    (4, 3) => tile::<3, 4>(args),
+                    (4, 2) => tile::<2, 4>(args),
+                    (4, _) => tile::<1, 4>(args),
+                    (_, 8) => tile::<8, 3>(args),
+                    (_, 7) => tile::<7, 3>(args),
+                    (_, 6) => tile::<6, 3>(args),
+                    (_, 5) => tile::<5, 3>(args),
+                    (_, 4) => tile::<4, 3>(args),
+                    (_, 3) => tile::<3, 3>(args),
+                    (_, 2) => tile::<2, 3>(args),
+                    _ => tile::<1, 3>(args),
                 }
             }
             i0 += h;
         }
     }
 }
+
+/// `N` floats from the start of a cache line: the tiles' vector loads of the copy of `B` then
+/// each touch one line, not two.
+#[repr(C, align(64))]
+struct Lines<const N: usize>([f32; N]);
 
 /// Where a tile's accumulators start and end.
 #[derive(Clone, Copy)]
@@ -147,7 +181,7 @@ enum End {
     C(*mut f32, usize, f32),
 }
 
-/// Rows of `B` a tile asks L1 for, spread over its `k` steps (all 4 vectors' lines of each).
+/// Rows of `B` a tile asks L1 for, spread over its `k` steps (all its vectors' lines of each).
 #[derive(Clone, Copy)]
 struct Fetch {
     ptr: *const f32,
@@ -156,7 +190,7 @@ struct Fetch {
 }
 
 type TileArgs = (
-    [*const f32; TILE_ROWS],
+    [*const f32; TILE_ROWS_NARROW],
     usize,
     *const f32,
     usize,
@@ -165,13 +199,13 @@ type TileArgs = (
     Fetch,
 );
 
-/// One tile of `R` rows × 4 vectors over `kb` rows of `B`.
+/// One tile of `R` rows × `V` vectors over `kb` rows of `B`.
 #[inline]
 #[target_feature(enable = "avx512f,fma")]
-unsafe fn tile<const R: usize>(args: TileArgs) {
+unsafe fn tile<const R: usize, const V: usize>(args: TileArgs) {
     let (a, kb, b, ldb, masks, ends, fetch) = args;
     unsafe {
-        let mut acc = [[_mm512_setzero_ps(); 4]; R];
+        let mut acc = [[_mm512_setzero_ps(); V]; R];
         if let Some(from) = ends.from {
             for (r, row) in acc.iter_mut().enumerate() {
                 for (v, x) in row.iter_mut().enumerate() {
@@ -191,18 +225,16 @@ unsafe fn tile<const R: usize>(args: TileArgs) {
         for kk in 0..kb {
             if kk == due && fetched < fetch.rows {
                 let p = fetch.ptr.wrapping_add(fetched * fetch.ld);
-                for v in 0..4 {
+                for v in 0..V {
                     _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(16 * v).cast());
                 }
                 fetched += 1;
                 due += period;
             }
-            let bv = [
-                _mm512_maskz_loadu_ps(masks[0], bp),
-                _mm512_maskz_loadu_ps(masks[1], bp.add(16)),
-                _mm512_maskz_loadu_ps(masks[2], bp.add(32)),
-                _mm512_maskz_loadu_ps(masks[3], bp.add(48)),
-            ];
+            let mut bv = [_mm512_setzero_ps(); V];
+            for (v, x) in bv.iter_mut().enumerate() {
+                *x = _mm512_maskz_loadu_ps(masks[v], bp.add(16 * v));
+            }
             for (r, row) in acc.iter_mut().enumerate() {
                 let x = _mm512_set1_ps(*a[r].add(kk));
                 for (s, &y) in row.iter_mut().zip(&bv) {
@@ -247,9 +279,14 @@ mod tests {
             (4, 300, 50, 1024),
             (7, 129, 37, 40),
             (20, 260, 64, 1030),
-            (50, 260, 50, 64),
+            (30, 260, 47, 64),
+            (64, 150, 48, 520),
+            (41, 130, 40, 64),
+            (8, 200, 48, 512),
+            (16, 300, 48, 512),
             (13, 5, 50, 64),
         ] {
+            let cols = cols.min(columns(m));
             for beta in [0.0f32, 0.5] {
                 let lda = k + 3;
                 let a: Vec<f32> = (0..m * lda).map(|i| (i % 7) as f32 - 3.0).collect();
