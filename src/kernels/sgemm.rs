@@ -9,10 +9,10 @@
 //! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
 //! and a lost hardware prefetch per row — except for up to 32 rows (64 by a `B` over 2 MiB)
-//! with AVX-512 ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles, 128 rows
-//! of a column block at a time; it also takes a small `B` whose rows are 2 KiB or more apart
-//! from 7 rows on, whose 8-row tiles re-read it from L1). Up to `GEMV_ROWS` rows with a not transposed `B`
-//! (`GEMV_ROWS_STREAMED` with AVX-512, the next ones streamed) take a path of their own
+//! with AVX-512 ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the
+//! tiles, 128 rows of a column block at a time; it also takes a small `B` whose rows are 2 KiB
+//! or more apart from 7 rows on, whose 8-row tiles re-read it from L1). Up to `GEMV_ROWS` rows
+//! with a not transposed `B` (`GEMV_ROWS_STREAMED` with AVX-512, the next ones streamed) take a path of their own
 //! (`few_rows`) that streams `B` in place. Transposed operands are copied 16 × 16 words at a time
 //! ([`super::transpose`]). The last
 //! `n mod 32` columns are computed from the zero-padded copy into a tile, then added to
@@ -92,8 +92,7 @@ fn streamed(s: &GemmShape, isa: Isa) -> bool {
 /// apart, which the tiles would read from few L1 sets.
 fn sgemm_stream_first(s: &GemmShape) -> bool {
     #[cfg(target_arch = "x86_64")]
-    return sgemm_stream::columns(s.m) < sgemm_stream::COLUMNS
-        && s.ld[1] >= sgemm_stream::COPY_MIN_LDB;
+    return sgemm_stream::narrow_tiles(s.m) && s.ld[1] >= sgemm_stream::COPY_MIN_LDB;
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = s;

@@ -15,10 +15,9 @@
 //! vectors of 16 columns when one tile takes all rows (blocks of 64 columns), else up to 8 rows
 //! × 3 vectors (blocks of 48): fewer tiles re-read each block, and a `k` step's 3 loads of `B`
 //! and 8 broadcasts of `A` keep the two FMA units busier than 4 and 6 do. Between `K` blocks
-//! the tiles' running sums wait in a buffer on the
-//! stack (rows of 64 contiguous floats, not `C`'s rows far apart); the last `K` block stores
-//! `beta·C` plus them. Each element's sum is formed in order along `K` from zero, then added
-//! to `beta·C`.
+//! the tiles' running sums wait in a buffer on the stack (rows of 64 contiguous floats, not
+//! `C`'s rows far apart); the last `K` block stores `beta·C` plus them. Each element's sum is
+//! formed in order along `K` from zero, then added to `beta·C`.
 
 use std::arch::x86_64::*;
 
@@ -27,30 +26,37 @@ use std::arch::x86_64::*;
 /// tiles' layout is as fast.
 pub const MAX_ROWS: usize = 64;
 /// Columns of a block of 4 vectors, the widest.
-pub const COLUMNS: usize = 64;
+const COLUMNS: usize = 64;
 /// Rows of `K` per block: 32 KiB of a column block of `B`, which its copy keeps in L1.
 const K_BLOCK: usize = 128;
 /// Row stride of `B` (floats) from which a block re-read by several tiles is copied first: half
 /// a page, where all its rows fall into two groups of a few L1 sets.
 pub const COPY_MIN_LDB: usize = 512;
+/// Columns of a block of 3 vectors, for the narrow tiles.
+const NARROW_COLUMNS: usize = 48;
 /// Most rows of a register tile of 4 vectors.
 const TILE_ROWS: usize = 6;
 /// Most rows of a register tile of 3 vectors.
 const TILE_ROWS_NARROW: usize = 8;
 
-/// Columns of a block for `m` rows: 4 vectors when one such tile takes all rows, else 3.
+/// Whether `m` rows take the narrow tiles (8 rows × 3 vectors): more than one wide tile holds.
+pub fn narrow_tiles(m: usize) -> bool {
+    m > TILE_ROWS
+}
+
+/// Columns of a block for `m` rows ([`narrow_tiles`]).
 pub fn columns(m: usize) -> usize {
-    if m <= TILE_ROWS {
-        COLUMNS
+    if narrow_tiles(m) {
+        NARROW_COLUMNS
     } else {
-        48
+        COLUMNS
     }
 }
 
 /// `C[r·ldc + j] = beta·C[r·ldc + j] + Σ_q a[r][q]·b[q·ldb + j]` for rows `r < a.len()` (at
-/// most [`MAX_ROWS`]) and columns `j < cols` (at most [`columns`] of the rows), `q < k`; `beta` 0 does not
-/// read `C`. `next` is where the column block multiplied after this one starts in `B` (only
-/// asked of the caches: any address).
+/// most [`MAX_ROWS`]) and columns `j < cols` (at most [`columns`] of the rows), `q < k`; `beta`
+/// 0 does not read `C`. `next` is where the column block multiplied after this one starts in
+/// `B` (only asked of the caches: any address).
 ///
 /// # Safety
 /// Each `a[r]` has `k` readable floats; `b` has `k` rows of `cols` readable floats at stride
@@ -72,10 +78,10 @@ pub unsafe fn column_block(
     let width = columns(m);
     debug_assert!(m <= MAX_ROWS && cols <= width);
     let vectors = width / 16;
-    let tiles = m.div_ceil(if vectors == 4 {
-        TILE_ROWS
-    } else {
+    let tiles = m.div_ceil(if narrow_tiles(m) {
         TILE_ROWS_NARROW
+    } else {
+        TILE_ROWS
     });
     let masks: [__mmask16; 4] = std::array::from_fn(|v| {
         let left = cols.saturating_sub(16 * v).min(16);

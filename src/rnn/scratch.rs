@@ -20,7 +20,9 @@
 //!
 //! With two directions and at least two threads, the directions run at the same time
 //! (`lanes` = 2): every region a pass writes (`gates` to `proj` above) is then allocated twice,
-//! one copy per direction ([`ScratchLayout::lane`]).
+//! one copy per direction ([`ScratchLayout::lane`]). With sequence lengths `h_slots` has a copy
+//! per direction even when they take turns: the last layer's outputs of both wait there to be
+//! scattered to `dst_layer` ([`ScratchLayout::h_slots_of`]).
 //!
 //! Weights must be re-read at every execution (the user may change them between executions, as a
 //! training loop does), so plain weights are packed into the scratchpad each time — one pass over
@@ -328,8 +330,7 @@ impl ScratchLayout {
     /// `base` must point to a scratchpad of this layout; `region` must be one of its per-pass
     /// regions.
     pub unsafe fn lane(&self, region: &Region, base: *mut u8, d: usize) -> *mut f32 {
-        let per_lane = region.len / self.lanes;
-        unsafe { region.ptr(base).add(d % self.lanes * per_lane) }
+        unsafe { copy_of(region, self.lanes, base, d) }
     }
 
     /// Direction `d`'s copy of `h_slots` inside the scratchpad at `base`.
@@ -337,12 +338,7 @@ impl ScratchLayout {
     /// # Safety
     /// `base` must point to a scratchpad of this layout.
     pub unsafe fn h_slots_of(&self, base: *mut u8, d: usize) -> *mut f32 {
-        let per_copy = self.h_slots.len / self.h_slot_copies.max(1);
-        unsafe {
-            self.h_slots
-                .ptr(base)
-                .add(d % self.h_slot_copies.max(1) * per_copy)
-        }
+        unsafe { copy_of(&self.h_slots, self.h_slot_copies, base, d) }
     }
 
     /// In inference, the `h_slots` slot holding the output of layer `l`, direction `d`; `None`
@@ -359,6 +355,16 @@ impl ScratchLayout {
             Some(l % 2)
         }
     }
+}
+
+/// Direction `d`'s copy of `region`, made of `copies` equal copies, inside the scratchpad at
+/// `base` (one copy serves every direction).
+///
+/// # Safety
+/// `base` must point to the scratchpad `region` is part of; `copies` ≥ 1.
+unsafe fn copy_of(region: &Region, copies: usize, base: *mut u8, d: usize) -> *mut f32 {
+    let per_copy = region.len / copies;
+    unsafe { region.ptr(base).add(d % copies * per_copy) }
 }
 
 #[cfg(test)]
