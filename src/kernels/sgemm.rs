@@ -18,7 +18,9 @@
 //! `n mod 32` columns are computed from the zero-padded copy into a tile, then added to
 //! `C`. The copies live in the calling thread's scratch (`kernels::scratch`). `C` is scaled by `beta` first (not read when `beta` is 0, as in BLAS) and the product
 //! accumulated onto it. One team of the library's crew copies, then computes blocks of rows ×
-//! columns; every element's sum along `K` is formed in the same
+//! columns (a member that finishes early takes blocks the others have not started,
+//! `Team::for_each_balanced`: a member whose CPU another process holds up does not hold up
+//! the call); every element's sum along `K` is formed in the same
 //! order whatever the blocks.
 
 use super::gemm::{self, Fetch, Init, Panel, RowsA, CHUNK};
@@ -337,7 +339,7 @@ pub fn sgemm(
                 for (i, p) in rows.iter_mut().enumerate().take(m) {
                     *p = rows_a.row(i);
                 }
-                t.for_each(blocks, false, |cb| {
+                t.for_each_balanced(blocks, false, |cb| {
                     let j0 = cb * width;
                     let cols = width.min(n - j0);
                     let next = b.as_ptr().wrapping_add(j0 + width);
@@ -360,7 +362,7 @@ pub fn sgemm(
                 return;
             }
             // column blocks outer: a member's consecutive items share their columns of B
-            t.for_each(row_blocks * col_blocks, false, |item| {
+            t.for_each_balanced(row_blocks * col_blocks, false, |item| {
                 let (cb, rb) = (item / row_blocks, item % row_blocks);
                 let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
                 let (j0, width) = block(cb);

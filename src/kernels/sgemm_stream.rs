@@ -4,7 +4,7 @@
 //! tiles' layout (a read and a write of all of it, then a read of the copy) costs more than
 //! the products; read in place, its rows lie far apart, so the hardware prefetcher does not
 //! follow them and every row waits on L3. Here a column block of 48 or 64 columns is
-//! multiplied `K` block by `K` block (128 rows), and while a block's tiles run they ask L1 for
+//! multiplied `K` block by `K` block (128 rows), and while a block's tiles run they ask L2 for
 //! the next block's rows (the next `K` block, or the next column block's first), a few lines
 //! per `k` step spread over all the tiles: the reads of `B` overlap the multiply-adds instead
 //! of preceding them. When more than one tile re-reads a block whose rows are half a page or
@@ -187,7 +187,7 @@ enum End {
     C(*mut f32, usize, f32),
 }
 
-/// Rows of `B` a tile asks L1 for, spread over its `k` steps (all its vectors' lines of each).
+/// Rows of `B` a tile asks L2 for, spread over its `k` steps (all its vectors' lines of each).
 #[derive(Clone, Copy)]
 struct Fetch {
     ptr: *const f32,
@@ -232,7 +232,7 @@ unsafe fn tile<const R: usize, const V: usize>(args: TileArgs) {
             if kk == due && fetched < fetch.rows {
                 let p = fetch.ptr.wrapping_add(fetched * fetch.ld);
                 for v in 0..V {
-                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(16 * v).cast());
+                    _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(16 * v).cast());
                 }
                 fetched += 1;
                 due += period;
