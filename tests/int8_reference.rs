@@ -407,3 +407,50 @@ fn int8_sequence_lengths_and_steps_split_by_batch() {
         assert!(oxidnn::rnn::forward::batch_split_passes() - before >= split_passes * isas);
     }
 }
+
+/// Balanced phases (`Team::for_each_balanced`) of the int8 driver: LSTM, LSTMP and GRU steps
+/// reading 2.5–4 MiB of weights (a member's share over its L2, so the steps and the layer GEMM
+/// are balanced), against the simulation undisturbed, then with member 0 held up at every balanced
+/// phase until the others have run some of its items (they must give the same outputs).
+#[test]
+fn int8_balanced_phases_match_the_simulation() {
+    use oxidnn::threading::{self, HOLD_MEMBER_ZERO_US};
+    use std::sync::atomic::Ordering;
+    let cases: Vec<Case> = [
+        (CellKind::Lstm, 1024, 1024),
+        (CellKind::Lstm, 1024, 512),
+        (CellKind::Gru, 1024, 1024),
+    ]
+    .into_iter()
+    .map(|(cell, dhc, dic)| Case {
+        p: problem(
+            (cell, Direction::Left2Right, 1),
+            (3, 8, 64),
+            (dhc, dic),
+            (false, 50.0, 110.0),
+        ),
+        weights_any: true,
+        f32_outputs: false,
+        per_channel: true,
+        lengths: None,
+    })
+    .collect();
+    let isa = Isa::detected();
+    for c in &cases {
+        run(c, isa);
+    }
+    if threading::num_threads() < 2 {
+        eprintln!("one thread (OXIDNN_NUM_THREADS): no team to balance");
+        return;
+    }
+    HOLD_MEMBER_ZERO_US.store(300, Ordering::Relaxed);
+    let taken = threading::items_taken_from_others();
+    for c in &cases {
+        run(c, isa);
+    }
+    HOLD_MEMBER_ZERO_US.store(0, Ordering::Relaxed);
+    assert!(
+        threading::items_taken_from_others() > taken,
+        "no member took another's items"
+    );
+}

@@ -41,7 +41,7 @@ use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRow
 use super::items::{self, next_item, PhaseItems};
 use super::problem::RnnProblem;
 use super::schedule;
-use super::scratch::{l2_bytes, ScratchLayout, L2_BYTES};
+use super::scratch::{l2_bytes, ScratchLayout};
 use super::seq_lengths::SeqOrder;
 use super::views::{SeqView, Strided};
 use super::weights::{self, PackedWeights};
@@ -59,8 +59,6 @@ const PARALLEL_MIN_FLOPS: usize = 1 << 18;
 const LAYER_ROW_BLOCK: usize = 104;
 /// The same on AMX-BF16 tiles: 7 tiles of 16 rows.
 const LAYER_ROW_BLOCK_AMX: usize = 112;
-/// Smallest GEMM work (flops) of one work item of a balanced phase ([`Forward::balanced`]).
-const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
 /// Largest batch block of one step work item.
 const STEP_MAX_BATCH_BLOCK: usize = 64;
 /// Smallest batch block when batch rows are split to feed more threads.
@@ -930,24 +928,9 @@ impl Forward<'_> {
     }
 
     /// Whether a phase of work items of `item_flops` GEMM work each is balanced
-    /// (`Team::for_each_balanced`: members that finish early take items others have not
-    /// started, so one held up by another process on its CPU does not hold up the step): when
-    /// the items are large and a member's share of the weights a step reads fills its L2 or
-    /// more — it then reads them from L3 at every step anyway (the L2 also holds the step's
-    /// activations and gates), and an item another member takes costs that one no more than
-    /// its own.
-    ///
-    /// Measured (`rnn_bench --variants`, 2 threads, balanced against static): on a quiet
-    /// machine every workload level (ratios 0.994–1.004, 40–60 rounds); with another process
-    /// taking about 10 % of one CPU, 30–40 rounds per series: LSTMP N=16 DHC=1024 0.84, 1.00,
-    /// 1.00; GRU N=32 C=512 1.01, 0.91; LSTM N=64 C=512 0.985, 0.981; LSTM T=25 N=32 C=1024
-    /// 0.98. Balanced while their weights stay in L2, AUGRU N=32 C=256 was 1.003 and 1.012,
-    /// and batch-1 LSTM (0.13 Mflop items) 1.013: those stay static. A share of exactly the L2
-    /// (LSTM N=128 C=256, fused: 1 MiB per member) is balanced: 0.986 and 0.988 (28/40 rounds
-    /// each, on a host busy with other tenants; A/A 1.0025).
+    /// ([`items::balanced`], on the weights a step of this pass reads).
     fn balanced(&self, team: &Team, pass: &Pass, item_flops: usize) -> bool {
-        let bytes = self.step_weight_bytes(pass);
-        item_flops >= BALANCED_MIN_ITEM_FLOPS && bytes / team.size() >= L2_BYTES
+        items::balanced(team.size(), item_flops, self.step_weight_bytes(pass))
     }
 
     /// Runs a phase's work items of `item_flops` GEMM work each on the team: `Team::for_each`,

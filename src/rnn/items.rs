@@ -9,7 +9,7 @@
 //!   and need no barrier; each member reads all the weights, which suits weights small enough
 //!   to stay in every member's L2 ([`split_by_batch`]).
 
-use super::scratch::l2_bytes;
+use super::scratch::{l2_bytes, L2_BYTES};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -52,6 +52,29 @@ pub fn split_by_batch(
     barriers: usize,
 ) -> bool {
     members > 1 && n >= members * min_rows && 8 * step_weight_bytes <= 3 * barriers * l2_bytes()
+}
+
+/// Smallest GEMM work (flops) of one work item of a balanced phase ([`balanced`]).
+const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
+
+/// Whether a team of `members` runs a phase of work items of `item_flops` GEMM work each
+/// balanced (`Team::for_each_balanced`: members that finish early take items others have not
+/// started, so one held up by another process on its CPU does not hold up the step): when the
+/// items are large and a member's share of the `step_weight_bytes` a step reads fills its L2
+/// or more — it then reads them from L3 at every step anyway (the L2 also holds the step's
+/// activations and gates), and an item another member takes costs that one no more than its
+/// own. Not for steps split by batch (no barrier between steps to end a phase).
+///
+/// Measured (f32, `rnn_bench --variants`, 2 threads, balanced against static): on a quiet
+/// machine every workload level (ratios 0.994–1.004, 40–60 rounds); with another process
+/// taking about 10 % of one CPU, 30–40 rounds per series: LSTMP N=16 DHC=1024 0.84, 1.00,
+/// 1.00; GRU N=32 C=512 1.01, 0.91; LSTM N=64 C=512 0.985, 0.981; LSTM T=25 N=32 C=1024
+/// 0.98. Balanced while their weights stay in L2, AUGRU N=32 C=256 was 1.003 and 1.012, and
+/// batch-1 LSTM (0.13 Mflop items) 1.013: those stay static. A share of exactly the L2 (LSTM
+/// N=128 C=256, fused: 1 MiB per member) is balanced: 0.986 and 0.988 (28/40 rounds each, on
+/// a host busy with other tenants; A/A 1.0025).
+pub fn balanced(members: usize, item_flops: usize, step_weight_bytes: usize) -> bool {
+    item_flops >= BALANCED_MIN_ITEM_FLOPS && step_weight_bytes / members.max(1) >= L2_BYTES
 }
 
 /// How a phase's items map to (batch rows, panel).

@@ -7,8 +7,9 @@
 //! and requantizes.
 //!
 //! The schedule is the f32 driver's ([`schedule`]): both directions at once on half teams
-//! ([`Int8Plan::lanes`]), steps split by batch ([`items::split_by_batch`]), per-sample sequence
-//! lengths on the active rows ([`SeqOrder`]).
+//! ([`Int8Plan::lanes`]), steps split by batch ([`items::split_by_batch`]), phases balanced
+//! where a member's weights overflow its L2 ([`items::balanced`]), per-sample sequence lengths
+//! on the active rows ([`SeqOrder`]).
 //!
 //! States are stored as u8: s8 activations as `q + 128` (the GEMM multiplies u8 by s8), the
 //! offset folded into the compensation like a shift.
@@ -431,6 +432,25 @@ impl Run<'_> {
         }
     }
 
+    /// Runs a phase of `items` work items of `item_flops` GEMM work each on the team, the
+    /// member's share in order (`reverse`: backwards) — balanced ([`items::balanced`], on the
+    /// weights a step of layer `l` reads) unless the steps are split `by_batch`.
+    fn for_items(
+        &self,
+        team: &Team,
+        l: usize,
+        by_batch: bool,
+        (items, item_flops): (usize, usize),
+        reverse: bool,
+        f: impl FnMut(usize),
+    ) {
+        if !by_batch && items::balanced(team.size(), item_flops, self.step_weight_bytes(l)) {
+            team.for_each_balanced(items, reverse, f);
+        } else {
+            team.for_each(items, reverse, f);
+        }
+    }
+
     /// Bytes of the weights a step of layer `l` reads (`U`, `W` too when the layer GEMM is
     /// fused, and the projection's).
     fn step_weight_bytes(&self, l: usize) -> usize {
@@ -647,7 +667,8 @@ impl Run<'_> {
     unsafe fn layer_gemm(&self, team: &Team, l: usize, d: usize, t_lo: usize, steps: usize) {
         let n = self.p.n;
         let items = PhaseItems::by_panel(steps * n, LAYER_ROW_BLOCK, self.plan.panels);
-        team.for_each(items.count(), false, |it| {
+        let flops = 2 * items.block * self.t.weights[0].layout.groups() * 4 * self.p.g * PANEL;
+        self.for_items(team, l, false, (items.count(), flops), false, |it| {
             let (rows, panel) = items.tile(it);
             let gemm = |rows| {
                 // SAFETY: each item writes its own rows of this panel's columns.
@@ -773,6 +794,10 @@ impl Run<'_> {
         // over more than the cache misses every time).
         let member_bytes = self.step_weight_bytes(l) / if by_batch { 1 } else { team.size() };
         let reverse = s % 2 == 1 && member_bytes > scratch::l2_bytes() / 2;
+        let flops = 2 * items.block * plan.sic4 * p.g * PANEL;
+        let phase = |f: &mut dyn FnMut(usize)| {
+            self.for_items(team, l, by_batch, (items.count(), flops), reverse, f)
+        };
         let gates: *mut i32 = self.lane(plan.gates, d);
         let deq: *const f32 = self.region(plan.deq);
         let bias: *const f32 = self
@@ -824,7 +849,7 @@ impl Run<'_> {
                 };
             if p.cell.has_c_state() {
                 let c: *mut f32 = self.lane(plan.c, d);
-                team.for_each(items.count(), reverse, |it| {
+                phase(&mut |it| {
                     let Some((rows, panel)) = gemms(it, prev, 0, p.g * 2, true) else {
                         return;
                     };
@@ -850,7 +875,8 @@ impl Run<'_> {
                     if !by_batch {
                         team.barrier();
                     }
-                    self.projection(team, l, d, ti, items.with_panels(plan.proj_panels));
+                    let proj = items.with_panels(plan.proj_panels);
+                    self.projection(team, (l, d, ti), proj, by_batch);
                 }
             } else {
                 let gru = |n0: usize, rows: usize, panel: usize, to: (*mut u8, usize)| {
@@ -864,7 +890,7 @@ impl Run<'_> {
                         out: at(to, n0, o0),
                     }
                 };
-                team.for_each(items.count(), reverse, |it| {
+                phase(&mut |it| {
                     let Some((rows, panel)) = gemms(it, prev, 0, 4, true) else {
                         return;
                     };
@@ -874,7 +900,7 @@ impl Run<'_> {
                 if !by_batch {
                     team.barrier();
                 }
-                team.for_each(items.count(), reverse, |it| {
+                phase(&mut |it| {
                     let Some((rows, panel)) = gemms(it, (hq, plan.dhc4), 4, 2, false) else {
                         return;
                     };
@@ -886,8 +912,15 @@ impl Run<'_> {
     }
 
     /// LSTMP: the projection of the requantized `h` of one step, per (batch rows × panel of
-    /// DIC) item of `items`, requantized into the step's output rows.
-    unsafe fn projection(&self, team: &Team, l: usize, d: usize, ti: usize, items: PhaseItems) {
+    /// DIC) item of `items` (`by_batch`: the step's rows are split by batch), requantized into
+    /// the step's output rows.
+    unsafe fn projection(
+        &self,
+        team: &Team,
+        (l, d, ti): (usize, usize, usize),
+        items: PhaseItems,
+        by_batch: bool,
+    ) {
         let (p, plan) = (self.p, self.plan);
         let out = self.output(l, d);
         let out_row = |n: usize| out.row(ti * p.n + n);
@@ -898,7 +931,8 @@ impl Run<'_> {
         let shift = self.q.stored_shift();
         unsafe {
             let hq: *mut u8 = self.lane(plan.hq, d);
-            team.for_each(items.count(), false, |it| {
+            let flops = 2 * items.block * plan.dhc4 * PANEL;
+            self.for_items(team, l, by_batch, (items.count(), flops), false, |it| {
                 let (rows, panel) = items.tile(it);
                 if rows.is_empty() {
                     return;
