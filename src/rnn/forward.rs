@@ -28,7 +28,7 @@
 //! The whole pass runs as one team of the library's pool threads (one fork/join per execution;
 //! phases separated by spin barriers; items split statically, so a thread keeps the same weight
 //! panels step after step; when that locality is lost anyway, a member that finishes early
-//! takes items others have not started, see `Forward::balanced`), or on the calling thread
+//! takes items others have not started, see `items::balanced`), or on the calling thread
 //! alone when steps are tiny. When the weights are small, each member steps its own batch
 //! rows instead, without barriers (`Forward::split_by_batch`, `items`). With two directions
 //! and at least two threads, the directions run at the same time on a half of the team each
@@ -927,17 +927,11 @@ impl Forward<'_> {
         self.problem.sic + fused
     }
 
-    /// Whether a phase of work items of `item_flops` GEMM work each is balanced
-    /// ([`items::balanced`], on the weights a step of this pass reads).
-    fn balanced(&self, team: &Team, pass: &Pass, item_flops: usize) -> bool {
-        items::balanced(team.size(), item_flops, self.step_weight_bytes(pass))
-    }
-
     /// Runs a phase's work items of `item_flops` GEMM work each on the team: `Team::for_each`,
-    /// or `Team::for_each_balanced` when [`Forward::balanced`]. Items a member takes from
-    /// another's share have no `next_item` in its own: they run without fetching ahead. A
-    /// member converts each bf16 `A` operand of the phase once for all its items
-    /// (`gemm_bf16::reusing_converted`).
+    /// or `Team::for_each_balanced` when [`items::balanced`] (on the weights a step of this
+    /// pass reads). Items a member takes from another's share have no `next_item` in its own:
+    /// they run without fetching ahead. A member converts each bf16 `A` operand of the phase
+    /// once for all its items (`gemm_bf16::reusing_converted`).
     fn for_items(
         &self,
         team: &Team,
@@ -948,7 +942,8 @@ impl Forward<'_> {
         f: impl FnMut(usize),
     ) {
         let run = || {
-            if !pass.by_batch && self.balanced(team, pass, item_flops) {
+            let bytes = self.step_weight_bytes(pass);
+            if items::balanced(team.size(), pass.by_batch, item_flops, bytes) {
                 team.for_each_balanced(items, reverse, f);
             } else {
                 team.for_each(items, reverse, f);

@@ -63,7 +63,8 @@ const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
 /// items are large and a member's share of the `step_weight_bytes` a step reads fills its L2
 /// or more — it then reads them from L3 at every step anyway (the L2 also holds the step's
 /// activations and gates), and an item another member takes costs that one no more than its
-/// own. Not for steps split by batch (no barrier between steps to end a phase).
+/// own. Never for steps split `by_batch` (no barrier between steps ends a phase, and a
+/// member's next step reads only the rows it wrote).
 ///
 /// Measured (f32, `rnn_bench --variants`, 2 threads, balanced against static): on a quiet
 /// machine every workload level (ratios 0.994–1.004, 40–60 rounds); with another process
@@ -73,8 +74,15 @@ const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
 /// batch-1 LSTM (0.13 Mflop items) 1.013: those stay static. A share of exactly the L2 (LSTM
 /// N=128 C=256, fused: 1 MiB per member) is balanced: 0.986 and 0.988 (28/40 rounds each, on
 /// a host busy with other tenants; A/A 1.0025).
-pub fn balanced(members: usize, item_flops: usize, step_weight_bytes: usize) -> bool {
-    item_flops >= BALANCED_MIN_ITEM_FLOPS && step_weight_bytes / members.max(1) >= L2_BYTES
+pub fn balanced(
+    members: usize,
+    by_batch: bool,
+    item_flops: usize,
+    step_weight_bytes: usize,
+) -> bool {
+    !by_batch
+        && item_flops >= BALANCED_MIN_ITEM_FLOPS
+        && step_weight_bytes / members.max(1) >= L2_BYTES
 }
 
 /// How a phase's items map to (batch rows, panel).

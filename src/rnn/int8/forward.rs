@@ -433,8 +433,8 @@ impl Run<'_> {
     }
 
     /// Runs a phase of `items` work items of `item_flops` GEMM work each on the team, the
-    /// member's share in order (`reverse`: backwards) — balanced ([`items::balanced`], on the
-    /// weights a step of layer `l` reads) unless the steps are split `by_batch`.
+    /// member's share in order (`reverse`: backwards), or balanced ([`items::balanced`], on
+    /// the weights a step of layer `l` reads; never when the steps are split `by_batch`).
     fn for_items(
         &self,
         team: &Team,
@@ -444,7 +444,7 @@ impl Run<'_> {
         reverse: bool,
         f: impl FnMut(usize),
     ) {
-        if !by_batch && items::balanced(team.size(), item_flops, self.step_weight_bytes(l)) {
+        if items::balanced(team.size(), by_batch, item_flops, self.step_weight_bytes(l)) {
             team.for_each_balanced(items, reverse, f);
         } else {
             team.for_each(items, reverse, f);
