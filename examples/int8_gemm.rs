@@ -10,6 +10,7 @@
 //! `int8_gemm M VECTORS K kernel median_us gops` and the fastest repetition's GOP/s.
 
 use oxidnn::kernels::int8_gemm::{gemm, Int8Gemm, Int8Kernel, VECTOR};
+use oxidnn::kernels::start::Start;
 use oxidnn::kernels::Isa;
 use std::time::Instant;
 
@@ -61,7 +62,7 @@ fn main() {
                 vectors,
                 c: c[call * m * ldc..].as_mut_ptr(),
                 ldc,
-                accumulate: false,
+                start: Start::Zero,
             };
             // SAFETY: the buffers hold what the operands describe.
             unsafe { gemm(kernel, &op) };

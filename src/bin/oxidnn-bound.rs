@@ -42,6 +42,7 @@ use std::time::{Duration, Instant};
 use oxidnn::kernels::gemm::{self, Fetch, Init, RowsA};
 use oxidnn::kernels::gemm_bf16::{self, bf16_bits};
 use oxidnn::kernels::int8_gemm::{self, Int8Gemm, Int8Kernel};
+use oxidnn::kernels::start::Start;
 use oxidnn::kernels::Isa;
 use oxidnn::memory::buffer::AlignedBuf;
 use oxidnn::memory::packed::{PackedLayout, PANEL};
@@ -298,7 +299,7 @@ impl Weights {
         p: usize,
         (a, lda, m): (*const u8, usize, usize),
         (c, ldc): (*mut i32, usize),
-        accumulate: bool,
+        start: Start,
     ) -> Int8Gemm {
         let q = self.int8.expect("int8 weights");
         Int8Gemm {
@@ -311,7 +312,7 @@ impl Weights {
             vectors: q.g * PANEL / int8_gemm::VECTOR,
             c,
             ldc,
-            accumulate,
+            start,
         }
     }
 }
@@ -424,7 +425,14 @@ fn gemm_steps(team: &Team, isa: Isa, s: &Shape, w: &Weights, b: &Buffers, times:
         unsafe {
             match s.dt {
                 Dt::Int8 => {
-                    let op = w.int8_op(u, layer, p, (h_prev, row, s.n), (c.cast(), gld), true);
+                    let op = w.int8_op(
+                        u,
+                        layer,
+                        p,
+                        (h_prev, row, s.n),
+                        (c.cast(), gld),
+                        Start::Accumulate,
+                    );
                     int8_gemm::gemm(kernel, &op);
                 }
                 Dt::F32 | Dt::Bf16 => {
@@ -503,7 +511,7 @@ fn layer_gemms(team: &Team, isa: Isa, s: &Shape, w: &Weights, b: &Buffers) {
                                 panel,
                                 (x, row, r.len()),
                                 (c.cast(), gld),
-                                false,
+                                Start::Zero,
                             );
                             int8_gemm::gemm(kernel, &op);
                         }

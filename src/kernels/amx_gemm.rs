@@ -12,6 +12,7 @@
 //! A's last words with the words of the overlap zeroed (so the step adds only the new ones).
 
 use super::amx::{self, Dot, TileConfig, TILE_ROWS, TILE_ROW_BYTES};
+use super::start::Start;
 
 /// Columns of one tile (16 × 4 bytes).
 pub const VECTOR: usize = 16;
@@ -38,8 +39,8 @@ pub struct TileGemm {
     pub c: *mut u8,
     /// Bytes between rows of C.
     pub ldc: usize,
-    /// Add to C rather than overwrite it.
-    pub accumulate: bool,
+    /// What C starts from.
+    pub start: Start,
 }
 
 /// One run of K of a [`gemm_runs`] sum: `k` 4-byte words of A's rows times `k` rows of B.
@@ -55,18 +56,6 @@ pub struct Run {
     pub ldb: usize,
     /// Words of K.
     pub k: usize,
-}
-
-/// What the accumulators of a [`gemm_runs`] start from.
-#[derive(Clone, Copy, Debug)]
-pub enum Start {
-    /// Zeros: C is overwritten.
-    Zero,
-    /// The same row of `16·vectors` 4-byte values for every row of C (e.g. the bias), loaded
-    /// into the tiles with a row stride of 0.
-    Row(*const u8),
-    /// C: the products are added to it.
-    Accumulate,
 }
 
 /// Tiles: accumulators 0..4, A 4 and 5, B 6 and 7.
@@ -146,7 +135,7 @@ struct Group {
 /// describes; C overlaps neither A nor B.
 pub unsafe fn gemm<D: Dot>(op: &TileGemm) {
     // SAFETY: the caller's contract.
-    unsafe { sum_runs::<D>(&[op.run()], op.m, op.vectors, op.c, op.ldc, op.start(), 4) }
+    unsafe { sum_runs::<D>(&[op.run()], op.m, op.vectors, op.c, op.ldc, op.start, 4) }
 }
 
 impl TileGemm {
@@ -158,15 +147,6 @@ impl TileGemm {
             b: self.b,
             ldb: self.ldb,
             k: self.k,
-        }
-    }
-
-    /// How its C starts.
-    pub fn start(&self) -> Start {
-        if self.accumulate {
-            Start::Accumulate
-        } else {
-            Start::Zero
         }
     }
 }
@@ -492,7 +472,11 @@ pub unsafe fn gemm_bf16(op: &Bf16Gemm) {
         vectors: op.vectors,
         c: op.c.cast(),
         ldc: 4 * op.ldc,
-        accumulate: op.accumulate,
+        start: if op.accumulate {
+            Start::Accumulate
+        } else {
+            Start::Zero
+        },
     };
     // SAFETY: the caller's contract.
     unsafe { gemm::<amx::Bf16>(&t) }
@@ -558,7 +542,11 @@ mod tests {
                     vectors,
                     c: c.as_mut_ptr().cast(),
                     ldc: 4 * ldc,
-                    accumulate,
+                    start: if accumulate {
+                        Start::Accumulate
+                    } else {
+                        Start::Zero
+                    },
                 };
                 // SAFETY: AMX-INT8 available; the buffers hold what the operands describe.
                 unsafe { gemm::<amx::Int8>(&op) };

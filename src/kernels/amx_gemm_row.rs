@@ -9,7 +9,8 @@
 //! about a quarter of its time.
 
 use super::amx::{self, Dot, TileConfig, TILE_ROWS, TILE_ROW_BYTES};
-use super::amx_gemm::{self, Run, Start};
+use super::amx_gemm::{self, Run};
+use super::start::Start;
 
 /// Tiles: accumulators 0..4, A 4, B 6 and 7 (as `amx_gemm`, so that a thread switching
 /// between both loops keeps one configuration).

@@ -552,8 +552,9 @@ pub unsafe fn gemm_sum_with(
 #[cfg(target_arch = "x86_64")]
 unsafe fn amx(terms: &[Term], rows: std::ops::Range<usize>, c: *mut f32, ldc: usize, init: Init) {
     use super::amx::Bf16;
-    use super::amx_gemm::{gemm_runs, Run, Start};
+    use super::amx_gemm::{gemm_runs, Run};
     use super::amx_gemm_row::gemm_row;
+    use super::start::Start;
     let (width, block) = (terms[0].b.width, terms[0].b.block);
     let empty = Run {
         a: std::ptr::null(),

@@ -34,6 +34,7 @@ use super::blas::{COffset, GemmShape};
 use super::gemm_s32_few_rows::{self as few_rows, FEW_ROWS};
 use super::int8_gemm::{self, Int8Gemm, Int8Kernel, VECTOR};
 use super::scratch::with_scratch;
+use super::start::Start;
 use crate::error::{Error, Result};
 use crate::memory::buffer::AlignedBuf;
 use crate::size;
@@ -589,7 +590,7 @@ pub fn gemm_s32<T: IntA>(
                         vectors: cols / VECTOR,
                         c: sums.as_mut_ptr(),
                         ldc: cols,
-                        accumulate: false,
+                        start: Start::Zero,
                     };
                     // SAFETY: `ones` has `kp` bytes, the block `groups` groups of `cols` columns,
                     // `sums` `cols` values.
@@ -656,7 +657,7 @@ pub fn gemm_s32<T: IntA>(
                     vectors: vb,
                     c: c_block,
                     ldc: c_ld,
-                    accumulate: false,
+                    start: Start::Zero,
                 };
                 if few {
                     // A's rows (and a row of ones for the column sums) by B in place; the
@@ -703,14 +704,21 @@ pub fn gemm_s32<T: IntA>(
                     let zp = unsafe { std::slice::from_raw_parts(zp_cols_out.at(j0), tld) };
                     // (all-zero corrections, e.g. no zero point and no offset, start from zeros:
                     // no copy of them into C's rows)
-                    let start =
-                        (direct && col_terms && zp.iter().any(|&x| x != 0)).then_some(zp.as_ptr());
+                    let from_row = direct && col_terms && zp.iter().any(|&x| x != 0);
+                    let op = Int8Gemm {
+                        start: if from_row {
+                            Start::Row(zp.as_ptr().cast())
+                        } else {
+                            Start::Zero
+                        },
+                        ..op
+                    };
                     // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes
                     // (in place, checked by GemmShape); the block of B was packed before the
                     // barrier (or just now, by this member); the tile holds rows × `tld`
                     // values, or rows i, columns j0..j0 + tld of C are this item's alone; the
                     // block's `tld` column corrections were written before.
-                    unsafe { block_product(kernel, signed, &op, start) };
+                    unsafe { block_product(kernel, signed, &op) };
                 }
                 if direct {
                     return;
@@ -787,49 +795,29 @@ pub fn gemm_s32<T: IntA>(
     Ok(())
 }
 
-/// `op`'s product, C starting from zeros or from `start` (`16·op.vectors` values every row
-/// starts from): on AMX the accumulators load it, elsewhere C's rows get a copy the kernel adds
-/// to. `signed`: `A` holds s8 for the AMX tiles (`tdpbssd`).
+/// `op`'s product. `signed`: `A` holds s8 for the AMX tiles (`tdpbssd`).
 ///
 /// # Safety
-/// As [`int8_gemm::gemm`]; `signed` only with [`Int8Kernel::Amx`]; `start` has
-/// `16·op.vectors` readable values.
-unsafe fn block_product(
-    kernel: Int8Kernel,
-    signed: bool,
-    op: &Int8Gemm,
-    start: Option<*const i32>,
-) {
+/// As [`int8_gemm::gemm`]; `signed` only with [`Int8Kernel::Amx`].
+unsafe fn block_product(kernel: Int8Kernel, signed: bool, op: &Int8Gemm) {
     #[cfg(target_arch = "x86_64")]
     if kernel == Int8Kernel::Amx && (signed || op.m >= int8_gemm::AMX_MIN_ROWS) {
         use super::amx::{Int8, Int8Signed};
-        use super::amx_gemm::{gemm_runs, Start};
+        use super::amx_gemm::gemm_runs;
         let t = op.tiles();
         let run = [t.run()];
-        let start = start.map_or(Start::Zero, |row| Start::Row(row.cast()));
         // SAFETY: the caller's contract; `Int8Kernel::Amx` only where AMX-INT8 runs.
         unsafe {
             if signed {
-                gemm_runs::<Int8Signed>(&run, t.m, t.vectors, t.c, t.ldc, start);
+                gemm_runs::<Int8Signed>(&run, t.m, t.vectors, t.c, t.ldc, t.start);
             } else {
-                gemm_runs::<Int8>(&run, t.m, t.vectors, t.c, t.ldc, start);
+                gemm_runs::<Int8>(&run, t.m, t.vectors, t.c, t.ldc, t.start);
             }
         }
         return;
     }
-    let cols = op.vectors * VECTOR;
-    if let Some(row) = start {
-        for i in 0..op.m {
-            // SAFETY: C's rows hold `cols` values, `start` as many (the caller's contract).
-            unsafe { std::ptr::copy_nonoverlapping(row, op.c.add(i * op.ldc), cols) };
-        }
-    }
-    let op = Int8Gemm {
-        accumulate: start.is_some(),
-        ..*op
-    };
     // SAFETY: the caller's contract.
-    unsafe { int8_gemm::gemm(kernel, &op) };
+    unsafe { int8_gemm::gemm(kernel, op) };
 }
 
 /// The `co` value element `(i, j)` receives.

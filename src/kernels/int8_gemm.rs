@@ -6,6 +6,7 @@
 //! 8 columns) and a portable loop, chosen from the kernels' [`Isa`] (`OXIDNN_ISA` caps it) and
 //! CPUID.
 
+use super::start::Start;
 use super::Isa;
 
 /// Columns of one packed vector: 16 units × 4 bytes (one zmm).
@@ -82,8 +83,8 @@ pub struct Int8Gemm {
     pub c: *mut i32,
     /// Values between rows of C.
     pub ldc: usize,
-    /// Add to C rather than overwrite it.
-    pub accumulate: bool,
+    /// What C starts from (a `Row` of `16·vectors` s32 values).
+    pub start: Start,
 }
 
 /// Runs one GEMM with kernel `k`.
@@ -103,8 +104,8 @@ pub unsafe fn gemm(k: Int8Kernel, op: &Int8Gemm) {
     }
 }
 
-/// `C (+)= A₁·B₁ + A₂·B₂`: two GEMMs onto the same C (`first.accumulate` says how C starts;
-/// `second.accumulate` is not read). With AMX both products are summed in the same tiles and C
+/// `C (+)= A₁·B₁ + A₂·B₂`: two GEMMs onto the same C (`first.start` says how C starts;
+/// `second.start` is not read). With AMX both products are summed in the same tiles and C
 /// is stored once; otherwise one GEMM after the other.
 ///
 /// # Safety
@@ -125,12 +126,12 @@ pub unsafe fn gemm_pair(k: Int8Kernel, first: &Int8Gemm, second: &Int8Gemm) {
                 x.vectors,
                 x.c,
                 x.ldc,
-                x.start(),
+                x.start,
             )
         };
     }
     let second = Int8Gemm {
-        accumulate: true,
+        start: Start::Accumulate,
         ..*second
     };
     // SAFETY: the caller's contract.
@@ -158,7 +159,7 @@ impl Int8Gemm {
             vectors: self.vectors,
             c: self.c.cast(),
             ldc: 4 * self.ldc,
-            accumulate: self.accumulate,
+            start: self.start,
         }
     }
 }
@@ -191,10 +192,12 @@ unsafe fn gemm_portable(op: &Int8Gemm) {
         // SAFETY: the caller's contract.
         unsafe {
             let c = std::slice::from_raw_parts_mut(op.c.add(m * op.ldc), cols);
-            if op.accumulate {
-                acc.copy_from_slice(c);
-            } else {
-                acc.fill(0);
+            match op.start {
+                Start::Zero => acc.fill(0),
+                Start::Row(row) => {
+                    acc.copy_from_slice(std::slice::from_raw_parts(row.cast::<i32>(), cols))
+                }
+                Start::Accumulate => acc.copy_from_slice(c),
             }
             let a = op.a.add(m * op.lda);
             for g in 0..op.groups {
@@ -212,7 +215,7 @@ unsafe fn gemm_portable(op: &Int8Gemm) {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Int8Gemm, VECTOR, VECTOR_BYTES};
+    use super::{Int8Gemm, Start, VECTOR, VECTOR_BYTES};
     use std::arch::x86_64::*;
 
     /// Dispatches the register tiles of one GEMM to `$tile::<R, V>`: `$rows` rows and up to
@@ -231,7 +234,13 @@ mod x86 {
                     let a = op.a.add(m0 * op.lda);
                     let b = op.b.add(v0 * VECTOR_BYTES);
                     let c = op.c.add(m0 * op.ldc + v0 * VECTOR);
-                    let args = (a, op.lda, b, op.ldb, op.groups, c, op.ldc, op.accumulate);
+                    // where the accumulators start from, and its row stride
+                    let start = match op.start {
+                        Start::Zero => (std::ptr::null(), 0),
+                        Start::Row(row) => (row.cast::<i32>().add(v0 * VECTOR), 0),
+                        Start::Accumulate => (c.cast_const(), op.ldc),
+                    };
+                    let args = (a, op.lda, b, op.ldb, op.groups, c, op.ldc, start);
                     match v {
                         4 => by_rows!($tile, r, 4, args),
                         3 => by_rows!($tile, r, 3, args),
@@ -267,7 +276,7 @@ mod x86 {
         usize,
         *mut i32,
         usize,
-        bool,
+        (*const i32, usize),
     );
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
@@ -285,13 +294,13 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn tile512<const R: usize, const V: usize>(args: TileArgs) {
-        let (a, lda, b, ldb, groups, c, ldc, accumulate) = args;
+        let (a, lda, b, ldb, groups, c, ldc, (start, lds)) = args;
         unsafe {
             let mut s = [[_mm512_setzero_si512(); V]; R];
-            if accumulate {
+            if !start.is_null() {
                 for (r, row) in s.iter_mut().enumerate() {
                     for (v, x) in row.iter_mut().enumerate() {
-                        *x = _mm512_loadu_si512(c.add(r * ldc + v * VECTOR).cast());
+                        *x = _mm512_loadu_si512(start.add(r * lds + v * VECTOR).cast());
                     }
                 }
             }
@@ -320,14 +329,15 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx2,avxvnni")]
     unsafe fn tile256<const R: usize, const V: usize>(args: TileArgs) {
-        let (a, lda, b, ldb, groups, c, ldc, accumulate) = args;
+        let (a, lda, b, ldb, groups, c, ldc, (start, lds)) = args;
         unsafe {
             let mut s = [[[_mm256_setzero_si256(); 2]; V]; R];
-            if accumulate {
+            if !start.is_null() {
                 for (r, row) in s.iter_mut().enumerate() {
                     for (v, x) in row.iter_mut().enumerate() {
                         for (h, y) in x.iter_mut().enumerate() {
-                            *y = _mm256_loadu_si256(c.add(r * ldc + v * VECTOR + 8 * h).cast());
+                            let at = start.add(r * lds + v * VECTOR + 8 * h);
+                            *y = _mm256_loadu_si256(at.cast());
                         }
                     }
                 }
@@ -379,7 +389,7 @@ mod tests {
         vectors: usize,
         groups: usize,
         (a, b, c): (&[u8], &[i8], &mut [i32]),
-        accumulate: bool,
+        start: Start,
     ) -> Int8Gemm {
         Int8Gemm {
             m,
@@ -391,12 +401,12 @@ mod tests {
             vectors,
             c: c.as_mut_ptr(),
             ldc: vectors * VECTOR,
-            accumulate,
+            start,
         }
     }
 
-    /// Every kernel this CPU runs gives the exact s32 products, accumulating or not, for
-    /// tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
+    /// Every kernel this CPU runs gives the exact s32 products, from zeros, from a row or
+    /// accumulating, for tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
     /// groups below, at and above 16 and not multiples of it.
     #[test]
     fn kernels_match_exact_integer_products() {
@@ -422,29 +432,41 @@ mod tests {
             let a: Vec<u8> = (0..m * groups * 4).map(|_| next()).collect();
             let b: Vec<i8> = (0..groups * vectors * 64).map(|_| next() as i8).collect();
             let cols = vectors * VECTOR;
-            let mut expected = vec![0i32; m * cols];
+            let mut products = vec![0i32; m * cols];
             for r in 0..m {
                 for j in 0..cols {
-                    let mut s = 3 * (r * cols + j) as i32;
+                    let mut s = 0;
                     for k in 0..groups * 4 {
                         let (g, q) = (k / 4, k % 4);
                         s += a[r * groups * 4 + k] as i32 * b[g * vectors * 64 + 4 * j + q] as i32;
                     }
-                    expected[r * cols + j] = s;
+                    products[r * cols + j] = s;
                 }
             }
+            let row: Vec<i32> = (0..cols).map(|j| 7 * j as i32 - 50).collect();
             for &k in &kernels {
-                for accumulate in [false, true] {
+                let starts = [
+                    Start::Zero,
+                    Start::Row(row.as_ptr().cast()),
+                    Start::Accumulate,
+                ];
+                for start in starts {
                     let mut c: Vec<i32> = (0..m * cols).map(|i| 3 * i as i32).collect();
-                    let op = dense(m, vectors, groups, (&a, &b, &mut c), accumulate);
-                    // SAFETY: the buffers have the sizes the operands describe.
+                    let op = dense(m, vectors, groups, (&a, &b, &mut c), start);
+                    // SAFETY: the buffers have the sizes the operands describe; the row has
+                    // `cols` values.
                     unsafe { gemm(k, &op) };
-                    let want: Vec<i32> = if accumulate {
-                        expected.clone()
-                    } else {
-                        (0..m * cols).map(|i| expected[i] - 3 * i as i32).collect()
-                    };
-                    assert_eq!(c, want, "{k:?} m {m} vectors {vectors} acc {accumulate}");
+                    let want: Vec<i32> = (0..m * cols)
+                        .map(|i| {
+                            products[i]
+                                + match start {
+                                    Start::Zero => 0,
+                                    Start::Row(_) => row[i % cols],
+                                    Start::Accumulate => 3 * i as i32,
+                                }
+                        })
+                        .collect();
+                    assert_eq!(c, want, "{k:?} m {m} vectors {vectors} {start:?}");
                 }
             }
         }
@@ -468,7 +490,12 @@ mod tests {
             let b2: Vec<i8> = (0..g2 * vectors * 64).map(|_| next() as i8).collect();
             let cols = vectors * VECTOR;
             let op = |a: &[u8], b: &[i8], groups, c: &mut [i32], accumulate| {
-                dense(m, vectors, groups, (a, b, c), accumulate)
+                let start = if accumulate {
+                    Start::Accumulate
+                } else {
+                    Start::Zero
+                };
+                dense(m, vectors, groups, (a, b, c), start)
             };
             for k in Isa::all_supported().into_iter().map(Int8Kernel::for_isa) {
                 for accumulate in [false, true] {

@@ -24,6 +24,7 @@ pub mod scratch;
 pub mod sgemm;
 #[cfg(target_arch = "x86_64")]
 pub mod sgemm_stream;
+pub mod start;
 #[cfg(target_arch = "x86_64")]
 pub mod transpose;
 pub mod vector;

@@ -18,6 +18,7 @@ use super::postgemm::{self, AccRows, Dequant, Quant, U8Rows};
 use super::{Int8Config, Int8Plan};
 use crate::attr::{Attr, WeightsQParams};
 use crate::kernels::int8_gemm::{self, Int8Gemm, Int8Kernel};
+use crate::kernels::start::Start;
 use crate::kernels::Isa;
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::MemoryDesc;
@@ -716,7 +717,7 @@ impl Run<'_> {
             vectors: p.g * PANEL / int8_gemm::VECTOR,
             c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
             ldc: self.gates_ld(),
-            accumulate: false,
+            start: Start::Zero,
         }
     }
 
@@ -748,7 +749,7 @@ impl Run<'_> {
             c: gates
                 .wrapping_add(row * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR),
             ldc: self.gates_ld(),
-            accumulate: true,
+            start: Start::Accumulate,
         }
     }
 
@@ -947,7 +948,7 @@ impl Run<'_> {
                     vectors: PANEL / int8_gemm::VECTOR,
                     c: acc.add(rows.start * ld + panel * PANEL),
                     ldc: ld,
-                    accumulate: false,
+                    start: Start::Zero,
                 };
                 int8_gemm::gemm(self.kernel, &op);
                 // The panel's compensation and dequantization, then whole rows of it (which
