@@ -63,6 +63,7 @@ fn main() {
                 c: c[call * m * ldc..].as_mut_ptr(),
                 ldc,
                 start: Start::Zero,
+                ahead: None,
             };
             // SAFETY: the buffers hold what the operands describe.
             unsafe { gemm(kernel, &op) };

@@ -313,6 +313,7 @@ impl Weights {
             c,
             ldc,
             start,
+            ahead: None,
         }
     }
 }

@@ -591,6 +591,7 @@ pub fn gemm_s32<T: IntA>(
                         c: sums.as_mut_ptr(),
                         ldc: cols,
                         start: Start::Zero,
+                        ahead: None,
                     };
                     // SAFETY: `ones` has `kp` bytes, the block `groups` groups of `cols` columns,
                     // `sums` `cols` values.
@@ -658,6 +659,7 @@ pub fn gemm_s32<T: IntA>(
                     c: c_block,
                     ldc: c_ld,
                     start: Start::Zero,
+                    ahead: None,
                 };
                 if few {
                     // A's rows (and a row of ones for the column sums) by B in place; the

@@ -12,7 +12,7 @@ use super::Isa;
 /// Columns of one packed vector: 16 units × 4 bytes (one zmm).
 pub const VECTOR: usize = 16;
 /// Bytes of one packed vector.
-const VECTOR_BYTES: usize = 64;
+pub const VECTOR_BYTES: usize = 64;
 
 /// The int8 kernel version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +85,11 @@ pub struct Int8Gemm {
     pub ldc: usize,
     /// What C starts from (a `Row` of `16·vectors` s32 values).
     pub start: Start,
+    /// For a B that comes from L3 (weights that overflow L2): `Some(next)` fetches the next
+    /// column block of B into L2 while the tiles of one run, and, while the last runs, the
+    /// first of `next` (the next call's B, as many groups `ldb` apart; null: none). The
+    /// AVX-512 tiles do; the others read B as it comes.
+    pub ahead: Option<*const i8>,
 }
 
 /// Runs one GEMM with kernel `k`.
@@ -225,6 +230,7 @@ mod x86 {
     macro_rules! tiles {
         ($op:expr, $tile:ident, $rows:expr, $cols:expr) => {{
             let op = $op;
+            let row_blocks = op.m.div_ceil($rows);
             let mut v0 = 0;
             while v0 < op.vectors {
                 let v = (op.vectors - v0).min($cols);
@@ -240,7 +246,23 @@ mod x86 {
                         Start::Row(row) => (row.cast::<i32>().add(v0 * VECTOR), 0),
                         Start::Accumulate => (c.cast_const(), op.ldc),
                     };
-                    let args = (a, op.lda, b, op.ldb, op.groups, c, op.ldc, start);
+                    // B fetched ahead: the next column block, this call's or the next call's
+                    // first, its vectors shared out over the row blocks
+                    let (next, next_vectors) = match op.ahead {
+                        Some(_) if v0 + v < op.vectors => (
+                            op.b.add((v0 + v) * VECTOR_BYTES),
+                            (op.vectors - v0 - v).min($cols),
+                        ),
+                        Some(next) if !next.is_null() => (next, op.vectors.min($cols)),
+                        _ => (std::ptr::null(), 0),
+                    };
+                    let per = next_vectors.div_ceil(row_blocks);
+                    let first = (m0 / $rows * per).min(next_vectors);
+                    let fetch = (
+                        next.wrapping_add(first * VECTOR_BYTES),
+                        (first + per).min(next_vectors) - first,
+                    );
+                    let args = (a, op.lda, b, op.ldb, op.groups, c, op.ldc, start, fetch);
                     match v {
                         4 => by_rows!($tile, r, 4, args),
                         3 => by_rows!($tile, r, 3, args),
@@ -277,6 +299,7 @@ mod x86 {
         *mut i32,
         usize,
         (*const i32, usize),
+        (*const i8, usize),
     );
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
@@ -294,7 +317,7 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn tile512<const R: usize, const V: usize>(args: TileArgs) {
-        let (a, lda, b, ldb, groups, c, ldc, (start, lds)) = args;
+        let (a, lda, b, ldb, groups, c, ldc, (start, lds), (ahead, lines)) = args;
         unsafe {
             let mut s = [[_mm512_setzero_si512(); V]; R];
             if !start.is_null() {
@@ -306,6 +329,9 @@ mod x86 {
             }
             for g in 0..groups {
                 let bp = b.add(g * ldb);
+                for q in 0..lines {
+                    _mm_prefetch::<_MM_HINT_T1>(ahead.add(g * ldb + q * VECTOR_BYTES));
+                }
                 let bv: [__m512i; V] =
                     std::array::from_fn(|v| _mm512_loadu_si512(bp.add(v * VECTOR_BYTES).cast()));
                 for (r, row) in s.iter_mut().enumerate() {
@@ -329,7 +355,7 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx2,avxvnni")]
     unsafe fn tile256<const R: usize, const V: usize>(args: TileArgs) {
-        let (a, lda, b, ldb, groups, c, ldc, (start, lds)) = args;
+        let (a, lda, b, ldb, groups, c, ldc, (start, lds), _) = args;
         unsafe {
             let mut s = [[[_mm256_setzero_si256(); 2]; V]; R];
             if !start.is_null() {
@@ -402,11 +428,12 @@ mod tests {
             c: c.as_mut_ptr(),
             ldc: vectors * VECTOR,
             start,
+            ahead: None,
         }
     }
 
     /// Every kernel this CPU runs gives the exact s32 products, from zeros, from a row or
-    /// accumulating, for tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
+    /// accumulating, fetching B ahead or not, for tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
     /// groups below, at and above 16 and not multiples of it.
     #[test]
     fn kernels_match_exact_integer_products() {
@@ -450,9 +477,12 @@ mod tests {
                     Start::Row(row.as_ptr().cast()),
                     Start::Accumulate,
                 ];
-                for start in starts {
+                for (start, ahead) in starts.into_iter().zip([None, Some(b.as_ptr()), None]) {
                     let mut c: Vec<i32> = (0..m * cols).map(|i| 3 * i as i32).collect();
-                    let op = dense(m, vectors, groups, (&a, &b, &mut c), start);
+                    let op = Int8Gemm {
+                        ahead,
+                        ..dense(m, vectors, groups, (&a, &b, &mut c), start)
+                    };
                     // SAFETY: the buffers have the sizes the operands describe; the row has
                     // `cols` values.
                     unsafe { gemm(k, &op) };
