@@ -47,6 +47,17 @@ pub unsafe fn lstm_tile(t: &LstmTile, q: &Quant) {
         // SAFETY: the caller's contract: a panel row of accumulators, `valid` units of c and h.
         unsafe {
             let acc = t.acc.row(r);
+            // the next row's accumulators (rows a page or more apart: no hardware prefetch
+            // across) and c, while this one's activations run (a prefetch never faults)
+            if r + 1 < t.rows {
+                let next = t.acc.row(r + 1);
+                for j in 0..VECTORS {
+                    _mm_prefetch::<_MM_HINT_T0>(next.wrapping_add(16 * j).cast());
+                }
+                let c_next = t.c.row(r + 1);
+                _mm_prefetch::<_MM_HINT_T0>(c_next.cast());
+                _mm_prefetch::<_MM_HINT_T0>(c_next.wrapping_add(16).cast());
+            }
             let a: [Unfused<__m512>; VECTORS] = std::array::from_fn(|j| {
                 let x = _mm512_cvtepi32_ps(_mm512_loadu_si512(acc.add(16 * j).cast()));
                 Unfused(_mm512_add_ps(_mm512_mul_ps(x, deq[j]), bias[j]))
