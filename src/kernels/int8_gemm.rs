@@ -263,6 +263,21 @@ mod x86 {
                         (first + per).min(next_vectors) - first,
                     );
                     let args = (a, op.lda, b, op.ldb, op.groups, c, op.ldc, start, fetch);
+                    // Adding to C (an RNN step's gates, from the layer GEMM of its chunk: in L3),
+                    // the next tile's C is fetched while this one runs.
+                    if matches!(op.start, Start::Accumulate) {
+                        let (nm, nv) = if m0 + r < op.m {
+                            (m0 + r, v0)
+                        } else {
+                            (0, v0 + v)
+                        };
+                        for i in nm..op.m.min(nm + $rows) {
+                            for j in nv..op.vectors.min(nv + $cols) {
+                                let line = op.c.wrapping_add(i * op.ldc + j * VECTOR);
+                                _mm_prefetch::<_MM_HINT_T0>(line.cast());
+                            }
+                        }
+                    }
                     match v {
                         4 => by_rows!($tile, r, 4, args),
                         3 => by_rows!($tile, r, 3, args),
