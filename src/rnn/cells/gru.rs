@@ -146,14 +146,14 @@ isa_dispatch!(
 );
 
 isa_dispatch!(
-    @with [false] [false] [false]
-    /// [`part1_tile`] without fused multiply-adds on every instruction set (the int8
-    /// post-GEMM: the same bits wherever it runs).
-    pub unsafe fn part1_tile_unfused => part1_any, (tile: &GruTile)
+    @with [true] [true] [true]
+    /// [`part1_tile`] with fused multiply-adds on every instruction set (computed in software
+    /// by a CPU without them): the same bits wherever it runs (the int8 post-GEMM).
+    pub unsafe fn part1_tile_same_bits => part1_any, (tile: &GruTile)
 );
 
 isa_dispatch!(
-    @with [false] [false] [false]
-    /// [`part2_tile`] without fused multiply-adds on every instruction set.
-    pub unsafe fn part2_tile_unfused => part2_any, (tile: &GruTile)
+    @with [true] [true] [true]
+    /// [`part2_tile`] with fused multiply-adds on every instruction set.
+    pub unsafe fn part2_tile_same_bits => part2_any, (tile: &GruTile)
 );

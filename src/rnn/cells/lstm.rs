@@ -19,7 +19,7 @@ use crate::kernels::activations::{
     exp_parts, lanes, sigmoid_n, sigmoid_quotient, tanh_arg, tanh_n, tanh_quotient,
 };
 use crate::kernels::isa::{isa_dispatch, vector_dispatch};
-use crate::kernels::vector::{Scalar, Unfused, Vector};
+use crate::kernels::vector::{Scalar, Vector};
 use crate::memory::packed::PANEL;
 use crate::rnn::precision::Precision;
 
@@ -285,13 +285,12 @@ vector_dispatch!(
 );
 
 isa_dispatch!(
-    @with [Unfused<std::arch::x86_64::__m512>, false] [Scalar<false>, false]
-    [Scalar<false>, false]
-    /// [`postgemm_tile`] without fused multiply-adds on every instruction set, and with the
-    /// per-activation cell (`units`) throughout: the same bits wherever it runs, and as the
-    /// int8 AVX-512 tile (the int8 post-GEMM, whose requantized outputs must not depend on
-    /// the CPU).
-    pub unsafe fn postgemm_tile_unfused => tile_any, (tile: &LstmTile)
+    @with [std::arch::x86_64::__m512, false] [Scalar<true>, false] [Scalar<true>, false]
+    /// [`postgemm_tile`] with fused multiply-adds on every instruction set (computed in
+    /// software by a CPU without them) and the per-activation cell (`units`) throughout: the
+    /// same bits wherever it runs, and as the int8 AVX-512 tile (the int8 post-GEMM, whose
+    /// requantized outputs must not depend on the CPU).
+    pub unsafe fn postgemm_tile_same_bits => tile_any, (tile: &LstmTile)
 );
 
 #[cfg(test)]

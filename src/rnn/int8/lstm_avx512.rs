@@ -1,12 +1,11 @@
 //! The int8 LSTM post-GEMM of one tile in AVX-512 registers: per batch row, the panel's
-//! s32 accumulators dequantized, the shared cell ([`lstm::units`], unfused), c stored and h
+//! s32 accumulators dequantized, the shared cell ([`lstm::units`], fused multiply-adds), c stored and h
 //! requantized into u8 — the arithmetic of the staged path in [`postgemm`] (dequantize in
 //! place, cell, requantize) without its passes through memory, so the same bits.
 //!
 //! [`postgemm`]: super::postgemm
 
 use super::postgemm::{LstmTile, Quant};
-use crate::kernels::vector::Unfused;
 use crate::rnn::cells::{lstm, Linear};
 use std::arch::x86_64::*;
 
@@ -58,22 +57,22 @@ pub unsafe fn lstm_tile(t: &LstmTile, q: &Quant) {
                 _mm_prefetch::<_MM_HINT_T0>(c_next.cast());
                 _mm_prefetch::<_MM_HINT_T0>(c_next.wrapping_add(16).cast());
             }
-            let a: [Unfused<__m512>; VECTORS] = std::array::from_fn(|j| {
+            let a: [__m512; VECTORS] = std::array::from_fn(|j| {
                 let x = _mm512_cvtepi32_ps(_mm512_loadu_si512(acc.add(16 * j).cast()));
-                Unfused(_mm512_add_ps(_mm512_mul_ps(x, deq[j]), bias[j]))
+                _mm512_add_ps(_mm512_mul_ps(x, deq[j]), bias[j])
             });
             let c_row = t.c.row(r);
-            let cp: [Unfused<__m512>; HALVES] =
-                std::array::from_fn(|b| Unfused(_mm512_maskz_loadu_ps(m[b], c_row.add(16 * b))));
+            let cp: [__m512; HALVES] =
+                std::array::from_fn(|b| _mm512_maskz_loadu_ps(m[b], c_row.add(16 * b)));
             let (_, c, h) = lstm::units::<_, HALVES, VECTORS, false, false>(a, cp, &lin, |_| {
-                Unfused(_mm512_setzero_ps())
+                _mm512_setzero_ps()
             });
             let dst = t.h.row(r);
             for b in 0..HALVES {
-                _mm512_mask_storeu_ps(c_row.add(16 * b), m[b], c[b].0);
+                _mm512_mask_storeu_ps(c_row.add(16 * b), m[b], c[b]);
                 // Quant::quantize_from: scale·h + shift saturated (NaN: 0), rounded half to
                 // even (the default rounding mode).
-                let v = _mm512_add_ps(_mm512_mul_ps(h[b].0, scale), shift);
+                let v = _mm512_add_ps(_mm512_mul_ps(h[b], scale), shift);
                 let s = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
                 let s = _mm512_mask_mov_ps(
                     s,

@@ -4,8 +4,9 @@
 //! `h_prev`, and the cells' f32 `h` (and GRU's `r ⊙ h`) requantized into u8 rows
 //! (`round_half_even(scale·x + shift)`, saturated; s8 activations stored as `q + 128`).
 //!
-//! The cells run without fused multiply-adds on every instruction set (their
-//! `*_unfused` instantiations), so requantized outputs do not depend on the CPU.
+//! The cells run with fused multiply-adds on every instruction set (their `*_same_bits`
+//! instantiations; a CPU without them computes them in software), so requantized outputs do
+//! not depend on the CPU.
 
 use crate::kernels::isa::isa_dispatch;
 use crate::kernels::Isa;
@@ -305,7 +306,7 @@ pub unsafe fn lstm_tile(isa: Isa, t: &LstmTile, q: &Quant) {
         // SAFETY: the caller's contract; `h` holds `rows` panel rows.
         unsafe {
             dequantize_gates(isa, acc, rows, 0..lstm::GATES, t.dq, t.valid);
-            lstm::postgemm_tile_unfused(isa, &tile);
+            lstm::postgemm_tile_same_bits(isa, &tile);
             let dst = t.h.rows_from(r0);
             requantize(isa, h.as_ptr(), rows, dst, t.valid, q, q.cell_lo);
         }
@@ -388,9 +389,9 @@ unsafe fn gru_part(isa: Isa, t: &GruTile, q: &Quant, gates: std::ops::Range<usiz
             dequantize_states(isa, prev, rows, hp.as_mut_ptr(), t.valid, q);
             let cell = gru_cell(t, r0, rows, hp.as_ptr(), out.as_mut_ptr());
             if first {
-                gru::part1_tile_unfused(isa, &cell);
+                gru::part1_tile_same_bits(isa, &cell);
             } else {
-                gru::part2_tile_unfused(isa, &cell);
+                gru::part2_tile_same_bits(isa, &cell);
             }
             let dst = t.out.rows_from(r0);
             requantize(isa, out.as_ptr(), rows, dst, t.valid, q, q.lo);
