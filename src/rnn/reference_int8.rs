@@ -108,12 +108,13 @@ impl Int8RefProblem {
     }
 }
 
+/// The post-GEMM's activations: fused multiply-adds, as the int8 cells run everywhere.
 fn sigmoid(x: f32) -> f32 {
-    activations::sigmoid::<false>(x)
+    activations::sigmoid::<true>(x)
 }
 
 fn tanh(x: f32) -> f32 {
-    activations::tanh::<false>(x)
+    activations::tanh::<true>(x)
 }
 
 /// Runs the simulation.
@@ -197,7 +198,8 @@ pub fn forward(q: &Int8RefProblem, x: &Int8RefInputs) -> Int8RefOutputs {
                                 let a = |g: usize| deq(layer(g, o) + iter(&h[n], g, o), g, o);
                                 let (i, f) = (sigmoid(a(0)), sigmoid(a(1)));
                                 let (cc, og) = (tanh(a(2)), sigmoid(a(3)));
-                                c[n][o] = f * c[n][o] + i * cc;
+                                // (as the cell: `f·c_prev` fused onto the rounded `i·c̃`)
+                                c[n][o] = f.mul_add(c[n][o], i * cc);
                                 hq[o] = q.quantize_h(og * tanh(c[n][o]));
                             }
                             match x.weights_projection {
