@@ -345,7 +345,7 @@ mod x86 {
             for g in 0..groups {
                 let bp = b.add(g * ldb);
                 for q in 0..lines {
-                    _mm_prefetch::<_MM_HINT_T1>(ahead.add(g * ldb + q * VECTOR_BYTES));
+                    _mm_prefetch::<_MM_HINT_T1>(ahead.wrapping_add(g * ldb + q * VECTOR_BYTES));
                 }
                 let bv: [__m512i; V] =
                     std::array::from_fn(|v| _mm512_loadu_si512(bp.add(v * VECTOR_BYTES).cast()));

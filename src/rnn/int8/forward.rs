@@ -680,11 +680,11 @@ impl Run<'_> {
         self.for_items(team, l, false, (items.count(), flops), false, |it| {
             let (rows, panel) = items.tile(it);
             let gemm = |rows| {
-                // SAFETY: each item writes its own rows of this panel's columns.
                 let op = Int8Gemm {
                     ahead: ahead.then_some(std::ptr::null()),
                     ..self.layer_op(l, d, t_lo, rows, panel)
                 };
+                // SAFETY: each item writes its own rows of this panel's columns.
                 unsafe { int8_gemm::gemm(self.kernel, &op) }
             };
             let Some(o) = self.order else {
