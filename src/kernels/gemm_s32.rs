@@ -523,9 +523,8 @@ pub fn gemm_s32<T: IntA>(
     let co_in_cols = fast && offset != COffset::Column;
     let co_in_rows = fast && offset == COffset::Column;
     // Without row corrections a block of whole vectors goes straight into C, its accumulators
-    // starting from the column corrections (when there are any).
+    // starting from the column corrections.
     let straight = fast && beta == 0.0 && bo == 0 && !co_in_rows;
-    let col_terms = scale != 0 || co_in_cols;
     // the offsets of columns j0.. added to their corrections
     let add_co = |sums: &mut [i32], j0: usize| {
         for (jj, x) in sums.iter_mut().enumerate() {
@@ -702,19 +701,14 @@ pub fn gemm_s32<T: IntA>(
                         add_co(zp, j0);
                     }
                 } else {
-                    // SAFETY: the block's `tld` column corrections were written before.
-                    let zp = unsafe { std::slice::from_raw_parts(zp_cols_out.at(j0), tld) };
-                    // (all-zero corrections, e.g. no zero point and no offset, start from zeros:
-                    // no copy of them into C's rows)
-                    let from_row = direct && col_terms && zp.iter().any(|&x| x != 0);
-                    let op = Int8Gemm {
-                        start: if from_row {
-                            Start::Row(zp.as_ptr().cast())
-                        } else {
-                            Start::Zero
-                        },
-                        ..op
+                    // Straight into C, the accumulators start from the block's column corrections
+                    // (zeros where there are none: a row load costs what zeroing does).
+                    let start = if direct {
+                        Start::Row(zp_cols_out.at(j0).cast_const().cast())
+                    } else {
+                        Start::Zero
                     };
+                    let op = Int8Gemm { start, ..op };
                     // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes
                     // (in place, checked by GemmShape); the block of B was packed before the
                     // barrier (or just now, by this member); the tile holds rows × `tld`

@@ -1,7 +1,7 @@
 //! What the accumulators of a tile GEMM start from: zeros, one row shared by every row of C,
 //! or C itself.
 
-/// How a GEMM's C starts: the products are added to it.
+/// What a GEMM adds its products to.
 #[derive(Clone, Copy, Debug)]
 pub enum Start {
     /// Zeros: C is overwritten.
