@@ -18,6 +18,8 @@ use super::seq_lengths;
 use crate::args;
 use crate::attr::{Attr, WeightsQParams};
 use crate::error::Result;
+use crate::kernels::int8_gemm::Int8Kernel;
+use crate::kernels::Isa;
 use crate::memory::packed_int8::{Int8Layout, PANEL};
 use crate::memory::PackedLayout;
 use crate::threading;
@@ -167,9 +169,8 @@ pub struct Int8Plan {
     pub t_chunk: usize,
     /// The layer GEMM runs in each step's items, on the step's rows, just before the
     /// iteration GEMM (`t_chunk` is 1): when the batch is large and each member's share of
-    /// `W` + `U` fits in half its L2, so that a step's gates never leave the core's caches.
-    /// Beyond the L2 the weights a fused step reads stream from the last-level cache, and the
-    /// merged layer GEMM over a chunk of steps is faster (LSTM N=64 C=512, one thread).
+    /// `W` + `U` is small enough ([`fuses`]), so that a step's gates never leave the core's
+    /// caches.
     pub fused_layer_gemm: bool,
     /// Row stride of `gates`: `panels·G·32` values and a cache line (rows a multiple of 4 KiB
     /// apart share one L1 set: a 16-row tile would overflow its ways).
@@ -204,6 +205,22 @@ pub struct Int8Plan {
 
 /// Batch from which the layer GEMM may be fused into the steps ([`Int8Plan::fused_layer_gemm`]).
 const FUSED_LAYER_GEMM_MIN_BATCH: usize = 16;
+
+/// Whether the layer GEMM is fused into the steps for a member's share `member_bytes` of
+/// `W` + `U`. A fused step reads both; what overflows the L2 streams from the last-level
+/// cache at every step, against the merged layer GEMM's round trip of a chunk's gates
+/// through it. AMX tiles multiply so fast that the stream costs more: up to half the L2.
+/// The vector kernels hide it behind their products up to a share somewhat above the L2
+/// (LSTM and GRU C=512–640 at 2 threads, 1–1.7 MiB a member on 1 MiB L2s, were 3–10 %
+/// faster fused; 2.25 MiB and more slower): below twice the L2.
+fn fuses(member_bytes: usize, kernel: Int8Kernel) -> bool {
+    let l2 = scratch::l2_bytes();
+    if kernel == Int8Kernel::Amx {
+        member_bytes <= l2 / 2
+    } else {
+        member_bytes < 2 * l2
+    }
+}
 
 /// Pushes a region of the product of `factors` bytes.
 fn push_bytes(a: &mut Arena, factors: &[usize]) -> Result<Region> {
@@ -245,8 +262,8 @@ impl Int8Plan {
         let row_bytes = (p.n * gates_ld).saturating_mul(4);
         let weight_bytes = (p.slc.saturating_add(p.sic)).saturating_mul(p.g * p.dhc);
         let members = threading::num_threads().max(1);
-        let fused_layer_gemm =
-            p.n >= FUSED_LAYER_GEMM_MIN_BATCH && weight_bytes / members <= scratch::l2_bytes() / 2;
+        let fused_layer_gemm = p.n >= FUSED_LAYER_GEMM_MIN_BATCH
+            && fuses(weight_bytes / members, Int8Kernel::for_isa(Isa::detected()));
         let t_chunk = if fused_layer_gemm {
             1.min(p.t)
         } else {
