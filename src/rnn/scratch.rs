@@ -95,13 +95,19 @@ pub fn concurrent_directions(p: &RnnProblem) -> usize {
     }
 }
 
+/// Whether `weight_bytes` of `W` + `U` overflow what stays in the last-level cache.
+pub fn weights_leave_llc(weight_bytes: usize) -> bool {
+    weight_bytes > FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES
+}
+
 /// Steps per merged layer-GEMM chunk (≥ 1 unless `t` = 0), for gate rows of `row_bytes` per
-/// step and `weight_bytes` of `W` + `U`: as many as `GATES_BUDGET_BYTES` of gates hold
-/// (`GATES_BUDGET_LARGE_WEIGHTS_BYTES` when the weights do not stay in the last-level
-/// cache), in chunks of nearly equal length (T = 25 at most 8 per chunk: 7, 7, 7, 4 rather
-/// than 8, 8, 8, 1 — a 1-step chunk reads all of W for N rows).
-pub fn layer_gemm_steps(t: usize, row_bytes: usize, weight_bytes: usize) -> usize {
-    let budget = if weight_bytes > FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES {
+/// step: as many as `GATES_BUDGET_BYTES` of gates hold (`GATES_BUDGET_LARGE_WEIGHTS_BYTES`
+/// when `long`: each chunk's layer GEMM costs more than the gates' trips to memory, e.g. the
+/// weights do not stay in the last-level cache), in chunks of nearly equal length (T = 25 at
+/// most 8 per chunk: 7, 7, 7, 4 rather than 8, 8, 8, 1 — a 1-step chunk reads all of W for N
+/// rows).
+pub fn layer_gemm_steps(t: usize, row_bytes: usize, long: bool) -> usize {
+    let budget = if long {
         GATES_BUDGET_LARGE_WEIGHTS_BYTES
     } else {
         GATES_BUDGET_BYTES
@@ -231,7 +237,7 @@ impl ScratchLayout {
         let t_chunk = if fused_layer_gemm {
             1.min(p.t)
         } else {
-            layer_gemm_steps(p.t, row_bytes, weight_bytes)
+            layer_gemm_steps(p.t, row_bytes, weights_leave_llc(weight_bytes))
         };
         let training = p.is_training();
         let inference = usize::from(!training);

@@ -165,7 +165,7 @@ pub struct Int8Plan {
     pub outputs: Region,
     /// The initial state of the current layer `[N][sic4]` (per lane).
     pub h0: Region,
-    /// Steps per layer-GEMM chunk (the f32 driver's rule, `scratch::layer_gemm_steps`).
+    /// Steps per layer-GEMM chunk (`scratch::layer_gemm_steps`, [`long_chunks`]).
     pub t_chunk: usize,
     /// The layer GEMM runs in each step's items, on the step's rows, just before the
     /// iteration GEMM (`t_chunk` is 1): when the batch is large and each member's share of
@@ -222,6 +222,20 @@ fn fuses(member_bytes: usize, kernel: Int8Kernel) -> bool {
     }
 }
 
+/// Whether the merged layer GEMM runs in long chunks ([`scratch::layer_gemm_steps`]) for a
+/// member's share `member_w_bytes` of `W` (`weight_bytes` of `W` + `U` in all). With the
+/// vector kernels, when that share overflows the L2: every chunk streams it from the
+/// last-level cache again, which costs more than gates that leave it (LSTM N=32 C=1024 at 2
+/// threads, one chunk of 25 steps rather than four: 3 % faster; LSTM N=64 C=768 and GRU N=16
+/// C=1024 2–5 %). AMX tiles keep the f32 driver's rule.
+fn long_chunks(member_w_bytes: usize, weight_bytes: usize, kernel: Int8Kernel) -> bool {
+    if kernel == Int8Kernel::Amx {
+        scratch::weights_leave_llc(weight_bytes)
+    } else {
+        member_w_bytes > scratch::l2_bytes()
+    }
+}
+
 /// Pushes a region of the product of `factors` bytes.
 fn push_bytes(a: &mut Arena, factors: &[usize]) -> Result<Region> {
     push_lanes(a, 1, factors)
@@ -262,12 +276,15 @@ impl Int8Plan {
         let row_bytes = (p.n * gates_ld).saturating_mul(4);
         let weight_bytes = (p.slc.saturating_add(p.sic)).saturating_mul(p.g * p.dhc);
         let members = threading::num_threads().max(1);
-        let fused_layer_gemm = p.n >= FUSED_LAYER_GEMM_MIN_BATCH
-            && fuses(weight_bytes / members, Int8Kernel::for_isa(Isa::detected()));
+        let kernel = Int8Kernel::for_isa(Isa::detected());
+        let fused_layer_gemm =
+            p.n >= FUSED_LAYER_GEMM_MIN_BATCH && fuses(weight_bytes / members, kernel);
         let t_chunk = if fused_layer_gemm {
             1.min(p.t)
         } else {
-            scratch::layer_gemm_steps(p.t, row_bytes, weight_bytes)
+            let w_bytes = p.slc.max(p.dic).saturating_mul(p.g * p.dhc);
+            let long = long_chunks(w_bytes / members, weight_bytes, kernel);
+            scratch::layer_gemm_steps(p.t, row_bytes, long)
         };
         // The weights a step of one direction reads (`U`, `W` when fused, the projection).
         let fused_k = if fused_layer_gemm {
