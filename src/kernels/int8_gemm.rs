@@ -223,12 +223,12 @@ mod x86 {
     use super::{Int8Gemm, Start, VECTOR, VECTOR_BYTES};
     use std::arch::x86_64::*;
 
-    /// Dispatches the register tiles of one GEMM to `$tile::<R, V>`: `$rows` rows and up to
-    /// `$cols` vectors (at most 4) of 16 columns; column blocks outermost, so one block of `B`
-    /// (`$cols` vectors × K, 32 KiB at K = 512 with 4 zmm vectors) stays in L1 while every
+    /// Dispatches the register tiles of one GEMM to `$tile::<R, V>` (through `$shape!`): `$rows`
+    /// rows and up to `$cols` vectors of 16 columns; column blocks outermost, so one block of
+    /// `B` (`$cols` vectors × K, 32 KiB at K = 512 with 4 zmm vectors) stays in L1 while every
     /// row block of A passes over it.
     macro_rules! tiles {
-        ($op:expr, $tile:ident, $rows:expr, $cols:expr) => {{
+        ($op:expr, $tile:ident, $rows:expr, $cols:expr, $shape:ident) => {{
             let op = $op;
             let row_blocks = op.m.div_ceil($rows);
             let mut v0 = 0;
@@ -278,17 +278,51 @@ mod x86 {
                             }
                         }
                     }
-                    match v {
-                        4 => by_rows!($tile, r, 4, args),
-                        3 => by_rows!($tile, r, 3, args),
-                        2 => by_rows!($tile, r, 2, args),
-                        _ => by_rows!($tile, r, 1, args),
-                    }
+                    $shape!($tile, r, v, args);
                     m0 += r;
                 }
                 v0 += v;
             }
         }};
+    }
+
+    /// `$tile::<r, v>(args)` for `r` in 1..=6, `v` in 1..=4.
+    macro_rules! up_to_6x4 {
+        ($tile:ident, $r:expr, $v:expr, $args:expr) => {
+            match $v {
+                4 => by_rows!($tile, $r, 4, $args),
+                3 => by_rows!($tile, $r, 3, $args),
+                2 => by_rows!($tile, $r, 2, $args),
+                _ => by_rows!($tile, $r, 1, $args),
+            }
+        };
+    }
+
+    /// `$tile::<r, v>(args)` for `r` in 1..=2, `v` in 1..=8.
+    macro_rules! up_to_2x8 {
+        ($tile:ident, $r:expr, $v:expr, $args:expr) => {
+            match $v {
+                8 => one_or_two!($tile, $r, 8, $args),
+                7 => one_or_two!($tile, $r, 7, $args),
+                6 => one_or_two!($tile, $r, 6, $args),
+                5 => one_or_two!($tile, $r, 5, $args),
+                4 => one_or_two!($tile, $r, 4, $args),
+                3 => one_or_two!($tile, $r, 3, $args),
+                2 => one_or_two!($tile, $r, 2, $args),
+                _ => one_or_two!($tile, $r, 1, $args),
+            }
+        };
+    }
+
+    /// `$tile::<r, $v>(args)` for `r` in 1..=2.
+    macro_rules! one_or_two {
+        ($tile:ident, $r:expr, $v:literal, $args:expr) => {
+            if $r == 2 {
+                $tile::<2, $v>($args)
+            } else {
+                $tile::<1, $v>($args)
+            }
+        };
     }
 
     /// `$tile::<r, $v>(args)` for `r` in 1..=6.
@@ -319,12 +353,18 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub(super) unsafe fn gemm_avx512(op: &Int8Gemm) {
-        unsafe { tiles!(op, tile512, 6, 4) }
+        // One or two rows (batch-1 or -2 steps) read each group of B whole, one stream per
+        // panel rather than one per 4-vector block.
+        if op.m <= 2 {
+            unsafe { tiles!(op, tile512, 2, 8, up_to_2x8) }
+        } else {
+            unsafe { tiles!(op, tile512, 6, 4, up_to_6x4) }
+        }
     }
 
     #[target_feature(enable = "avx2,avxvnni")]
     pub(super) unsafe fn gemm_avx_vnni(op: &Int8Gemm) {
-        unsafe { tiles!(op, tile256, 3, 2) }
+        unsafe { tiles!(op, tile256, 3, 2, up_to_6x4) }
     }
 
     /// One `R × V` tile of 16-column vectors with `vpdpbusd` on zmm registers (up to 24
@@ -469,6 +509,11 @@ mod tests {
             (37, 5, 21),
             (64, 8, 128),
             (20, 2, 33),
+            // one or two rows: up to 8 vectors a tile
+            (1, 8, 5),
+            (2, 11, 9),
+            (1, 13, 3),
+            (2, 6, 4),
         ];
         for (m, vectors, groups) in shapes {
             let a: Vec<u8> = (0..m * groups * 4).map(|_| next()).collect();
