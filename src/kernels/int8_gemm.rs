@@ -368,7 +368,8 @@ mod x86 {
     }
 
     /// One `R × V` tile of 16-column vectors with `vpdpbusd` on zmm registers (up to 24
-    /// accumulators).
+    /// accumulators). The group loop advances pointers: indexing every operand by the group
+    /// kept too many addresses live, which the compiler spilled and reloaded every group.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn tile512<const R: usize, const V: usize>(args: TileArgs) {
@@ -382,19 +383,33 @@ mod x86 {
                     }
                 }
             }
-            for g in 0..groups {
-                let bp = b.add(g * ldb);
-                for q in 0..lines {
-                    _mm_prefetch::<_MM_HINT_T1>(ahead.wrapping_add(g * ldb + q * VECTOR_BYTES));
-                }
+            // One group: B's vectors at `bp`, row r of A at `ap + r·lda`.
+            let group = |s: &mut [[__m512i; V]; R], ap: *const u8, bp: *const i8| {
                 let bv: [__m512i; V] =
                     std::array::from_fn(|v| _mm512_loadu_si512(bp.add(v * VECTOR_BYTES).cast()));
                 for (r, row) in s.iter_mut().enumerate() {
-                    let word = a.add(r * lda + 4 * g).cast::<i32>().read_unaligned();
+                    let word = ap.add(r * lda).cast::<i32>().read_unaligned();
                     let av = _mm512_set1_epi32(word);
                     for (x, w) in row.iter_mut().zip(&bv) {
                         *x = _mm512_dpbusd_epi32(*x, av, *w);
                     }
+                }
+            };
+            let (mut ap, mut bp, a_end) = (a, b, a.wrapping_add(4 * groups));
+            if lines == 0 {
+                while ap != a_end {
+                    group(&mut s, ap, bp);
+                    (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                }
+            } else {
+                let mut fetch = ahead;
+                while ap != a_end {
+                    for q in 0..lines {
+                        _mm_prefetch::<_MM_HINT_T1>(fetch.wrapping_add(q * VECTOR_BYTES));
+                    }
+                    group(&mut s, ap, bp);
+                    (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                    fetch = fetch.wrapping_add(ldb);
                 }
             }
             for (r, row) in s.iter().enumerate() {
