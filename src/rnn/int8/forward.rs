@@ -979,8 +979,8 @@ impl Run<'_> {
                     ahead: None,
                 };
                 int8_gemm::gemm(self.kernel, &op);
-                // The panel's compensation and dequantization, then whole rows of it (which
-                // vectorize; the columns past DIC are computed and not stored).
+                // The panel's compensation and dequantization, then whole rows of it (the
+                // columns past DIC are computed and not stored).
                 let k0 = panel * PANEL;
                 let valid = PANEL.min(p.dic - k0);
                 let (mut comp, mut dq) = ([0f32; PANEL], [0f32; PANEL]);
@@ -988,15 +988,24 @@ impl Run<'_> {
                     comp[u] = w.comp(l, d, 0, k0 + u) as f32 * shift;
                     dq[u] = *deq.add(k0 + u);
                 }
-                for n in rows {
-                    let a = &*(acc.add(n * ld + k0) as *const [i32; PANEL]);
-                    let mut h = [0u8; PANEL];
-                    for u in 0..PANEL {
-                        let v = (a[u] as f32 - comp[u]) * dq[u];
-                        h[u] = self.q.store(self.q.quantize(v));
-                    }
-                    std::ptr::copy_nonoverlapping(h.as_ptr(), out_row(n).add(k0), valid);
-                }
+                let acc = AccRows {
+                    ptr: acc.add(rows.start * ld + k0),
+                    ld,
+                };
+                let dst = U8Rows {
+                    ptr: out_row(rows.start).add(k0),
+                    ld: out.ld,
+                };
+                postgemm::requantize_projection(
+                    self.isa,
+                    acc,
+                    rows.len(),
+                    &comp,
+                    &dq,
+                    dst,
+                    valid,
+                    &self.q,
+                );
             });
         }
     }

@@ -213,6 +213,46 @@ isa_dispatch!(
 );
 
 /// # Safety
+/// `acc` rows have `PANEL` readable s32; `dst` rows have `valid` writable bytes.
+#[inline(always)]
+unsafe fn requantize_projection_body<const FMA: bool>(
+    acc: AccRows,
+    rows: usize,
+    comp: &[f32; PANEL],
+    dq: &[f32; PANEL],
+    dst: U8Rows,
+    valid: usize,
+    q: &Quant,
+) {
+    for r in 0..rows {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let a = &*(acc.row(r) as *const [i32; PANEL]);
+            let mut out = [0u8; PANEL];
+            for (u, o) in out.iter_mut().enumerate() {
+                *o = q.store(q.quantize((a[u] as f32 - comp[u]) * dq[u]));
+            }
+            std::ptr::copy_nonoverlapping(out.as_ptr(), dst.row(r), valid);
+        }
+    }
+}
+
+isa_dispatch!(
+    /// Requantizes `rows` rows of a panel of projection accumulators into u8 rows: each
+    /// compensated (`comp`, the column sums times the stored shift) and dequantized (`dq`).
+    pub unsafe fn requantize_projection => requantize_projection_body,
+    (
+        acc: AccRows,
+        rows: usize,
+        comp: &[f32; PANEL],
+        dq: &[f32; PANEL],
+        dst: U8Rows,
+        valid: usize,
+        q: &Quant,
+    )
+);
+
+/// # Safety
 /// `src` rows have `valid` readable bytes; `h` has room for `rows` panel rows.
 #[inline(always)]
 unsafe fn dequantize_states_body<const FMA: bool>(
@@ -402,6 +442,56 @@ unsafe fn gru_part(isa: Isa, t: &GruTile, q: &Quant, gates: std::ops::Range<usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The projection's requantization gives the same bytes on every instruction set, over
+    /// saturated and partial-panel rows, for u8 and s8 activations.
+    #[test]
+    fn projection_requantization_is_the_same_on_every_isa() {
+        const ROWS: usize = 3;
+        const LD: usize = 2 * PANEL;
+        let acc: Vec<i32> = (0..ROWS * LD)
+            .map(|k| ((k as i64 * 7919) % 60001 - 30000) as i32)
+            .collect();
+        let comp: [f32; PANEL] = std::array::from_fn(|u| (u as f32 * 0.9).sin() * 3000.0);
+        let dq: [f32; PANEL] = std::array::from_fn(|u| 1e-4 * (1 + u % 5) as f32);
+        for s8 in [false, true] {
+            let q = Quant {
+                scale: 60.0,
+                shift: if s8 { 3.0 } else { 120.0 },
+                lo: if s8 { -128.0 } else { 0.0 },
+                hi: if s8 { 127.0 } else { 255.0 },
+                cell_lo: 0.0,
+                offset: if s8 { 128 } else { 0 },
+            };
+            for valid in [PANEL, 19] {
+                let run = |isa: Isa| {
+                    let mut out = vec![7u8; ROWS * LD];
+                    let rows = AccRows {
+                        ptr: acc.as_ptr().cast_mut(),
+                        ld: LD,
+                    };
+                    let dst = U8Rows {
+                        ptr: out.as_mut_ptr(),
+                        ld: LD,
+                    };
+                    // SAFETY: `ROWS` rows of `LD` values each side.
+                    unsafe { requantize_projection(isa, rows, ROWS, &comp, &dq, dst, valid, &q) };
+                    out
+                };
+                let want = run(Isa::Portable);
+                let levels: std::collections::BTreeSet<u8> = (0..ROWS)
+                    .flat_map(|r| want[r * LD..r * LD + valid].iter().copied())
+                    .collect();
+                assert!(levels.len() >= 8 && levels.contains(&0) && levels.contains(&255));
+                for r in 0..ROWS {
+                    assert!(want[r * LD + valid..(r + 1) * LD].iter().all(|&b| b == 7));
+                }
+                for isa in Isa::all_supported() {
+                    assert_eq!(run(isa), want, "{isa:?} s8 {s8} valid {valid}");
+                }
+            }
+        }
+    }
 
     /// The LSTM tile gives the same bits on every instruction set (AVX-512 in registers, the
     /// others staged), over saturated, NaN and partial-panel cases, for u8 and s8 activations.
