@@ -176,6 +176,12 @@ fn pack_groups(cols: usize) -> usize {
     ((16 << 10) / (4 * cols).max(1)).clamp(1, 16)
 }
 
+/// Groups of a not transposed `B`'s rows the packing fetches ahead: its rows are far apart
+/// (one or two lines of each per block), a pattern no hardware prefetcher follows (16-row
+/// s8s8s32 and u8s8s32 products 8–15 % faster, 32×4096×1024 on one thread 40 %).
+#[cfg(target_arch = "x86_64")]
+const PACK_AHEAD_GROUPS: usize = 4;
+
 /// Packs groups `gs` of the columns of block `cb` of `op(B)` into `dst` (the block's bytes),
 /// writing every byte of those groups (zeros past `K` and `N`). `wide`: the CPU runs AVX-512BW
 /// (64 columns, or 16 × 16 words of a transposed `B`, moved in registers at a time).
@@ -295,6 +301,21 @@ fn pack_b_block(
             #[cfg(target_arch = "x86_64")]
             if g < full_groups {
                 let at = |q: usize, j: usize, w: usize| &b[(4 * g + q) * ldb + j0 + j..][..w];
+                if g + PACK_AHEAD_GROUPS < full_groups {
+                    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                    for q in 0..4 {
+                        let first = b
+                            .as_ptr()
+                            .wrapping_add((4 * (g + PACK_AHEAD_GROUPS) + q) * ldb + j0);
+                        // SAFETY: a prefetch never faults.
+                        unsafe {
+                            _mm_prefetch::<_MM_HINT_T0>(first.cast());
+                            _mm_prefetch::<_MM_HINT_T0>(
+                                first.wrapping_add(cols.saturating_sub(1)).cast(),
+                            );
+                        }
+                    }
+                }
                 if wide {
                     while j + 4 * VECTOR <= cols {
                         let w = 4 * VECTOR;
