@@ -165,11 +165,11 @@ pub struct Int8Plan {
     pub outputs: Region,
     /// The initial state of the current layer `[N][sic4]` (per lane).
     pub h0: Region,
-    /// Steps per layer-GEMM chunk (`scratch::layer_gemm_steps`, [`long_chunks`]).
+    /// Steps per layer-GEMM chunk (`scratch::layer_gemm_steps`, `long_chunks`).
     pub t_chunk: usize,
     /// The layer GEMM runs in each step's items, on the step's rows, just before the
     /// iteration GEMM (`t_chunk` is 1): when the batch is large and each member's share of
-    /// `W` + `U` is small enough ([`fuses`]), so that a step's gates never leave the core's
+    /// `W` + `U` is small enough (`fuses`), so that a step's gates never leave the core's
     /// caches.
     pub fused_layer_gemm: bool,
     /// Row stride of `gates`: `panels·G·32` values and a cache line (rows a multiple of 4 KiB
