@@ -223,12 +223,12 @@ mod x86 {
     use super::{Int8Gemm, Start, VECTOR, VECTOR_BYTES};
     use std::arch::x86_64::*;
 
-    /// Dispatches the register tiles of one GEMM to `$tile::<R, V>` (through `$shape!`): `$rows`
-    /// rows and up to `$cols` vectors of 16 columns; column blocks outermost, so one block of
+    /// Dispatches the register tiles of one GEMM to `$tile::<R, V>` (through `$by_rows!` for
+    /// the vector counts `$vs`): `$rows` rows and up to `$cols` vectors of 16 columns; column blocks outermost, so one block of
     /// `B` (`$cols` vectors × K, 32 KiB at K = 512 with 4 zmm vectors) stays in L1 while every
     /// row block of A passes over it.
     macro_rules! tiles {
-        ($op:expr, $tile:ident, $rows:expr, $cols:expr, $shape:ident) => {{
+        ($op:expr, $tile:ident, $rows:expr, $cols:expr, $by_rows:ident, $vs:tt) => {{
             let op = $op;
             let row_blocks = op.m.div_ceil($rows);
             let mut v0 = 0;
@@ -278,7 +278,7 @@ mod x86 {
                             }
                         }
                     }
-                    $shape!($tile, r, v, args);
+                    by_vectors!($tile, r, v, args, $by_rows, $vs);
                     m0 += r;
                 }
                 v0 += v;
@@ -286,30 +286,13 @@ mod x86 {
         }};
     }
 
-    /// `$tile::<r, v>(args)` for `r` in 1..=6, `v` in 1..=4.
-    macro_rules! up_to_6x4 {
-        ($tile:ident, $r:expr, $v:expr, $args:expr) => {
+    /// `$tile::<r, v>(args)` for the vector counts listed (1 otherwise), each dispatched on
+    /// the rows by `$rows!`.
+    macro_rules! by_vectors {
+        ($tile:ident, $r:expr, $v:expr, $args:expr, $rows:ident, [$($n:literal)*]) => {
             match $v {
-                4 => by_rows!($tile, $r, 4, $args),
-                3 => by_rows!($tile, $r, 3, $args),
-                2 => by_rows!($tile, $r, 2, $args),
-                _ => by_rows!($tile, $r, 1, $args),
-            }
-        };
-    }
-
-    /// `$tile::<r, v>(args)` for `r` in 1..=2, `v` in 1..=8.
-    macro_rules! up_to_2x8 {
-        ($tile:ident, $r:expr, $v:expr, $args:expr) => {
-            match $v {
-                8 => one_or_two!($tile, $r, 8, $args),
-                7 => one_or_two!($tile, $r, 7, $args),
-                6 => one_or_two!($tile, $r, 6, $args),
-                5 => one_or_two!($tile, $r, 5, $args),
-                4 => one_or_two!($tile, $r, 4, $args),
-                3 => one_or_two!($tile, $r, 3, $args),
-                2 => one_or_two!($tile, $r, 2, $args),
-                _ => one_or_two!($tile, $r, 1, $args),
+                $($n => $rows!($tile, $r, $n, $args),)*
+                _ => $rows!($tile, $r, 1, $args),
             }
         };
     }
@@ -356,15 +339,15 @@ mod x86 {
         // One or two rows (batch-1 or -2 steps) read each group of B whole, one stream per
         // panel rather than one per 4-vector block.
         if op.m <= 2 {
-            unsafe { tiles!(op, tile512, 2, 8, up_to_2x8) }
+            unsafe { tiles!(op, tile512, 2, 8, one_or_two, [8 7 6 5 4 3 2]) }
         } else {
-            unsafe { tiles!(op, tile512, 6, 4, up_to_6x4) }
+            unsafe { tiles!(op, tile512, 6, 4, by_rows, [4 3 2]) }
         }
     }
 
     #[target_feature(enable = "avx2,avxvnni")]
     pub(super) unsafe fn gemm_avx_vnni(op: &Int8Gemm) {
-        unsafe { tiles!(op, tile256, 3, 2, up_to_6x4) }
+        unsafe { tiles!(op, tile256, 3, 2, by_rows, [4 3 2]) }
     }
 
     /// One `R × V` tile of 16-column vectors with `vpdpbusd` on zmm registers (up to 24

@@ -988,24 +988,21 @@ impl Run<'_> {
                     comp[u] = w.comp(l, d, 0, k0 + u) as f32 * shift;
                     dq[u] = *deq.add(k0 + u);
                 }
-                let acc = AccRows {
-                    ptr: acc.add(rows.start * ld + k0),
-                    ld,
-                };
-                let dst = U8Rows {
-                    ptr: out_row(rows.start).add(k0),
-                    ld: out.ld,
-                };
-                postgemm::requantize_projection(
-                    self.isa,
-                    acc,
-                    rows.len(),
-                    &comp,
-                    &dq,
-                    dst,
+                let t = postgemm::ProjectionTile {
+                    rows: rows.len(),
                     valid,
-                    &self.q,
-                );
+                    acc: AccRows {
+                        ptr: acc.add(rows.start * ld + k0),
+                        ld,
+                    },
+                    comp: &comp,
+                    dq: &dq,
+                    h: U8Rows {
+                        ptr: out_row(rows.start).add(k0),
+                        ld: out.ld,
+                    },
+                };
+                postgemm::requantize_projection(self.isa, &t, &self.q);
             });
         }
     }

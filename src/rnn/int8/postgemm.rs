@@ -212,44 +212,45 @@ isa_dispatch!(
     (h: *const [f32; PANEL], rows: usize, dst: U8Rows, valid: usize, q: &Quant, lo: f32)
 );
 
+/// A tile of LSTMP projection accumulators: `rows` batch rows × the `valid` units of a panel.
+#[derive(Clone, Copy, Debug)]
+pub struct ProjectionTile<'a> {
+    /// Batch rows.
+    pub rows: usize,
+    /// Valid units of the panel.
+    pub valid: usize,
+    /// The accumulators, `PANEL` s32 per row.
+    pub acc: AccRows,
+    /// Per unit, the compensation: the column sum times the stored shift.
+    pub comp: &'a [f32; PANEL],
+    /// Per unit, the dequantization factor.
+    pub dq: &'a [f32; PANEL],
+    /// Where the requantized h goes.
+    pub h: U8Rows,
+}
+
 /// # Safety
-/// `acc` rows have `PANEL` readable s32; `dst` rows have `valid` writable bytes.
+/// Every buffer addresses what [`ProjectionTile`] describes.
 #[inline(always)]
-unsafe fn requantize_projection_body<const FMA: bool>(
-    acc: AccRows,
-    rows: usize,
-    comp: &[f32; PANEL],
-    dq: &[f32; PANEL],
-    dst: U8Rows,
-    valid: usize,
-    q: &Quant,
-) {
-    for r in 0..rows {
+unsafe fn requantize_projection_body<const FMA: bool>(t: &ProjectionTile<'_>, q: &Quant) {
+    for r in 0..t.rows {
         // SAFETY: the caller's contract.
         unsafe {
-            let a = &*(acc.row(r) as *const [i32; PANEL]);
+            let a = &*(t.acc.row(r) as *const [i32; PANEL]);
             let mut out = [0u8; PANEL];
             for (u, o) in out.iter_mut().enumerate() {
-                *o = q.store(q.quantize((a[u] as f32 - comp[u]) * dq[u]));
+                *o = q.store(q.quantize((a[u] as f32 - t.comp[u]) * t.dq[u]));
             }
-            std::ptr::copy_nonoverlapping(out.as_ptr(), dst.row(r), valid);
+            std::ptr::copy_nonoverlapping(out.as_ptr(), t.h.row(r), t.valid);
         }
     }
 }
 
 isa_dispatch!(
-    /// Requantizes `rows` rows of a panel of projection accumulators into u8 rows: each
-    /// compensated (`comp`, the column sums times the stored shift) and dequantized (`dq`).
+    /// Requantizes a tile of projection accumulators into u8 rows, each compensated and
+    /// dequantized.
     pub unsafe fn requantize_projection => requantize_projection_body,
-    (
-        acc: AccRows,
-        rows: usize,
-        comp: &[f32; PANEL],
-        dq: &[f32; PANEL],
-        dst: U8Rows,
-        valid: usize,
-        q: &Quant,
-    )
+    (t: &ProjectionTile<'_>, q: &Quant)
 );
 
 /// # Safety
@@ -466,16 +467,22 @@ mod tests {
             for valid in [PANEL, 19] {
                 let run = |isa: Isa| {
                     let mut out = vec![7u8; ROWS * LD];
-                    let rows = AccRows {
-                        ptr: acc.as_ptr().cast_mut(),
-                        ld: LD,
-                    };
-                    let dst = U8Rows {
-                        ptr: out.as_mut_ptr(),
-                        ld: LD,
+                    let t = ProjectionTile {
+                        rows: ROWS,
+                        valid,
+                        acc: AccRows {
+                            ptr: acc.as_ptr().cast_mut(),
+                            ld: LD,
+                        },
+                        comp: &comp,
+                        dq: &dq,
+                        h: U8Rows {
+                            ptr: out.as_mut_ptr(),
+                            ld: LD,
+                        },
                     };
                     // SAFETY: `ROWS` rows of `LD` values each side.
-                    unsafe { requantize_projection(isa, rows, ROWS, &comp, &dq, dst, valid, &q) };
+                    unsafe { requantize_projection(isa, &t, &q) };
                     out
                 };
                 let want = run(Isa::Portable);
