@@ -574,6 +574,11 @@ fn shapes(isa: Isa) -> &'static Shapes {
 /// the misses overlap the current work rather than stall the coming tiles. A hint: it never
 /// faults, whatever the addresses.
 pub fn prefetch_rows(ptr: *const f32, rows: usize, ld: usize, width: usize) {
+    prefetch_byte_rows(ptr.cast(), rows, 4 * ld, 4 * width);
+}
+
+/// [`prefetch_rows`] of `rows` rows of `width` bytes at a stride of `ld` bytes.
+pub fn prefetch_byte_rows(ptr: *const u8, rows: usize, ld: usize, width: usize) {
     #[cfg(target_arch = "x86_64")]
     prefetch_with::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr, rows, ld, width);
     #[cfg(not(target_arch = "x86_64"))]
@@ -584,7 +589,7 @@ pub fn prefetch_rows(ptr: *const f32, rows: usize, ld: usize, width: usize) {
 /// so the stores do not wait for them (training's workspace rows, written once per step).
 pub fn prefetch_rows_for_write(ptr: *const f32, rows: usize, ld: usize, width: usize) {
     #[cfg(target_arch = "x86_64")]
-    prefetch_with::<{ std::arch::x86_64::_MM_HINT_ET0 }>(ptr, rows, ld, width);
+    prefetch_with::<{ std::arch::x86_64::_MM_HINT_ET0 }>(ptr.cast(), rows, 4 * ld, 4 * width);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (ptr, rows, ld, width);
 }
@@ -607,13 +612,22 @@ fn prefetch_line<const L1: bool>(ptr: *const f32) {
     let _ = ptr;
 }
 
+/// Prefetches every cache line of `rows` rows of `width` bytes, `ld` bytes apart (a row that
+/// does not start on a line spans one more).
 #[cfg(target_arch = "x86_64")]
-fn prefetch_with<const HINT: i32>(ptr: *const f32, rows: usize, ld: usize, width: usize) {
+fn prefetch_with<const HINT: i32>(ptr: *const u8, rows: usize, ld: usize, width: usize) {
+    if width == 0 {
+        return;
+    }
     for r in 0..rows {
         let row = ptr.wrapping_add(r * ld);
-        for c in (0..width).step_by(LANES) {
+        let lines = (row as usize % 64 + width).div_ceil(64);
+        let first = row.wrapping_sub(row as usize % 64);
+        for line in 0..lines {
             // SAFETY: a prefetch does not access memory architecturally.
-            unsafe { std::arch::x86_64::_mm_prefetch::<HINT>(row.wrapping_add(c).cast()) };
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<HINT>(first.wrapping_add(64 * line).cast())
+            };
         }
     }
 }

@@ -31,6 +31,8 @@
 //! The packed operands live in the calling thread's scratch (`kernels::scratch`).
 
 use super::blas::{COffset, GemmShape};
+#[cfg(target_arch = "x86_64")]
+use super::gemm::prefetch_byte_rows;
 use super::gemm_s32_few_rows::{self as few_rows, FEW_ROWS};
 use super::int8_gemm::{self, Int8Gemm, Int8Kernel, VECTOR};
 use super::scratch::with_scratch;
@@ -302,19 +304,8 @@ fn pack_b_block(
             if g < full_groups {
                 let at = |q: usize, j: usize, w: usize| &b[(4 * g + q) * ldb + j0 + j..][..w];
                 if g + PACK_AHEAD_GROUPS < full_groups {
-                    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                    for q in 0..4 {
-                        let first = b
-                            .as_ptr()
-                            .wrapping_add((4 * (g + PACK_AHEAD_GROUPS) + q) * ldb + j0);
-                        // SAFETY: a prefetch never faults.
-                        unsafe {
-                            _mm_prefetch::<_MM_HINT_T0>(first.cast());
-                            _mm_prefetch::<_MM_HINT_T0>(
-                                first.wrapping_add(cols.saturating_sub(1)).cast(),
-                            );
-                        }
-                    }
+                    let ahead = (4 * (g + PACK_AHEAD_GROUPS)) * ldb + j0;
+                    prefetch_byte_rows(b.as_ptr().wrapping_add(ahead).cast(), 4, ldb, cols);
                 }
                 if wide {
                     while j + 4 * VECTOR <= cols {

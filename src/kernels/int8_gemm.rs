@@ -224,9 +224,9 @@ mod x86 {
     use std::arch::x86_64::*;
 
     /// Dispatches the register tiles of one GEMM to `$tile::<R, V>` (through `$by_rows!` for
-    /// the vector counts `$vs`): `$rows` rows and up to `$cols` vectors of 16 columns; column blocks outermost, so one block of
-    /// `B` (`$cols` vectors × K, 32 KiB at K = 512 with 4 zmm vectors) stays in L1 while every
-    /// row block of A passes over it.
+    /// the vector counts `$vs`): `$rows` rows and up to `$cols` vectors of 16 columns; column
+    /// blocks outermost, so one block of `B` (`$cols` vectors × K, 32 KiB at K = 512 with 4 zmm
+    /// vectors) stays in L1 while every row block of A passes over it.
     macro_rules! tiles {
         ($op:expr, $tile:ident, $rows:expr, $cols:expr, $by_rows:ident, $vs:tt) => {{
             let op = $op;
@@ -486,8 +486,9 @@ mod tests {
     }
 
     /// Every kernel this CPU runs gives the exact s32 products, from zeros, from a row or
-    /// accumulating, fetching B ahead or not, for tiles of every shape (rows 1..=13, vectors 1..=7), and, for the AMX tiles, rows and
-    /// groups below, at and above 16 and not multiples of it.
+    /// accumulating, fetching B ahead or not, for tiles of every shape (rows 1..=13 by vectors
+    /// 1..=7; one and two rows by up to 13 vectors), and, for the AMX tiles, rows and groups
+    /// below, at and above 16 and not multiples of it.
     #[test]
     fn kernels_match_exact_integer_products() {
         let kernels: Vec<Int8Kernel> = Isa::all_supported()

@@ -39,7 +39,6 @@ const ROW_BLOCK: usize = 96;
 const COL_BLOCK: usize = 64;
 /// Rows of a not transposed `B` ahead whose columns of the block the copy fetches: its rows
 /// are far apart, which no hardware prefetcher follows (M = 256, N = 2048: 2–3 % faster).
-#[cfg(target_arch = "x86_64")]
 const COPY_AHEAD_ROWS: usize = 8;
 /// Products smaller than this many multiply-adds run on the calling thread.
 const PARALLEL_MIN: usize = 1 << 18;
@@ -305,16 +304,9 @@ pub fn sgemm(
                     transpose_into(d, width, &b[j0 * ldb..], ldb, (k, cols), 1.0);
                 } else {
                     for q in 0..k {
-                        #[cfg(target_arch = "x86_64")]
                         if q + COPY_AHEAD_ROWS < k {
-                            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                            let ahead = b.as_ptr().wrapping_add((q + COPY_AHEAD_ROWS) * ldb + j0);
-                            for line in (0..cols).step_by(16) {
-                                // SAFETY: a prefetch never faults.
-                                unsafe {
-                                    _mm_prefetch::<_MM_HINT_T0>(ahead.wrapping_add(line).cast())
-                                };
-                            }
+                            let ahead = (q + COPY_AHEAD_ROWS) * ldb + j0;
+                            gemm::prefetch_rows(b.as_ptr().wrapping_add(ahead), 1, ldb, cols);
                         }
                         d[q * width..q * width + cols]
                             .copy_from_slice(&b[q * ldb + j0..q * ldb + j0 + cols]);

@@ -1,7 +1,8 @@
 //! The int8 LSTM post-GEMM of one tile in AVX-512 registers: per batch row, the panel's
 //! s32 accumulators dequantized, the shared cell ([`lstm::units`], fused multiply-adds), c
-//! stored and h requantized into u8 — the arithmetic of the staged path in [`postgemm`] (dequantize in
-//! place, cell, requantize) without its passes through memory, so the same bits.
+//! stored and h requantized into u8 — the arithmetic of the staged path in [`postgemm`]
+//! (dequantize in place, cell, requantize) without its passes through memory, so the same
+//! bits.
 //!
 //! [`postgemm`]: super::postgemm
 
