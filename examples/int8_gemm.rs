@@ -58,6 +58,7 @@ fn main() {
                 lda: groups * 4,
                 b: b[call % panels * panel_bytes..].as_ptr(),
                 ldb: ldb_vectors * 64,
+                block_bytes: oxidnn::kernels::int8_gemm::SIDE_BY_SIDE,
                 groups,
                 vectors,
                 c: c[call * m * ldc..].as_mut_ptr(),

@@ -47,6 +47,7 @@ use oxidnn::kernels::Isa;
 use oxidnn::memory::buffer::AlignedBuf;
 use oxidnn::memory::packed::{PackedLayout, PANEL};
 use oxidnn::memory::packed_int8::Int8Layout;
+use oxidnn::rnn::int8::forward::{Int8Weights, PanelGemm};
 use oxidnn::rnn::items::PhaseItems;
 use oxidnn::rnn::scratch::l2_bytes;
 use oxidnn::rnn::weights::PackedWeights;
@@ -290,9 +291,9 @@ impl Weights {
         unsafe { w.panel(layer, 0, p) }
     }
 
-    /// The int8 GEMM of `m` rows of u8 `a` (`lda` bytes apart) by panel `p` of layer `layer` of
-    /// the s8 weights at `base` into the s32 `c`.
-    fn int8_op(
+    /// The int8 GEMMs (one per column block) of `m` rows of u8 `a` (`lda` bytes apart) by
+    /// panel `p` of layer `layer` of the s8 weights at `base` into the s32 `c`.
+    fn int8_ops(
         &self,
         base: *mut u8,
         layer: usize,
@@ -300,21 +301,31 @@ impl Weights {
         (a, lda, m): (*const u8, usize, usize),
         (c, ldc): (*mut i32, usize),
         start: Start,
-    ) -> Int8Gemm {
-        let q = self.int8.expect("int8 weights");
-        Int8Gemm {
-            m,
-            a,
-            lda,
-            b: base.wrapping_add(self.panel_offset(layer, p)).cast::<i8>(),
-            ldb: q.row_bytes(),
-            groups: q.groups(),
-            vectors: q.g * PANEL / int8_gemm::VECTOR,
-            c,
-            ldc,
-            start,
-            ahead: None,
-        }
+    ) -> impl Iterator<Item = Int8Gemm> {
+        let layout = self.int8.expect("int8 weights");
+        let weights = Int8Weights {
+            ptr: base.cast_const(),
+            layout,
+        };
+        let g = PanelGemm {
+            op: Int8Gemm {
+                m,
+                a,
+                lda,
+                b: std::ptr::null(),
+                ldb: 0,
+                block_bytes: 0,
+                groups: layout.groups(),
+                vectors: 0,
+                c,
+                ldc,
+                start,
+                ahead: None,
+            },
+            panel: (layer, 0, p),
+            cols: 0..layout.g * PANEL,
+        };
+        weights.block_ops(&g)
     }
 }
 
@@ -426,7 +437,7 @@ fn gemm_steps(team: &Team, isa: Isa, s: &Shape, w: &Weights, b: &Buffers, times:
         unsafe {
             match s.dt {
                 Dt::Int8 => {
-                    let op = w.int8_op(
+                    let ops = w.int8_ops(
                         u,
                         layer,
                         p,
@@ -434,7 +445,9 @@ fn gemm_steps(team: &Team, isa: Isa, s: &Shape, w: &Weights, b: &Buffers, times:
                         (c.cast(), gld),
                         Start::Accumulate,
                     );
-                    int8_gemm::gemm(kernel, &op);
+                    for op in ops {
+                        int8_gemm::gemm(kernel, &op);
+                    }
                 }
                 Dt::F32 | Dt::Bf16 => {
                     let a = RowsA {
@@ -506,7 +519,7 @@ fn layer_gemms(team: &Team, isa: Isa, s: &Shape, w: &Weights, b: &Buffers) {
                     match s.dt {
                         Dt::Int8 => {
                             let x = b.x.as_ptr().add(r.start * row).cast_const();
-                            let op = w.int8_op(
+                            let ops = w.int8_ops(
                                 wp,
                                 layer,
                                 panel,
@@ -514,7 +527,9 @@ fn layer_gemms(team: &Team, isa: Isa, s: &Shape, w: &Weights, b: &Buffers) {
                                 (c.cast(), gld),
                                 Start::Zero,
                             );
-                            int8_gemm::gemm(kernel, &op);
+                            for op in ops {
+                                int8_gemm::gemm(kernel, &op);
+                            }
                         }
                         Dt::F32 | Dt::Bf16 => {
                             let fetch = Fetch {

@@ -8,11 +8,17 @@
 
 use super::start::Start;
 use super::Isa;
+use crate::memory::packed_int8::BlockRun;
 
 /// Columns of one packed vector: 16 units × 4 bytes (one zmm).
 pub const VECTOR: usize = 16;
 /// Bytes of one packed vector.
 pub const VECTOR_BYTES: usize = 64;
+/// Vectors per block of B ([`Int8Gemm::block_bytes`]): the register tiles' width.
+pub const BLOCK_VECTORS: usize = 4;
+/// [`Int8Gemm::block_bytes`] of a B whose vectors are side by side in each group.
+pub const SIDE_BY_SIDE: usize = BLOCK_VECTORS * VECTOR_BYTES;
+const _: () = assert!(crate::memory::packed_int8::BLOCK == BLOCK_VECTORS * VECTOR);
 
 /// The int8 kernel version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,10 +77,14 @@ pub struct Int8Gemm {
     /// Bytes between rows of A.
     pub lda: usize,
     /// B: for each group of 4 rows, `vectors` packed vectors of 64 bytes (16 columns × 4 rows),
-    /// then the next group `ldb` bytes further.
+    /// in blocks of [`BLOCK_VECTORS`]: vector `v` of group `g` at `b + g·ldb + (v / 4)·block_bytes
+    /// + (v % 4)·64`.
     pub b: *const i8,
     /// Bytes between groups of B.
     pub ldb: usize,
+    /// Bytes between blocks of B: [`SIDE_BY_SIDE`] where a group's vectors are side by side;
+    /// the stride of column blocks stored whole over the groups (`memory::packed_int8`).
+    pub block_bytes: usize,
     /// Groups of 4 rows (K / 4).
     pub groups: usize,
     /// Packed vectors (of 16 columns) to compute.
@@ -90,6 +100,49 @@ pub struct Int8Gemm {
     /// first of `next` (the next call's B, as many groups `ldb` apart; null: none). The
     /// AVX-512 tiles do; the others read B as it comes.
     pub ahead: Option<*const i8>,
+}
+
+impl Int8Gemm {
+    /// This GEMM on run `run` of column blocks of a packed int8 panel at `panel`
+    /// (`memory::packed_int8`), this GEMM's C being at panel column `col0`.
+    pub fn on_run(&self, panel: *const i8, col0: usize, run: &BlockRun) -> Self {
+        Self {
+            b: panel.wrapping_add(run.offset),
+            ldb: run.ldb,
+            block_bytes: run.stride,
+            vectors: run.cols.div_ceil(VECTOR),
+            c: self.c.wrapping_add(run.col0 - col0),
+            ..*self
+        }
+    }
+
+    /// Byte offset of vector `v` in a group of B.
+    pub fn vector_offset(&self, v: usize) -> usize {
+        (v / BLOCK_VECTORS) * self.block_bytes + (v % BLOCK_VECTORS) * VECTOR_BYTES
+    }
+
+    /// Whether a group's vectors are side by side (or in one block).
+    pub fn side_by_side(&self) -> bool {
+        self.vectors <= BLOCK_VECTORS || self.block_bytes == SIDE_BY_SIDE
+    }
+
+    /// This GEMM as one GEMM per block of B (not fetching ahead), for kernels that read a
+    /// group's vectors side by side.
+    pub fn by_block(&self) -> impl Iterator<Item = Self> {
+        let op = *self;
+        (0..op.vectors).step_by(BLOCK_VECTORS).map(move |v0| Self {
+            b: op.b.wrapping_add(op.vector_offset(v0)),
+            block_bytes: SIDE_BY_SIDE,
+            vectors: (op.vectors - v0).min(BLOCK_VECTORS),
+            c: op.c.wrapping_add(v0 * VECTOR),
+            start: match op.start {
+                Start::Row(row) => Start::Row(row.cast::<i32>().wrapping_add(v0 * VECTOR).cast()),
+                s => s,
+            },
+            ahead: None,
+            ..op
+        })
+    }
 }
 
 /// Runs one GEMM with kernel `k`.
@@ -122,6 +175,13 @@ pub unsafe fn gemm_pair(k: Int8Kernel, first: &Int8Gemm, second: &Int8Gemm) {
     );
     #[cfg(target_arch = "x86_64")]
     if k == Int8Kernel::Amx && first.m >= AMX_MIN_ROWS {
+        if !(first.side_by_side() && second.side_by_side()) {
+            for (x, y) in first.by_block().zip(second.by_block()) {
+                // SAFETY: the caller's contract, block by block.
+                unsafe { gemm_pair(k, &x, &y) }
+            }
+            return;
+        }
         let (x, y) = (first.tiles(), second.tiles());
         // SAFETY: the caller's contract; `Int8Kernel::Amx` only where AMX-INT8 runs.
         return unsafe {
@@ -152,8 +212,10 @@ pub const AMX_MIN_ROWS: usize = 3;
 
 #[cfg(target_arch = "x86_64")]
 impl Int8Gemm {
-    /// The same product as an AMX tile GEMM (s32 C rows in bytes).
+    /// The same product as an AMX tile GEMM (s32 C rows in bytes), of a B whose vectors are
+    /// side by side.
     pub fn tiles(&self) -> super::amx_gemm::TileGemm {
+        debug_assert!(self.side_by_side());
         super::amx_gemm::TileGemm {
             m: self.m,
             a: self.a,
@@ -182,6 +244,13 @@ unsafe fn gemm_amx(op: &Int8Gemm) {
         // SAFETY: the caller's contract; the CPU has AVX512-VNNI.
         return unsafe { x86::gemm_avx512(op) };
     }
+    if !op.side_by_side() {
+        for x in op.by_block() {
+            // SAFETY: the caller's contract, block by block.
+            unsafe { gemm_amx(&x) }
+        }
+        return;
+    }
     // SAFETY: the caller's contract; `Int8Kernel::Amx` only where AMX-INT8 runs.
     unsafe { super::amx_gemm::gemm::<super::amx::Int8>(&op.tiles()) }
 }
@@ -207,9 +276,10 @@ unsafe fn gemm_portable(op: &Int8Gemm) {
             let a = op.a.add(m * op.lda);
             for g in 0..op.groups {
                 let av = std::slice::from_raw_parts(a.add(4 * g), 4);
-                let b = std::slice::from_raw_parts(op.b.add(g * op.ldb), cols * 4);
+                let b = op.b.add(g * op.ldb);
                 for (j, s) in acc.iter_mut().enumerate() {
-                    let w = &b[4 * j..4 * j + 4];
+                    let at = op.vector_offset(j / VECTOR) + 4 * (j % VECTOR);
+                    let w = std::slice::from_raw_parts(b.add(at), 4);
                     *s += (0..4).map(|q| av[q] as i32 * w[q] as i32).sum::<i32>();
                 }
             }
@@ -220,7 +290,7 @@ unsafe fn gemm_portable(op: &Int8Gemm) {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Int8Gemm, Start, VECTOR, VECTOR_BYTES};
+    use super::{Int8Gemm, Start, BLOCK_VECTORS, VECTOR, VECTOR_BYTES};
     use std::arch::x86_64::*;
 
     /// Dispatches the register tiles of one GEMM to `$tile::<R, V>` (through `$by_rows!` for
@@ -238,7 +308,7 @@ mod x86 {
                 while m0 < op.m {
                     let r = (op.m - m0).min($rows);
                     let a = op.a.add(m0 * op.lda);
-                    let b = op.b.add(v0 * VECTOR_BYTES);
+                    let b = op.b.add(op.vector_offset(v0));
                     let c = op.c.add(m0 * op.ldc + v0 * VECTOR);
                     // where the accumulators start from, and its row stride
                     let start = match op.start {
@@ -250,7 +320,7 @@ mod x86 {
                     // first, its vectors shared out over the row blocks
                     let (next, next_vectors) = match op.ahead {
                         Some(_) if v0 + v < op.vectors => (
-                            op.b.add((v0 + v) * VECTOR_BYTES),
+                            op.b.add(op.vector_offset(v0 + v)),
                             (op.vectors - v0 - v).min($cols),
                         ),
                         Some(next) if !next.is_null() => (next, op.vectors.min($cols)),
@@ -262,7 +332,8 @@ mod x86 {
                         next.wrapping_add(first * VECTOR_BYTES),
                         (first + per).min(next_vectors) - first,
                     );
-                    let args = (a, op.lda, b, op.ldb, op.groups, c, op.ldc, start, fetch);
+                    let b = (b, op.ldb, op.block_bytes);
+                    let args = (a, op.lda, b, op.groups, c, op.ldc, start, fetch);
                     // Adding to C (an RNN step's gates, from the layer GEMM of its chunk: in L3),
                     // the next tile's C is fetched while this one runs.
                     if matches!(op.start, Start::Accumulate) {
@@ -325,8 +396,7 @@ mod x86 {
     type TileArgs = (
         *const u8,
         usize,
-        *const i8,
-        usize,
+        (*const i8, usize, usize),
         usize,
         *mut i32,
         usize,
@@ -356,7 +426,9 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn tile512<const R: usize, const V: usize>(args: TileArgs) {
-        let (a, lda, b, ldb, groups, c, ldc, (start, lds), (ahead, lines)) = args;
+        let (a, lda, (b, ldb, block_bytes), groups, c, ldc, (start, lds), (ahead, lines)) = args;
+        // Byte offset of vector `v` in a group of B (`Int8Gemm::vector_offset`).
+        let at = |v: usize| (v / BLOCK_VECTORS) * block_bytes + (v % BLOCK_VECTORS) * VECTOR_BYTES;
         unsafe {
             let mut s = [[_mm512_setzero_si512(); V]; R];
             if !start.is_null() {
@@ -369,7 +441,7 @@ mod x86 {
             // One group: B's vectors at `bp`, row r of A at `ap + r·lda`.
             let group = |s: &mut [[__m512i; V]; R], ap: *const u8, bp: *const i8| {
                 let bv: [__m512i; V] =
-                    std::array::from_fn(|v| _mm512_loadu_si512(bp.add(v * VECTOR_BYTES).cast()));
+                    std::array::from_fn(|v| _mm512_loadu_si512(bp.add(at(v)).cast()));
                 for (r, row) in s.iter_mut().enumerate() {
                     let word = ap.add(r * lda).cast::<i32>().read_unaligned();
                     let av = _mm512_set1_epi32(word);
@@ -378,21 +450,43 @@ mod x86 {
                     }
                 }
             };
+            // A tile of at most 8 accumulators (one or two rows) cannot hide `vpdpbusd`'s
+            // latency: every other group goes to a second set, added at the end.
+            let split = R * V <= 8;
+            let mut odd = [[_mm512_setzero_si512(); V]; R];
             let (mut ap, mut bp, a_end) = (a, b, a.wrapping_add(4 * groups));
             if lines == 0 {
                 while ap != a_end {
                     group(&mut s, ap, bp);
                     (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                    if split && ap != a_end {
+                        group(&mut odd, ap, bp);
+                        (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                    }
                 }
             } else {
                 let mut fetch = ahead;
-                while ap != a_end {
+                let mut fetched_group = |s: &mut [[__m512i; V]; R], ap, bp| {
                     for q in 0..lines {
-                        _mm_prefetch::<_MM_HINT_T1>(fetch.wrapping_add(q * VECTOR_BYTES));
+                        _mm_prefetch::<_MM_HINT_T1>(fetch.wrapping_add(at(q)));
                     }
-                    group(&mut s, ap, bp);
-                    (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                    group(s, ap, bp);
                     fetch = fetch.wrapping_add(ldb);
+                };
+                while ap != a_end {
+                    fetched_group(&mut s, ap, bp);
+                    (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                    if split && ap != a_end {
+                        fetched_group(&mut odd, ap, bp);
+                        (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                    }
+                }
+            }
+            if split {
+                for (row, o) in s.iter_mut().zip(&odd) {
+                    for (x, y) in row.iter_mut().zip(o) {
+                        *x = _mm512_add_epi32(*x, *y);
+                    }
                 }
             }
             for (r, row) in s.iter().enumerate() {
@@ -408,7 +502,8 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx2,avxvnni")]
     unsafe fn tile256<const R: usize, const V: usize>(args: TileArgs) {
-        let (a, lda, b, ldb, groups, c, ldc, (start, lds), _) = args;
+        // A tile of at most 4 vectors from a block's start or middle: side by side.
+        let (a, lda, (b, ldb, _), groups, c, ldc, (start, lds), _) = args;
         unsafe {
             let mut s = [[[_mm256_setzero_si256(); 2]; V]; R];
             if !start.is_null() {
@@ -476,6 +571,7 @@ mod tests {
             lda: groups * 4,
             b: b.as_ptr(),
             ldb: vectors * 64,
+            block_bytes: SIDE_BY_SIDE,
             groups,
             vectors,
             c: c.as_mut_ptr(),
@@ -485,10 +581,26 @@ mod tests {
         }
     }
 
+    /// B of `dense` stored in blocks of 4 vectors, each whole over the groups (`ldb` 256), a
+    /// line of padding between blocks: `(blocked B, block_bytes)`.
+    fn blocked(b: &[i8], vectors: usize, groups: usize) -> (Vec<i8>, usize) {
+        let block_bytes = groups * SIDE_BY_SIDE + 64;
+        let mut out = vec![0i8; vectors.div_ceil(BLOCK_VECTORS) * block_bytes];
+        for g in 0..groups {
+            for v in 0..vectors {
+                let to = (v / BLOCK_VECTORS) * block_bytes + g * SIDE_BY_SIDE;
+                let to = to + (v % BLOCK_VECTORS) * 64;
+                out[to..to + 64].copy_from_slice(&b[(g * vectors + v) * 64..][..64]);
+            }
+        }
+        (out, block_bytes)
+    }
+
     /// Every kernel this CPU runs gives the exact s32 products, from zeros, from a row or
-    /// accumulating, fetching B ahead or not, for tiles of every shape (rows 1..=13 by vectors
-    /// 1..=7; one and two rows by up to 13 vectors), and, for the AMX tiles, rows and groups
-    /// below, at and above 16 and not multiples of it.
+    /// accumulating, fetching B ahead or not, with B's vectors side by side or in blocks, for
+    /// tiles of every shape (rows 1..=13 by vectors 1..=7; one and two rows by up to 13
+    /// vectors), and, for the AMX tiles, rows and groups below, at and above 16 and not
+    /// multiples of it.
     #[test]
     fn kernels_match_exact_integer_products() {
         let kernels: Vec<Int8Kernel> = Isa::all_supported()
@@ -536,12 +648,17 @@ mod tests {
                     Start::Row(row.as_ptr().cast()),
                     Start::Accumulate,
                 ];
-                for (start, ahead) in starts.into_iter().zip([None, Some(b.as_ptr()), None]) {
+                let (bb, block_bytes) = blocked(&b, vectors, groups);
+                let cases = starts.into_iter().zip([None, Some(b.as_ptr()), None]);
+                for ((start, ahead), in_blocks) in cases.flat_map(|x| [(x, false), (x, true)]) {
                     let mut c: Vec<i32> = (0..m * cols).map(|i| 3 * i as i32).collect();
-                    let op = Int8Gemm {
+                    let mut op = Int8Gemm {
                         ahead,
                         ..dense(m, vectors, groups, (&a, &b, &mut c), start)
                     };
+                    if in_blocks {
+                        (op.b, op.ldb, op.block_bytes) = (bb.as_ptr(), SIDE_BY_SIDE, block_bytes);
+                    }
                     // SAFETY: the buffers have the sizes the operands describe; the row has
                     // `cols` values.
                     unsafe { gemm(k, &op) };
@@ -555,14 +672,18 @@ mod tests {
                                 }
                         })
                         .collect();
-                    assert_eq!(c, want, "{k:?} m {m} vectors {vectors} {start:?}");
+                    assert_eq!(
+                        c, want,
+                        "{k:?} m {m} vectors {vectors} {start:?} blocks {in_blocks}"
+                    );
                 }
             }
         }
     }
 
     /// A pair of GEMMs onto one C equals the two run one after the other, on every kernel,
-    /// for runs of equal and different K (below, at and above a tile's 16 groups).
+    /// for runs of equal and different K (below, at and above a tile's 16 groups), the first
+    /// B's vectors side by side or in blocks.
     #[test]
     fn pairs_equal_two_gemms() {
         let mut next = bytes(11);
@@ -586,20 +707,25 @@ mod tests {
                 };
                 dense(m, vectors, groups, (a, b, c), start)
             };
+            let (bb, block_bytes) = blocked(&b1, vectors, g1);
             for k in Isa::all_supported().into_iter().map(Int8Kernel::for_isa) {
-                for accumulate in [false, true] {
+                for (accumulate, in_blocks) in [(false, false), (true, false), (true, true)] {
                     let start: Vec<i32> = (0..m * cols).map(|i| 5 * i as i32).collect();
                     let (mut want, mut got) = (start.clone(), start);
                     // SAFETY: the buffers have the sizes the operands describe.
                     unsafe {
                         gemm(k, &op(&a1, &b1, g1, &mut want, accumulate));
                         gemm(k, &op(&a2, &b2, g2, &mut want, true));
-                        let first = op(&a1, &b1, g1, &mut got, accumulate);
+                        let mut first = op(&a1, &b1, g1, &mut got, accumulate);
+                        if in_blocks {
+                            (first.b, first.ldb) = (bb.as_ptr(), SIDE_BY_SIDE);
+                            first.block_bytes = block_bytes;
+                        }
                         gemm_pair(k, &first, &op(&a2, &b2, g2, &mut got, false));
                     }
                     assert_eq!(
                         got, want,
-                        "{k:?} m {m} vectors {vectors} K {g1}+{g2} acc {accumulate}"
+                        "{k:?} m {m} vectors {vectors} K {g1}+{g2} acc {accumulate} {in_blocks}"
                     );
                 }
             }

@@ -2,11 +2,15 @@
 //! (a [`Layout::Packed`](super::Layout::Packed) descriptor of data type s8).
 //!
 //! For every `(l, d)` the `I × G·O` matrix is cut into column panels of [`PANEL`] output units,
-//! all gates of those units side by side (as the f32 layout, `memory::packed`). Input rows are
-//! taken in groups of 4 (`I` zero-padded to a multiple of 4): a panel holds, for each group, gate
-//! 0's 32 units, then gate 1's, …, each unit as the 4 bytes of its 4 rows — the operand of
-//! `vpdpbusd`, which multiplies 4 u8 activations by 4 s8 weights into one s32 lane. Bytes:
-//! `[L][D][O/PANEL][I/4][G][PANEL][4]`, the last panel zero-padded.
+//! all gates of those units side by side (as the f32 layout, `memory::packed`): gate 0's 32
+//! units, then gate 1's, …, `G·PANEL` columns. Input rows are taken in groups of 4 (`I`
+//! zero-padded to a multiple of 4), each column of a group as the 4 bytes of its 4 rows — the
+//! operand of `vpdpbusd`, which multiplies 4 u8 activations by 4 s8 weights into one s32 lane.
+//! A panel's columns are stored in column blocks of [`BLOCK`] (the last narrower: a GRU panel's
+//! 96 columns are 64 + 32), each block whole over the groups: the GEMM's register tiles read
+//! one block at a time, and a contiguous block spreads over every L1 set (read from rows of a
+//! whole panel, the same block took every other 256 bytes: half the sets). Bytes:
+//! `[L][D][O/PANEL][blocks][I/4][block columns][4]`, the last panel zero-padded.
 //!
 //! After the weights, the compensation oneDNN keeps beside int8 weights: for every
 //! `(l, d, g, o)` the s32 sum over `i` of the s8 weights, `[L][D][G][O]` (the activations' shift
@@ -20,6 +24,24 @@ use crate::size;
 pub const PANEL: usize = 32;
 /// Input rows per group (the 4 bytes of one `vpdpbusd` lane).
 pub const GROUP: usize = 4;
+/// Columns per column block: 4 vectors of 16, the register tiles' width
+/// (`kernels::int8_gemm::BLOCK_VECTORS`).
+pub const BLOCK: usize = 64;
+
+/// Consecutive column blocks of a panel of the same width: one GEMM operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockRun {
+    /// The first column in the panel (a multiple of [`BLOCK`]).
+    pub col0: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Byte offset of the first block from the panel's start.
+    pub offset: usize,
+    /// Bytes per group of a block (its columns × 4).
+    pub ldb: usize,
+    /// Bytes between the blocks.
+    pub stride: usize,
+}
 
 /// Geometry of a packed int8 weights tensor (bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,14 +97,9 @@ impl Int8Layout {
         self.o.div_ceil(PANEL)
     }
 
-    /// Bytes of one group row of a panel (all gates).
-    pub fn row_bytes(&self) -> usize {
-        self.g * PANEL * GROUP
-    }
-
     /// Bytes per panel.
     pub fn panel_bytes(&self) -> usize {
-        self.groups() * self.row_bytes()
+        self.groups() * self.g * PANEL * GROUP
     }
 
     /// Bytes per `(l, d)` matrix.
@@ -105,11 +122,43 @@ impl Int8Layout {
         (l * self.d + d) * self.matrix_bytes() + p * self.panel_bytes()
     }
 
+    /// Byte offset from its panel's start of the column block holding panel column `col`,
+    /// and the block's width in columns.
+    pub fn block(&self, col: usize) -> (usize, usize) {
+        let col0 = col - col % BLOCK;
+        (
+            col0 * GROUP * self.groups(),
+            (self.g * PANEL - col0).min(BLOCK),
+        )
+    }
+
+    /// Panel columns `cols` (block-aligned: from a block's start to a block's start or the
+    /// panel's end) as runs of blocks, in order: the whole blocks, then a narrower last one.
+    pub fn runs(&self, cols: std::ops::Range<usize>) -> impl Iterator<Item = BlockRun> {
+        debug_assert!(cols.start.is_multiple_of(BLOCK));
+        debug_assert!(cols.end.is_multiple_of(BLOCK) || cols.end == self.g * PANEL);
+        let whole = cols.start..cols.end - cols.end % BLOCK;
+        let run = |c: std::ops::Range<usize>, width: usize| BlockRun {
+            col0: c.start,
+            cols: c.len(),
+            offset: self.block(c.start).0,
+            ldb: width * GROUP,
+            stride: BLOCK * GROUP * self.groups(),
+        };
+        let narrow = whole.end..cols.end;
+        [run(whole, BLOCK), run(narrow.clone(), narrow.len())]
+            .into_iter()
+            .filter(|r| r.cols > 0)
+    }
+
     /// Byte offset of logical `(l, d, i, g, o)`.
     pub fn offset(&self, l: usize, d: usize, i: usize, g: usize, o: usize) -> usize {
+        let col = g * PANEL + o % PANEL;
+        let (block, width) = self.block(col);
         self.panel_offset(l, d, o / PANEL)
-            + (i / GROUP) * self.row_bytes()
-            + (g * PANEL + o % PANEL) * GROUP
+            + block
+            + (i / GROUP) * width * GROUP
+            + (col % BLOCK) * GROUP
             + i % GROUP
     }
 
@@ -144,10 +193,28 @@ mod tests {
                 }
             }
         }
+        // G = 3: a block of 64 columns (gates 0 and 1), then one of 32 (gate 2); 2 groups
         assert_eq!(
             lay.offset(0, 0, 5, 1, 33),
-            lay.panel_offset(0, 0, 1) + 384 + 132 + 1
+            lay.panel_offset(0, 0, 1) + 256 + 33 * 4 + 1
         );
+        assert_eq!(
+            lay.offset(0, 0, 6, 2, 36),
+            lay.panel_offset(0, 0, 1) + 2 * 256 + 128 + 4 * 4 + 2
+        );
+        let runs: Vec<BlockRun> = lay.runs(0..96).collect();
+        assert_eq!(runs.len(), 2);
+        assert_eq!((runs[0].col0, runs[0].cols, runs[0].ldb), (0, 64, 256));
+        assert_eq!((runs[1].col0, runs[1].cols), (64, 32));
+        assert_eq!((runs[1].offset, runs[1].ldb), (512, 128));
+        let g4 = Int8Layout::new(&PackedLayout::from_dims(&[1, 1, 9, 4, 32]).unwrap()).unwrap();
+        let runs: Vec<BlockRun> = g4.runs(0..128).collect();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(
+            (runs[0].cols, runs[0].ldb, runs[0].stride),
+            (128, 256, 3 * 256)
+        );
+        assert_eq!(g4.offset(0, 0, 8, 2, 5), 3 * 256 + 2 * 256 + 5 * 4);
     }
 
     #[test]

@@ -108,6 +108,19 @@ impl<const R: usize> View<R> {
     }
 }
 
+/// A GEMM over columns `cols` of panel `panel` `(l, d, p)` of packed int8 weights: `op` holds
+/// everything but B (`b`, `ldb`, `block_bytes` and `vectors`, which [`Int8Weights::block_ops`] sets per
+/// column block), its C at column `cols.start`.
+#[derive(Clone, Debug)]
+pub struct PanelGemm {
+    /// The GEMM but B.
+    pub op: Int8Gemm,
+    /// The panel `(l, d, p)`.
+    pub panel: (usize, usize, usize),
+    /// Its columns (block-aligned).
+    pub cols: std::ops::Range<usize>,
+}
+
 /// Packed int8 weights (the user's, or packed into the scratchpad).
 #[derive(Clone, Copy, Debug)]
 pub struct Int8Weights {
@@ -122,6 +135,32 @@ impl Int8Weights {
         self.ptr
             .wrapping_add(self.layout.panel_offset(l, d, p))
             .cast()
+    }
+
+    /// GEMM `g` as one GEMM per run of column blocks of its panel's columns, in order
+    /// (`Int8Layout::runs`). With `g.op.ahead` = `Some(next)`, each fetches the next run ahead,
+    /// and the last `next`.
+    pub fn block_ops(&self, g: &PanelGemm) -> impl Iterator<Item = Int8Gemm> {
+        let (l, d, p) = g.panel;
+        let panel = self.panel(l, d, p);
+        let (op, col0) = (g.op, g.cols.start);
+        let mut runs = self.layout.runs(g.cols.clone()).peekable();
+        std::iter::from_fn(move || {
+            let run = runs.next()?;
+            let ahead = op
+                .ahead
+                .map(|next| runs.peek().map_or(next, |n| panel.wrapping_add(n.offset)));
+            Some(Int8Gemm {
+                ahead,
+                ..op.on_run(panel, col0, &run)
+            })
+        })
+    }
+
+    /// Where panel `p` of `(l, d)`'s column `col` starts (its block's first group), for
+    /// fetching ahead.
+    fn column(&self, l: usize, d: usize, p: usize, col: usize) -> *const i8 {
+        self.panel(l, d, p).wrapping_add(self.layout.block(col).0)
     }
 
     /// # Safety
@@ -680,12 +719,12 @@ impl Run<'_> {
         self.for_items(team, l, false, (items.count(), flops), false, |it| {
             let (rows, panel) = items.tile(it);
             let gemm = |rows| {
-                let op = Int8Gemm {
-                    ahead: ahead.then_some(std::ptr::null()),
-                    ..self.layer_op(l, d, t_lo, rows, panel)
-                };
-                // SAFETY: each item writes its own rows of this panel's columns.
-                unsafe { int8_gemm::gemm(self.kernel, &op) }
+                let mut g = self.layer_op(l, d, t_lo, rows, panel);
+                g.op.ahead = ahead.then_some(std::ptr::null());
+                for op in self.t.weights[0].block_ops(&g) {
+                    // SAFETY: each item writes its own rows of this panel's columns.
+                    unsafe { int8_gemm::gemm(self.kernel, &op) }
+                }
             };
             let Some(o) = self.order else {
                 return gemm(rows);
@@ -709,7 +748,7 @@ impl Run<'_> {
         t_lo: usize,
         rows: std::ops::Range<usize>,
         panel: usize,
-    ) -> Int8Gemm {
+    ) -> PanelGemm {
         let (p, plan) = (self.p, self.plan);
         let x = if l == 0 {
             self.input(d)
@@ -717,20 +756,25 @@ impl Run<'_> {
             self.output(l - 1, d)
         };
         let (a, lda) = (x.row(t_lo * p.n).cast_const(), x.ld);
-        let w = self.t.weights[0];
         let gates: *mut i32 = self.lane(plan.gates, d);
-        Int8Gemm {
+        let op = Int8Gemm {
             m: rows.len(),
             a: a.wrapping_add(rows.start * lda),
             lda,
-            b: w.panel(l, d, panel),
-            ldb: w.layout.row_bytes(),
-            groups: w.layout.groups(),
-            vectors: p.g * PANEL / int8_gemm::VECTOR,
+            b: std::ptr::null(),
+            ldb: 0,
+            block_bytes: 0,
+            groups: self.t.weights[0].layout.groups(),
+            vectors: 0,
             c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
             ldc: self.gates_ld(),
             start: Start::Zero,
             ahead: None,
+        };
+        PanelGemm {
+            op,
+            panel: (l, d, panel),
+            cols: 0..p.g * PANEL,
         }
     }
 
@@ -746,46 +790,53 @@ impl Run<'_> {
         (a, lda): (*const u8, usize),
         v0: usize,
         vectors: usize,
-    ) -> Int8Gemm {
+    ) -> PanelGemm {
         let p = self.p;
-        let w = self.t.weights[1];
         let gates: *mut i32 = self.lane(self.plan.gates, d);
         let row = slot * p.n + rows.start;
-        Int8Gemm {
+        let col0 = v0 * int8_gemm::VECTOR;
+        let op = Int8Gemm {
             m: rows.len(),
             a: a.wrapping_add(rows.start * lda),
             lda,
-            b: w.panel(l, d, panel).wrapping_add(v0 * 64),
-            ldb: w.layout.row_bytes(),
-            groups: w.layout.groups(),
-            vectors,
-            c: gates
-                .wrapping_add(row * self.gates_ld() + panel * p.g * PANEL + v0 * int8_gemm::VECTOR),
+            b: std::ptr::null(),
+            ldb: 0,
+            block_bytes: 0,
+            groups: self.t.weights[1].layout.groups(),
+            vectors: 0,
+            c: gates.wrapping_add(row * self.gates_ld() + panel * p.g * PANEL + col0),
             ldc: self.gates_ld(),
             start: Start::Accumulate,
             ahead: None,
+        };
+        PanelGemm {
+            op,
+            panel: (l, d, panel),
+            cols: col0..(col0 + vectors * int8_gemm::VECTOR).min(p.g * PANEL),
         }
     }
 
     /// A step's iteration GEMM `iter`, after its panel's fused layer GEMM `layer` when there is
-    /// one — summed in the same tiles where both cover the same columns.
+    /// one — block by block, summed in the same tiles on the blocks both cover (the layer
+    /// GEMM's blocks start from zero, so those only it covers need not come first).
     ///
     /// # Safety
-    /// Both operands address what [`Int8Gemm`] says; this item owns their C.
-    unsafe fn step_gemm(&self, layer: Option<Int8Gemm>, iter: &Int8Gemm) {
+    /// Both GEMMs' operands address what [`Int8Gemm`] says; this item owns their C.
+    unsafe fn step_gemm(&self, layer: Option<&PanelGemm>, iter: &PanelGemm) {
         let k = self.kernel;
-        // SAFETY: the caller's contract.
-        unsafe {
-            match layer {
-                Some(x) if (x.vectors, x.c) == (iter.vectors, iter.c) => {
-                    int8_gemm::gemm_pair(k, &x, iter)
-                }
-                Some(x) => {
-                    int8_gemm::gemm(k, &x);
-                    int8_gemm::gemm(k, iter);
-                }
-                None => int8_gemm::gemm(k, iter),
+        let mut iters = self.t.weights[1].block_ops(iter).peekable();
+        // SAFETY (every GEMM): the caller's contract.
+        for x in layer
+            .into_iter()
+            .flat_map(|g| self.t.weights[0].block_ops(g))
+        {
+            match iters.next_if(|y| y.c == x.c) {
+                Some(y) => unsafe { int8_gemm::gemm_pair(k, &x, &y) },
+                None => unsafe { int8_gemm::gemm(k, &x) },
             }
+        }
+        for y in iters {
+            unsafe { int8_gemm::gemm(k, &y) }
         }
     }
 
@@ -868,11 +919,11 @@ impl Run<'_> {
                             Some(panel + 1).filter(|&q| q < plan.panels)
                         };
                         let w = self.t.weights[1];
-                        iter.ahead = Some(next.map_or(std::ptr::null(), |q| {
-                            w.panel(l, d, q).wrapping_add(v0 * int8_gemm::VECTOR_BYTES)
-                        }));
+                        iter.op.ahead = Some(
+                            next.map_or(std::ptr::null(), |q| w.column(l, d, q, iter.cols.start)),
+                        );
                     }
-                    self.step_gemm(layer, &iter);
+                    self.step_gemm(layer.as_ref(), &iter);
                     Some((rows, panel))
                 };
             if p.cell.has_c_state() {
@@ -969,16 +1020,24 @@ impl Run<'_> {
                     m: rows.len(),
                     a: hq.add(rows.start * plan.dhc4),
                     lda: plan.dhc4,
-                    b: w.panel(l, d, panel),
-                    ldb: w.layout.row_bytes(),
+                    b: std::ptr::null(),
+                    ldb: 0,
+                    block_bytes: 0,
                     groups: w.layout.groups(),
-                    vectors: PANEL / int8_gemm::VECTOR,
+                    vectors: 0,
                     c: acc.add(rows.start * ld + panel * PANEL),
                     ldc: ld,
                     start: Start::Zero,
                     ahead: None,
                 };
-                int8_gemm::gemm(self.kernel, &op);
+                let g = PanelGemm {
+                    op,
+                    panel: (l, d, panel),
+                    cols: 0..PANEL,
+                };
+                for op in w.block_ops(&g) {
+                    int8_gemm::gemm(self.kernel, &op);
+                }
                 // The panel's compensation and dequantization, then whole rows of it (the
                 // columns past DIC are computed and not stored).
                 let k0 = panel * PANEL;
