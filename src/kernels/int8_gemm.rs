@@ -155,7 +155,7 @@ pub unsafe fn gemm(k: Int8Kernel, op: &Int8Gemm) {
         #[cfg(target_arch = "x86_64")]
         Int8Kernel::Amx => unsafe { gemm_amx(op) },
         #[cfg(target_arch = "x86_64")]
-        Int8Kernel::Avx512Vnni => unsafe { x86::gemm_avx512(op) },
+        Int8Kernel::Avx512Vnni => unsafe { x86::gemm_avx512(op, None) },
         #[cfg(target_arch = "x86_64")]
         Int8Kernel::AvxVnni => unsafe { x86::gemm_avx_vnni(op) },
         _ => unsafe { gemm_portable(op) },
@@ -163,8 +163,8 @@ pub unsafe fn gemm(k: Int8Kernel, op: &Int8Gemm) {
 }
 
 /// `C (+)= A₁·B₁ + A₂·B₂`: two GEMMs onto the same C (`first.start` says how C starts;
-/// `second.start` is not read). With AMX both products are summed in the same tiles and C
-/// is stored once; otherwise one GEMM after the other.
+/// `second.start` is not read). With AMX or AVX512-VNNI both products are summed in the
+/// same tiles and C is stored once; otherwise one GEMM after the other.
 ///
 /// # Safety
 /// As [`gemm`] for each; both have the same `m`, `vectors`, `c` and `ldc`.
@@ -194,6 +194,11 @@ pub unsafe fn gemm_pair(k: Int8Kernel, first: &Int8Gemm, second: &Int8Gemm) {
                 x.start,
             )
         };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if k == Int8Kernel::Avx512Vnni {
+        // SAFETY: the caller's contract; `Int8Kernel::Avx512Vnni` only where it runs.
+        return unsafe { x86::gemm_avx512(first, Some(second)) };
     }
     let second = Int8Gemm {
         start: Start::Accumulate,
@@ -242,7 +247,7 @@ unsafe fn gemm_amx(op: &Int8Gemm) {
         && is_x86_feature_detected!("avx512vnni")
     {
         // SAFETY: the caller's contract; the CPU has AVX512-VNNI.
-        return unsafe { x86::gemm_avx512(op) };
+        return unsafe { x86::gemm_avx512(op, None) };
     }
     if !op.side_by_side() {
         for x in op.by_block() {
@@ -293,13 +298,16 @@ mod x86 {
     use super::{Int8Gemm, Start, BLOCK_VECTORS, VECTOR, VECTOR_BYTES};
     use std::arch::x86_64::*;
 
-    /// Dispatches the register tiles of one GEMM to `$tile::<R, V>` (through `$by_rows!` for
-    /// the vector counts `$vs`): `$rows` rows and up to `$cols` vectors of 16 columns; column
-    /// blocks outermost, so one block of `B` (`$cols` vectors × K, 32 KiB at K = 512 with 4 zmm
-    /// vectors) stays in L1 while every row block of A passes over it.
+    /// Dispatches the register tiles of one GEMM, or of a pair onto the same C (`$pair`:
+    /// `(first, Option<second>)`, the second summed in the same tiles), to `$tile::<R, V>`
+    /// (through `$by_rows!` for the vector counts `$vs`): `$rows` rows and up to `$cols`
+    /// vectors of 16 columns; column blocks outermost, so one block of `B` (`$cols` vectors × K,
+    /// 32 KiB at K = 512 with 4 zmm vectors) stays in L1 while every row block of A passes over
+    /// it. B is fetched ahead as the last GEMM says.
     macro_rules! tiles {
-        ($op:expr, $tile:ident, $rows:expr, $cols:expr, $by_rows:ident, $vs:tt) => {{
-            let op = $op;
+        ($pair:expr, $tile:ident, $rows:expr, $cols:expr, $by_rows:ident, $vs:tt) => {{
+            let (op, second): (&Int8Gemm, Option<&Int8Gemm>) = $pair;
+            let last = second.unwrap_or(op);
             let row_blocks = op.m.div_ceil($rows);
             let mut v0 = 0;
             while v0 < op.vectors {
@@ -307,8 +315,13 @@ mod x86 {
                 let mut m0 = 0;
                 while m0 < op.m {
                     let r = (op.m - m0).min($rows);
-                    let a = op.a.add(m0 * op.lda);
-                    let b = op.b.add(op.vector_offset(v0));
+                    // the tile's part of a GEMM's A and B
+                    let operand = |g: &Int8Gemm| {
+                        let (a, b) = (g.a.add(m0 * g.lda), g.b.add(g.vector_offset(v0)));
+                        (a, g.lda, b, g.ldb, g.block_bytes, g.groups)
+                    };
+                    let none = (std::ptr::null(), 0, std::ptr::null(), 0, 0, 0);
+                    let operands = [operand(op), second.map_or(none, operand)];
                     let c = op.c.add(m0 * op.ldc + v0 * VECTOR);
                     // where the accumulators start from, and its row stride
                     let start = match op.start {
@@ -318,9 +331,9 @@ mod x86 {
                     };
                     // B fetched ahead: the next column block, this call's or the next call's
                     // first, its vectors shared out over the row blocks
-                    let (next, next_vectors) = match op.ahead {
+                    let (next, next_vectors) = match last.ahead {
                         Some(_) if v0 + v < op.vectors => (
-                            op.b.add(op.vector_offset(v0 + v)),
+                            last.b.add(last.vector_offset(v0 + v)),
                             (op.vectors - v0 - v).min($cols),
                         ),
                         Some(next) if !next.is_null() => (next, op.vectors.min($cols)),
@@ -332,8 +345,7 @@ mod x86 {
                         next.wrapping_add(first * VECTOR_BYTES),
                         (first + per).min(next_vectors) - first,
                     );
-                    let b = (b, op.ldb, op.block_bytes);
-                    let args = (a, op.lda, b, op.groups, c, op.ldc, start, fetch);
+                    let args = (operands, c, op.ldc, start, fetch);
                     // Adding to C (an RNN step's gates, from the layer GEMM of its chunk: in L3),
                     // the next tile's C is fetched while this one runs.
                     if matches!(op.start, Start::Accumulate) {
@@ -393,11 +405,11 @@ mod x86 {
         };
     }
 
+    /// A tile's part of one GEMM: A, lda, B, ldb, block_bytes, groups (0: none).
+    type Operand = (*const u8, usize, *const i8, usize, usize, usize);
+
     type TileArgs = (
-        *const u8,
-        usize,
-        (*const i8, usize, usize),
-        usize,
+        [Operand; 2],
         *mut i32,
         usize,
         (*const i32, usize),
@@ -405,19 +417,19 @@ mod x86 {
     );
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn gemm_avx512(op: &Int8Gemm) {
+    pub(super) unsafe fn gemm_avx512(op: &Int8Gemm, second: Option<&Int8Gemm>) {
         // One or two rows (batch-1 or -2 steps) read each group of B whole, one stream per
         // panel rather than one per 4-vector block.
         if op.m <= 2 {
-            unsafe { tiles!(op, tile512, 2, 8, one_or_two, [8 7 6 5 4 3 2]) }
+            unsafe { tiles!((op, second), tile512, 2, 8, one_or_two, [8 7 6 5 4 3 2]) }
         } else {
-            unsafe { tiles!(op, tile512, 6, 4, by_rows, [4 3 2]) }
+            unsafe { tiles!((op, second), tile512, 6, 4, by_rows, [4 3 2]) }
         }
     }
 
     #[target_feature(enable = "avx2,avxvnni")]
     pub(super) unsafe fn gemm_avx_vnni(op: &Int8Gemm) {
-        unsafe { tiles!(op, tile256, 3, 2, by_rows, [4 3 2]) }
+        unsafe { tiles!((op, None), tile256, 3, 2, by_rows, [4 3 2]) }
     }
 
     /// One `R × V` tile of 16-column vectors with `vpdpbusd` on zmm registers (up to 24
@@ -426,9 +438,7 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     unsafe fn tile512<const R: usize, const V: usize>(args: TileArgs) {
-        let (a, lda, (b, ldb, block_bytes), groups, c, ldc, (start, lds), (ahead, lines)) = args;
-        // Byte offset of vector `v` in a group of B (`Int8Gemm::vector_offset`).
-        let at = |v: usize| (v / BLOCK_VECTORS) * block_bytes + (v % BLOCK_VECTORS) * VECTOR_BYTES;
+        let (operands, c, ldc, (start, lds), (ahead, lines)) = args;
         unsafe {
             let mut s = [[_mm512_setzero_si512(); V]; R];
             if !start.is_null() {
@@ -438,47 +448,56 @@ mod x86 {
                     }
                 }
             }
-            // One group: B's vectors at `bp`, row r of A at `ap + r·lda`.
-            let group = |s: &mut [[__m512i; V]; R], ap: *const u8, bp: *const i8| {
-                let bv: [__m512i; V] =
-                    std::array::from_fn(|v| _mm512_loadu_si512(bp.add(at(v)).cast()));
-                for (r, row) in s.iter_mut().enumerate() {
-                    let word = ap.add(r * lda).cast::<i32>().read_unaligned();
-                    let av = _mm512_set1_epi32(word);
-                    for (x, w) in row.iter_mut().zip(&bv) {
-                        *x = _mm512_dpbusd_epi32(*x, av, *w);
-                    }
-                }
-            };
             // A tile of at most 8 accumulators (one or two rows) cannot hide `vpdpbusd`'s
             // latency: every other group goes to a second set, added at the end.
             let split = R * V <= 8;
             let mut odd = [[_mm512_setzero_si512(); V]; R];
-            let (mut ap, mut bp, a_end) = (a, b, a.wrapping_add(4 * groups));
-            if lines == 0 {
-                while ap != a_end {
-                    group(&mut s, ap, bp);
-                    (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
-                    if split && ap != a_end {
-                        group(&mut odd, ap, bp);
-                        (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
-                    }
-                }
-            } else {
-                let mut fetch = ahead;
-                let mut fetched_group = |s: &mut [[__m512i; V]; R], ap, bp| {
-                    for q in 0..lines {
-                        _mm_prefetch::<_MM_HINT_T1>(fetch.wrapping_add(at(q)));
-                    }
-                    group(s, ap, bp);
-                    fetch = fetch.wrapping_add(ldb);
+            // Each GEMM's groups onto the same accumulators, the last fetching ahead.
+            let count = if operands[1].5 == 0 { 1 } else { 2 };
+            for (k, &(a, lda, b, ldb, block_bytes, groups)) in operands[..count].iter().enumerate()
+            {
+                // Byte offset of vector `v` in a group of B (`Int8Gemm::vector_offset`).
+                let at = |v: usize| {
+                    (v / BLOCK_VECTORS) * block_bytes + (v % BLOCK_VECTORS) * VECTOR_BYTES
                 };
-                while ap != a_end {
-                    fetched_group(&mut s, ap, bp);
-                    (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
-                    if split && ap != a_end {
-                        fetched_group(&mut odd, ap, bp);
+                // One group: B's vectors at `bp`, row r of A at `ap + r·lda`.
+                let group = |s: &mut [[__m512i; V]; R], ap: *const u8, bp: *const i8| {
+                    let bv: [__m512i; V] =
+                        std::array::from_fn(|v| _mm512_loadu_si512(bp.add(at(v)).cast()));
+                    for (r, row) in s.iter_mut().enumerate() {
+                        let word = ap.add(r * lda).cast::<i32>().read_unaligned();
+                        let av = _mm512_set1_epi32(word);
+                        for (x, w) in row.iter_mut().zip(&bv) {
+                            *x = _mm512_dpbusd_epi32(*x, av, *w);
+                        }
+                    }
+                };
+                let (mut ap, mut bp, a_end) = (a, b, a.wrapping_add(4 * groups));
+                if lines == 0 || k + 1 < count {
+                    while ap != a_end {
+                        group(&mut s, ap, bp);
                         (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                        if split && ap != a_end {
+                            group(&mut odd, ap, bp);
+                            (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                        }
+                    }
+                } else {
+                    let mut fetch = ahead;
+                    let mut fetched_group = |s: &mut [[__m512i; V]; R], ap, bp| {
+                        for q in 0..lines {
+                            _mm_prefetch::<_MM_HINT_T1>(fetch.wrapping_add(at(q)));
+                        }
+                        group(s, ap, bp);
+                        fetch = fetch.wrapping_add(ldb);
+                    };
+                    while ap != a_end {
+                        fetched_group(&mut s, ap, bp);
+                        (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                        if split && ap != a_end {
+                            fetched_group(&mut odd, ap, bp);
+                            (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                        }
                     }
                 }
             }
@@ -502,8 +521,9 @@ mod x86 {
     #[inline]
     #[target_feature(enable = "avx2,avxvnni")]
     unsafe fn tile256<const R: usize, const V: usize>(args: TileArgs) {
-        // A tile of at most 4 vectors from a block's start or middle: side by side.
-        let (a, lda, (b, ldb, _), groups, c, ldc, (start, lds), _) = args;
+        // One GEMM (`gemm_avx_vnni`); a tile of at most 4 vectors from a block's start or
+        // middle: side by side.
+        let ([(a, lda, b, ldb, _, groups), _], c, ldc, (start, lds), _) = args;
         unsafe {
             let mut s = [[[_mm256_setzero_si256(); 2]; V]; R];
             if !start.is_null() {
@@ -683,7 +703,7 @@ mod tests {
 
     /// A pair of GEMMs onto one C equals the two run one after the other, on every kernel,
     /// for runs of equal and different K (below, at and above a tile's 16 groups), the first
-    /// B's vectors side by side or in blocks.
+    /// B's vectors side by side or in blocks (the second then fetched ahead).
     #[test]
     fn pairs_equal_two_gemms() {
         let mut next = bytes(11);
@@ -721,7 +741,11 @@ mod tests {
                             (first.b, first.ldb) = (bb.as_ptr(), SIDE_BY_SIDE);
                             first.block_bytes = block_bytes;
                         }
-                        gemm_pair(k, &first, &op(&a2, &b2, g2, &mut got, false));
+                        let mut second = op(&a2, &b2, g2, &mut got, false);
+                        if in_blocks {
+                            second.ahead = Some(b2.as_ptr());
+                        }
+                        gemm_pair(k, &first, &second);
                     }
                     assert_eq!(
                         got, want,
