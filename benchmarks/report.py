@@ -227,6 +227,11 @@ def build_rows(cells, workloads, peaks):
             "dn_ms": best.ms if best is not None else None,
         }
         r["ratio"] = r["ox_ms"] / r["dn_ms"] if r["ox_ms"] and r["dn_ms"] else None
+        # each round's oxidnn against the same round's oneDNN (the row's build): the host's
+        # drift between rounds cancels
+        paired = [ox.medians[k] / best.medians[k] for k in ox.medians
+                  if r["ratio"] is not None and k in best.medians]
+        r["paired"] = statistics.median(paired) if paired else None
         r["target"] = W1_TARGET if base == "W1" else 1.0
         r["ox_gf"] = gflop / (r["ox_ms"] * 1e-3) if r["ox_ms"] and gflop else None
         r["dn_gf"] = gflop / (r["dn_ms"] * 1e-3) if r["dn_ms"] and gflop else None
@@ -520,6 +525,10 @@ def lp_summary(rows):
     if miss:
         line += "; NOT met: " + ", ".join(
             row_label(r) + " " + fmt_ratio(r["ratio"], r["target"]) for r in miss)
+    paired = [r for r in rated if r["paired"] is not None]
+    if paired:
+        line += ("; median of the per-round ratios (each round's oxidnn against the same round's "
+                 "oneDNN): " + ", ".join(row_label(r) + f" {r['paired']:.2f}" for r in paired))
     unrated = [r for r in rows if r["ratio"] is None]
     if unrated:
         line += "; no ratio: " + ", ".join(
