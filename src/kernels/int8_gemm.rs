@@ -118,7 +118,7 @@ impl Int8Gemm {
 
     /// Byte offset of vector `v` in a group of B.
     pub fn vector_offset(&self, v: usize) -> usize {
-        (v / BLOCK_VECTORS) * self.block_bytes + (v % BLOCK_VECTORS) * VECTOR_BYTES
+        vector_offset(v, self.block_bytes)
     }
 
     /// Whether a group's vectors are side by side (or in one block).
@@ -143,6 +143,12 @@ impl Int8Gemm {
             ..op
         })
     }
+}
+
+/// Byte offset of vector `v` in a group of a B whose blocks are `block_bytes` apart.
+#[inline(always)]
+fn vector_offset(v: usize, block_bytes: usize) -> usize {
+    (v / BLOCK_VECTORS) * block_bytes + (v % BLOCK_VECTORS) * VECTOR_BYTES
 }
 
 /// Runs one GEMM with kernel `k`.
@@ -295,7 +301,7 @@ unsafe fn gemm_portable(op: &Int8Gemm) {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Int8Gemm, Start, BLOCK_VECTORS, VECTOR, VECTOR_BYTES};
+    use super::{Int8Gemm, Start, VECTOR, VECTOR_BYTES};
     use std::arch::x86_64::*;
 
     /// Dispatches the register tiles of one GEMM, or of a pair onto the same C (`$pair`:
@@ -456,10 +462,7 @@ mod x86 {
             let count = if operands[1].5 == 0 { 1 } else { 2 };
             for (k, &(a, lda, b, ldb, block_bytes, groups)) in operands[..count].iter().enumerate()
             {
-                // Byte offset of vector `v` in a group of B (`Int8Gemm::vector_offset`).
-                let at = |v: usize| {
-                    (v / BLOCK_VECTORS) * block_bytes + (v % BLOCK_VECTORS) * VECTOR_BYTES
-                };
+                let at = |v: usize| super::vector_offset(v, block_bytes);
                 // One group: B's vectors at `bp`, row r of A at `ap + r·lda`.
                 let group = |s: &mut [[__m512i; V]; R], ap: *const u8, bp: *const i8| {
                     let bv: [__m512i; V] =
