@@ -438,6 +438,36 @@ mod x86 {
         unsafe { tiles!((op, None), tile256, 3, 2, by_rows, [4 3 2]) }
     }
 
+    /// `group(set, a, b)` for every group of A from `a` (4 bytes each) and B from `b` (`ldb`
+    /// apart), onto the first accumulator set, or the two alternately. The loop advances
+    /// pointers (see [`tile512`]).
+    #[inline(always)]
+    fn each_group<S>(
+        (first, second): (&mut S, Option<&mut S>),
+        (a, b, groups, ldb): (*const u8, *const i8, usize, usize),
+        mut group: impl FnMut(&mut S, *const u8, *const i8),
+    ) {
+        let (mut ap, mut bp, a_end) = (a, b, a.wrapping_add(4 * groups));
+        match second {
+            None => {
+                while ap != a_end {
+                    group(first, ap, bp);
+                    (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                }
+            }
+            Some(second) => {
+                while ap != a_end {
+                    group(first, ap, bp);
+                    (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                    if ap != a_end {
+                        group(second, ap, bp);
+                        (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
+                    }
+                }
+            }
+        }
+    }
+
     /// One `R × V` tile of 16-column vectors with `vpdpbusd` on zmm registers (up to 24
     /// accumulators). The group loop advances pointers: indexing every operand by the group
     /// kept too many addresses live, which the compiler spilled and reloaded every group.
@@ -475,33 +505,19 @@ mod x86 {
                         }
                     }
                 };
-                let (mut ap, mut bp, a_end) = (a, b, a.wrapping_add(4 * groups));
+                let sets = (&mut s, split.then_some(&mut odd));
                 if lines == 0 || k + 1 < count {
-                    while ap != a_end {
-                        group(&mut s, ap, bp);
-                        (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
-                        if split && ap != a_end {
-                            group(&mut odd, ap, bp);
-                            (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
-                        }
-                    }
+                    each_group(sets, (a, b, groups, ldb), group);
                 } else {
                     let mut fetch = ahead;
-                    let mut fetched_group = |s: &mut [[__m512i; V]; R], ap, bp| {
+                    let fetched_group = |s: &mut [[__m512i; V]; R], ap, bp| {
                         for q in 0..lines {
                             _mm_prefetch::<_MM_HINT_T1>(fetch.wrapping_add(at(q)));
                         }
                         group(s, ap, bp);
                         fetch = fetch.wrapping_add(ldb);
                     };
-                    while ap != a_end {
-                        fetched_group(&mut s, ap, bp);
-                        (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
-                        if split && ap != a_end {
-                            fetched_group(&mut odd, ap, bp);
-                            (ap, bp) = (ap.wrapping_add(4), bp.wrapping_add(ldb));
-                        }
-                    }
+                    each_group(sets, (a, b, groups, ldb), fetched_group);
                 }
             }
             if split {
