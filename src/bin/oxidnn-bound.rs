@@ -307,24 +307,13 @@ impl Weights {
             ptr: base.cast_const(),
             layout,
         };
-        let g = PanelGemm {
-            op: Int8Gemm {
-                m,
-                a,
-                lda,
-                b: std::ptr::null(),
-                ldb: 0,
-                block_bytes: 0,
-                groups: layout.groups(),
-                vectors: 0,
-                c,
-                ldc,
-                start,
-                ahead: None,
-            },
-            panel: (layer, 0, p),
-            cols: 0..layout.g * PANEL,
-        };
+        let g = PanelGemm::new(
+            (layer, 0, p),
+            0..layout.g * PANEL,
+            (a, lda, m, layout.groups()),
+            (c, ldc),
+            start,
+        );
         weights.block_ops(&g)
     }
 }

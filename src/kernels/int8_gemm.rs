@@ -326,8 +326,7 @@ mod x86 {
                         let (a, b) = (g.a.add(m0 * g.lda), g.b.add(g.vector_offset(v0)));
                         (a, g.lda, b, g.ldb, g.block_bytes, g.groups)
                     };
-                    let none = (std::ptr::null(), 0, std::ptr::null(), 0, 0, 0);
-                    let operands = [operand(op), second.map_or(none, operand)];
+                    let operands = (operand(op), second.map(operand));
                     let c = op.c.add(m0 * op.ldc + v0 * VECTOR);
                     // where the accumulators start from, and its row stride
                     let start = match op.start {
@@ -411,11 +410,11 @@ mod x86 {
         };
     }
 
-    /// A tile's part of one GEMM: A, lda, B, ldb, block_bytes, groups (0: none).
+    /// A tile's part of one GEMM: A, lda, B, ldb, block_bytes, groups.
     type Operand = (*const u8, usize, *const i8, usize, usize, usize);
 
     type TileArgs = (
-        [Operand; 2],
+        (Operand, Option<Operand>),
         *mut i32,
         usize,
         (*const i32, usize),
@@ -484,13 +483,15 @@ mod x86 {
                     }
                 }
             }
-            // A tile of at most 8 accumulators (one or two rows) cannot hide `vpdpbusd`'s
-            // latency: every other group goes to a second set, added at the end.
+            // A tile of at most 8 accumulators cannot hide `vpdpbusd`'s latency: every other
+            // group goes to a second set, added at the end.
             let split = R * V <= 8;
             let mut odd = [[_mm512_setzero_si512(); V]; R];
             // Each GEMM's groups onto the same accumulators, the last fetching ahead.
-            let count = if operands[1].5 == 0 { 1 } else { 2 };
-            for (k, &(a, lda, b, ldb, block_bytes, groups)) in operands[..count].iter().enumerate()
+            let (first, second) = operands;
+            let count = 1 + usize::from(second.is_some());
+            for (k, (a, lda, b, ldb, block_bytes, groups)) in
+                std::iter::once(first).chain(second).enumerate()
             {
                 let at = |v: usize| super::vector_offset(v, block_bytes);
                 // One group: B's vectors at `bp`, row r of A at `ap + r·lda`.
@@ -542,7 +543,7 @@ mod x86 {
     unsafe fn tile256<const R: usize, const V: usize>(args: TileArgs) {
         // One GEMM (`gemm_avx_vnni`); a tile of at most 4 vectors from a block's start or
         // middle: side by side.
-        let ([(a, lda, b, ldb, _, groups), _], c, ldc, (start, lds), _) = args;
+        let (((a, lda, b, ldb, _, groups), _), c, ldc, (start, lds), _) = args;
         unsafe {
             let mut s = [[[_mm256_setzero_si256(); 2]; V]; R];
             if !start.is_null() {

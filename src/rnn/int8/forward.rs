@@ -109,8 +109,8 @@ impl<const R: usize> View<R> {
 }
 
 /// A GEMM over columns `cols` of panel `panel` `(l, d, p)` of packed int8 weights: `op` holds
-/// everything but B (`b`, `ldb`, `block_bytes` and `vectors`, which [`Int8Weights::block_ops`] sets per
-/// column block), its C at column `cols.start`.
+/// everything but B (`b`, `ldb`, `block_bytes` and `vectors`, which [`Int8Weights::block_ops`]
+/// sets per run of column blocks), its C at column `cols.start`.
 #[derive(Clone, Debug)]
 pub struct PanelGemm {
     /// The GEMM but B.
@@ -119,6 +119,35 @@ pub struct PanelGemm {
     pub panel: (usize, usize, usize),
     /// Its columns (block-aligned).
     pub cols: std::ops::Range<usize>,
+}
+
+impl PanelGemm {
+    /// `C (+)= A·B` over columns `cols` of panel `panel`: `m` rows of A (`lda` bytes apart,
+    /// `groups` groups of 4 bytes), C at column `cols.start` (`ldc` values apart), starting
+    /// from `start`.
+    pub fn new(
+        panel: (usize, usize, usize),
+        cols: std::ops::Range<usize>,
+        (a, lda, m, groups): (*const u8, usize, usize, usize),
+        (c, ldc): (*mut i32, usize),
+        start: Start,
+    ) -> Self {
+        let op = Int8Gemm {
+            m,
+            a,
+            lda,
+            b: std::ptr::null(),
+            ldb: 0,
+            block_bytes: 0,
+            groups,
+            vectors: 0,
+            c,
+            ldc,
+            start,
+            ahead: None,
+        };
+        Self { op, panel, cols }
+    }
 }
 
 /// Packed int8 weights (the user's, or packed into the scratchpad).
@@ -757,25 +786,17 @@ impl Run<'_> {
         };
         let (a, lda) = (x.row(t_lo * p.n).cast_const(), x.ld);
         let gates: *mut i32 = self.lane(plan.gates, d);
-        let op = Int8Gemm {
-            m: rows.len(),
-            a: a.wrapping_add(rows.start * lda),
-            lda,
-            b: std::ptr::null(),
-            ldb: 0,
-            block_bytes: 0,
-            groups: self.t.weights[0].layout.groups(),
-            vectors: 0,
-            c: gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
-            ldc: self.gates_ld(),
-            start: Start::Zero,
-            ahead: None,
-        };
-        PanelGemm {
-            op,
-            panel: (l, d, panel),
-            cols: 0..p.g * PANEL,
-        }
+        let groups = self.t.weights[0].layout.groups();
+        PanelGemm::new(
+            (l, d, panel),
+            0..p.g * PANEL,
+            (a.wrapping_add(rows.start * lda), lda, rows.len(), groups),
+            (
+                gates.wrapping_add(rows.start * self.gates_ld() + panel * p.g * PANEL),
+                self.gates_ld(),
+            ),
+            Start::Zero,
+        )
     }
 
     /// The iteration GEMM of a step onto its gates (slot `slot` of its chunk's), for batch
@@ -795,25 +816,17 @@ impl Run<'_> {
         let gates: *mut i32 = self.lane(self.plan.gates, d);
         let row = slot * p.n + rows.start;
         let col0 = v0 * int8_gemm::VECTOR;
-        let op = Int8Gemm {
-            m: rows.len(),
-            a: a.wrapping_add(rows.start * lda),
-            lda,
-            b: std::ptr::null(),
-            ldb: 0,
-            block_bytes: 0,
-            groups: self.t.weights[1].layout.groups(),
-            vectors: 0,
-            c: gates.wrapping_add(row * self.gates_ld() + panel * p.g * PANEL + col0),
-            ldc: self.gates_ld(),
-            start: Start::Accumulate,
-            ahead: None,
-        };
-        PanelGemm {
-            op,
-            panel: (l, d, panel),
-            cols: col0..(col0 + vectors * int8_gemm::VECTOR).min(p.g * PANEL),
-        }
+        let groups = self.t.weights[1].layout.groups();
+        PanelGemm::new(
+            (l, d, panel),
+            col0..(col0 + vectors * int8_gemm::VECTOR).min(p.g * PANEL),
+            (a.wrapping_add(rows.start * lda), lda, rows.len(), groups),
+            (
+                gates.wrapping_add(row * self.gates_ld() + panel * p.g * PANEL + col0),
+                self.gates_ld(),
+            ),
+            Start::Accumulate,
+        )
     }
 
     /// A step's iteration GEMM `iter`, after its panel's fused layer GEMM `layer` when there is
@@ -1016,25 +1029,18 @@ impl Run<'_> {
                 if rows.is_empty() {
                     return;
                 }
-                let op = Int8Gemm {
-                    m: rows.len(),
-                    a: hq.add(rows.start * plan.dhc4),
-                    lda: plan.dhc4,
-                    b: std::ptr::null(),
-                    ldb: 0,
-                    block_bytes: 0,
-                    groups: w.layout.groups(),
-                    vectors: 0,
-                    c: acc.add(rows.start * ld + panel * PANEL),
-                    ldc: ld,
-                    start: Start::Zero,
-                    ahead: None,
-                };
-                let g = PanelGemm {
-                    op,
-                    panel: (l, d, panel),
-                    cols: 0..PANEL,
-                };
+                let g = PanelGemm::new(
+                    (l, d, panel),
+                    0..PANEL,
+                    (
+                        hq.add(rows.start * plan.dhc4),
+                        plan.dhc4,
+                        rows.len(),
+                        w.layout.groups(),
+                    ),
+                    (acc.add(rows.start * ld + panel * PANEL), ld),
+                    Start::Zero,
+                );
                 for op in w.block_ops(&g) {
                     int8_gemm::gemm(self.kernel, &op);
                 }
