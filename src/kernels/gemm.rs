@@ -493,51 +493,65 @@ macro_rules! micro_table {
 }
 pub(super) use micro_table;
 
+/// The AVX-512 register tiles over a micro-kernel family: `$wide` for the tiles of 4 vectors
+/// and more (intrinsics accumulators), `$narrow` for the others — for every [`Mac`] whose `B`
+/// takes one register per vector and `A` one broadcast (f32 and `vdpbf16ps`).
+macro_rules! avx512_shapes {
+    ($wide:ident, $narrow:ident) => {
+        $crate::kernels::gemm::Shapes {
+            wide: Some($crate::kernels::gemm::Kernels {
+                vectors: 4,
+                split: 4,
+                table: $crate::kernels::gemm::micro_table!($wide, 4, [1, 2, 3, 4, 5, 6]),
+            }),
+            tall: $crate::kernels::gemm::Kernels {
+                vectors: 2,
+                split: 2,
+                table: $crate::kernels::gemm::micro_table!(
+                    $narrow,
+                    2,
+                    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+                ),
+            },
+            pair: Some($crate::kernels::gemm::Kernels {
+                vectors: 4,
+                split: 2,
+                table: $crate::kernels::gemm::micro_table!($wide, 4, 2, [1, 2, 3, 4, 5, 6]),
+            }),
+            small: &[
+                $crate::kernels::gemm::Kernels {
+                    vectors: 8,
+                    split: 8,
+                    table: $crate::kernels::gemm::micro_table!($wide, 8, [1, 2]),
+                },
+                $crate::kernels::gemm::Kernels {
+                    vectors: 8,
+                    split: 4,
+                    table: $crate::kernels::gemm::micro_table!($wide, 8, 4, [1, 2]),
+                },
+                $crate::kernels::gemm::Kernels {
+                    vectors: 6,
+                    split: 4,
+                    table: $crate::kernels::gemm::micro_table!($wide, 6, 4, [1, 2]),
+                },
+                $crate::kernels::gemm::Kernels {
+                    vectors: 6,
+                    split: 6,
+                    table: $crate::kernels::gemm::micro_table!($wide, 6, [1, 2, 3, 4]),
+                },
+                $crate::kernels::gemm::Kernels {
+                    vectors: 4,
+                    split: 4,
+                    table: $crate::kernels::gemm::micro_table!($narrow, 4, [1, 2, 3, 4]),
+                },
+            ],
+        }
+    };
+}
+pub(super) use avx512_shapes;
+
 #[cfg(target_arch = "x86_64")]
-static AVX512: Shapes = Shapes {
-    wide: Some(Kernels {
-        vectors: 4,
-        split: 4,
-        table: micro_table!(micro_avx512_wide, 4, [1, 2, 3, 4, 5, 6]),
-    }),
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_avx512, 2, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]),
-    },
-    pair: Some(Kernels {
-        vectors: 4,
-        split: 2,
-        table: micro_table!(micro_avx512_wide, 4, 2, [1, 2, 3, 4, 5, 6]),
-    }),
-    small: &[
-        Kernels {
-            vectors: 8,
-            split: 8,
-            table: micro_table!(micro_avx512_wide, 8, [1, 2]),
-        },
-        Kernels {
-            vectors: 8,
-            split: 4,
-            table: micro_table!(micro_avx512_wide, 8, 4, [1, 2]),
-        },
-        Kernels {
-            vectors: 6,
-            split: 4,
-            table: micro_table!(micro_avx512_wide, 6, 4, [1, 2]),
-        },
-        Kernels {
-            vectors: 6,
-            split: 6,
-            table: micro_table!(micro_avx512_wide, 6, [1, 2, 3, 4]),
-        },
-        Kernels {
-            vectors: 4,
-            split: 4,
-            table: micro_table!(micro_avx512, 4, [1, 2, 3, 4]),
-        },
-    ],
-};
+static AVX512: Shapes = avx512_shapes!(micro_avx512_wide, micro_avx512);
 #[cfg(target_arch = "x86_64")]
 static AVX2: Shapes = Shapes::narrow(micro_table!(micro_avx2, 2, [1, 2]));
 static PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_portable, 2, [1, 2]));

@@ -11,12 +11,12 @@
 //! so the f32 GEMM's tiling (`gemm::tiles`: register tiles, `K` blocks,
 //! summed terms, prefetches) runs unchanged over `K/2` pair rows, with bf16 micro-kernels:
 //!
-//! - AVX512_BF16, one row (without AMX-BF16, or `B` streamed from beyond L2): `vdpbf16ps` —
-//!   per pair row, one 16-column vector of `B` and a broadcast word of `A` add both products
-//!   into 16 f32 accumulators;
-//! - AVX-512, more rows (or no BF16): `A` converted to f32 instead, both halves of each word of
-//!   `B` widened to f32 (a bf16 is the high half of its f32) and two multiply-adds, in tiles of
-//!   the f32 kernels' shapes (a row fewer for the wide ones);
+//! - AVX512_BF16 (on Intel one row only: without AMX-BF16, or `B` streamed from beyond L2):
+//!   `vdpbf16ps` in the f32 kernels' tiles — per pair row, one 16-column vector of `B` and a
+//!   broadcast word of `A` add both products into 16 f32 accumulators;
+//! - AVX-512, more rows on Intel (or no BF16): `A` converted to f32 instead, both halves of
+//!   each word of `B` widened to f32 (a bf16 is the high half of its f32) and two multiply-adds,
+//!   in tiles of the f32 kernels' shapes (a row fewer for the wide ones);
 //! - AVX2, portable: as the latter with `A` as pairs, in the f32 kernels' narrow tiles;
 //! - AMX-BF16, from 4 rows, and for one row whose `B` stays in L2 (a batch-1 step):
 //!   `kernels::amx_gemm` tiles (one row: `kernels::amx_gemm_row`), every term of the sum in
@@ -268,45 +268,9 @@ micro_fn!(
 );
 micro_fn!(micro_widen_portable, WidenMac<Lanes<false>>);
 
-/// AVX512_BF16, for one row: the f32 AVX-512 small tiles (whole rows of both blocks of a
-/// panel at once where they fit), on `vdpbf16ps`.
+/// AVX512_BF16: the f32 AVX-512 tiles on `vdpbf16ps`.
 #[cfg(target_arch = "x86_64")]
-static SHAPES_AVX512_BF16: Shapes = Shapes {
-    wide: None,
-    tall: Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_dot, 2, [1]),
-    },
-    pair: None,
-    small: &[
-        Kernels {
-            vectors: 8,
-            split: 8,
-            table: micro_table!(micro_dot, 8, [1]),
-        },
-        Kernels {
-            vectors: 8,
-            split: 4,
-            table: micro_table!(micro_dot, 8, 4, [1]),
-        },
-        Kernels {
-            vectors: 6,
-            split: 4,
-            table: micro_table!(micro_dot, 6, 4, [1]),
-        },
-        Kernels {
-            vectors: 6,
-            split: 6,
-            table: micro_table!(micro_dot, 6, [1]),
-        },
-        Kernels {
-            vectors: 4,
-            split: 4,
-            table: micro_table!(micro_dot, 4, [1]),
-        },
-    ],
-};
+static SHAPES_AVX512_BF16: Shapes = gemm::avx512_shapes!(micro_dot, micro_dot);
 
 /// AVX-512, `A` as floats: the f32 AVX-512 shapes less a row where the widened halves of `B`
 /// take the registers (4 vectors × 5 rows: 20 accumulators, 8 halves of `B`, 2 of `A`).
@@ -335,11 +299,17 @@ static SHAPES_AVX2: Shapes = Shapes::narrow(micro_table!(micro_widen_avx2, 2, [1
 
 static SHAPES_PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_widen_portable, 2, [1, 2]));
 
-/// Most rows of the products that take `vdpbf16ps` on AVX512_BF16 (a batch-1 step, waiting on
-/// `B`); more rows are computed widened ([`SplitMac`]): on a Xeon whose `vdpbf16ps` issues every
-/// other cycle, two multiply-adds per pair cost less (LSTM C=512, one thread: equal at 1 row,
-/// widened 1.2–2.3× faster from 2 rows).
-const DOT_MAX_ROWS: usize = 1;
+/// Most rows of the products that take `vdpbf16ps` on AVX512_BF16; more rows are computed
+/// widened ([`SplitMac`]). On a Xeon, whose `vdpbf16ps` issues every other cycle, two
+/// multiply-adds per pair cost less from 2 rows (LSTM C=512, one thread: equal at 1 row,
+/// widened 1.2–2.3× faster from 2 rows); elsewhere (AMD Zen 4) `vdpbf16ps` throughout.
+fn dot_max_rows() -> usize {
+    if super::isa::intel_cpu() {
+        1
+    } else {
+        usize::MAX
+    }
+}
 
 /// Fewest rows of the products on AMX tiles (fewer fill too little of a 16-row tile), but for
 /// one row whose `B` stays in L2 (`Fetch::streamed` false: a batch-1 step whose share of `U`
@@ -439,7 +409,7 @@ impl Bf16Kernel {
             #[cfg(target_arch = "x86_64")]
             Self::Amx if m >= AMX_MIN_ROWS || (m == 1 && !streamed) => Plan::Amx,
             #[cfg(target_arch = "x86_64")]
-            Self::Avx512Bf16 | Self::Amx if m <= DOT_MAX_ROWS => {
+            Self::Avx512Bf16 | Self::Amx if m <= dot_max_rows() => {
                 Plan::Tiles(&SHAPES_AVX512_BF16, AForm::Pairs)
             }
             #[cfg(target_arch = "x86_64")]
@@ -1084,7 +1054,8 @@ mod tests {
     }
 
     /// On AMX, one row takes the tiles when its `B` stays in L2 and `vdpbf16ps` when it
-    /// streams; two and three rows the widened tiles, four and more the tiles.
+    /// streams; two and three rows the widened tiles (`vdpbf16ps` where it is full rate), four
+    /// and more the tiles.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn one_row_takes_the_tiles_unless_streamed() {
@@ -1098,10 +1069,12 @@ mod tests {
             shapes(1, true),
             Some((&SHAPES_AVX512_BF16 as *const Shapes, AForm::Pairs))
         );
-        assert_eq!(
-            shapes(2, false),
-            Some((&SHAPES_AVX512_SPLIT as *const Shapes, AForm::Floats))
-        );
+        let two_rows = if dot_max_rows() >= 2 {
+            (&SHAPES_AVX512_BF16 as *const Shapes, AForm::Pairs)
+        } else {
+            (&SHAPES_AVX512_SPLIT as *const Shapes, AForm::Floats)
+        };
+        assert_eq!(shapes(2, false), Some(two_rows));
         assert!(!amx(3, false));
     }
 }
