@@ -294,6 +294,20 @@ pub(super) struct Segment {
     ahead: usize,
 }
 
+impl Segment {
+    /// A run of `k` steps on one block of `B`, with no prefetches.
+    pub(super) fn plain(k: usize, a: *const *const f32, b: *const f32) -> Self {
+        Self {
+            k,
+            a,
+            b,
+            b1: b,
+            pf: Lines::NONE,
+            ahead: 0,
+        }
+    }
+}
+
 /// A run of consecutive cache lines (16 floats each) of `B` that a coming tile will read.
 #[derive(Clone, Copy, Debug)]
 struct Lines {

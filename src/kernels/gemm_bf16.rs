@@ -196,7 +196,7 @@ impl<V: Halves> Mac for WidenMac<V> {
 
 /// `vdpbf16ps`: `acc + a_lo·b_lo + a_hi·b_hi` in one instruction.
 #[cfg(target_arch = "x86_64")]
-struct DotMac;
+pub(super) struct DotMac;
 
 // SAFETY (every method): only inside functions compiled with avx512bf16 (`SHAPES_AVX512_BF16`).
 #[cfg(target_arch = "x86_64")]
@@ -390,6 +390,17 @@ impl Bf16Kernel {
             }
         }
         all
+    }
+
+    /// Whether products of many rows multiply on bf16 instructions — AMX-BF16 tiles, or
+    /// `vdpbf16ps` where it runs at full rate — rather than widened to f32 (then the f32
+    /// kernels on f32 operands are as fast, without converting `A` at every call).
+    pub fn multiplies_in_bf16(self) -> bool {
+        match self {
+            Self::Amx => true,
+            Self::Avx512Bf16 => dot_max_rows() > 1,
+            _ => false,
+        }
     }
 
     /// Short name, for implementation names.

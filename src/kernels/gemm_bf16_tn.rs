@@ -1,17 +1,18 @@
-//! Weight gradients in bf16 on AMX-BF16 tiles: `C_p[m_p × n] += A_pᵀ·B` for products `p`
-//! sharing `B[k × n]` (`dW = xᵀ·dA`, `dU = h_prevᵀ·dA` over the `T·N` rows of a layer), the
-//! operands rounded to bf16 (nearest even) and the sums in f32 — the twin of the f32
-//! `kernels::gemm_tn`, as oneDNN's bf16 backward multiplies.
+//! Weight gradients in bf16: `C_p[m_p × n] += A_pᵀ·B` for products `p` sharing `B[k × n]`
+//! (`dW = xᵀ·dA`, `dU = h_prevᵀ·dA` over the `T·N` rows of a layer), the operands rounded to
+//! bf16 (nearest even) and the sums in f32 — the twin of the f32 `kernels::gemm_tn`, as
+//! oneDNN's bf16 backward multiplies.
 //!
 //! The operands are converted into the tile layouts of `kernels::amx_gemm`, `K` padded with
 //! zeros to a multiple of [`K_ALIGN`]: `B` into bf16 pair rows (`K/2` rows, the pair of `K` rows
 //! `2q`, `2q + 1` of a column in one word: the B tile layout, [`convert_b`]) stored in column
 //! blocks of `BLOCK_VECTORS` 16-column vectors, each block's rows contiguous; each `A_p` into
 //! its transpose (`m_p` rows of `K` bf16: A tiles, [`transpose_a`]). [`multiply`] then runs
-//! `amx_gemm::gemm_bf16` block by block.
+//! `amx_gemm::gemm_bf16` block by block — or, without AMX-BF16, `kernels::dot_gemm_bf16` on
+//! the same operands.
 
 use super::amx_gemm::{gemm_bf16, Bf16Gemm, VECTOR};
-use super::gemm_bf16::bf16_bits as bf16;
+use super::gemm_bf16::{bf16_bits as bf16, Bf16Kernel};
 use std::ops::Range;
 
 /// `K` is padded to a multiple of this: whole 16-word tile steps, and rows of `A_pᵀ` on cache
@@ -257,11 +258,14 @@ unsafe fn transpose_a_gather(
 /// (`m` rows of `2·pairs` bf16, `lda` apart) and `bp` ([`convert_b`]'s, `pairs` pair rows);
 /// `C` rows `ldc` floats apart.
 ///
+/// On AMX-BF16 tiles when `kernel` is [`Bf16Kernel::Amx`], else on `vdpbf16ps`.
+///
 /// # Safety
-/// AMX-BF16 is available ([`super::amx::bf16`]); the operands hold what is described; `C`
-/// overlaps neither.
+/// `kernel` [`multiplies_in_bf16`](Bf16Kernel::multiplies_in_bf16) on this CPU; the operands
+/// hold what is described; `C` overlaps neither.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn multiply(
+    kernel: Bf16Kernel,
     at: *const u16,
     lda: usize,
     m: usize,
@@ -287,7 +291,12 @@ pub unsafe fn multiply(
             accumulate: true,
         };
         // SAFETY: the caller's contract.
-        unsafe { gemm_bf16(&op) };
+        unsafe {
+            match kernel {
+                Bf16Kernel::Amx => gemm_bf16(&op),
+                _ => super::dot_gemm_bf16::gemm(&op),
+            }
+        };
     }
 }
 
@@ -298,7 +307,8 @@ mod tests {
 
     #[test]
     fn converted_products_match_an_f64_reference_of_the_rounded_operands() {
-        if !crate::kernels::amx::bf16() {
+        let kernel = Bf16Kernel::for_isa(Isa::detected());
+        if !kernel.multiplies_in_bf16() {
             return;
         }
         // k odd and not a multiple of K_ALIGN; m not a multiple of 16; n: a whole block and a
@@ -338,8 +348,9 @@ mod tests {
                 s,
             );
             let (at, bp) = (at.as_ptr(), bp.as_ptr());
-            multiply(at, kp, m, bp, n, kp / 2, 0..1, c.as_mut_ptr(), ldc);
-            multiply(at, kp, m, bp, n, kp / 2, 1..blocks(n), c.as_mut_ptr(), ldc);
+            multiply(kernel, at, kp, m, bp, n, kp / 2, 0..1, c.as_mut_ptr(), ldc);
+            let rest = 1..blocks(n);
+            multiply(kernel, at, kp, m, bp, n, kp / 2, rest, c.as_mut_ptr(), ldc);
         }
         let round = |x: f32| half::bf16::from_f32(x).to_f32() as f64;
         for i in 0..m {

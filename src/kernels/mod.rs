@@ -10,6 +10,8 @@ pub mod amx_gemm;
 #[cfg(target_arch = "x86_64")]
 pub mod amx_gemm_row;
 pub mod blas;
+#[cfg(target_arch = "x86_64")]
+pub mod dot_gemm_bf16;
 pub mod gemm;
 pub mod gemm_bf16;
 #[cfg(target_arch = "x86_64")]

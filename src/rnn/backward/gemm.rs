@@ -154,10 +154,11 @@ pub fn tn_bf16_floats(k: usize, m_sum: usize, n: usize) -> Result<usize> {
     }
 }
 
-/// [`gemm_tn`] for a bf16 primitive on AMX-BF16 tiles (`kernels::gemm_bf16_tn`): the operands
-/// rounded to bf16 — the gradients `B` too, where oneDNN's bf16 backward rounds them for its
-/// GEMMs — products and sums in f32; `sums` of the f32 values of `B`. Returns false (nothing
-/// done) where it does not apply: no AMX-BF16 under `isa`, strides other than unit columns,
+/// [`gemm_tn`] for a bf16 primitive on bf16 instructions (`kernels::gemm_bf16_tn`): the
+/// operands rounded to bf16 — the gradients `B` too, where oneDNN's bf16 backward rounds them
+/// for its GEMMs — products and sums in f32; `sums` of the f32 values of `B`. Returns false
+/// (nothing done) where it does not apply: no AMX-BF16 or full-rate `vdpbf16ps` under `isa`
+/// (`Bf16Kernel::multiplies_in_bf16`), strides other than unit columns,
 /// `n` not a multiple of 16 or `pack_len` floats too few ([`tn_bf16_floats`]).
 ///
 /// # Safety
@@ -180,7 +181,8 @@ pub unsafe fn gemm_tn_bf16(
         let unit = |x: &Mat| x.cs == 1 && x.rs >= 0;
         let m_sum: usize = parts.iter().map(|p| p.m).sum();
         let fits = tn_bf16_floats(k, m_sum, n).is_ok_and(|f| f <= pack_len);
-        let applies = Bf16Kernel::for_isa(isa) == Bf16Kernel::Amx
+        let kernel = Bf16Kernel::for_isa(isa);
+        let applies = kernel.multiplies_in_bf16()
             && n.is_multiple_of(16)
             && unit(&b)
             && parts.iter().all(|p| unit(&p.a) && unit(&p.c))
@@ -250,7 +252,8 @@ pub unsafe fn gemm_tn_bf16(
                     for o in &ops {
                         let (a, bp) = (o.at.get().cast_const(), bp.get().cast_const());
                         let (c, ldc) = (o.c.get(), o.ldc);
-                        unsafe { multiply(a, kp, o.m, bp, n, kp / 2, j..j + 1, c, ldc) };
+                        let blocks = j..j + 1;
+                        unsafe { multiply(kernel, a, kp, o.m, bp, n, kp / 2, blocks, c, ldc) };
                     }
                 }
             }

@@ -54,13 +54,13 @@
 //! weight-gradient kernel (LSTMP T=50 N=16 DHC=1024 DIC=256 training: 33.0 → 30.3 ms against
 //! one thread's strided `matrixmultiply` product per step).
 //!
-//! bf16 primitives with AMX-BF16 multiply in bf16 where oneDNN's bf16 backward does (bf16
-//! operands, f32 sums): `Uᵀ` and `Wᵀ` are packed as bf16 pairs (`Packing::Bf16Pairs`, from
-//! plain or packed weights alike) and the per-step products and the input gradient run on the
-//! bf16 GEMM (`kernels::gemm_bf16`), which rounds `dA` to bf16 as it converts it; the weight
-//! gradients run on `kernels::gemm_bf16_tn` (`dA` and the layer inputs rounded to bf16 there
-//! too). Without AMX-BF16 they keep the f32 kernels (faster there than the widened bf16 ones;
-//! products of the bf16 inputs are exact in f32).
+//! bf16 primitives with AMX-BF16, or with a full-rate `vdpbf16ps` (AMD Zen 4), multiply in
+//! bf16 where oneDNN's bf16 backward does (bf16 operands, f32 sums): `Uᵀ` and `Wᵀ` are packed
+//! as bf16 pairs (`Packing::Bf16Pairs`, from plain or packed weights alike) and the per-step
+//! products and the input gradient run on the bf16 GEMM (`kernels::gemm_bf16`), which rounds
+//! `dA` to bf16 as it converts it; the weight gradients run on `kernels::gemm_bf16_tn` (`dA`
+//! and the layer inputs rounded to bf16 there too). Otherwise they keep the f32 kernels
+//! (faster there than the widened bf16 ones; products of the bf16 inputs are exact in f32).
 //!
 //! With two directions and at least two threads, the directions run at the same time, one
 //! thread each, in scratchpad lanes of their own (`BackwardScratch::lanes`): every step on one
@@ -618,10 +618,11 @@ impl Backward<'_> {
     }
 
     /// Whether the gate weights are packed as bf16 pairs for the bf16 GEMM: bf16 primitives
-    /// with AMX-BF16. (Without it, the f32 kernels on f32 panels are faster than the widened
-    /// bf16 ones, which convert `A` at every call.)
+    /// whose kernels multiply many rows in bf16 (`Bf16Kernel::multiplies_in_bf16`). (Else the
+    /// f32 kernels on f32 panels are faster than the widened bf16 ones, which convert `A` at
+    /// every call.)
     fn bf16_pairs(&self) -> bool {
-        self.problem.bf16_math && Bf16Kernel::for_isa(self.isa) == Bf16Kernel::Amx
+        self.problem.bf16_math && Bf16Kernel::for_isa(self.isa).multiplies_in_bf16()
     }
 
     /// Whether the input gradient runs on the steps' kernel over `Wᵀ` packed in column panels

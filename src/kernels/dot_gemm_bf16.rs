@@ -1,0 +1,141 @@
+//! [`Bf16Gemm`] on AVX512_BF16 `vdpbf16ps`: the twin of `amx_gemm::gemm_bf16` for CPUs without
+//! AMX-BF16 whose `vdpbf16ps` runs at full rate (AMD Zen 4: see
+//! `gemm_bf16::Bf16Kernel::multiplies_in_bf16`), on the same operands — `A` as rows of bf16,
+//! `B` as pair rows.
+//!
+//! Column strips of up to [`STRIP`] vectors; in each, `K` in blocks of [`KC`] pair rows, the
+//! strip's block of `B` (16 KiB) staying in L1 while every row tile of up to [`MR`] rows passes
+//! over it, on the bf16 GEMM's register tiles (`gemm::micro_body` with `vdpbf16ps`).
+
+use super::amx_gemm::Bf16Gemm;
+use super::gemm::{micro_fn, micro_table, Init, MicroFn, Segment};
+use super::gemm_bf16::DotMac;
+use super::vector::LANES;
+
+/// Most rows of a register tile (6 × 4 vectors: 24 accumulators, 4 of `B`, 1 of `A`).
+const MR: usize = 6;
+/// Most vectors of a column strip.
+const STRIP: usize = 4;
+/// Pair rows of a `K` block: 64 × 4 vectors × 64 bytes of `B` = 16 KiB, half of L1.
+const KC: usize = 64;
+
+micro_fn!(
+    #[target_feature(enable = "avx512f,avx512bf16,fma")]
+    micro_dot,
+    DotMac
+);
+
+/// The micro-kernels of strips of 1 to [`STRIP`] vectors, indexed by `vectors − 1`, then by
+/// rows − 1.
+static KERNELS: [&[MicroFn]; STRIP] = [
+    micro_table!(micro_dot, 1, [1, 2, 3, 4, 5, 6]),
+    micro_table!(micro_dot, 2, [1, 2, 3, 4, 5, 6]),
+    micro_table!(micro_dot, 3, [1, 2, 3, 4, 5, 6]),
+    micro_table!(micro_dot, 4, [1, 2, 3, 4, 5, 6]),
+];
+
+/// Runs one bf16-pair GEMM on `vdpbf16ps` (the products exact in f32, the sums rounded to f32
+/// pair row after pair row).
+///
+/// # Safety
+/// AVX512_BF16 is available; the operands address what [`Bf16Gemm`] describes (rows of `A`
+/// 4-byte aligned: even `lda`, an aligned `a`); C overlaps neither A nor B.
+pub unsafe fn gemm(op: &Bf16Gemm) {
+    let tiles = op.m.div_ceil(MR);
+    for v0 in (0..op.vectors).step_by(STRIP) {
+        let table = KERNELS[STRIP.min(op.vectors - v0) - 1];
+        for k0 in (0..op.pairs).step_by(KC) {
+            let init = match (k0, op.accumulate) {
+                (0, true) => Init::Accumulate,
+                (0, false) => Init::Zero,
+                _ => Init::Continue,
+            };
+            let b = op.b.wrapping_add(k0 * op.ldb + v0 * LANES).cast::<f32>();
+            // Row tiles of nearly equal height.
+            let mut i0 = 0;
+            for t in 0..tiles {
+                let h = op.m / tiles + usize::from(t < op.m % tiles);
+                let rows: [*const f32; MR] = std::array::from_fn(|r| {
+                    let row = i0 + r.min(h - 1);
+                    op.a.wrapping_add(row * op.lda + 2 * k0).cast()
+                });
+                let segment = [Segment::plain(KC.min(op.pairs - k0), rows.as_ptr(), b)];
+                let c = op.c.wrapping_add(i0 * op.ldc + v0 * LANES);
+                // SAFETY: the caller's contract; the tile's rows, columns and `K` block lie
+                // inside the operands.
+                unsafe { table[h - 1](&segment, op.ldb, op.ldb, c, op.ldc, init) };
+                i0 += h;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every strip width, row-tile height and `K` block edge, overwriting and accumulating,
+    /// against an f64 sum of the same bf16 products.
+    #[test]
+    fn products_match_an_f64_reference() {
+        if !std::arch::is_x86_feature_detected!("avx512bf16") {
+            return;
+        }
+        let bf16 = |i: usize| half::bf16::from_f32(((i * 37 % 101) as f32 - 50.0) / 37.0);
+        for (m, vectors, pairs) in [(1, 1, 1), (7, 5, 64), (13, 7, 65), (6, 8, 130), (20, 3, 3)] {
+            let (lda, ldb, ldc) = (2 * pairs + 4, vectors * 16 + 16, vectors * 16 + 5);
+            let a: Vec<u16> = (0..m * lda).map(|i| bf16(i).to_bits()).collect();
+            let b: Vec<u32> = (0..pairs * ldb)
+                .map(|i| {
+                    u32::from(bf16(2 * i + 3).to_bits()) | u32::from(bf16(i + 11).to_bits()) << 16
+                })
+                .collect();
+            let init: Vec<f32> = (0..m * ldc).map(|i| (i % 7) as f32).collect();
+            for accumulate in [false, true] {
+                let mut c = init.clone();
+                let op = Bf16Gemm {
+                    m,
+                    a: a.as_ptr(),
+                    lda,
+                    b: b.as_ptr(),
+                    ldb,
+                    pairs,
+                    vectors,
+                    c: c.as_mut_ptr(),
+                    ldc,
+                    accumulate,
+                };
+                unsafe { gemm(&op) };
+                let half = |w: u32| half::bf16::from_bits(w as u16).to_f32() as f64;
+                for i in 0..m {
+                    for j in 0..ldc {
+                        let got = c[i * ldc + j];
+                        if j >= vectors * 16 {
+                            assert_eq!(got, init[i * ldc + j]);
+                            continue;
+                        }
+                        let mut want = if accumulate {
+                            init[i * ldc + j] as f64
+                        } else {
+                            0.0
+                        };
+                        let mut mag = want.abs();
+                        for q in 0..pairs {
+                            let w = b[q * ldb + j];
+                            for (h, x) in [(0, w), (1, w >> 16)] {
+                                let p = half(u32::from(a[i * lda + 2 * q + h])) * half(x);
+                                want += p;
+                                mag += p.abs();
+                            }
+                        }
+                        let tol = mag * 2f64.powi(-20);
+                        assert!(
+                            (got as f64 - want).abs() <= tol,
+                            "m{m} v{vectors} k{pairs} acc {accumulate} ({i}, {j}): {got} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
