@@ -3,9 +3,9 @@
 //! `gemm_bf16::Bf16Kernel::multiplies_in_bf16`), on the same operands — `A` as rows of bf16,
 //! `B` as pair rows.
 //!
-//! Column strips of up to [`STRIP`] vectors; in each, `K` in blocks of [`KC`] pair rows, the
-//! strip's block of `B` (16 KiB) staying in L1 while every row tile of up to [`MR`] rows passes
-//! over it, on the bf16 GEMM's register tiles (`gemm::micro_body` with `vdpbf16ps`).
+//! Column strips of up to 4 vectors; in each, `K` in blocks of 64 pair rows, the strip's
+//! block of `B` (16 KiB) staying in L1 while every row tile of up to 6 rows passes over it, on
+//! the bf16 GEMM's register tiles (`gemm::micro_body` with `vdpbf16ps`).
 
 use super::amx_gemm::Bf16Gemm;
 use super::gemm::{micro_fn, micro_table, Init, MicroFn, Segment};
