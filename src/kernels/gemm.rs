@@ -660,9 +660,9 @@ fn prefetch_with<const HINT: i32>(ptr: *const u8, rows: usize, ld: usize, width:
     }
 }
 
-/// The `K` block of a product of `m` rows into `init` from `b`: [`KC_L1`] when the tiles of a
-/// column, re-reading their `B` from L1 rather than L2, are many — at least 8 of the wide
-/// tiles, or 6 when `B` streams from beyond L2 (L2 then also takes the stream) — and the
+/// The `K` block of a product of `m` rows into `init` from `b`: on Intel, [`KC_L1`] when the
+/// tiles of a column, re-reading their `B` from L1 rather than L2, are many — at least 8 of the
+/// wide tiles, or 6 when `B` streams from beyond L2 (L2 then also takes the stream) — and the
 /// product starts from a row or from zero (later blocks continue the chains: same result bits
 /// whatever the block); else [`KC`].
 ///
@@ -675,9 +675,11 @@ fn prefetch_with<const HINT: i32>(ptr: *const u8, rows: usize, ld: usize, width:
 /// N=32 (3 tall tiles) 1.06; 64 / 96 / 192 / 256 rather than 128: W2 1.025 / 1.004 / 1.005 /
 /// 1.019. One thread alone with `B` in L2, [`KC`] is faster (131 against 125 GFLOP/s, 64
 /// rows): the gain comes from sparing L2 while it also serves the stream and the other
-/// traffic.
+/// traffic. Not on AMD Zen 4 (32 KiB L1, which a `KC_L1` block of `B` fills): [`KC`] there is
+/// faster on every workload it touches (paired, 2 threads: W2 0.954, W2-bf16 0.968, W3-bf16
+/// 0.960, GRU W4 0.966, X8 0.972, W10 0.981).
 fn k_block(shapes: &Shapes, m: usize, b: &Panel, init: Init, streamed: bool) -> usize {
-    let Some(wide) = &shapes.wide else {
+    let Some(wide) = shapes.wide.as_ref().filter(|_| super::isa::intel_cpu()) else {
         return KC;
     };
     let (tiles, ..) = row_tiles(m, wide.table.len());
