@@ -483,7 +483,7 @@ pub unsafe fn gemm_bf16(op: &Bf16Gemm) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn rng(mut seed: u32) -> impl FnMut() -> u32 {
@@ -614,9 +614,15 @@ mod tests {
     /// of the sums (bf16 products are exact in f32).
     #[test]
     fn bf16_matches_reference() {
-        if !amx::bf16() {
-            return;
+        if amx::bf16() {
+            check_bf16_gemm(gemm_bf16);
         }
+    }
+
+    /// `run`, a GEMM of [`Bf16Gemm`] operands (AMX-BF16 here, `vdpbf16ps` in
+    /// `kernels::dot_gemm_bf16`), against an f64 reference of the same bf16 products on
+    /// [`SHAPES`], overwriting and accumulating.
+    pub(in crate::kernels) fn check_bf16_gemm(run: unsafe fn(&Bf16Gemm)) {
         let mut next = rng(5);
         // Values in [-2, 2) with 8 significant bits: exactly bf16.
         let mut value = move || (next() % 512) as f32 / 128.0 - 2.0;
@@ -642,8 +648,9 @@ mod tests {
                     ldc,
                     accumulate,
                 };
-                // SAFETY: AMX-BF16 available; the buffers hold what the operands describe.
-                unsafe { gemm_bf16(&op) };
+                // SAFETY: the caller's kernel runs here; the buffers hold what the operands
+                // describe.
+                unsafe { run(&op) };
                 let start = |i: usize, j: usize| {
                     if accumulate {
                         init[i * ldc + j] as f64

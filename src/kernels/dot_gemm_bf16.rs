@@ -72,70 +72,12 @@ pub unsafe fn gemm(op: &Bf16Gemm) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    /// Every strip width, row-tile height and `K` block edge, overwriting and accumulating,
-    /// against an f64 sum of the same bf16 products.
+    /// Against an f64 reference of the same bf16 products, on the AMX kernel's test shapes
+    /// (1 to 9 vectors: whole and partial strips; `K` below, at and beyond a block).
     #[test]
     fn products_match_an_f64_reference() {
-        if !std::arch::is_x86_feature_detected!("avx512bf16") {
-            return;
-        }
-        let bf16 = |i: usize| half::bf16::from_f32(((i * 37 % 101) as f32 - 50.0) / 37.0);
-        for (m, vectors, pairs) in [(1, 1, 1), (7, 5, 64), (13, 7, 65), (6, 8, 130), (20, 3, 3)] {
-            let (lda, ldb, ldc) = (2 * pairs + 4, vectors * 16 + 16, vectors * 16 + 5);
-            let a: Vec<u16> = (0..m * lda).map(|i| bf16(i).to_bits()).collect();
-            let b: Vec<u32> = (0..pairs * ldb)
-                .map(|i| {
-                    u32::from(bf16(2 * i + 3).to_bits()) | u32::from(bf16(i + 11).to_bits()) << 16
-                })
-                .collect();
-            let init: Vec<f32> = (0..m * ldc).map(|i| (i % 7) as f32).collect();
-            for accumulate in [false, true] {
-                let mut c = init.clone();
-                let op = Bf16Gemm {
-                    m,
-                    a: a.as_ptr(),
-                    lda,
-                    b: b.as_ptr(),
-                    ldb,
-                    pairs,
-                    vectors,
-                    c: c.as_mut_ptr(),
-                    ldc,
-                    accumulate,
-                };
-                unsafe { gemm(&op) };
-                let half = |w: u32| half::bf16::from_bits(w as u16).to_f32() as f64;
-                for i in 0..m {
-                    for j in 0..ldc {
-                        let got = c[i * ldc + j];
-                        if j >= vectors * 16 {
-                            assert_eq!(got, init[i * ldc + j]);
-                            continue;
-                        }
-                        let mut want = if accumulate {
-                            init[i * ldc + j] as f64
-                        } else {
-                            0.0
-                        };
-                        let mut mag = want.abs();
-                        for q in 0..pairs {
-                            let w = b[q * ldb + j];
-                            for (h, x) in [(0, w), (1, w >> 16)] {
-                                let p = half(u32::from(a[i * lda + 2 * q + h])) * half(x);
-                                want += p;
-                                mag += p.abs();
-                            }
-                        }
-                        let tol = mag * 2f64.powi(-20);
-                        assert!(
-                            (got as f64 - want).abs() <= tol,
-                            "m{m} v{vectors} k{pairs} acc {accumulate} ({i}, {j}): {got} vs {want}"
-                        );
-                    }
-                }
-            }
+        if std::arch::is_x86_feature_detected!("avx512bf16") {
+            super::super::amx_gemm::tests::check_bf16_gemm(super::gemm);
         }
     }
 }
