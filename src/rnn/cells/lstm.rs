@@ -195,10 +195,20 @@ unsafe fn tile_body<
     let lin = Linear::of_tile(t.linear);
     let pp = t.peephole;
     let w = V::WIDTH;
+    // A whole panel reads c_prev and, when nothing is rounded or added, writes c and h in
+    // place rather than through copies on the stack: Zen 4 does not forward a zmm store to a
+    // zmm load (it stores the halves apart), so each reload waited for its store to retire.
+    let whole = valid == PANEL;
+    let in_place = whole && t.c_precision == Precision::F32 && t.h.plain();
     for r in 0..t.rows {
         unsafe {
             let row = t.gates.row(r);
-            let cp_row = load_units(t.c_prev, r, valid);
+            let cp_in_place = (whole && !t.c_prev.is_none()).then(|| t.c_prev.row(r));
+            let cp_row = match cp_in_place {
+                Some(_) => [0f32; PANEL],
+                None => load_units(t.c_prev, r, valid),
+            };
+            let cp_at = cp_in_place.unwrap_or(cp_row.as_ptr().cast_mut());
             let mut act = [[0f32; PANEL]; GATES];
             let mut c_row = [0f32; PANEL];
             let mut h_row = [0f32; PANEL];
@@ -206,7 +216,7 @@ unsafe fn tile_body<
                 // Vector j: gate j / K, units u + (j % K)·w.
                 let at = |j: usize| (j / K) * PANEL + u + (j % K) * w;
                 let a: [V; N] = lanes!(V, N, |j| V::load(row.add(at(j))));
-                let cp: [V; K] = lanes!(V, K, |b| V::load(cp_row.as_ptr().add(u + b * w)));
+                let cp: [V; K] = lanes!(V, K, |b| V::load(cp_at.add(u + b * w)));
                 let (c, h) = if QUOTIENT && !(STORE_GATES || LINEAR || PEEPHOLE) {
                     state::<V, K, N>(a, cp)
                 } else {
@@ -219,15 +229,22 @@ unsafe fn tile_body<
                     }
                     (c, h)
                 };
+                let (c_at, h_at) = if in_place {
+                    (t.c_out.row(r), t.h.h_out.row(r))
+                } else {
+                    (c_row.as_mut_ptr(), h_row.as_mut_ptr())
+                };
                 for b in 0..K {
                     let o = u + b * w;
-                    c[b].store(c_row.as_mut_ptr().add(o));
-                    h[b].store(h_row.as_mut_ptr().add(o));
+                    c[b].store(c_at.add(o));
+                    h[b].store(h_at.add(o));
                 }
             }
-            let c_row = t.c_precision.round_panel(&c_row, valid);
-            copy_units(t.c_out.row(r), c_row.as_ptr(), valid);
-            t.h.store(r, &h_row, valid);
+            if !in_place {
+                let c_row = t.c_precision.round_panel(&c_row, valid);
+                copy_units(t.c_out.row(r), c_row.as_ptr(), valid);
+                t.h.store(r, &h_row, valid);
+            }
             if STORE_GATES {
                 store_gates(t.ws_gates, t.ws_gate_stride, r, &act, valid);
             }
@@ -312,6 +329,19 @@ mod tests {
     /// Runs the post-GEMM on `isa` over `rows` panel rows of `gates` and `c_prev` (rows of
     /// `S`), `valid` units, storing the activated gates (training) or not (inference).
     fn run(isa: Isa, gates: &[f32], c_prev: &[f32], valid: usize, training: bool) -> Out {
+        run_with(isa, gates, c_prev, valid, training, true)
+    }
+
+    /// [`run`], with h also added into `extra` only when `extra` (else h alone: the tile may
+    /// write c and h in place).
+    fn run_with(
+        isa: Isa,
+        gates: &[f32],
+        c_prev: &[f32],
+        valid: usize,
+        training: bool,
+        extra: bool,
+    ) -> Out {
         let rows = c_prev.len() / S;
         let mut o = Out {
             c: vec![9.0; rows * S],
@@ -333,7 +363,11 @@ mod tests {
             c_precision: Precision::F32,
             h: HDest {
                 h_out: tr(o.h.as_mut_ptr(), S),
-                h_extra: tr(o.extra.as_mut_ptr(), S),
+                h_extra: if extra {
+                    tr(o.extra.as_mut_ptr(), S)
+                } else {
+                    TileRows::NONE
+                },
                 extra_add: true,
                 precision: Precision::F32,
             },
@@ -358,9 +392,9 @@ mod tests {
             .collect();
         let c_prev: Vec<f32> = (0..rows * S).map(|i| (i as f32 * 0.11).cos()).collect();
         for isa in Isa::all_supported() {
-            for valid in [32, 7] {
-                for training in [false, true] {
-                    let o = run(isa, &gates, &c_prev, valid, training);
+            for (valid, training) in [(32, false), (32, true), (7, false), (7, true)] {
+                for extra in [true, false] {
+                    let o = run_with(isa, &gates, &c_prev, valid, training, extra);
                     for r in 0..rows {
                         let g = &gates[r * GATES * PANEL..];
                         for u in 0..S {
@@ -378,10 +412,12 @@ mod tests {
                             );
                             let ce = f * c_prev[k] as f64 + i * ct;
                             let he = og * ce.tanh();
-                            let at = format!("{isa:?} training {training} [{r}][{u}]");
+                            let at =
+                                format!("{isa:?} training {training} extra {extra} [{r}][{u}]");
                             assert!((o.c[k] as f64 - ce).abs() < 1e-6, "c{at}");
                             assert!((o.h[k] as f64 - he).abs() < 1e-6, "h{at}");
-                            assert!((o.extra[k] as f64 - 1.0 - he).abs() < 1e-6, "{at}");
+                            let extra_want = if extra { 1.0 + he } else { 1.0 };
+                            assert!((o.extra[k] as f64 - extra_want).abs() < 1e-6, "{at}");
                             if training {
                                 let wf = o.ws[r * GATES * S + S + u] as f64;
                                 assert!((wf - f).abs() < 1e-6, "{at}");

@@ -216,6 +216,11 @@ pub struct HDest {
 }
 
 impl HDest {
+    /// Whether h is stored as it is computed: one f32 destination, nothing to round or add.
+    pub fn plain(&self) -> bool {
+        self.precision == Precision::F32 && self.h_extra.is_none()
+    }
+
     /// Stores row `r` (`valid` units of `h`).
     ///
     /// # Safety
