@@ -56,19 +56,34 @@ pub struct GruTile {
 pub(super) unsafe fn finish(t: &GruTile, r: usize, act: &[[f32; PANEL]; GATES]) {
     unsafe {
         let hp = load_units(t.h_prev, r, t.valid);
-        let keep = if t.attention.is_none() {
-            1.0
-        } else {
-            1.0 - *t.attention.row(r)
-        };
+        let keep = keep(t, r);
         let mut h = [0f32; PANEL];
         for (k, hv) in h.iter_mut().enumerate() {
-            let u = keep * act[0][k];
-            *hv = u * hp[k] + (1.0 - u) * act[2][k];
+            *hv = new_h(keep, act[0][k], hp[k], act[2][k]);
         }
         t.h.store(r, &h, t.valid);
         store_gates(t.ws_gates, t.ws_gate_stride, r, act, t.valid);
     }
+}
+
+/// The factor of `u` in row `r`: `1 − a` with AUGRU's attention `a`, else 1.
+///
+/// # Safety
+/// The tile's contract.
+#[inline(always)]
+unsafe fn keep(t: &GruTile, r: usize) -> f32 {
+    if t.attention.is_none() {
+        1.0
+    } else {
+        1.0 - unsafe { *t.attention.row(r) }
+    }
+}
+
+/// `h = u·h_prev + (1 − u)·o` with `u` scaled by `keep`.
+#[inline(always)]
+fn new_h(keep: f32, u: f32, h_prev: f32, o: f32) -> f32 {
+    let u = keep * u;
+    u * h_prev + (1.0 - u) * o
 }
 
 #[inline(always)]
@@ -99,8 +114,26 @@ unsafe fn part1_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
 unsafe fn part2_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
     unsafe {
         let lin = Linear::of_tile(t.linear);
+        // A whole panel of inference whose h is stored as computed reads the gates and h_prev
+        // and writes h in place, not through copies on the stack (see the LSTM tile: Zen 4
+        // does not forward a zmm store to a zmm load).
+        let in_place = t.valid == PANEL && t.ws_gates.is_none() && t.h.plain();
         for r in 0..t.rows {
             let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
+            if in_place {
+                let (keep, zeros) = (keep(t, r), [0f32; PANEL]);
+                let hp = if t.h_prev.is_none() {
+                    &zeros
+                } else {
+                    &*(t.h_prev.row(r) as *const [f32; PANEL])
+                };
+                let out = &mut *(t.h.h_out.row(r) as *mut [f32; PANEL]);
+                for k in 0..PANEL {
+                    let o = activate::<LINEAR>(&lin, 2, a[2][k], tanh::<FMA>);
+                    out[k] = new_h(keep, a[0][k], hp[k], o);
+                }
+                continue;
+            }
             let mut act = *a;
             for v in act[2].iter_mut() {
                 *v = activate::<LINEAR>(&lin, 2, *v, tanh::<FMA>);
