@@ -44,6 +44,8 @@ pub trait Vector: Copy {
     /// The bits of `x` shifted left by 23, plus `add` (wrapping), as a float: builds `2^n`
     /// from an integer held in the low mantissa bits.
     fn shl23_add(x: Self, add: u32) -> Self;
+    /// `x` rounded to the nearest bf16, ties to even (NaN stays a quiet NaN), as an f32.
+    fn round_bf16(x: Self) -> Self;
     /// Loads `16` floats (one for [`Scalar`]).
     ///
     /// # Safety
@@ -113,6 +115,10 @@ impl<const FMA: bool> Vector for Scalar<FMA> {
     #[inline(always)]
     fn shl23_add(x: Self, add: u32) -> Self {
         Self(f32::from_bits((x.0.to_bits() << 23).wrapping_add(add)))
+    }
+    #[inline(always)]
+    fn round_bf16(x: Self) -> Self {
+        Self(f32::from_bits(super::gemm_bf16::bf16_bits(x.0) << 16))
     }
     #[inline(always)]
     unsafe fn load(p: *const f32) -> Self {
@@ -193,6 +199,10 @@ impl<const FMA: bool> Vector for Lanes<FMA> {
     #[inline(always)]
     fn shl23_add(x: Self, add: u32) -> Self {
         Self(x.0.map(|v| Scalar::<FMA>::shl23_add(Scalar(v), add).0))
+    }
+    #[inline(always)]
+    fn round_bf16(x: Self) -> Self {
+        Self(x.0.map(|v| Scalar::<FMA>::round_bf16(Scalar(v)).0))
     }
     #[inline(always)]
     unsafe fn load(p: *const f32) -> Self {
@@ -281,11 +291,89 @@ impl Vector for std::arch::x86_64::__m512 {
         }
     }
     #[inline(always)]
+    fn round_bf16(x: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let bits = _mm512_castps_si512(x);
+            let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(bits), _mm512_set1_epi32(1));
+            let biased = _mm512_add_epi32(bits, _mm512_add_epi32(_mm512_set1_epi32(0x7fff), lsb));
+            let quiet = _mm512_or_si512(bits, _mm512_set1_epi32(0x40_0000));
+            let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+            let high = _mm512_set1_epi32(0xffff_0000_u32 as i32);
+            let rounded = _mm512_mask_blend_epi32(nan, biased, quiet);
+            _mm512_castsi512_ps(_mm512_and_si512(rounded, high))
+        }
+    }
+    #[inline(always)]
     unsafe fn load(p: *const f32) -> Self {
         unsafe { std::arch::x86_64::_mm512_loadu_ps(p) }
     }
     #[inline(always)]
     unsafe fn store(self, p: *mut f32) {
         unsafe { std::arch::x86_64::_mm512_storeu_ps(p, self) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rounding to bf16 gives the same bits on every vector type: ties either way, the
+    /// largest finite values (rounding up to infinity), infinities, NaNs, subnormals.
+    #[test]
+    fn round_bf16_is_the_same_on_every_vector() {
+        let mut bits: Vec<u32> = vec![
+            0x3f80_8000,
+            0x3f81_8000,
+            0x3f80_7fff,
+            0x7f7f_ffff,
+            0xff7f_8000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x7f80_0001,
+            0xffff_ffff,
+            0x0000_8000,
+            0x0001_8000,
+            0,
+            0x8000_0000,
+        ];
+        let mut seed = 0x1234_5678_u32;
+        bits.extend((0..4096).map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        }));
+        for chunk in bits.chunks(LANES) {
+            let mut lanes = [0f32; LANES];
+            for (l, &b) in lanes.iter_mut().zip(chunk) {
+                *l = f32::from_bits(b);
+            }
+            let want: Vec<u32> = lanes
+                .iter()
+                .map(|&x| Scalar::<true>::round_bf16(Scalar(x)).0.to_bits())
+                .collect();
+            for (i, (&x, &w)) in lanes.iter().zip(&want).enumerate() {
+                let b = crate::kernels::gemm_bf16::bf16_bits(x) << 16;
+                assert_eq!(w, b, "scalar lane {i}: {:#x}", x.to_bits());
+            }
+            let got = Lanes::<false>::round_bf16(Lanes(lanes)).0.map(f32::to_bits);
+            assert_eq!(got.as_slice(), want.as_slice());
+            #[cfg(target_arch = "x86_64")]
+            if crate::kernels::Isa::all_supported().contains(&crate::kernels::Isa::Avx512) {
+                let mut out = [0f32; LANES];
+                // SAFETY: AVX-512 is available; both arrays hold 16 floats.
+                unsafe { avx512_round(&lanes, &mut out) };
+                assert_eq!(out.map(f32::to_bits).as_slice(), want.as_slice());
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn avx512_round(x: &[f32; LANES], out: &mut [f32; LANES]) {
+        use std::arch::x86_64::__m512;
+        unsafe { <__m512 as Vector>::round_bf16(__m512::load(x.as_ptr())).store(out.as_mut_ptr()) }
     }
 }

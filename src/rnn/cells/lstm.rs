@@ -195,11 +195,20 @@ unsafe fn tile_body<
     let lin = Linear::of_tile(t.linear);
     let pp = t.peephole;
     let w = V::WIDTH;
-    // A whole panel reads c_prev and, when nothing is rounded or added, writes c and h in
-    // place rather than through copies on the stack: Zen 4 does not forward a zmm store to a
-    // zmm load (it stores the halves apart), so each reload waited for its store to retire.
+    // A whole panel reads c_prev and, when h has one destination and c and h are f32 or bf16
+    // (rounded in registers), writes c and h in place rather than through copies on the
+    // stack: Zen 4 does not forward a zmm store to a zmm load (it stores the halves apart),
+    // so each reload waited for its store to retire.
     let whole = valid == PANEL;
-    let in_place = whole && t.c_precision == Precision::F32 && t.h.plain();
+    let in_registers = |p: Precision| matches!(p, Precision::F32 | Precision::Bf16);
+    let in_place = whole
+        && in_registers(t.c_precision)
+        && in_registers(t.h.precision)
+        && t.h.h_extra.is_none();
+    let (c_bf16, h_bf16) = (
+        t.c_precision == Precision::Bf16,
+        t.h.precision == Precision::Bf16,
+    );
     for r in 0..t.rows {
         unsafe {
             let row = t.gates.row(r);
@@ -236,8 +245,16 @@ unsafe fn tile_body<
                 };
                 for b in 0..K {
                     let o = u + b * w;
-                    c[b].store(c_at.add(o));
-                    h[b].store(h_at.add(o));
+                    let (cv, hv) = if in_place {
+                        (
+                            if c_bf16 { V::round_bf16(c[b]) } else { c[b] },
+                            if h_bf16 { V::round_bf16(h[b]) } else { h[b] },
+                        )
+                    } else {
+                        (c[b], h[b])
+                    };
+                    cv.store(c_at.add(o));
+                    hv.store(h_at.add(o));
                 }
             }
             if !in_place {
@@ -329,11 +346,11 @@ mod tests {
     /// Runs the post-GEMM on `isa` over `rows` panel rows of `gates` and `c_prev` (rows of
     /// `S`), `valid` units, storing the activated gates (training) or not (inference).
     fn run(isa: Isa, gates: &[f32], c_prev: &[f32], valid: usize, training: bool) -> Out {
-        run_with(isa, gates, c_prev, valid, training, true)
+        run_with(isa, gates, c_prev, valid, training, true, Precision::F32)
     }
 
     /// [`run`], with h also added into `extra` only when `extra` (else h alone: the tile may
-    /// write c and h in place).
+    /// write c and h in place), c and h rounded to `precision`.
     fn run_with(
         isa: Isa,
         gates: &[f32],
@@ -341,6 +358,7 @@ mod tests {
         valid: usize,
         training: bool,
         extra: bool,
+        precision: Precision,
     ) -> Out {
         let rows = c_prev.len() / S;
         let mut o = Out {
@@ -360,7 +378,7 @@ mod tests {
             peephole: std::ptr::null(),
             c_prev: tr(c_prev.as_ptr().cast_mut(), S),
             c_out: tr(o.c.as_mut_ptr(), S),
-            c_precision: Precision::F32,
+            c_precision: precision,
             h: HDest {
                 h_out: tr(o.h.as_mut_ptr(), S),
                 h_extra: if extra {
@@ -369,7 +387,7 @@ mod tests {
                     TileRows::NONE
                 },
                 extra_add: true,
-                precision: Precision::F32,
+                precision,
             },
             ws_gates: if training {
                 tr(o.ws.as_mut_ptr(), GATES * S)
@@ -393,8 +411,17 @@ mod tests {
         let c_prev: Vec<f32> = (0..rows * S).map(|i| (i as f32 * 0.11).cos()).collect();
         for isa in Isa::all_supported() {
             for (valid, training) in [(32, false), (32, true), (7, false), (7, true)] {
-                for extra in [true, false] {
-                    let o = run_with(isa, &gates, &c_prev, valid, training, extra);
+                for (extra, precision) in [
+                    (true, Precision::F32),
+                    (false, Precision::F32),
+                    (false, Precision::Bf16),
+                ] {
+                    let o = run_with(isa, &gates, &c_prev, valid, training, extra, precision);
+                    // bf16: the stored c and h within one bf16 step of the f32 values.
+                    let tol = |x: f64| match precision {
+                        Precision::Bf16 => 1e-6 + x.abs() * 2f64.powi(-8),
+                        _ => 1e-6,
+                    };
                     for r in 0..rows {
                         let g = &gates[r * GATES * PANEL..];
                         for u in 0..S {
@@ -412,10 +439,13 @@ mod tests {
                             );
                             let ce = f * c_prev[k] as f64 + i * ct;
                             let he = og * ce.tanh();
-                            let at =
-                                format!("{isa:?} training {training} extra {extra} [{r}][{u}]");
-                            assert!((o.c[k] as f64 - ce).abs() < 1e-6, "c{at}");
-                            assert!((o.h[k] as f64 - he).abs() < 1e-6, "h{at}");
+                            let at = format!(
+                                "{isa:?} training {training} extra {extra} {precision:?} [{r}][{u}]"
+                            );
+                            assert!((o.c[k] as f64 - ce).abs() <= tol(ce), "c{at}");
+                            assert!((o.h[k] as f64 - he).abs() <= tol(he), "h{at}");
+                            let rounded = |x: f32| precision.round(x) == x;
+                            assert!(rounded(o.c[k]) && rounded(o.h[k]), "{at}");
                             let extra_want = if extra { 1.0 + he } else { 1.0 };
                             assert!((o.extra[k] as f64 - extra_want).abs() < 1e-6, "{at}");
                             if training {
