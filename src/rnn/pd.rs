@@ -222,10 +222,11 @@ fn driver_scratch_bytes(
     }
 }
 
-/// Largest batch for which an f32 primitive allowed bf16 math (bf32) multiplies in bf16 without
-/// AMX-BF16 (with it, every batch): its step GEMMs of a few rows wait on the weights, half as
-/// many bytes in bf16; with more rows the f32 kernels are as fast as the widened bf16 ones
-/// (measured on a Xeon, LSTM C=512).
+/// Largest batch for which an f32 primitive allowed bf16 math (bf32) multiplies in bf16 where
+/// the bf16 kernels widen many rows to f32 (with AMX-BF16 or a full-rate `vdpbf16ps`,
+/// `Bf16Kernel::multiplies_in_bf16`, every batch): its step GEMMs of a few rows wait on the
+/// weights, half as many bytes in bf16; with more rows the f32 kernels are as fast as the
+/// widened bf16 ones (measured on a Xeon, LSTM C=512).
 const BF32_MAX_BATCH: usize = 3;
 
 /// The implementation name: `oxidnn:gemm` (f32 backward), `oxidnn:int8:<kernel>`,
@@ -259,7 +260,7 @@ impl RnnPd {
             && !problem.is_backward()
             && matches!(attr.fpmath_mode, FpmathMode::Bf16 | FpmathMode::Any)
             && (problem.n <= BF32_MAX_BATCH
-                || Bf16Kernel::for_isa(Isa::detected()) == Bf16Kernel::Amx)
+                || Bf16Kernel::for_isa(Isa::detected()).multiplies_in_bf16())
         {
             problem.bf16_math = true;
         }
