@@ -14,6 +14,7 @@ use super::{activate, copy_units, load_units, store_gates, HDest, Linear, TileRo
 use crate::kernels::activations::{sigmoid, tanh};
 use crate::kernels::isa::isa_dispatch;
 use crate::memory::packed::PANEL;
+use crate::rnn::precision::Precision;
 
 /// Gates of the GRU cells.
 pub const GATES: usize = 3;
@@ -55,14 +56,47 @@ pub struct GruTile {
 #[inline(always)]
 pub(super) unsafe fn finish(t: &GruTile, r: usize, act: &[[f32; PANEL]; GATES]) {
     unsafe {
-        let hp = load_units(t.h_prev, r, t.valid);
         let keep = keep(t, r);
-        let mut h = [0f32; PANEL];
-        for (k, hv) in h.iter_mut().enumerate() {
-            *hv = new_h(keep, act[0][k], hp[k], act[2][k]);
+        if t.valid == PANEL && t.h.direct() {
+            store_h_in_place(t, r, |k, hp| new_h(keep, act[0][k], hp, act[2][k]));
+        } else {
+            let hp = load_units(t.h_prev, r, t.valid);
+            let mut h = [0f32; PANEL];
+            for (k, hv) in h.iter_mut().enumerate() {
+                *hv = new_h(keep, act[0][k], hp[k], act[2][k]);
+            }
+            t.h.store(r, &h, t.valid);
         }
-        t.h.store(r, &h, t.valid);
         store_gates(t.ws_gates, t.ws_gate_stride, r, act, t.valid);
+    }
+}
+
+/// Writes row `r` of a whole panel's h, `h(k, h_prev[k])` rounded to its precision, reading
+/// h_prev and writing h in place rather than through copies on the stack (see the LSTM tile:
+/// Zen 4 does not forward a zmm store to a zmm load).
+///
+/// # Safety
+/// The tile's contract; `t.valid` is `PANEL` and `t.h.direct()`.
+#[inline(always)]
+unsafe fn store_h_in_place(t: &GruTile, r: usize, h: impl Fn(usize, f32) -> f32) {
+    let zeros = [0f32; PANEL];
+    // SAFETY: the caller's contract: whole rows of PANEL floats, h not overlapping h_prev.
+    let (hp, out) = unsafe {
+        let hp = if t.h_prev.is_none() {
+            &zeros
+        } else {
+            &*(t.h_prev.row(r) as *const [f32; PANEL])
+        };
+        (hp, &mut *(t.h.h_out.row(r) as *mut [f32; PANEL]))
+    };
+    if t.h.precision == Precision::Bf16 {
+        for k in 0..PANEL {
+            out[k] = Precision::Bf16.round(h(k, hp[k]));
+        }
+    } else {
+        for k in 0..PANEL {
+            out[k] = h(k, hp[k]);
+        }
     }
 }
 
@@ -114,24 +148,17 @@ unsafe fn part1_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
 unsafe fn part2_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
     unsafe {
         let lin = Linear::of_tile(t.linear);
-        // A whole panel of inference whose h is stored as computed reads the gates and h_prev
-        // and writes h in place, not through copies on the stack (see the LSTM tile: Zen 4
-        // does not forward a zmm store to a zmm load).
-        let in_place = t.valid == PANEL && t.ws_gates.is_none() && t.h.plain();
+        // A whole panel of inference: tanh of `o` and h in one pass over the gates, h stored
+        // in place (`store_h_in_place`).
+        let in_place = t.valid == PANEL && t.ws_gates.is_none() && t.h.direct();
         for r in 0..t.rows {
             let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
             if in_place {
-                let (keep, zeros) = (keep(t, r), [0f32; PANEL]);
-                let hp = if t.h_prev.is_none() {
-                    &zeros
-                } else {
-                    &*(t.h_prev.row(r) as *const [f32; PANEL])
-                };
-                let out = &mut *(t.h.h_out.row(r) as *mut [f32; PANEL]);
-                for k in 0..PANEL {
+                let keep = keep(t, r);
+                store_h_in_place(t, r, |k, hp| {
                     let o = activate::<LINEAR>(&lin, 2, a[2][k], tanh::<FMA>);
-                    out[k] = new_h(keep, a[0][k], hp[k], o);
-                }
+                    new_h(keep, a[0][k], hp, o)
+                });
                 continue;
             }
             let mut act = *a;
@@ -190,3 +217,84 @@ isa_dispatch!(
     /// [`part2_tile`] with fused multiply-adds on every instruction set.
     pub unsafe fn part2_tile_same_bits => part2_any, (tile: &GruTile)
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Isa;
+
+    /// A whole panel's h written in place (one destination) has the bits of the copy path (a
+    /// second destination), in f32 and bf16, inference and training, for GRU part 2 and the
+    /// LBR-GRU tile.
+    #[test]
+    fn in_place_h_has_the_bits_of_the_copy_path() {
+        let rows = 3;
+        let values =
+            |n: usize, f: f32| -> Vec<f32> { (0..n).map(|i| (i as f32 * f).sin() * 3.0).collect() };
+        let (gates, aux) = (
+            values(rows * GATES * PANEL, 0.37),
+            values(rows * GATES * PANEL, 0.23),
+        );
+        let h_prev = values(rows * PANEL, 0.11);
+        let tr = |ptr: *mut f32, stride: usize| TileRows {
+            ptr,
+            stride: stride as isize,
+        };
+        for isa in Isa::all_supported() {
+            for precision in [Precision::F32, Precision::Bf16] {
+                for (training, lbr) in [(false, false), (true, false), (false, true), (true, true)]
+                {
+                    let run = |extra: bool| {
+                        let (mut g, mut a, mut hp) = (gates.clone(), aux.clone(), h_prev.clone());
+                        let mut h = vec![9f32; rows * PANEL];
+                        let mut x = vec![9f32; rows * PANEL];
+                        let mut ws = vec![0f32; rows * GATES * PANEL];
+                        let tile = GruTile {
+                            rows,
+                            valid: PANEL,
+                            gates: tr(g.as_mut_ptr(), GATES * PANEL),
+                            h_prev: tr(hp.as_mut_ptr(), PANEL),
+                            attention: TileRows::NONE,
+                            h: HDest {
+                                h_out: tr(h.as_mut_ptr(), PANEL),
+                                h_extra: if extra {
+                                    tr(x.as_mut_ptr(), PANEL)
+                                } else {
+                                    TileRows::NONE
+                                },
+                                extra_add: false,
+                                precision,
+                            },
+                            ws_gates: if training {
+                                tr(ws.as_mut_ptr(), GATES * PANEL)
+                            } else {
+                                TileRows::NONE
+                            },
+                            ws_gate_stride: PANEL,
+                            aux: if lbr {
+                                tr(a.as_mut_ptr(), GATES * PANEL)
+                            } else {
+                                TileRows::NONE
+                            },
+                            ws_lbr: TileRows::NONE,
+                            linear: None,
+                        };
+                        // SAFETY: every buffer has the rows and units the tile describes.
+                        unsafe {
+                            if lbr {
+                                super::super::lbr_gru::postgemm_tile(isa, &tile);
+                            } else {
+                                part2_tile(isa, &tile);
+                            }
+                        }
+                        h.iter().map(|v| v.to_bits()).collect::<Vec<u32>>()
+                    };
+                    let at = format!("{isa:?} {precision:?} training {training} lbr {lbr}");
+                    let copied = run(true);
+                    assert!(copied.iter().all(|&b| b != 9f32.to_bits()), "{at}");
+                    assert_eq!(run(false), copied, "{at}");
+                }
+            }
+        }
+    }
+}

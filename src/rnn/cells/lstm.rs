@@ -200,11 +200,8 @@ unsafe fn tile_body<
     // stack: Zen 4 does not forward a zmm store to a zmm load (it stores the halves apart),
     // so each reload waited for its store to retire.
     let whole = valid == PANEL;
-    let in_registers = |p: Precision| matches!(p, Precision::F32 | Precision::Bf16);
-    let in_place = whole
-        && in_registers(t.c_precision)
-        && in_registers(t.h.precision)
-        && t.h.h_extra.is_none();
+    let in_place =
+        whole && matches!(t.c_precision, Precision::F32 | Precision::Bf16) && t.h.direct();
     let (c_bf16, h_bf16) = (
         t.c_precision == Precision::Bf16,
         t.h.precision == Precision::Bf16,

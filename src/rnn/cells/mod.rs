@@ -216,9 +216,10 @@ pub struct HDest {
 }
 
 impl HDest {
-    /// Whether h is stored as it is computed: one f32 destination, nothing to round or add.
-    pub fn plain(&self) -> bool {
-        self.precision == Precision::F32 && self.h_extra.is_none()
+    /// Whether a whole panel's h can be stored as it is computed, rounded in registers: one
+    /// destination, f32 or bf16.
+    pub fn direct(&self) -> bool {
+        self.h_extra.is_none() && matches!(self.precision, Precision::F32 | Precision::Bf16)
     }
 
     /// Stores row `r` (`valid` units of `h`).
