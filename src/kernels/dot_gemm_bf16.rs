@@ -8,7 +8,7 @@
 //! the bf16 GEMM's register tiles (`gemm::micro_body` with `vdpbf16ps`).
 
 use super::amx_gemm::Bf16Gemm;
-use super::gemm::{micro_fn, micro_table, Init, MicroFn, Segment};
+use super::gemm::{micro_fn, micro_table, row_tiles, Init, MicroFn, Segment};
 use super::gemm_bf16::DotMac;
 use super::vector::LANES;
 
@@ -41,7 +41,7 @@ static KERNELS: [&[MicroFn]; STRIP] = [
 /// AVX512_BF16 is available; the operands address what [`Bf16Gemm`] describes (rows of `A`
 /// 4-byte aligned: even `lda`, an aligned `a`); C overlaps neither A nor B.
 pub unsafe fn gemm(op: &Bf16Gemm) {
-    let tiles = op.m.div_ceil(MR);
+    let (tiles, base, taller) = row_tiles(op.m, MR);
     for v0 in (0..op.vectors).step_by(STRIP) {
         let table = KERNELS[STRIP.min(op.vectors - v0) - 1];
         for k0 in (0..op.pairs).step_by(KC) {
@@ -54,7 +54,7 @@ pub unsafe fn gemm(op: &Bf16Gemm) {
             // Row tiles of nearly equal height.
             let mut i0 = 0;
             for t in 0..tiles {
-                let h = op.m / tiles + usize::from(t < op.m % tiles);
+                let h = base + usize::from(t < taller);
                 let rows: [*const f32; MR] = std::array::from_fn(|r| {
                     let row = i0 + r.min(h - 1);
                     op.a.wrapping_add(row * op.lda + 2 * k0).cast()

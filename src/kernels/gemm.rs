@@ -694,7 +694,7 @@ fn k_block(shapes: &Shapes, m: usize, b: &Panel, init: Init, streamed: bool) -> 
 
 /// Splits `m` rows into `ceil(m / max)` tiles of nearly equal height; returns (tiles, base height,
 /// number of tiles one row taller).
-fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
+pub(super) fn row_tiles(m: usize, max: usize) -> (usize, usize, usize) {
     let tiles = m.div_ceil(max);
     (tiles, m / tiles, m % tiles)
 }

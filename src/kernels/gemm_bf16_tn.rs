@@ -207,14 +207,10 @@ unsafe fn transpose_a_gather(
     dst: *mut u16,
     ldd: usize,
 ) {
+    use super::vector::Vector;
     use std::arch::x86_64::*;
     let offsets: [i32; 16] = std::array::from_fn(|r| (r * lda) as i32);
     let index = unsafe { _mm512_loadu_si512(offsets.as_ptr().cast()) };
-    let (one, half, quiet) = (
-        _mm512_set1_epi32(1),
-        _mm512_set1_epi32(0x7fff),
-        _mm512_set1_epi32(0x40),
-    );
     for q0 in ks.step_by(16) {
         // Rows past `k` read as zeros.
         let valid: __mmask16 = match k.saturating_sub(q0) {
@@ -228,14 +224,8 @@ unsafe fn transpose_a_gather(
                 let base = a.wrapping_add(q0 * lda + i);
                 let v =
                     _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), valid, index, base.cast());
-                let bits = _mm512_castps_si512(v);
-                let lsb = _mm512_and_si512(_mm512_srli_epi32::<16>(bits), one);
-                let rounded =
-                    _mm512_srli_epi32::<16>(_mm512_add_epi32(bits, _mm512_add_epi32(half, lsb)));
-                let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(v, v);
-                let nan_bits = _mm512_or_si512(_mm512_srli_epi32::<16>(bits), quiet);
-                let out = _mm512_mask_blend_epi32(nan, rounded, nan_bits);
-                let packed = _mm512_cvtepi32_epi16(out);
+                let rounded = _mm512_castps_si512(<__m512 as Vector>::round_bf16(v));
+                let packed = _mm512_cvtepi32_epi16(_mm512_srli_epi32::<16>(rounded));
                 _mm256_storeu_si256(dst.add(i * ldd + q0).cast(), packed);
             }
         }

@@ -57,7 +57,7 @@ pub struct GruTile {
 pub(super) unsafe fn finish(t: &GruTile, r: usize, act: &[[f32; PANEL]; GATES]) {
     unsafe {
         let keep = keep(t, r);
-        if t.valid == PANEL && t.h.direct() {
+        if t.h.direct(t.valid) {
             store_h_in_place(t, r, |k, hp| new_h(keep, act[0][k], hp, act[2][k]));
         } else {
             let hp = load_units(t.h_prev, r, t.valid);
@@ -76,7 +76,7 @@ pub(super) unsafe fn finish(t: &GruTile, r: usize, act: &[[f32; PANEL]; GATES]) 
 /// Zen 4 does not forward a zmm store to a zmm load).
 ///
 /// # Safety
-/// The tile's contract; `t.valid` is `PANEL` and `t.h.direct()`.
+/// The tile's contract; `t.h.direct(t.valid)`.
 #[inline(always)]
 unsafe fn store_h_in_place(t: &GruTile, r: usize, h: impl Fn(usize, f32) -> f32) {
     let zeros = [0f32; PANEL];
@@ -150,7 +150,7 @@ unsafe fn part2_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
         let lin = Linear::of_tile(t.linear);
         // A whole panel of inference: tanh of `o` and h in one pass over the gates, h stored
         // in place (`store_h_in_place`).
-        let in_place = t.valid == PANEL && t.ws_gates.is_none() && t.h.direct();
+        let in_place = t.ws_gates.is_none() && t.h.direct(t.valid);
         for r in 0..t.rows {
             let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);
             if in_place {

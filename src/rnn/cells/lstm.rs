@@ -200,8 +200,7 @@ unsafe fn tile_body<
     // stack: Zen 4 does not forward a zmm store to a zmm load (it stores the halves apart),
     // so each reload waited for its store to retire.
     let whole = valid == PANEL;
-    let in_place =
-        whole && matches!(t.c_precision, Precision::F32 | Precision::Bf16) && t.h.direct();
+    let in_place = t.h.direct(valid) && matches!(t.c_precision, Precision::F32 | Precision::Bf16);
     let (c_bf16, h_bf16) = (
         t.c_precision == Precision::Bf16,
         t.h.precision == Precision::Bf16,
@@ -209,12 +208,13 @@ unsafe fn tile_body<
     for r in 0..t.rows {
         unsafe {
             let row = t.gates.row(r);
-            let cp_in_place = (whole && !t.c_prev.is_none()).then(|| t.c_prev.row(r));
-            let cp_row = match cp_in_place {
-                Some(_) => [0f32; PANEL],
-                None => load_units(t.c_prev, r, valid),
+            let cp_row;
+            let cp_at: *const f32 = if whole && !t.c_prev.is_none() {
+                t.c_prev.row(r)
+            } else {
+                cp_row = load_units(t.c_prev, r, valid);
+                cp_row.as_ptr()
             };
-            let cp_at = cp_in_place.unwrap_or(cp_row.as_ptr().cast_mut());
             let mut act = [[0f32; PANEL]; GATES];
             let mut c_row = [0f32; PANEL];
             let mut h_row = [0f32; PANEL];

@@ -216,10 +216,12 @@ pub struct HDest {
 }
 
 impl HDest {
-    /// Whether a whole panel's h can be stored as it is computed, rounded in registers: one
-    /// destination, f32 or bf16.
-    pub fn direct(&self) -> bool {
-        self.h_extra.is_none() && matches!(self.precision, Precision::F32 | Precision::Bf16)
+    /// Whether a tile's h of `valid` units can be stored as it is computed, rounded in
+    /// registers: a whole panel, one destination, f32 or bf16.
+    pub fn direct(&self, valid: usize) -> bool {
+        valid == PANEL
+            && self.h_extra.is_none()
+            && matches!(self.precision, Precision::F32 | Precision::Bf16)
     }
 
     /// Stores row `r` (`valid` units of `h`).
