@@ -154,6 +154,7 @@ fn gemm_two_terms(c: &mut Criterion) {
             a: dense_rows(&a[t], k),
             k,
             b: lstm_panel(&b[t], p, k),
+            a_pairs: false,
         };
         for summed in [true, false] {
             let name = if summed { "summed" } else { "separate" };

@@ -375,6 +375,120 @@ fn forward_matches_the_rounding_reference() {
     }
 }
 
+/// A dense bf16 `src_layer` with an even channel count is read by the layer GEMM as it is
+/// (bf16 pairs); one with an odd row stride is widened into an f32 copy first. Both give the
+/// same bits: every cell kind with gates summed in one GEMM or not, both directions of time,
+/// one and two layers, inference and training, batches with the layer GEMM merged over steps
+/// (N = 2) and fused into each step's GEMM (N = 40), on every kernel instruction set.
+#[test]
+fn bf16_src_layer_read_in_place_gives_the_bits_of_a_copy() {
+    use oxidnn::types::Direction;
+    let (t, c) = (3i64, 32i64);
+    let cases = [
+        (CellKind::Lstm, Direction::Left2Right, 2),
+        (CellKind::Gru, Direction::Right2Left, 2),
+        (CellKind::LbrGru, Direction::BidirectionalSum, 1),
+        (CellKind::Lstm, Direction::BidirectionalConcat, 1),
+        (CellKind::VanillaRnn, Direction::Left2Right, 1),
+    ];
+    let mut checked = 0;
+    for isa in isas() {
+        for (cell, direction, l) in cases {
+            for n in [2i64, 40] {
+                for prop in [PropKind::ForwardInference, PropKind::ForwardTraining] {
+                    let d = direction.num_directions() as i64;
+                    let g = match cell {
+                        CellKind::Lstm => 4,
+                        CellKind::VanillaRnn => 1,
+                        _ => 3,
+                    };
+                    let dlc = if direction == Direction::BidirectionalConcat {
+                        2 * c
+                    } else {
+                        c
+                    };
+                    let src = [t, n, c];
+                    let mut tensors = vec![
+                        (args::SRC_ITER, vec![l, d, n, c]),
+                        (args::WEIGHTS_LAYER, vec![l, d, c, g, c]),
+                        (args::WEIGHTS_ITER, vec![l, d, c, g, c]),
+                        (
+                            args::BIAS,
+                            vec![l, d, g + i64::from(cell == CellKind::LbrGru), c],
+                        ),
+                        (args::DST_LAYER, vec![t, n, dlc]),
+                        (args::DST_ITER, vec![l, d, n, c]),
+                    ];
+                    if cell == CellKind::Lstm {
+                        tensors.push((args::SRC_ITER_C, vec![l, d, n, c]));
+                        tensors.push((args::DST_ITER_C, vec![l, d, n, c]));
+                    }
+                    let bf16 = DataType::Bf16;
+                    let outputs = |src_md: MemoryDesc| {
+                        let mut desc = RnnDesc::new(prop, alg(cell), direction)
+                            .with(args::SRC_LAYER, Some(&src_md));
+                        for (arg, dims) in &tensors {
+                            let m = if is_gate_weights(*arg) {
+                                MemoryDesc::with_tag(dims, bf16, ANY).unwrap()
+                            } else {
+                                plain(dims, bf16)
+                            };
+                            desc = desc.with(*arg, Some(&m));
+                        }
+                        if cell == CellKind::VanillaRnn {
+                            desc.activation = AlgKind::EltwiseTanh;
+                        }
+                        let (pd, prim) = create(desc, None, isa, &Attr::new());
+                        let values = |dims: &[i64], seed| {
+                            let len = dims.iter().product::<i64>() as usize;
+                            let scale = if dims.len() == 5 { 0.35 } else { 1.0 };
+                            let v = lstm_common::fill(len, seed);
+                            v.into_iter().map(|x| x * scale).collect::<Vec<_>>()
+                        };
+                        let mut mems = vec![(
+                            args::SRC_LAYER,
+                            input(&pd, args::SRC_LAYER, &src, &values(&src, 1)),
+                        )];
+                        for (i, (arg, dims)) in tensors.iter().enumerate() {
+                            let m = if is_output(*arg) {
+                                Memory::allocate(pd.arg_md(*arg).unwrap()).unwrap()
+                            } else {
+                                input(&pd, *arg, dims, &values(dims, i as u64 + 2))
+                            };
+                            mems.push((*arg, m));
+                        }
+                        let ws_md = pd.arg_md(args::WORKSPACE).unwrap().clone();
+                        let ws = (!ws_md.is_zero()).then(|| Memory::allocate(&ws_md).unwrap());
+                        let mut list: Vec<(i32, &Memory)> =
+                            mems.iter().map(|(a, m)| (*a, m)).collect();
+                        if let Some(w) = &ws {
+                            list.push((args::WORKSPACE, w));
+                        }
+                        prim.execute(&ExecArgs::new(list).unwrap()).unwrap();
+                        mems.iter()
+                            .filter(|(a, _)| is_output(*a))
+                            .map(|(_, m)| read(m))
+                            .collect::<Vec<_>>()
+                    };
+                    let dense = outputs(plain(&src, bf16));
+                    let strides = [n * (c + 1), c + 1, 1];
+                    let padded = MemoryDesc::with_strides(&src, bf16, Some(&strides)).unwrap();
+                    let copied = outputs(padded);
+                    let what =
+                        format!("{cell:?} {direction:?} L{l} N{n} {prop:?} [{}]", isa.name());
+                    assert!(dense.iter().flatten().any(|&v| v != 0.0), "{what}");
+                    for (a, b) in dense.iter().zip(&copied) {
+                        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(bits(a), bits(b), "{what}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 20, "{checked}");
+}
+
 /// f32 primitives with fpmath mode bf16 (oneDNN's "bf32") multiply in bf16: their `any` gate
 /// weights are bf16 pairs (half the bytes), which a strict f32 primitive refuses, and their
 /// outputs meet the bf16 goldens' thresholds on every kernel instruction set.

@@ -106,6 +106,14 @@ impl RowsA {
         self.base
             .wrapping_offset(o as isize * self.outer_stride + i as isize * self.inner_stride)
     }
+
+    /// Whether rows `rows` are `inner_stride` apart throughout (in one group, or groups
+    /// spaced as their rows).
+    pub fn evenly_spaced(&self, rows: &std::ops::Range<usize>) -> bool {
+        rows.len() < 2
+            || rows.start / self.inner == (rows.end - 1) / self.inner
+            || self.outer_stride == (self.inner as isize).wrapping_mul(self.inner_stride)
+    }
 }
 
 /// One packed column panel: `K` rows of `width` floats, stored as blocks of `block` columns
@@ -750,6 +758,11 @@ pub struct Term {
     pub k: usize,
     /// `B`: `k` rows.
     pub b: Panel,
+    /// `A` holds bf16 values in pairs rather than floats (only with a `B` of
+    /// [`Packing::Bf16Pairs`]): `a` counts 4-byte words, word `q` of a row holding elements
+    /// `2q` (low half) and `2q + 1`; `k` (still counting elements) is even. The bf16 GEMM reads
+    /// such rows as they are, without converting them.
+    pub a_pairs: bool,
 }
 
 /// Rows `k0..k0 + kb` of `K` of term `term`: a part of a `K` block.
@@ -843,7 +856,12 @@ pub unsafe fn gemm(
     init: Init,
     fetch: Fetch,
 ) {
-    let term = Term { a: *a, k, b: *b };
+    let term = Term {
+        a: *a,
+        k,
+        b: *b,
+        a_pairs: false,
+    };
     unsafe { gemm_sum(isa, &[term], rows, c, ldc, init, fetch) }
 }
 
@@ -871,7 +889,10 @@ pub unsafe fn gemm_sum(
     fetch: Fetch,
 ) {
     match terms[0].b.packing {
-        Packing::F32 => unsafe { tiles(shapes(isa), terms, rows, c, ldc, init, fetch) },
+        Packing::F32 => unsafe {
+            debug_assert!(terms.iter().all(|t| !t.a_pairs));
+            tiles(shapes(isa), terms, rows, c, ldc, init, fetch)
+        },
         Packing::Bf16Pairs => unsafe {
             super::gemm_bf16::gemm_sum(isa, terms, rows, c, ldc, init, fetch)
         },
@@ -1166,6 +1187,7 @@ mod tests {
             },
             k: parts[i].1,
             b: copies[i].1,
+            a_pairs: false,
         };
         let sum = |terms: &[Term]| {
             let mut c = c0.clone();

@@ -443,16 +443,18 @@ impl Bf16Kernel {
     }
 }
 
-/// Converts rows `rows` of `a` (`k` floats each) into rows of `ld` pair words at `dst` as
-/// `form` says: bf16 pairs (`A[2q]` low, `A[2q + 1]` high, a last odd column paired with
-/// zero), or f32 values rounded to bf16 (two per word, zeros after the `k`th).
+/// Converts rows `rows` of `a` (`k` floats each, or with `pairs` `k/2` words of bf16 pairs)
+/// into rows of `ld` pair words at `dst` as `form` says: bf16 pairs (`A[2q]` low, `A[2q + 1]`
+/// high, a last odd column paired with zero), or f32 values rounded to bf16 (two per word,
+/// zeros after the `k`th).
 ///
 /// # Safety
-/// Each addressed row of `a` has `k` readable floats; `dst` has `rows.len()·form.words()·ld`
-/// writable words, `2·ld ≥ k`.
+/// Each addressed row of `a` has `k` readable floats (`k/2` words with `pairs`, `k` even);
+/// `dst` has `rows.len()·form.words()·ld` writable words, `2·ld ≥ k`.
 #[inline(always)]
 unsafe fn convert_body<const FMA: bool>(
     a: &RowsA,
+    pairs: bool,
     rows: std::ops::Range<usize>,
     k: usize,
     dst: *mut u32,
@@ -462,8 +464,22 @@ unsafe fn convert_body<const FMA: bool>(
     let row_words = form.words() * ld;
     for (i, r) in rows.enumerate() {
         unsafe {
-            let src = std::slice::from_raw_parts(a.row(r), k);
             let at = dst.add(i * row_words);
+            if pairs {
+                let src = std::slice::from_raw_parts(a.row(r).cast::<u32>(), k / 2);
+                let out = std::slice::from_raw_parts_mut(at, row_words);
+                match form {
+                    AForm::Pairs => out[..k / 2].copy_from_slice(src),
+                    AForm::Floats => {
+                        for (o, &w) in out.chunks_exact_mut(2).zip(src) {
+                            o.copy_from_slice(&[w << 16, w & 0xffff_0000]);
+                        }
+                    }
+                }
+                out[form.words() * k / 2..].fill(0);
+                continue;
+            }
+            let src = std::slice::from_raw_parts(a.row(r), k);
             match form {
                 AForm::Pairs => {
                     let out = std::slice::from_raw_parts_mut(at.cast::<u16>(), 2 * k.div_ceil(2));
@@ -487,7 +503,15 @@ unsafe fn convert_body<const FMA: bool>(
 super::isa::isa_dispatch!(
     /// [`convert_body`] compiled for `isa`.
     unsafe fn convert => convert_body,
-    (a: &RowsA, rows: std::ops::Range<usize>, k: usize, dst: *mut u32, ld: usize, form: AForm)
+    (
+        a: &RowsA,
+        pairs: bool,
+        rows: std::ops::Range<usize>,
+        k: usize,
+        dst: *mut u32,
+        ld: usize,
+        form: AForm
+    )
 );
 
 /// [`gemm::gemm_sum`] for panels of bf16 pairs, on the family [`Bf16Kernel::for_isa`] picks.
@@ -604,7 +628,7 @@ unsafe fn convert_term(
     at: *mut u32,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { convert(isa, &t.a, rows, t.k, at, converted_ld(t), form) }
+    unsafe { convert(isa, &t.a, t.a_pairs, rows, t.k, at, converted_ld(t), form) }
 }
 
 /// Term `t` reading its rows from `r0` on converted as `form` at `at` ([`convert_term`]), `K`
@@ -625,7 +649,22 @@ fn converted_term(t: &Term, form: AForm, at: *const u32, r0: usize) -> Term {
         },
         k: t.k.div_ceil(2),
         b: t.b,
+        a_pairs: false,
     }
+}
+
+/// Term `t` as the kernels of `plan` read it over rows `rows` without converting its `A`, if
+/// they can: bf16 pairs the kernels read as pairs (AMX tiles: rows evenly spaced).
+fn unconverted(t: &Term, plan: Plan, rows: &std::ops::Range<usize>) -> Option<Term> {
+    let reads = match plan {
+        Plan::Tiles(_, form) => form == AForm::Pairs,
+        Plan::Amx => t.a.evenly_spaced(rows),
+    };
+    (t.a_pairs && reads).then_some(Term {
+        k: t.k / 2,
+        a_pairs: false,
+        ..*t
+    })
 }
 
 /// Inside a [`reusing_converted`] scope, runs `f` on the terms with their `A` rows `rows`
@@ -636,6 +675,7 @@ fn converted_term(t: &Term, form: AForm, at: *const u32, r0: usize) -> Term {
 /// As [`convert`] for every term; the scope's contract.
 unsafe fn with_reused(
     isa: Isa,
+    plan: Plan,
     form: AForm,
     terms: &[Term],
     rows: std::ops::Range<usize>,
@@ -650,6 +690,9 @@ unsafe fn with_reused(
         }
         let mut at = [0usize; GROUP];
         for (i, t) in terms.iter().enumerate() {
+            if unconverted(t, plan, &rows).is_some() {
+                continue;
+            }
             let key = Key {
                 base: t.a.base.addr(),
                 outer_stride: t.a.outer_stride,
@@ -684,8 +727,10 @@ unsafe fn with_reused(
         }
         let mut converted = [terms[0]; GROUP];
         for (i, t) in terms.iter().enumerate() {
-            let line = r.lines[at[i]..].as_ptr().cast::<u32>();
-            converted[i] = converted_term(t, form, line, rows.start);
+            converted[i] = unconverted(t, plan, &rows).unwrap_or_else(|| {
+                let line = r.lines[at[i]..].as_ptr().cast::<u32>();
+                converted_term(t, form, line, rows.start)
+            });
         }
         f(&converted[..terms.len()]);
         true
@@ -737,7 +782,7 @@ unsafe fn gemm_planned(
     };
     // SAFETY: the caller's contract.
     if unsafe {
-        with_reused(isa, form, terms, rows.clone(), |t| {
+        with_reused(isa, plan, form, terms, rows.clone(), |t| {
             run(t, rows.clone(), c, init)
         })
     } {
@@ -763,6 +808,10 @@ unsafe fn gemm_planned(
                 let mut converted = [group[0]; GROUP];
                 let mut at = base;
                 for (t, to) in group.iter().zip(converted.iter_mut()) {
+                    if let Some(t) = unconverted(t, plan, &(r0..r1)) {
+                        *to = t;
+                        continue;
+                    }
                     // SAFETY: the buffer holds `chunk` rows of every term's `words·ld` words.
                     unsafe { convert_term(isa, form, t, r0..r1, at) };
                     *to = converted_term(t, form, at, r0);
@@ -799,14 +848,18 @@ unsafe fn scalar(
                     // SAFETY: inside the term's rows of `A` and `B`.
                     unsafe {
                         let w = *col.add(q * ld).cast::<u32>();
-                        let hi = if 2 * q + 1 < t.k {
-                            *a.add(2 * q + 1)
+                        let (lo, hi) = if t.a_pairs {
+                            let v = *a.cast::<u32>().add(q);
+                            (v << 16, v & 0xffff_0000)
                         } else {
-                            0.0
+                            let hi = if 2 * q + 1 < t.k {
+                                *a.add(2 * q + 1)
+                            } else {
+                                0.0
+                            };
+                            (bf16_bits(*a.add(2 * q)) << 16, bf16_bits(hi) << 16)
                         };
-                        let a = (*a.add(2 * q), hi);
-                        let lo = f32::from_bits(bf16_bits(a.0) << 16);
-                        let hi = f32::from_bits(bf16_bits(a.1) << 16);
+                        let (lo, hi) = (f32::from_bits(lo), f32::from_bits(hi));
                         sum += lo * f32::from_bits(w << 16) + hi * f32::from_bits(w & 0xffff_0000);
                     }
                 }
@@ -917,11 +970,13 @@ mod tests {
                 a: rows(0),
                 k: k1,
                 b: p0,
+                a_pairs: false,
             },
             Term {
                 a: rows(k1),
                 k: k - k1,
                 b: p1,
+                a_pairs: false,
             },
         ];
         let init_v = match init {
@@ -1038,6 +1093,85 @@ mod tests {
                         check(plan, m, k, w, block, init);
                     }
                 }
+            }
+        }
+    }
+
+    /// Terms whose `A` is given as bf16 pairs (read as they are, or converted where the plan
+    /// needs floats or evenly spaced rows) give the bits of the same `A` given as floats, in
+    /// and out of a reuse scope, with the scalar fallback too; beside a float term.
+    #[test]
+    fn pairs_a_gives_the_bits_of_float_a() {
+        let (m, k, width) = (13, 64, 64);
+        // Rows in two groups of 7 (a step of 7 batch rows), the groups not evenly spaced.
+        let (inner, lda) = (7, k + 6);
+        let outer = 9 * lda;
+        let a: Vec<f32> = (0..2 * outer)
+            .map(|i| ((i * 7919) % 97) as f32 / 97.0 - 0.5)
+            .collect();
+        let pairs: Vec<u32> = a
+            .chunks_exact(2)
+            .map(|p| bf16_bits(p[0]) | bf16_bits(p[1]) << 16)
+            .collect();
+        let b: Vec<f32> = (0..k * width)
+            .map(|i| ((i * 31) % 89) as f32 / 89.0 - 0.5)
+            .collect();
+        let (_w, panel) = pack(&b, k, width, width);
+        let rows = |base: *const f32, scale: usize, at: usize| RowsA {
+            base: base.wrapping_add(at / scale),
+            outer_stride: (outer / scale) as isize,
+            inner_stride: (lda / scale) as isize,
+            inner,
+        };
+        let float = Term {
+            a: rows(a.as_ptr(), 1, 2),
+            k,
+            b: panel,
+            a_pairs: false,
+        };
+        let paired = Term {
+            a: rows(pairs.as_ptr().cast(), 2, 2),
+            a_pairs: true,
+            ..float
+        };
+        let other = Term {
+            a: rows(a.as_ptr(), 1, 5),
+            ..float
+        };
+        for (kernel, plan) in plans() {
+            for rs in [0..m, 1..2, 2..6] {
+                let product = |terms: &[Term], scoped: bool| {
+                    let mut c = vec![0f32; m * width];
+                    let out = c.as_mut_ptr();
+                    let fetch = Fetch::default();
+                    let isa = kernel.isa();
+                    let r = rs.clone();
+                    unsafe {
+                        let run = || {
+                            gemm_planned(isa, plan, terms, r.clone(), out, width, Init::Zero, fetch)
+                        };
+                        if scoped {
+                            reusing_converted(|| {
+                                run();
+                                run()
+                            });
+                        } else {
+                            run();
+                        }
+                    }
+                    c
+                };
+                let scalar_of = |terms: &[Term]| {
+                    let mut c = vec![0f32; m * width];
+                    unsafe { scalar(terms, rs.clone(), c.as_mut_ptr(), width, Init::Zero) };
+                    c
+                };
+                let shape = format!("{kernel:?} rows {rs:?}");
+                for scoped in [false, true] {
+                    let want = product(&[float, other], scoped);
+                    assert_eq!(product(&[paired, other], scoped), want, "{shape} {scoped}");
+                }
+                assert_eq!(scalar_of(&[paired]), scalar_of(&[float]), "{shape} scalar");
             }
         }
     }

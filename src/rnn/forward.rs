@@ -71,6 +71,9 @@ pub use super::items::batch_split_passes;
 pub struct ForwardTensors {
     /// `src_layer` `[T][N][SLC]`.
     pub src_layer: Strided<3>,
+    /// `src_layer` holds bf16 pairs, its view counting 4-byte words ([`Strided::pairs`]): the
+    /// layer GEMM reads it as it is, rather than an f32 copy.
+    pub src_layer_pairs: bool,
     /// `src_iter` `[L][D][N][SIC]`.
     pub src_iter: Option<Strided<4>>,
     /// `src_iter_c` `[L][D][N][DHC]`.
@@ -133,6 +136,8 @@ struct Pass {
     d: usize,
     /// Input rows by step.
     x: SeqView,
+    /// `x` holds bf16 pairs ([`ForwardTensors::src_layer_pairs`]).
+    x_pairs: bool,
     /// Input channels (K of the layer GEMM).
     k_layer: usize,
     /// Steps split by batch ([`Forward::split_by_batch`], decided once for the pass).
@@ -439,6 +444,7 @@ impl Forward<'_> {
                 l,
                 d,
                 x,
+                x_pairs: l == 0 && t.src_layer_pairs && self.order.is_none(),
                 k_layer: p.layer_input_channels(l),
                 by_batch: false,
                 step_streamed: false,
@@ -563,12 +569,16 @@ impl Forward<'_> {
             // SAFETY: each item writes its own rows × panel of the gates scratch.
             let gemm = |rows: std::ops::Range<usize>, next: Option<Panel>| unsafe {
                 let c = gates.add(rows.start * gld + panel * width);
-                gemm::gemm(
+                let x = Term {
+                    a,
+                    k: pass.k_layer,
+                    b: weights(panel),
+                    a_pairs: pass.x_pairs,
+                };
+                gemm::gemm_sum(
                     self.isa,
-                    &a,
+                    &[x],
                     rows,
-                    pass.k_layer,
-                    &weights(panel),
                     c,
                     gld,
                     Init::Row(bias.add(panel * width)),
@@ -767,6 +777,7 @@ impl Forward<'_> {
                 a: h.gemm_rows(0, p.n),
                 k: p.sic,
                 b: u,
+                a_pairs: false,
             });
             // SAFETY: the tile (rows, units of `panel`) is written by this item only; h_prev is
             // the previous step's output, complete (barrier) and read-only now.
@@ -776,6 +787,7 @@ impl Forward<'_> {
                         a: pass.x.gemm_rows(s, p.n),
                         k: pass.k_layer,
                         b: weights_layer(panel),
+                        a_pairs: pass.x_pairs,
                     };
                     // Columns `j0..` of the tile (and bias) from the terms.
                     let run = |terms: &[Term], j0: usize, next| {

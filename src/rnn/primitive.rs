@@ -91,14 +91,30 @@ impl ExecTensors<'_> {
         }
     }
 
-    /// Widens the staged inputs into their copies, or (`outputs`) narrows the copies of the
-    /// staged outputs into the user's buffers.
+    /// Widens the staged inputs but those of `direct` (read as they are) into their copies, or
+    /// (`outputs`) narrows the copies of the staged outputs into the user's buffers.
     ///
     /// # Safety
     /// `scratch` is a scratchpad of the pd's size used by this execution only.
-    pub unsafe fn stage(&self, outputs: bool) -> Result<()> {
+    pub unsafe fn stage(&self, outputs: bool, direct: &[i32]) -> Result<()> {
         let user = |arg| Ok((required(self.pd, self.args, arg)?, self.pd.md(arg)?.clone()));
-        unsafe { self.pd.staging().convert(self.scratch, outputs, user) }
+        unsafe {
+            self.pd
+                .staging()
+                .convert(self.scratch, outputs, direct, user)
+        }
+    }
+
+    /// The user's bf16 `src_layer` as bf16 pairs ([`Strided::pairs`]), where the forward
+    /// driver's bf16 GEMMs can read it as it is: without sequence lengths (which gather it
+    /// into f32 rows).
+    fn src_layer_pairs(&self) -> Result<Option<Strided<3>>> {
+        let p = self.pd.problem();
+        if !weights::pairs(p) || p.seq_lengths {
+            return Ok(None);
+        }
+        let buf = required(self.pd, self.args, args::SRC_LAYER)?;
+        Ok(Strided::pairs(buf, self.pd.md(args::SRC_LAYER)?))
     }
 }
 
@@ -148,7 +164,11 @@ impl RnnPrimitive {
                 .buffer(arg)?
                 .map(|b| Strided::new(b, io.md(arg).expect("checked by buffer"))))
         };
-        let src_layer = strided3(args::SRC_LAYER)?;
+        let src_layer_pairs = io.src_layer_pairs()?;
+        let src_layer = match src_layer_pairs {
+            Some(view) => view,
+            None => strided3(args::SRC_LAYER)?,
+        };
         let dst_layer = strided3(args::DST_LAYER)?;
         let (mut src_iter, dst_iter) = (strided4(args::SRC_ITER)?, strided4(args::DST_ITER)?);
         let (mut src_iter_c, dst_iter_c) = if p.cell.has_c_state() {
@@ -190,7 +210,12 @@ impl RnnPrimitive {
         if p.is_empty() {
             return Ok(());
         }
-        unsafe { io.stage(false)? };
+        let direct: &[i32] = if src_layer_pairs.is_some() {
+            &[args::SRC_LAYER]
+        } else {
+            &[]
+        };
+        unsafe { io.stage(false, direct)? };
 
         let layout = pd.scratch_layout();
         let order = match (&layout.seq_lengths, lengths) {
@@ -281,6 +306,7 @@ impl RnnPrimitive {
                 linear: Linear::from_attr(&pd.attr().rnn_tparams),
                 tensors: ForwardTensors {
                     src_layer,
+                    src_layer_pairs: src_layer_pairs.is_some(),
                     src_iter,
                     src_iter_c,
                     dst_layer,
@@ -299,7 +325,7 @@ impl RnnPrimitive {
                 order,
             };
             forward.run();
-            io.stage(true)
+            io.stage(true, &[])
         }
     }
 

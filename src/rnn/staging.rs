@@ -111,8 +111,9 @@ impl Staging {
         })
     }
 
-    /// Widens every staged input from the user's buffer `user(arg)` (described by
-    /// `user_md(arg)`), or narrows every staged output into it (`outputs`).
+    /// Widens every staged input but those of `direct` (which the driver reads as they are)
+    /// from the user's buffer `user(arg)` (described by `user_md(arg)`), or narrows every
+    /// staged output into it (`outputs`).
     ///
     /// # Safety
     /// `scratch` is a scratchpad of the pd's size; `user(arg)` covers `user_md(arg)`.
@@ -120,9 +121,11 @@ impl Staging {
         &self,
         scratch: *mut u8,
         outputs: bool,
+        direct: &[i32],
         user: impl Fn(i32) -> Result<(*mut u8, MemoryDesc)>,
     ) -> Result<()> {
-        for e in self.entries.iter().filter(|e| e.output == outputs) {
+        let staged = |e: &&Staged| e.output == outputs && !direct.contains(&e.arg);
+        for e in self.entries.iter().filter(staged) {
             let (buf, md) = user(e.arg)?;
             let copy = scratch.wrapping_add(self.offset + e.region.offset);
             // SAFETY: the caller's contract; the staged region holds `e.md`.

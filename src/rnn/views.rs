@@ -7,6 +7,7 @@
 
 use crate::kernels::gemm::RowsA;
 use crate::memory::MemoryDesc;
+use crate::types::DataType;
 
 /// A plain tensor of `R` dims in user memory: element `(i0, …)` at `ptr + Σ i_k·strides[k]`.
 #[derive(Clone, Copy, Debug)]
@@ -34,6 +35,35 @@ impl<const R: usize> Strided<R> {
             ptr: base.cast::<f32>().wrapping_offset(md.offset0() as isize),
             strides,
         }
+    }
+
+    /// The view of a bf16 buffer as pairs: counting 4-byte words, word `q` of a row holding
+    /// elements `2q` and `2q + 1` of the last dim. `None` unless the descriptor is strided,
+    /// bf16, its last dim even and dense, every other stride and the first element's offset
+    /// even, and that element's address 4-byte aligned.
+    pub fn pairs(base: *mut u8, md: &MemoryDesc) -> Option<Self> {
+        let s = md.strides()?;
+        let last = *md.dims().last()?;
+        let even = |v: i64| v % 2 == 0;
+        let first = base.wrapping_add((2 * md.offset0()) as usize);
+        let fits = md.data_type() == DataType::Bf16
+            && md.ndims() == R
+            && s[R - 1] == 1
+            && even(last)
+            && s[..R - 1].iter().all(|&v| even(v))
+            && even(md.offset0())
+            && first.addr().is_multiple_of(4);
+        fits.then(|| {
+            let mut strides = [0isize; R];
+            for (d, v) in strides.iter_mut().zip(s) {
+                *d = (*v / 2) as isize;
+            }
+            strides[R - 1] = 1;
+            Self {
+                ptr: first.cast(),
+                strides,
+            }
+        })
     }
 
     /// Address of element `idx`.

@@ -87,7 +87,7 @@ pub(crate) unsafe fn run(io: &ExecTensors) -> Result<()> {
     };
     if !p.is_empty() {
         // SAFETY: the caller's contract.
-        unsafe { io.stage(false)? };
+        unsafe { io.stage(false, &[])? };
     }
     let run = Backward {
         problem: p,
