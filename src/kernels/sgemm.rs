@@ -342,6 +342,7 @@ pub fn sgemm(
             if source == BSource::Streamed {
                 let width = sgemm_stream::columns(m);
                 let blocks = n.div_ceil(width);
+                let copy_by = sgemm_stream::BlockCopy::for_cpu();
                 let mut rows = [std::ptr::null::<f32>(); sgemm_stream::MAX_ROWS];
                 for (i, p) in rows.iter_mut().enumerate().take(m) {
                     *p = rows_a.row(i);
@@ -363,6 +364,7 @@ pub fn sgemm(
                             (out.at(j0), ldc),
                             beta,
                             next,
+                            copy_by,
                         )
                     }
                 });

@@ -8,8 +8,9 @@
 //! the next block's rows (the next `K` block, or the next column block's first), a few lines
 //! per `k` step spread over all the tiles: the reads of `B` overlap the multiply-adds instead
 //! of preceding them. When more than one tile re-reads a block whose rows are half a page or
-//! more apart, it is first copied into a buffer on the stack (up to 32 KiB, from a cache line):
-//! such rows share a few L1 sets and would evict each other between the tiles.
+//! more apart, the later tiles read a copy in a buffer on the stack (up to 32 KiB, from a cache
+//! line): such rows share a few L1 sets and would evict each other between the tiles. The copy
+//! is made as [`BlockCopy`] says.
 //!
 //! Register tiles of 24 zmm accumulators, the columns past `N` masked off: up to 6 rows × 4
 //! vectors of 16 columns when one tile takes all rows (blocks of 64 columns), else up to 8 rows
@@ -39,6 +40,27 @@ const TILE_ROWS: usize = 6;
 /// Most rows of a register tile of 3 vectors.
 const TILE_ROWS_NARROW: usize = 8;
 
+/// How a block of `B` that several tiles re-read, its rows half a page or more apart, is copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockCopy {
+    /// In a pass of its own before the tiles (Intel, where it was measured).
+    Before,
+    /// By the first tile, which stores each vector of `B` it loads: no pass of its own, whose
+    /// loads waited on L2 with no multiply-add beside them (AMD Zen 4).
+    ByFirstTile,
+}
+
+impl BlockCopy {
+    /// The way for this CPU.
+    pub fn for_cpu() -> Self {
+        if super::isa::intel_cpu() {
+            Self::Before
+        } else {
+            Self::ByFirstTile
+        }
+    }
+}
+
 /// Whether `m` rows take the narrow tiles (8 rows × 3 vectors): more than one wide tile holds.
 pub fn narrow_tiles(m: usize) -> bool {
     m > TILE_ROWS
@@ -56,7 +78,8 @@ pub fn columns(m: usize) -> usize {
 /// `C[r·ldc + j] = beta·C[r·ldc + j] + Σ_q a[r][q]·b[q·ldb + j]` for rows `r < a.len()` (at
 /// most [`MAX_ROWS`]) and columns `j < cols` (at most [`columns`] of the rows), `q < k`; `beta`
 /// 0 does not read `C`. `next` is where the column block multiplied after this one starts in
-/// `B` (only asked of the caches: any address).
+/// `B` (only asked of the caches: any address); `copy_by` says how a block several tiles
+/// re-read is copied.
 ///
 /// # Safety
 /// Each `a[r]` has `k` readable floats; `b` has `k` rows of `cols` readable floats at stride
@@ -73,6 +96,7 @@ pub unsafe fn column_block(
     (c, ldc): (*mut f32, usize),
     beta: f32,
     next: *const f32,
+    copy_by: BlockCopy,
 ) {
     let m = a.len();
     let width = columns(m);
@@ -95,7 +119,8 @@ pub unsafe fn column_block(
     for k0 in (0..k).step_by(K_BLOCK) {
         let kb = K_BLOCK.min(k - k0);
         let b0 = b.wrapping_add(k0 * ldb);
-        let (bt, ldt) = if tiles > 1 && ldb >= COPY_MIN_LDB {
+        let copied = tiles > 1 && ldb >= COPY_MIN_LDB;
+        let (bt, ldt) = if copied && copy_by == BlockCopy::Before {
             for q in 0..kb {
                 for (v, &mask) in masks.iter().enumerate().take(vectors) {
                     // SAFETY: row k0 + q of B's `cols` columns (masked), row q of the copy.
@@ -138,7 +163,13 @@ pub unsafe fn column_block(
                     End::C(c.wrapping_add(i0 * ldc), ldc, beta)
                 },
             };
-            let args = (rows, kb, bt, ldt, masks, ends, fetch);
+            // (B, its stride, where the tile copies the vectors of B it loads)
+            let (src, copy_to) = match (copied && copy_by == BlockCopy::ByFirstTile, t) {
+                (false, _) => ((bt, ldt), None),
+                (true, 0) => ((b0, ldb), Some((copy, width))),
+                (true, _) => ((copy.cast_const(), width), None),
+            };
+            let args = (rows, kb, src, masks, ends, fetch, copy_to);
             // SAFETY: the caller's contract, for rows i0..i0 + h and K rows k0..k0 + kb; the
             // tile's running sums are rows i0..i0 + h of `sums`.
             unsafe {
@@ -198,18 +229,19 @@ struct Fetch {
 type TileArgs = (
     [*const f32; TILE_ROWS_NARROW],
     usize,
-    *const f32,
-    usize,
+    (*const f32, usize),
     [__mmask16; 4],
     Ends,
     Fetch,
+    Option<(*mut f32, usize)>,
 );
 
-/// One tile of `R` rows × `V` vectors over `kb` rows of `B`.
+/// One tile of `R` rows × `V` vectors over `kb` rows of `B` (at its stride), storing each row
+/// of `B` it loads into the copy given (at its stride) too.
 #[inline]
 #[target_feature(enable = "avx512f,fma")]
 unsafe fn tile<const R: usize, const V: usize>(args: TileArgs) {
-    let (a, kb, b, ldb, masks, ends, fetch) = args;
+    let (a, kb, (b, ldb), masks, ends, fetch, copy_to) = args;
     unsafe {
         let mut acc = [[_mm512_setzero_ps(); V]; R];
         if let Some(from) = ends.from {
@@ -240,6 +272,11 @@ unsafe fn tile<const R: usize, const V: usize>(args: TileArgs) {
             let mut bv = [_mm512_setzero_ps(); V];
             for (v, x) in bv.iter_mut().enumerate() {
                 *x = _mm512_maskz_loadu_ps(masks[v], bp.add(16 * v));
+            }
+            if let Some((to, ld)) = copy_to {
+                for (v, &x) in bv.iter().enumerate() {
+                    _mm512_storeu_ps(to.add(kk * ld + 16 * v), x);
+                }
             }
             for (r, row) in acc.iter_mut().enumerate() {
                 let x = _mm512_set1_ps(*a[r].add(kk));
@@ -293,7 +330,12 @@ mod tests {
             (13, 5, 50, 64),
         ] {
             let cols = cols.min(columns(m));
-            for beta in [0.0f32, 0.5] {
+            for (beta, copy_by) in [
+                (0.0f32, BlockCopy::Before),
+                (0.5, BlockCopy::Before),
+                (0.0, BlockCopy::ByFirstTile),
+                (0.5, BlockCopy::ByFirstTile),
+            ] {
                 let lda = k + 3;
                 let a: Vec<f32> = (0..m * lda).map(|i| (i % 7) as f32 - 3.0).collect();
                 let b: Vec<f32> = (0..k * ldb).map(|i| (i % 5) as f32 * 0.5 - 1.0).collect();
@@ -315,6 +357,7 @@ mod tests {
                         (c.as_mut_ptr(), ldc),
                         beta,
                         std::ptr::null(),
+                        copy_by,
                     )
                 };
                 for r in 0..m {
@@ -322,7 +365,7 @@ mod tests {
                         let sum: f32 = (0..k).map(|q| a[r * lda + q] * b[q * ldb + j]).sum();
                         let want = beta * c0[r * ldc + j] + sum;
                         // small integers and halves: exact in any order
-                        assert_eq!(c[r * ldc + j], want, "{m}x{cols}x{k} ({r},{j})");
+                        assert_eq!(c[r * ldc + j], want, "{m}x{cols}x{k} {copy_by:?} ({r},{j})");
                     }
                     for j in cols..ldc {
                         let old = c[r * ldc + j];
