@@ -340,17 +340,16 @@ pub fn sgemm(
             t.barrier();
             #[cfg(target_arch = "x86_64")]
             if source == BSource::Streamed {
-                let width = sgemm_stream::columns(m);
-                let blocks = n.div_ceil(width);
+                let (blocks, columns) = sgemm_stream::column_blocks(m, n, t.size());
                 let copy_by = sgemm_stream::BlockCopy::for_cpu();
                 let mut rows = [std::ptr::null::<f32>(); sgemm_stream::MAX_ROWS];
                 for (i, p) in rows.iter_mut().enumerate().take(m) {
                     *p = rows_a.row(i);
                 }
                 t.for_each_balanced(blocks, false, |cb| {
-                    let j0 = cb * width;
-                    let cols = width.min(n - j0);
-                    let next = b.as_ptr().wrapping_add(j0 + width);
+                    let cols = columns(cb);
+                    let (j0, next) = (cols.start, cols.end);
+                    let next = b.as_ptr().wrapping_add(next);
                     // SAFETY: A's rows have K floats (GemmShape, or our copy); B has K rows of
                     // N floats at stride ldb; columns j0..j0 + cols of C's m rows are this
                     // item's alone; AVX-512 runs.
@@ -360,7 +359,7 @@ pub fn sgemm(
                             k,
                             b.as_ptr().add(j0),
                             ldb,
-                            cols,
+                            cols.len(),
                             (out.at(j0), ldc),
                             beta,
                             next,

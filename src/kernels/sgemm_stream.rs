@@ -75,6 +75,24 @@ pub fn columns(m: usize) -> usize {
     }
 }
 
+/// The column blocks of `n` columns for `m` rows shared by `members` threads, as (count, the
+/// columns of block `i`): whole vectors of 16 columns (the last one may be partial), at most
+/// [`columns`]`(m)` wide, as many blocks as the widest need rounded up to a multiple of
+/// `members`, the vectors spread evenly over them — so that the members' shares differ by at
+/// most a vector rather than a block (2 threads, N = 512, 16 rows: 16 vectors each, not 18 and
+/// 14).
+pub fn column_blocks(
+    m: usize,
+    n: usize,
+    members: usize,
+) -> (usize, impl Fn(usize) -> std::ops::Range<usize>) {
+    let vectors = n.div_ceil(16);
+    let (per, members) = (columns(m) / 16, members.max(1));
+    let count = (members * vectors.div_ceil(members * per)).min(vectors);
+    let at = move |i: usize| (16 * (i * vectors / count)).min(n);
+    (count, move |i| at(i)..at(i + 1))
+}
+
 /// `C[r·ldc + j] = beta·C[r·ldc + j] + Σ_q a[r][q]·b[q·ldb + j]` for rows `r < a.len()` (at
 /// most [`MAX_ROWS`]) and columns `j < cols` (at most [`columns`] of the rows), `q < k`; `beta`
 /// 0 does not read `C`. `next` is where the column block multiplied after this one starts in
@@ -101,7 +119,8 @@ pub unsafe fn column_block(
     let m = a.len();
     let width = columns(m);
     debug_assert!(m <= MAX_ROWS && cols <= width);
-    let vectors = width / 16;
+    // The tiles' vectors: the block's own, or one fewer than the widest blocks, masked.
+    let vectors = cols.div_ceil(16).max(width / 16 - 1);
     let tiles = m.div_ceil(if narrow_tiles(m) {
         TILE_ROWS_NARROW
     } else {
@@ -173,27 +192,27 @@ pub unsafe fn column_block(
             // SAFETY: the caller's contract, for rows i0..i0 + h and K rows k0..k0 + kb; the
             // tile's running sums are rows i0..i0 + h of `sums`.
             unsafe {
-                match (vectors, h) {
-                    (4, 6) => tile::<6, 4>(args),
-                    (4, 5) => tile::<5, 4>(args),
-                    (4, 4) => tile::<4, 4>(args),
-                    (4, 3) => tile::<3, 4>(args),
-                    (4, 2) => tile::<2, 4>(args),
-                    (4, _) => tile::<1, 4>(args),
-                    (_, 8) => tile::<8, 3>(args),
-                    (_, 7) => tile::<7, 3>(args),
-                    (_, 6) => tile::<6, 3>(args),
-                    (_, 5) => tile::<5, 3>(args),
-                    (_, 4) => tile::<4, 3>(args),
-                    (_, 3) => tile::<3, 3>(args),
-                    (_, 2) => tile::<2, 3>(args),
-                    _ => tile::<1, 3>(args),
+                match vectors {
+                    4 => by_rows!(tile, 4, h, args, [6, 5, 4, 3, 2]),
+                    3 => by_rows!(tile, 3, h, args, [8, 7, 6, 5, 4, 3, 2]),
+                    _ => by_rows!(tile, 2, h, args, [8, 7, 6, 5, 4, 3, 2]),
                 }
             }
             i0 += h;
         }
     }
 }
+
+/// `$tile::<h, $v>($args)` for `h` one of `$rows`, else `$tile::<1, $v>`.
+macro_rules! by_rows {
+    ($tile:ident, $v:literal, $h:expr, $args:expr, [$($r:literal),*]) => {
+        match $h {
+            $($r => $tile::<$r, $v>($args),)*
+            _ => $tile::<1, $v>($args),
+        }
+    };
+}
+use by_rows;
 
 /// `N` floats from the start of a cache line: the tiles' vector loads of the copy of `B` then
 /// each touch one line, not two.
@@ -311,6 +330,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn column_blocks_cover_the_columns_in_even_shares() {
+        for m in [1, 6, 7, 16, 32] {
+            for n in [0, 1, 15, 16, 17, 100, 512, 2000, 2048] {
+                for members in [1, 2, 3] {
+                    let (count, cols) = column_blocks(m, n, members);
+                    let blocks: Vec<_> = (0..count).map(&cols).collect();
+                    let what = format!("m{m} n{n} members{members}");
+                    assert_eq!(blocks.iter().map(|b| b.len()).sum::<usize>(), n, "{what}");
+                    let mut next = 0;
+                    for b in &blocks {
+                        assert_eq!(b.start, next, "{what}");
+                        assert!(b.start.is_multiple_of(16) && !b.is_empty(), "{what}");
+                        assert!(b.len() <= columns(m), "{what}");
+                        next = b.end;
+                    }
+                    let vectors: Vec<usize> = blocks.iter().map(|b| b.len().div_ceil(16)).collect();
+                    if count >= members {
+                        assert!(
+                            count.is_multiple_of(members) || count == n.div_ceil(16),
+                            "{what}"
+                        );
+                        // `Team::share`: contiguous runs of `count / members` blocks
+                        let share = |i: usize| -> usize {
+                            vectors[i * count / members..(i + 1) * count / members]
+                                .iter()
+                                .sum()
+                        };
+                        let shares: Vec<usize> = (0..members).map(share).collect();
+                        let (lo, hi) = (shares.iter().min().unwrap(), shares.iter().max().unwrap());
+                        assert!(hi - lo <= 1, "{what}: {shares:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn column_blocks_match_the_naive_product() {
         if crate::kernels::Isa::detected() < crate::kernels::Isa::Avx512 {
             return;
@@ -328,6 +384,10 @@ mod tests {
             (8, 200, 48, 512),
             (16, 300, 48, 512),
             (13, 5, 50, 64),
+            (16, 300, 32, 512),
+            (20, 260, 20, 1030),
+            (5, 300, 40, 1024),
+            (3, 70, 33, 600),
         ] {
             let cols = cols.min(columns(m));
             for (beta, copy_by) in [
