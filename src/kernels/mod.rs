@@ -26,6 +26,8 @@ pub mod scratch;
 pub mod sgemm;
 #[cfg(target_arch = "x86_64")]
 pub mod sgemm_stream;
+#[cfg(target_arch = "x86_64")]
+pub mod sgemm_strips;
 pub mod start;
 #[cfg(target_arch = "x86_64")]
 pub mod transpose;

@@ -27,7 +27,7 @@ use super::gemm::{self, Fetch, Init, Panel, RowsA, CHUNK};
 use super::isa::Isa;
 use super::scratch::with_scratch;
 #[cfg(target_arch = "x86_64")]
-use super::sgemm_stream;
+use super::{sgemm_stream, sgemm_strips};
 use crate::error::{Error, Result};
 use crate::kernels::blas::GemmShape;
 use crate::threading;
@@ -473,14 +473,45 @@ fn few_rows(
                 a[i * lda + q]
             }
     };
+    // AVX-512 off Intel (not measured there): a run of B that stays in L2 in strips
+    // (`sgemm_strips`).
+    #[cfg(target_arch = "x86_64")]
+    let strips = (m <= sgemm_strips::MAX_ROWS && isa >= Isa::Avx512 && !super::isa::intel_cpu())
+        .then(|| super::isa::l2_cache_bytes(1 << 20));
     threading::team(join, |t| {
         // at least one run per member (a narrow B would leave the others idle)
         let longest = FEW_ROWS_SUMS / m / 16 * 16;
         let run = n.div_ceil(t.size()).next_multiple_of(16).min(longest);
+        // The sums of an item (rows `run` apart) into columns j0..j0 + w of C.
+        let store = |acc: &[f32], j0: usize, w: usize| {
+            for (i, sums) in acc.chunks(run).take(m).enumerate() {
+                // SAFETY: columns j0..j0 + w of row i are this item's alone.
+                let dst = unsafe { std::slice::from_raw_parts_mut(out.at(i * ldc + j0), w) };
+                for (d, &v) in dst.iter_mut().zip(&sums[..w]) {
+                    *d = if beta == 0.0 { v } else { beta * *d + v };
+                }
+            }
+        };
         t.for_each(n.div_ceil(run), false, |item| {
             let j0 = item * run;
             let w = run.min(n - j0);
             let mut acc = [0f32; FEW_ROWS_SUMS];
+            #[cfg(target_arch = "x86_64")]
+            if strips.is_some_and(|l2| k.saturating_mul(w).saturating_mul(4) <= l2) {
+                let (first, second) = acc.split_at_mut(run);
+                // SAFETY: B has k rows of columns j0..j0 + w at stride ldb; AVX-512 runs.
+                unsafe {
+                    let b = b.as_ptr().add(j0);
+                    match m {
+                        1 => sgemm_strips::strips::<1, 16>(op_a, k, b, ldb, w, [&mut first[..w]]),
+                        _ => {
+                            let rows = [&mut first[..w], &mut second[..w]];
+                            sgemm_strips::strips::<2, 12>(op_a, k, b, ldb, w, rows)
+                        }
+                    }
+                }
+                return store(&acc, j0, w);
+            }
             let row = |q: usize| &b[q * ldb + j0..q * ldb + j0 + w];
             let quads = k / 4 * 4;
             for q in (0..quads).step_by(4) {
@@ -498,13 +529,7 @@ fn few_rows(
                     }
                 }
             }
-            for (i, sums) in acc.chunks(run).take(m).enumerate() {
-                // SAFETY: columns j0..j0 + w of row i are this item's alone.
-                let dst = unsafe { std::slice::from_raw_parts_mut(out.at(i * ldc + j0), w) };
-                for (d, &v) in dst.iter_mut().zip(&sums[..w]) {
-                    *d = if beta == 0.0 { v } else { beta * *d + v };
-                }
-            }
+            store(&acc, j0, w);
         });
     });
 }
