@@ -8,8 +8,8 @@
 //! (up to its last whole 32 columns), else copied into contiguous column blocks of `K` rows ×
 //! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
-//! and a lost hardware prefetch per row — except for up to 32 rows (64 by a `B` over 2 MiB)
-//! with AVX-512 ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the
+//! and a lost hardware prefetch per row — except for up to 32 rows (64 by a `B` over 2 MiB, or
+//! by any `B` where the stream's first tile copies its blocks) with AVX-512 ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the
 //! tiles, 128 rows of a column block at a time; it also takes a small `B` whose rows are 2 KiB
 //! or more apart from 7 rows on, whose 8-row tiles re-read it from L1). Up to `GEMV_ROWS` rows
 //! with a not transposed `B` (`GEMV_ROWS_STREAMED` with AVX-512, the next ones streamed) take a path of their own
@@ -74,7 +74,9 @@ const STREAMED_ROWS: usize = 32;
 /// Size of `B` (bytes) above which [`sgemm_stream`] also takes up to its `MAX_ROWS` rows: the
 /// copy of a whole column block of `K` rows then comes from L3 and is re-read from L2, where the
 /// stream's copy of 128 rows stays in L1 for its tiles (1 thread, 48–64 rows by 4–8 MiB: 0.83–0.94
-/// of the time; at 2 MiB as fast).
+/// of the time; at 2 MiB as fast). Where its first tile makes that copy
+/// ([`sgemm_stream::BlockCopy::ByFirstTile`]), it takes them whatever the size of `B` (Zen 4,
+/// 1 and 2 threads: 48–64 rows by 0.5–2 MiB 0.90–0.94 of the time).
 const STREAMED_MORE_MIN_BYTES: usize = 2 << 20;
 
 /// Whether [`sgemm_stream`] takes this product (when `B` is not read in place as it is).
@@ -84,7 +86,8 @@ fn streamed(s: &GemmShape, isa: Isa) -> bool {
         && isa >= Isa::Avx512
         && (s.m <= STREAMED_ROWS
             || (s.m <= sgemm_stream::MAX_ROWS
-                && s.k.saturating_mul(s.n).saturating_mul(4) > STREAMED_MORE_MIN_BYTES));
+                && (sgemm_stream::BlockCopy::for_cpu() == sgemm_stream::BlockCopy::ByFirstTile
+                    || s.k.saturating_mul(s.n).saturating_mul(4) > STREAMED_MORE_MIN_BYTES)));
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (s, isa);
