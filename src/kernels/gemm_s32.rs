@@ -647,13 +647,24 @@ pub fn gemm_s32<T: IntA>(
             });
             t.barrier();
             let mut tile = vec![0i32; ROW_BLOCK * COL_BLOCK];
+            // Few rows: column blocks of up to `few_rows::COLUMNS` (at least one per member)
+            let few_block = n
+                .div_ceil(t.size())
+                .next_multiple_of(COL_BLOCK)
+                .clamp(COL_BLOCK, few_rows::COLUMNS);
+            const _: () = assert!((FEW_ROWS + 1) * few_rows::COLUMNS <= ROW_BLOCK * COL_BLOCK);
             // row block rb of column block cb, packed at `packed`
             let mut product = |cb: usize, rb: usize, packed: *const i8| {
                 let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
                 let vb = pb.block_vectors(cb);
-                let j0 = cb * COL_BLOCK;
-                let cols = (vb * VECTOR).min(n - j0);
-                let tld = vb * VECTOR;
+                let (j0, cols, tld) = if few {
+                    let j0 = cb * few_block;
+                    let cols = few_block.min(n - j0);
+                    (j0, cols, cols.next_multiple_of(VECTOR))
+                } else {
+                    let j0 = cb * COL_BLOCK;
+                    (j0, (vb * VECTOR).min(n - j0), vb * VECTOR)
+                };
                 let direct = straight && !few && cols == tld;
                 let (c_block, c_ld) = if direct {
                     (c_out.at(rows.start * ldc + j0), ldc)
@@ -790,6 +801,11 @@ pub fn gemm_s32<T: IntA>(
                     }
                 });
             } else {
+                let col_blocks = if few {
+                    n.div_ceil(few_block)
+                } else {
+                    col_blocks
+                };
                 t.for_each_balanced(row_blocks * col_blocks, false, |item| {
                     let (cb, rb) = if row_order {
                         (item % col_blocks, item / col_blocks)
@@ -924,6 +940,9 @@ mod tests {
             (18, 40, 96),
             (3, 16, 0),
             (18, 1040, 517),
+            // few rows: strips of up to 256 columns, a partial last one
+            (1, 700, 37),
+            (2, 600, 130),
         ];
         let params = [
             (1.0, 0.0, 0, 0),

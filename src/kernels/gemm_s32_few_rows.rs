@@ -1,15 +1,20 @@
 //! The integer GEMM of one or two rows of `A` (`gemm_s32` at `M ≤ FEW_ROWS`, a not transposed
-//! `B`): `B` read in place, each group of 4 of its rows turned into `vpdpbusd` words in
-//! registers (`transpose::vnni_words`) as it streams by. Packing `B` first would write and
-//! re-read all of it for products that use each element once or twice.
+//! `B`): `B` read in place, in strips of up to [`COLUMNS`] columns, each group of 4 of its
+//! rows turned into `vpdpbusd` words in registers (`transpose::vnni_words`) as it streams by.
+//! Packing `B` first would write and re-read all of it for products that use each element once
+//! or twice.
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
 /// Most rows of `A` this kernel takes.
 pub const FEW_ROWS: usize = 2;
-/// Columns per call: four 16-column vectors.
-pub const COLUMNS: usize = 64;
+/// Most columns per call (two strips).
+pub const COLUMNS: usize = 256;
+/// Columns of a strip: two 64-column blocks in lockstep, so that each row of `B` is read as
+/// one run of 128 bytes rather than 64 (rows far apart stream slowly in short runs; four
+/// blocks were slower on a `B` in L2).
+const STRIP: usize = 128;
 /// Rows of `B` ahead of the group being read that are asked of the caches (rows far apart: the
 /// hardware prefetcher does not follow).
 const AHEAD: usize = 16;
@@ -44,68 +49,74 @@ pub unsafe fn columns(
     ldc: usize,
 ) {
     debug_assert!(cols <= COLUMNS && a.len() <= FEW_ROWS + 1);
-    let args = (k, b, ldb, cols, c, ldc);
-    // SAFETY: the caller's contract.
-    unsafe {
-        match *a {
-            [a0] => rows::<1>([a0], args),
-            [a0, a1] => rows::<2>([a0, a1], args),
-            [a0, a1, a2] => rows::<3>([a0, a1, a2], args),
-            _ => {}
+    for j in (0..cols).step_by(STRIP) {
+        let width = (cols - j).min(STRIP);
+        // SAFETY: the caller's contract, for the strip's columns j..j + width.
+        unsafe {
+            let args = (k, b.add(j), ldb, width, c.add(j), ldc);
+            match (a, width > 64) {
+                (&[a0], true) => rows::<1, 2>([a0], args),
+                (&[a0], false) => rows::<1, 1>([a0], args),
+                (&[a0, a1], true) => rows::<2, 2>([a0, a1], args),
+                (&[a0, a1], false) => rows::<2, 1>([a0, a1], args),
+                (&[a0, a1, a2], true) => rows::<3, 2>([a0, a1, a2], args),
+                (&[a0, a1, a2], false) => rows::<3, 1>([a0, a1, a2], args),
+                _ => {}
+            }
         }
     }
 }
 
-/// [`columns`] for `R` rows of `A`.
+/// [`columns`] for `R` rows of `A` on a strip of `C` blocks of 64 columns (at most `64·C`
+/// columns), in lockstep: each row of `B` is read as one run of the strip's width.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-unsafe fn rows<const R: usize>(
+unsafe fn rows<const R: usize, const C: usize>(
     a: [*const u8; R],
     (k, b, ldb, cols, c, ldc): (usize, *const i8, usize, usize, *mut i32, usize),
 ) {
     use super::transpose::vnni_words;
     unsafe {
-        let mask: __mmask64 = if cols >= COLUMNS {
-            !0
-        } else {
-            (1u64 << cols) - 1
-        };
-        macro_rules! load {
-            ($q:expr) => {
-                _mm512_maskz_loadu_epi8(mask, b.add($q * ldb).cast())
-            };
-        }
-        let mut acc = [[_mm512_setzero_si512(); 4]; R];
+        let masks: [__mmask64; C] = std::array::from_fn(|ch| {
+            let left = cols.saturating_sub(64 * ch).min(64);
+            if left == 64 {
+                !0
+            } else {
+                (1u64 << left) - 1
+            }
+        });
+        let mut acc = [[[_mm512_setzero_si512(); 4]; C]; R];
         let groups = k.div_ceil(4);
         for g in 0..groups {
             let q0 = 4 * g;
-            let r = if q0 + 4 <= k {
-                for q in q0 + AHEAD..q0 + AHEAD + 4 {
-                    _mm_prefetch::<_MM_HINT_T0>(b.wrapping_add(q * ldb).cast());
+            for q in q0 + AHEAD..q0 + AHEAD + 4 {
+                for ch in 0..C {
+                    _mm_prefetch::<_MM_HINT_T0>(b.wrapping_add(q * ldb + 64 * ch).cast());
                 }
-                [load!(q0), load!(q0 + 1), load!(q0 + 2), load!(q0 + 3)]
-            } else {
-                // the last rows: zeros past K
+            }
+            for (ch, &mask) in masks.iter().enumerate() {
+                // the group's four rows (zeros past K) as `vpdpbusd` words
                 let mut r = [_mm512_setzero_si512(); 4];
                 for (q, x) in r.iter_mut().enumerate().take(k - q0) {
-                    *x = load!(q0 + q);
+                    *x = _mm512_maskz_loadu_epi8(mask, b.add((q0 + q) * ldb + 64 * ch).cast());
                 }
-                r
-            };
-            let v = vnni_words(r);
-            for (row, sums) in a.iter().zip(acc.iter_mut()) {
-                let w = _mm512_set1_epi32(row.add(q0).cast::<i32>().read_unaligned());
-                for (s, &x) in sums.iter_mut().zip(&v) {
-                    *s = _mm512_dpbusd_epi32(*s, w, x);
+                let v = vnni_words(r);
+                for (row, sums) in a.iter().zip(acc.iter_mut()) {
+                    let w = _mm512_set1_epi32(row.add(q0).cast::<i32>().read_unaligned());
+                    for (s, &x) in sums[ch].iter_mut().zip(&v) {
+                        *s = _mm512_dpbusd_epi32(*s, w, x);
+                    }
                 }
             }
         }
         for (r, sums) in acc.iter().enumerate() {
-            for (v, &s) in sums.iter().enumerate() {
-                let left = cols.saturating_sub(16 * v).min(16);
-                if left > 0 {
-                    let m = ((1u32 << left) - 1) as __mmask16;
-                    _mm512_mask_storeu_epi32(c.add(r * ldc + 16 * v).cast(), m, s);
+            for (ch, sums) in sums.iter().enumerate() {
+                for (v, &s) in sums.iter().enumerate() {
+                    let left = cols.saturating_sub(64 * ch + 16 * v).min(16);
+                    if left > 0 {
+                        let m = ((1u32 << left) - 1) as __mmask16;
+                        _mm512_mask_storeu_epi32(c.add(r * ldc + 64 * ch + 16 * v).cast(), m, s);
+                    }
                 }
             }
         }
@@ -121,12 +132,16 @@ mod tests {
         if !available() {
             return;
         }
-        let cases: [(usize, usize, usize); 5] = [
+        let cases: [(usize, usize, usize); 9] = [
             (1, 1, 1),
             (7, 64, 70),
             (64, 33, 40),
             (130, 64, 64),
             (5, 17, 17),
+            (9, 200, 230),
+            (66, 256, 256),
+            (3, 129, 140),
+            (40, 250, 300),
         ];
         for &(k, cols, ldb) in &cases {
             for nrows in 1..=FEW_ROWS + 1 {

@@ -75,8 +75,7 @@ const STREAMED_ROWS: usize = 32;
 /// copy of a whole column block of `K` rows then comes from L3 and is re-read from L2, where the
 /// stream's copy of 128 rows stays in L1 for its tiles (1 thread, 48–64 rows by 4–8 MiB: 0.83–0.94
 /// of the time; at 2 MiB as fast). Where its first tile makes that copy
-/// ([`sgemm_stream::BlockCopy::ByFirstTile`]), it takes them whatever the size of `B` (Zen 4,
-/// 1 and 2 threads: 48–64 rows by 0.5–2 MiB 0.90–0.94 of the time).
+/// ([`sgemm_stream::BlockCopy::ByFirstTile`]), it takes them whatever the size of `B`.
 const STREAMED_MORE_MIN_BYTES: usize = 2 << 20;
 
 /// Whether [`sgemm_stream`] takes this product (when `B` is not read in place as it is).
