@@ -58,10 +58,12 @@ const FUSED_MIN_BYTES: usize = 512 << 10;
 /// Most row blocks for packing `B` block by block: with more, each packed block is reused
 /// enough that packing it whole first was faster (M 256, N 2048: ~10 %, one thread).
 const FUSED_MAX_ROW_BLOCKS: usize = 4;
-/// Largest packed `B` (bytes, packed whole) whose products go row block by row block: a
-/// member's consecutive items share a block of `A`'s rows while all of `B` stays in L2. A
-/// larger one goes column block by column block, a member's items sharing a panel of `B`
-/// (each member reads its part of `B` once).
+/// Largest packed `B` (bytes, packed whole) whose products go row block by row block on Intel:
+/// a member's consecutive items share a block of `A`'s rows while all of `B` stays in L2. A
+/// larger one, and any off Intel, goes column block by column block, a member's items sharing
+/// a panel of `B` — the blocks it packed itself (each member reads its part of `B` once). In
+/// row order every member reads every block, and the next call's packing must take each line
+/// back from the other cores' caches: on Zen 4 that made two threads slower than one.
 const ROW_ORDER_MAX_BYTES: usize = 1 << 20;
 /// Products smaller than this many multiply-adds at the f32 kernels' speed
 /// ([`speed_over_f32`]) run on the calling thread.
@@ -498,7 +500,7 @@ pub fn gemm_s32<T: IntA>(
         && all_bytes >= FUSED_MIN_BYTES
         && row_blocks <= FUSED_MAX_ROW_BLOCKS
         && col_blocks >= 2 * threading::num_threads();
-    let row_order = all_bytes <= ROW_ORDER_MAX_BYTES;
+    let row_order = all_bytes <= ROW_ORDER_MAX_BYTES && super::isa::intel_cpu();
     let block_bytes = (COL_BLOCK * 4).checked_mul(groups).ok_or_else(too_big)?;
     let b_bytes = if few {
         0
