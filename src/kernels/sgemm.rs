@@ -9,9 +9,10 @@
 //! 64 columns (each by the thread that multiplies it, just before, when `A` is one row block,
 //! else all before the products): read in place, a larger `B`'s rows far apart cost a TLB miss
 //! and a lost hardware prefetch per row — except for up to 32 rows (64 by a `B` over 2 MiB, or
-//! by any `B` where the stream's first tile copies its blocks) with AVX-512 ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the
-//! tiles, 128 rows of a column block at a time; it also takes a small `B` whose rows are 2 KiB
-//! or more apart from 7 rows on, whose 8-row tiles re-read it from L1). Up to `GEMV_ROWS` rows
+//! by any `B` where the stream's first tile copies its blocks) with AVX-512
+//! ([`super::sgemm_stream`], which asks the caches for `B`'s rows ahead of the tiles, 128 rows
+//! of a column block at a time; it also takes a small `B` whose rows are 2 KiB or more apart
+//! from 7 rows on, whose 8-row tiles re-read it from L1). Up to `GEMV_ROWS` rows
 //! with a not transposed `B` (`GEMV_ROWS_STREAMED` with AVX-512, the next ones streamed) take a path of their own
 //! (`few_rows`) that streams `B` in place. Transposed operands are copied 16 × 16 words at a time
 //! ([`super::transpose`]). The last
