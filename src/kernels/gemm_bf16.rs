@@ -443,29 +443,27 @@ impl Bf16Kernel {
     }
 }
 
-/// Converts rows `rows` of `a` (`k` floats each, or with `pairs` `k/2` words of bf16 pairs)
-/// into rows of `ld` pair words at `dst` as `form` says: bf16 pairs (`A[2q]` low, `A[2q + 1]`
-/// high, a last odd column paired with zero), or f32 values rounded to bf16 (two per word,
-/// zeros after the `k`th).
+/// Converts rows `rows` of term `t`'s `A` (`K` floats each, or `K/2` words of bf16 pairs) into
+/// rows of [`converted_ld`] pair words at `dst` as `form` says: bf16 pairs (`A[2q]` low,
+/// `A[2q + 1]` high, a last odd column paired with zero), or f32 values rounded to bf16 (two
+/// per word, zeros after the `K`th).
 ///
 /// # Safety
-/// Each addressed row of `a` has `k` readable floats (`k/2` words with `pairs`, `k` even);
-/// `dst` has `rows.len()·form.words()·ld` writable words, `2·ld ≥ k`.
+/// Each addressed row of `t.a` has `t.k` readable floats (`t.k/2` words with `t.a_pairs`);
+/// `dst` has `rows.len()·form.words()·converted_ld(t)` writable words.
 #[inline(always)]
 unsafe fn convert_body<const FMA: bool>(
-    a: &RowsA,
-    pairs: bool,
+    t: &Term,
     rows: std::ops::Range<usize>,
-    k: usize,
     dst: *mut u32,
-    ld: usize,
     form: AForm,
 ) {
-    let row_words = form.words() * ld;
+    let (a, k) = (&t.a, t.k);
+    let row_words = form.words() * converted_ld(t);
     for (i, r) in rows.enumerate() {
         unsafe {
             let at = dst.add(i * row_words);
-            if pairs {
+            if t.a_pairs {
                 let src = std::slice::from_raw_parts(a.row(r).cast::<u32>(), k / 2);
                 let out = std::slice::from_raw_parts_mut(at, row_words);
                 match form {
@@ -502,16 +500,8 @@ unsafe fn convert_body<const FMA: bool>(
 
 super::isa::isa_dispatch!(
     /// [`convert_body`] compiled for `isa`.
-    unsafe fn convert => convert_body,
-    (
-        a: &RowsA,
-        pairs: bool,
-        rows: std::ops::Range<usize>,
-        k: usize,
-        dst: *mut u32,
-        ld: usize,
-        form: AForm
-    )
+    unsafe fn convert_term => convert_body,
+    (t: &Term, rows: std::ops::Range<usize>, dst: *mut u32, form: AForm)
 );
 
 /// [`gemm::gemm_sum`] for panels of bf16 pairs, on the family [`Bf16Kernel::for_isa`] picks.
@@ -615,22 +605,6 @@ impl AForm {
     }
 }
 
-/// Converts rows `rows` of term `t`'s `A` as `form` into `at` (rows of
-/// `form.words()·converted_ld(t)` words).
-///
-/// # Safety
-/// As [`convert`]; `at` has room for the rows.
-unsafe fn convert_term(
-    isa: Isa,
-    form: AForm,
-    t: &Term,
-    rows: std::ops::Range<usize>,
-    at: *mut u32,
-) {
-    // SAFETY: the caller's contract.
-    unsafe { convert(isa, &t.a, t.a_pairs, rows, t.k, at, converted_ld(t), form) }
-}
-
 /// Term `t` reading its rows from `r0` on converted as `form` at `at` ([`convert_term`]), `K`
 /// in pairs.
 fn converted_term(t: &Term, form: AForm, at: *const u32, r0: usize) -> Term {
@@ -672,7 +646,7 @@ fn unconverted(t: &Term, plan: Plan, rows: &std::ops::Range<usize>) -> Option<Te
 /// returns true; false, running nothing, outside a scope or without room.
 ///
 /// # Safety
-/// As [`convert`] for every term; the scope's contract.
+/// As [`convert_term`] for every term; the scope's contract.
 unsafe fn with_reused(
     isa: Isa,
     plan: Plan,
@@ -688,9 +662,12 @@ unsafe fn with_reused(
         if !r.active {
             return false;
         }
+        // The terms read as they are, and where the others' conversions start.
+        let direct: [Option<Term>; GROUP] =
+            std::array::from_fn(|i| terms.get(i).and_then(|t| unconverted(t, plan, &rows)));
         let mut at = [0usize; GROUP];
         for (i, t) in terms.iter().enumerate() {
-            if unconverted(t, plan, &rows).is_some() {
+            if direct[i].is_some() {
                 continue;
             }
             let key = Key {
@@ -719,7 +696,7 @@ unsafe fn with_reused(
             // SAFETY: lines `used..need` hold the rows; the caller's contract for the rest.
             unsafe {
                 let dst = r.lines.as_mut_ptr().add(r.used).cast::<u32>();
-                convert_term(isa, form, t, rows.clone(), dst);
+                convert_term(isa, t, rows.clone(), dst, form);
             }
             r.entries.push((key, r.used));
             at[i] = r.used;
@@ -727,7 +704,7 @@ unsafe fn with_reused(
         }
         let mut converted = [terms[0]; GROUP];
         for (i, t) in terms.iter().enumerate() {
-            converted[i] = unconverted(t, plan, &rows).unwrap_or_else(|| {
+            converted[i] = direct[i].unwrap_or_else(|| {
                 let line = r.lines[at[i]..].as_ptr().cast::<u32>();
                 converted_term(t, form, line, rows.start)
             });
@@ -813,7 +790,7 @@ unsafe fn gemm_planned(
                         continue;
                     }
                     // SAFETY: the buffer holds `chunk` rows of every term's `words·ld` words.
-                    unsafe { convert_term(isa, form, t, r0..r1, at) };
+                    unsafe { convert_term(isa, t, r0..r1, at, form) };
                     *to = converted_term(t, form, at, r0);
                     at = at.wrapping_add(chunk * words * ld(t));
                 }

@@ -658,35 +658,16 @@ pub fn gemm_s32<T: IntA>(
             // row block rb of column block cb, packed at `packed`
             let mut product = |cb: usize, rb: usize, packed: *const i8| {
                 let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
-                let vb = pb.block_vectors(cb);
+                // (first column, columns, the tile's row length)
                 let (j0, cols, tld) = if few {
                     let j0 = cb * few_block;
                     let cols = few_block.min(n - j0);
                     (j0, cols, cols.next_multiple_of(VECTOR))
                 } else {
-                    let j0 = cb * COL_BLOCK;
+                    let (j0, vb) = (cb * COL_BLOCK, pb.block_vectors(cb));
                     (j0, (vb * VECTOR).min(n - j0), vb * VECTOR)
                 };
                 let direct = straight && !few && cols == tld;
-                let (c_block, c_ld) = if direct {
-                    (c_out.at(rows.start * ldc + j0), ldc)
-                } else {
-                    (tile.as_mut_ptr(), tld)
-                };
-                let op = Int8Gemm {
-                    m: rows.len(),
-                    a: a_rows.at(rows.start * a_ld).cast_const(),
-                    lda: a_ld,
-                    b: packed,
-                    ldb: vb * VECTOR_BYTES,
-                    block_bytes: int8_gemm::SIDE_BY_SIDE,
-                    groups,
-                    vectors: vb,
-                    c: c_block,
-                    ldc: c_ld,
-                    start: Start::Zero,
-                    ahead: None,
-                };
                 if few {
                     // A's rows (and a row of ones for the column sums) by B in place; the
                     // column corrections of this block from those sums
@@ -730,12 +711,27 @@ pub fn gemm_s32<T: IntA>(
                 } else {
                     // Straight into C, the accumulators start from the block's column corrections
                     // (zeros where there are none: a row load costs what zeroing does).
-                    let start = if direct {
-                        Start::Row(zp_cols_out.at(j0).cast_const().cast())
+                    let (c, ldc, start) = if direct {
+                        let row = zp_cols_out.at(j0).cast_const().cast();
+                        (c_out.at(rows.start * ldc + j0), ldc, Start::Row(row))
                     } else {
-                        Start::Zero
+                        (tile.as_mut_ptr(), tld, Start::Zero)
                     };
-                    let op = Int8Gemm { start, ..op };
+                    let vb = tld / VECTOR;
+                    let op = Int8Gemm {
+                        m: rows.len(),
+                        a: a_rows.at(rows.start * a_ld).cast_const(),
+                        lda: a_ld,
+                        b: packed,
+                        ldb: vb * VECTOR_BYTES,
+                        block_bytes: int8_gemm::SIDE_BY_SIDE,
+                        groups,
+                        vectors: vb,
+                        c,
+                        ldc,
+                        start,
+                        ahead: None,
+                    };
                     // SAFETY: A has `rows` rows of `kp` bytes (the copy) or `k` = `kp` bytes
                     // (in place, checked by GemmShape); the block of B was packed before the
                     // barrier (or just now, by this member); the tile holds rows × `tld`

@@ -54,11 +54,8 @@ impl<const R: usize> Strided<R> {
             && even(md.offset0())
             && first.addr().is_multiple_of(4);
         fits.then(|| {
-            let mut strides = [0isize; R];
-            for (d, v) in strides.iter_mut().zip(s) {
-                *d = (*v / 2) as isize;
-            }
-            strides[R - 1] = 1;
+            // Whole words between rows; the words of a row contiguous.
+            let strides = std::array::from_fn(|d| if d + 1 < R { (s[d] / 2) as isize } else { 1 });
             Self {
                 ptr: first.cast(),
                 strides,
