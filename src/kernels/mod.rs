@@ -18,6 +18,7 @@ pub mod gemm_bf16;
 pub mod gemm_bf16_tn;
 pub mod gemm_s32;
 pub mod gemm_s32_few_rows;
+mod gemm_s32_pack;
 #[cfg(target_arch = "x86_64")]
 pub mod gemm_tn;
 pub mod int8_gemm;
