@@ -312,16 +312,17 @@ pub fn gemm_s32<T: IntA>(
                     let dst = unsafe {
                         std::slice::from_raw_parts_mut(b_out.at(pb.block_offset(cb)), len)
                     };
-                    pack_b_block(s, b, &pb, cb, g0..groups.min(g0 + step), dst, wide);
+                    pack_b_block(s, b, &pb, cb, g0..groups.min(g0 + step), dst, wide, None);
                 }
             }
-            // block cb's column corrections, from its packing at `packed`
-            let column_sums = |cb: usize, packed: *const i8| {
+            // block cb's column corrections, from its packing at `packed` (its column sums
+            // already there when `summed`)
+            let column_sums = |cb: usize, packed: *const i8, summed: bool| {
                 let cols = pb.block_vectors(cb) * VECTOR;
                 let j0 = cb * COL_BLOCK;
                 // SAFETY: block cb's column sums are this member's alone.
                 let sums = unsafe { std::slice::from_raw_parts_mut(zp_cols_out.at(j0), cols) };
-                if scale != 0 {
+                if scale != 0 && !summed {
                     // the column sums: a row of ones times the packed block, on the kernel
                     let op = Int8Gemm {
                         m: 1,
@@ -340,6 +341,8 @@ pub fn gemm_s32<T: IntA>(
                     // SAFETY: `ones` has `kp` bytes, the block `groups` groups of `cols` columns,
                     // `sums` `cols` values.
                     unsafe { int8_gemm::gemm(kernel, &op) };
+                }
+                if scale != 0 {
                     sums.iter_mut().for_each(|x| *x = x.wrapping_mul(scale));
                 }
                 if co_in_cols {
@@ -347,7 +350,7 @@ pub fn gemm_s32<T: IntA>(
                 }
             };
             for cb in mine {
-                column_sums(cb, b_out.at(pb.block_offset(cb)).cast_const());
+                column_sums(cb, b_out.at(pb.block_offset(cb)).cast_const(), false);
             }
             t.for_each(row_blocks, false, |rb| {
                 let rows = rb * ROW_BLOCK..m.min((rb + 1) * ROW_BLOCK);
@@ -521,9 +524,15 @@ pub fn gemm_s32<T: IntA>(
                 };
                 t.for_each_balanced(col_blocks, false, |cb| {
                     let len = pb.block_vectors(cb) * VECTOR_BYTES * groups;
-                    pack_b_block(s, b, &pb, cb, 0..groups, &mut dst[..len], wide);
+                    let cols = pb.block_vectors(cb) * VECTOR;
+                    // SAFETY: block cb's column sums (zeros until now) are this item's alone.
+                    let sums = (scale != 0).then(|| unsafe {
+                        std::slice::from_raw_parts_mut(zp_cols_out.at(cb * COL_BLOCK), cols)
+                    });
+                    let summed =
+                        pack_b_block(s, b, &pb, cb, 0..groups, &mut dst[..len], wide, sums);
                     let packed = dst.as_ptr();
-                    column_sums(cb, packed);
+                    column_sums(cb, packed, summed);
                     for rb in 0..row_blocks {
                         product(cb, rb, packed);
                     }
@@ -668,6 +677,8 @@ mod tests {
             (18, 40, 96),
             (3, 16, 0),
             (18, 1040, 517),
+            // packed block by block, K a multiple of 4: the column sums from the packing
+            (18, 1040, 520),
             // few rows: strips of up to 256 columns, a partial last one
             (1, 700, 37),
             (2, 600, 130),

@@ -64,6 +64,11 @@ fn pack_ahead_groups() -> usize {
 /// Packs groups `gs` of the columns of block `cb` of `op(B)` into `dst` (the block's bytes),
 /// writing every byte of those groups (zeros past `K` and `N`). `wide`: the CPU runs AVX-512BW
 /// (64 columns, or 16 × 16 words of a transposed `B`, moved in registers at a time).
+///
+/// Returns whether the groups were packed as a whole block of a not transposed `B` in one
+/// pass; those passes also add the packed groups' column sums to `sums` (64 values) when
+/// given — the zero-point corrections, without reading the packed block again.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn pack_b_block(
     s: &GemmShape,
     b: &[i8],
@@ -72,7 +77,8 @@ pub(super) fn pack_b_block(
     gs: std::ops::Range<usize>,
     dst: &mut [i8],
     wide: bool,
-) {
+    sums: Option<&mut [i32]>,
+) -> bool {
     let (k, ldb) = (s.k, s.ld[1]);
     let vb = p.block_vectors(cb);
     let j0 = cb * COL_BLOCK;
@@ -173,17 +179,22 @@ pub(super) fn pack_b_block(
             let full = gs.start..gs.end.min(full_groups);
             let rows = Rows::of(b, j0, ldb, &full);
             assert!(dst.len() >= full.end * ld && ld >= 4 * VECTOR_BYTES);
+            let sums =
+                sums.map(|s| <&mut [i32; COL_BLOCK]>::try_from(&mut s[..COL_BLOCK]).unwrap());
             // SAFETY: `Rows::of` checked the rows (and the lines around them when read as
             // lines), the assertion `dst`; AVX-512BW runs (`wide`).
             unsafe {
                 interleave_groups(
                     rows,
                     full.clone(),
-                    dst.as_mut_ptr(),
-                    ld,
+                    (dst.as_mut_ptr(), ld),
                     pack_ahead_groups(),
+                    sums,
                 )
             };
+            if full.end == gs.end {
+                return true;
+            }
             full.end..gs.end
         } else {
             gs
@@ -226,6 +237,7 @@ pub(super) fn pack_b_block(
             }
         }
     }
+    false
 }
 
 /// The rows of a whole column block of a not transposed `B` that [`interleave_groups`] reads:
@@ -271,9 +283,10 @@ impl Rows {
     }
 }
 
-/// Packs groups `groups` of a whole column block (64 columns, from `rows`) into `out`: group
-/// `g`'s four vectors at `out + g·ld` ([`super::transpose::vnni_words`]), fetching the rows
-/// of group `g + ahead` (0: none). One call per block rather than per group (Zen 4, paired,
+/// Packs groups `groups` of a whole column block (64 columns, from `rows`) into `out` (a
+/// pointer, `ld`): group `g`'s four vectors at `out + g·ld` ([`super::transpose::vnni_words`]),
+/// fetching the rows of group `g + ahead` (0: none), and adding each column's sum over the
+/// groups to `sums`. One call per block rather than per group (Zen 4, paired,
 /// `B` on a line: u8s8s32 16×2048×512 0.85 / 0.89 of the time on two / one threads,
 /// 32×4096×1024 1.00 / 0.97).
 ///
@@ -285,12 +298,16 @@ impl Rows {
 unsafe fn interleave_groups(
     rows: Rows,
     groups: std::ops::Range<usize>,
-    out: *mut i8,
-    ld: usize,
+    (out, ld): (*mut i8, usize),
     ahead: usize,
+    sums: Option<&mut [i32; COL_BLOCK]>,
 ) {
     use std::arch::x86_64::*;
     let end = groups.end;
+    // the sums of the four bytes (rows) of each column: u8 ones times the s8 values, pairs
+    // into i16, then pairs of those into i32
+    let (ones8, ones16) = (_mm512_set1_epi8(1), _mm512_set1_epi16(1));
+    let mut acc = [_mm512_setzero_si512(); COL_VECTORS];
     // word i of a row's first line + `shift` words, across both lines
     let index = _mm512_add_epi32(
         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
@@ -321,6 +338,19 @@ unsafe fn interleave_groups(
             let o = out.add(g * ld).cast::<__m512i>();
             for (i, x) in super::transpose::vnni_words(v).into_iter().enumerate() {
                 _mm512_storeu_si512(o.add(i), x);
+                if sums.is_some() {
+                    let pairs = _mm512_maddubs_epi16(ones8, x);
+                    acc[i] = _mm512_add_epi32(acc[i], _mm512_madd_epi16(pairs, ones16));
+                }
+            }
+        }
+    }
+    if let Some(sums) = sums {
+        for (i, a) in acc.iter().enumerate() {
+            // SAFETY: 16 of the 64 sums.
+            unsafe {
+                let at = sums.as_mut_ptr().add(16 * i).cast::<__m512i>();
+                _mm512_storeu_si512(at, _mm512_add_epi32(_mm512_loadu_si512(at), *a));
             }
         }
     }
@@ -417,9 +447,28 @@ mod tests {
                     for cb in 0..p.blocks() {
                         let vb = p.block_vectors(cb);
                         let mut dst = vec![-1i8; vb * VECTOR_BYTES * groups];
-                        // two calls: groups 0..2 and 2.., as the packing's passes split them
-                        pack_b_block(&s, b, &p, cb, 0..2, &mut dst, wide);
-                        pack_b_block(&s, b, &p, cb, 2..groups, &mut dst, wide);
+                        // two calls: groups 0..2 and 2.., as the packing's passes split them;
+                        // the column sums when both packed whole groups of a whole block
+                        let mut sums = [7i32; COL_BLOCK];
+                        let first =
+                            pack_b_block(&s, b, &p, cb, 0..2, &mut dst, wide, Some(&mut sums));
+                        let rest =
+                            pack_b_block(&s, b, &p, cb, 2..groups, &mut dst, wide, Some(&mut sums));
+                        let whole =
+                            wide && vb * VECTOR == COL_BLOCK && cb * COL_BLOCK + COL_BLOCK <= n;
+                        assert_eq!(first, whole, "n {n} offset {offset} wide {wide} block {cb}");
+                        assert_eq!(rest, whole && k % 4 == 0, "n {n} block {cb}");
+                        if whole {
+                            for (c, &sum) in sums.iter().enumerate() {
+                                let column = (0..k / 4 * 4)
+                                    .map(|r| i32::from(b[r * ldb + cb * COL_BLOCK + c]));
+                                assert_eq!(
+                                    sum,
+                                    7 + column.sum::<i32>(),
+                                    "n {n} offset {offset} block {cb} column {c}"
+                                );
+                            }
+                        }
                         for g in 0..groups {
                             for v in 0..vb {
                                 for c in 0..VECTOR {
