@@ -457,7 +457,7 @@ mod tests {
                         let whole =
                             wide && vb * VECTOR == COL_BLOCK && cb * COL_BLOCK + COL_BLOCK <= n;
                         assert_eq!(first, whole, "n {n} offset {offset} wide {wide} block {cb}");
-                        assert_eq!(rest, whole && k % 4 == 0, "n {n} block {cb}");
+                        assert_eq!(rest, whole && k.is_multiple_of(4), "n {n} block {cb}");
                         if whole {
                             for (c, &sum) in sums.iter().enumerate() {
                                 let column = (0..k / 4 * 4)
