@@ -175,8 +175,9 @@ pub(super) fn pack_b_block(
     } else {
         // A whole block's whole groups in one pass; the rest group by group below.
         #[cfg(target_arch = "x86_64")]
-        let gs = if wide && cols == COL_BLOCK && gs.start < full_groups {
-            let full = gs.start..gs.end.min(full_groups);
+        let full = gs.start..gs.end.min(full_groups);
+        #[cfg(target_arch = "x86_64")]
+        let gs = if wide && cols == COL_BLOCK && !full.is_empty() {
             let rows = Rows::of(b, j0, ldb, &full);
             assert!(dst.len() >= full.end * ld && ld >= 4 * VECTOR_BYTES);
             let sums =
@@ -199,6 +200,8 @@ pub(super) fn pack_b_block(
         } else {
             gs
         };
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = sums;
         for g in gs {
             let rows = 4.min(k - 4 * g);
             let out = &mut dst[g * ld..g * ld + ld];
@@ -241,10 +244,10 @@ pub(super) fn pack_b_block(
 }
 
 /// The rows of a whole column block of a not transposed `B` that [`interleave_groups`] reads:
-/// 64 bytes of each, row `r` at `first + r·ld` (`first`: the block's first column) — as they are, or, where each starts 4·`shift`
-/// bytes into a cache line, as the two aligned lines around it (`lines`): an unaligned 64-byte
-/// load spans two lines, and the next block reads the second again; two aligned loads and a
-/// permute cost less (Zen 4, paired, u8s8s32 with `B` 16 bytes past a line, as `malloc`
+/// 64 bytes of each, row `r` at `first + r·ld` (`first`: the block's first column) — as they
+/// are, or, where each starts 4·`shift` bytes into a cache line, as the two aligned lines
+/// around it (`lines`): an unaligned 64-byte load spans two lines, and the next block reads
+/// the second again; two aligned loads and a permute cost less (Zen 4, paired, u8s8s32 with `B` 16 bytes past a line, as `malloc`
 /// returns: 16×2048×512, 16×2048×1024 and 32×4096×1024, one and two threads, 0.90–0.93 of the
 /// time with unaligned loads).
 #[cfg(target_arch = "x86_64")]
@@ -258,7 +261,7 @@ struct Rows {
 
 #[cfg(target_arch = "x86_64")]
 impl Rows {
-    /// Rows `4·groups` of the block from column `j0` of `b` (rows `ldb` apart).
+    /// Rows `4·groups` (not empty) of the block from column `j0` of `b` (rows `ldb` apart).
     ///
     /// # Panics
     /// If a row's 64 bytes are not inside `b`.
