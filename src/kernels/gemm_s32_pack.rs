@@ -17,11 +17,14 @@ pub(super) const VECTOR_BYTES: usize = VECTOR * 4;
 /// `cb·COL_VECTORS·groups·64` bytes; in it, group `g`'s vectors lie `vb·64` bytes apart
 /// (`vb` vectors in the block): `[block][group][vector][column][row of 4]`.
 pub(super) struct PackedB {
+    /// 4-row groups (`K` rounded up).
     pub groups: usize,
+    /// 16-column vectors (`N` rounded up).
     pub vectors: usize,
 }
 
 impl PackedB {
+    /// Column blocks.
     pub fn blocks(&self) -> usize {
         self.vectors.div_ceil(COL_VECTORS)
     }
