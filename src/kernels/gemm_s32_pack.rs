@@ -248,18 +248,17 @@ pub(super) fn pack_b_block(
 
 /// The rows of a whole column block of a not transposed `B` that [`interleave_groups`] reads:
 /// 64 bytes of each, row `r` at `first + r·ld` (`first`: the block's first column) — as they
-/// are, or, where each starts 4·`shift` bytes into a cache line, as the two aligned lines
-/// around it (`lines`): an unaligned 64-byte load spans two lines, and the next block reads
-/// the second again; two aligned loads and a permute cost less (Zen 4, paired, u8s8s32 with `B` 16 bytes past a line, as `malloc`
-/// returns: 16×2048×512, 16×2048×1024 and 32×4096×1024, one and two threads, 0.90–0.93 of the
-/// time with unaligned loads).
+/// are, or, where each starts a multiple of 4 bytes into a cache line, as the two aligned
+/// lines around it (`lines`): an unaligned 64-byte load spans two lines, and the next block
+/// reads the second again; two aligned loads and a permute cost less (Zen 4, paired,
+/// u8s8s32 with `B` 16 bytes past a line, as `malloc` returns: 16×2048×512, 16×2048×1024 and
+/// 32×4096×1024, one and two threads, 0.90–0.93 of the time with unaligned loads).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Rows {
     first: *const i8,
     ld: usize,
     lines: bool,
-    shift: usize,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -284,7 +283,6 @@ impl Rows {
             first,
             ld: ldb,
             lines,
-            shift: into / 4,
         }
     }
 }
@@ -314,12 +312,13 @@ unsafe fn interleave_groups(
     // into i16, then pairs of those into i32
     let (ones8, ones16) = (_mm512_set1_epi8(1), _mm512_set1_epi16(1));
     let mut acc = [_mm512_setzero_si512(); COL_VECTORS];
-    // word i of a row's first line + `shift` words, across both lines
+    // word i of a row's first line + the words the row starts into it, across both lines
+    let into = rows.first as usize % 64;
     let index = _mm512_add_epi32(
         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-        _mm512_set1_epi32(rows.shift as i32),
+        _mm512_set1_epi32((into / 4) as i32),
     );
-    let base = rows.first.wrapping_sub(4 * rows.shift);
+    let base = rows.first.wrapping_sub(into);
     for g in groups {
         // SAFETY: the caller's contract (`Rows::of` checked each row, and the lines around it
         // when `lines`).
