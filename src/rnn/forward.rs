@@ -37,7 +37,7 @@
 //! or copied per step.
 
 use super::arena::Region;
-use super::cells::{gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
+use super::cells::{self, gru, lbr_gru, lstm, vanilla, CellKind, HDest, Linear, TileRows};
 use super::items::{self, next_item, PhaseItems};
 use super::problem::RnnProblem;
 use super::schedule;
@@ -1063,9 +1063,7 @@ impl Forward<'_> {
                     precision: p.precision,
                 };
                 let valid = PANEL.min(p.dic - u0);
-                for i in 0..rows.len() {
-                    h.store(i, &*(c.add(i * ld) as *const [f32; PANEL]), valid);
-                }
+                cells::store_rows(self.isa, &h, c, ld, rows.len(), valid);
             }
         });
     }

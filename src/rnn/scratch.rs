@@ -54,13 +54,15 @@ const GATES_BUDGET_LARGE_WEIGHTS_BYTES: usize = 16 << 20;
 /// On a Xeon (2 MiB of L2), merged steps at N=32 took 1.19 times the fused time for vanilla
 /// C=512, 1.08 for AUGRU C=256 and 0.99 for GRU C=512 (paired runs).
 const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
-/// The same when a thread's share of `U` is larger than [`L2_BYTES`]: merged, the steps would
-/// stream `U` from the last-level cache anyway, so streaming `W` beside it costs little, and the
-/// gates no longer go through memory (measured, 2 threads: LSTMP N=16 DHC=1024, 2 MiB of `U`
-/// per thread, 9.33 → 9.04 ms, 1–3 % in three series; LSTM N=16 C=256 with one thread per
-/// direction, 1 MiB of `U`, stays merged: fused was 2 % slower there). Below it, even a single
-/// step stays merged: GNMT decoder T=1 N=10 fused was 7–11 % slower (paired, on a Xeon, `K` in
-/// one block or two alike).
+/// The same when a thread's share of the weights every step reads (`U`, and `R` with a
+/// projection) is larger than [`L2_BYTES`]: merged, the steps would stream them from the
+/// last-level cache anyway, so streaming `W` beside them costs little, and the gates no longer
+/// go through memory (measured, 2 threads: LSTMP N=16 DHC=1024, 2 MiB of `U` per thread, 9.33 →
+/// 9.04 ms, 1–3 % in three series; its bf16 twin on Zen 4, 1 MiB of `U` and ¼ MiB of `R` per
+/// thread, 2.4 % faster fused, training 0.5 %; LSTM N=16 C=256 with one thread per direction,
+/// 1 MiB of `U`, stays merged: fused was 2 % slower there). Below it, even a single step stays
+/// merged: GNMT decoder T=1 N=10 fused was 7–11 % slower (paired, on a Xeon, `K` in one block
+/// or two alike).
 const FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U: usize = 16;
 /// Bytes of the per-core cache that keeps a thread's share of `U` between steps (L2 of Zen 4/5).
 pub const L2_BYTES: usize = 1 << 20;
@@ -74,15 +76,59 @@ pub fn l2_bytes() -> usize {
 /// 3 % faster fused; N=32 C=1024, 32 MiB, 30 % slower fused; N=16 C=256 merged 2 % faster).
 const FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES: usize = 16 << 20;
 
-/// Whether a thread's share of `U` (`u_bytes`) stays in its L2 between steps while its share
-/// of `W` + `U` (`weight_bytes`) does not — up to ¾ of the L2, the rest left to the gates,
+/// Whether a thread's share of the weights every step reads (`step_bytes`: `U`, and `R` with
+/// a projection) stays in its L2 between steps while its share of `W` + `U` (`weight_bytes`)
+/// does not — up to ¾ of the L2, the rest left to the gates,
 /// `h` and the converted `A`. bf16 inference steps then stay merged: fused, every step would
 /// stream `W` and evict `U`; merged, the layer GEMM reads `W` once per chunk (one big AMX
 /// product) and the steps find `U` in L2. Training keeps the fused steps (merged, they were
 /// not faster).
-fn u_stays_only(u_bytes: usize, weight_bytes: usize) -> bool {
+fn u_stays_only(step_bytes: usize, weight_bytes: usize) -> bool {
     let kept = l2_bytes() / 4 * 3;
-    u_bytes <= kept && weight_bytes > kept
+    step_bytes <= kept && weight_bytes > kept
+}
+
+/// Bytes of `W` + `U` of one layer and direction (saturated: compared with cache sizes).
+fn layer_weight_bytes(p: &RnnProblem, weight_size: usize, gates_width: usize) -> usize {
+    (p.slc.saturating_add(p.sic))
+        .saturating_mul(gates_width)
+        .saturating_mul(weight_size)
+}
+
+/// Whether the steps of `p` fuse the layer GEMM into their tiles (see [`ScratchLayout`]), with
+/// `members` threads per direction and packed weights of `weight_size` bytes, `gates_width`
+/// columns.
+fn fuses_layer_gemm(
+    p: &RnnProblem,
+    members: usize,
+    weight_size: usize,
+    gates_width: usize,
+) -> bool {
+    let weight_bytes = layer_weight_bytes(p, weight_size, gates_width);
+    // A thread's share of the weights every step reads: `U`, and `R` with a projection.
+    let projection_bytes = if p.with_projection {
+        p.dhc
+            .saturating_mul(p.dic.div_ceil(PANEL).saturating_mul(PANEL))
+            .saturating_mul(weight_size)
+    } else {
+        0
+    };
+    let step_bytes = p
+        .sic
+        .saturating_mul(gates_width)
+        .saturating_mul(weight_size)
+        .saturating_add(projection_bytes)
+        / members;
+    let min_batch = if step_bytes > L2_BYTES {
+        FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U
+    } else {
+        FUSED_LAYER_GEMM_MIN_BATCH
+    };
+    p.n >= min_batch
+        && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES
+        && !(weights::pairs(p)
+            && !p.is_training()
+            && u_stays_only(step_bytes, weight_bytes / members))
 }
 
 /// Directions that run at the same time for a problem: both of a bidirectional one when the
@@ -204,26 +250,10 @@ impl ScratchLayout {
         let gates_ld = size::add("RNN scratchpad gates", gates_width, ROW_PAD)?;
         // Heuristics: byte counts compared with cache sizes, where saturating is exact.
         let row_bytes = p.n.saturating_mul(gates_ld).saturating_mul(f32s).max(1);
-        let weight_bytes = (p.slc.saturating_add(p.sic))
-            .saturating_mul(gates_width)
-            .saturating_mul(weight_size);
+        let weight_bytes = layer_weight_bytes(p, weight_size, gates_width);
         let lanes = concurrent_directions(p);
-        let u_bytes_per_thread = p
-            .sic
-            .saturating_mul(gates_width)
-            .saturating_mul(weight_size)
-            / (threading::num_threads() / lanes).max(1);
-        let min_batch = if u_bytes_per_thread > L2_BYTES {
-            FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U
-        } else {
-            FUSED_LAYER_GEMM_MIN_BATCH
-        };
         let members = (threading::num_threads() / lanes).max(1);
-        let fused_layer_gemm = p.n >= min_batch
-            && weight_bytes <= FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES
-            && !(pairs
-                && !p.is_training()
-                && u_stays_only(u_bytes_per_thread, weight_bytes / members));
+        let fused_layer_gemm = fuses_layer_gemm(p, members, weight_size, gates_width);
         let vanilla_bytes = (p.slc.max(p.dic).saturating_add(p.sic))
             .saturating_mul(p.dhc)
             .saturating_mul(weight_size);
@@ -449,6 +479,36 @@ mod tests {
         assert!(u_stays_only(kept / 2, 4 * kept));
         assert!(!u_stays_only(kept / 2, kept));
         assert!(!u_stays_only(kept + 1, 4 * kept));
+    }
+
+    #[test]
+    fn a_projection_counts_among_the_weights_every_step_streams() {
+        // f32 N=16, 2 threads: `U` (SIC 128 × 4096 columns) is 1 MiB a thread, which a 1 MiB L2
+        // could keep; with `R` (DHC 1024 × DIC 128) beside it, 1.25 MiB, so the steps stream
+        // both and take `W` in the same pass.
+        let p = RnnProblem {
+            slc: 128,
+            sic: 128,
+            dic: 128,
+            dlc: 128,
+            ..lstm(1, 50, 16, 1024, Direction::Left2Right)
+        };
+        let projected = RnnProblem {
+            with_projection: true,
+            ..p
+        };
+        let width = 4 * 1024;
+        assert!(!fuses_layer_gemm(&p, 2, 4, width));
+        assert!(fuses_layer_gemm(&projected, 2, 4, width));
+        // Fewer rows than streamed steps fuse, and a share that fits, stay merged.
+        assert!(!fuses_layer_gemm(
+            &RnnProblem { n: 15, ..projected },
+            2,
+            4,
+            width
+        ));
+        assert!(!fuses_layer_gemm(&projected, 3, 4, width));
+        assert!(fuses_layer_gemm(&RnnProblem { n: 32, ..p }, 2, 4, width));
     }
 
     #[test]

@@ -12,6 +12,8 @@ pub mod vanilla;
 use super::precision::Precision;
 use crate::args;
 use crate::attr::RnnTestParams;
+use crate::kernels::isa::vector_dispatch;
+use crate::kernels::vector::Vector;
 use crate::memory::packed::PANEL;
 use crate::types::AlgKind;
 
@@ -251,6 +253,59 @@ impl HDest {
     }
 }
 
+/// `store_rows` on vectors `V`.
+///
+/// # Safety
+/// `src` has `rows` rows of a panel's readable floats; as [`HDest::store`] for every row; the
+/// CPU supports `V`.
+#[inline(always)]
+unsafe fn store_rows_body<V: Vector>(
+    h: &HDest,
+    src: *const f32,
+    ld: usize,
+    rows: usize,
+    valid: usize,
+) {
+    let bf16 = h.precision == Precision::Bf16;
+    let direct = valid == PANEL && matches!(h.precision, Precision::F32 | Precision::Bf16);
+    for r in 0..rows {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let row = src.add(r * ld);
+            if !direct {
+                h.store(r, &*(row as *const [f32; PANEL]), valid);
+                continue;
+            }
+            let (out, extra) = (h.h_out.row(r), h.h_extra.row(r));
+            for o in (0..PANEL).step_by(V::WIDTH) {
+                let x = V::load(row.add(o));
+                let x = if bf16 { V::round_bf16(x) } else { x };
+                x.store(out.add(o));
+                if h.h_extra.is_none() {
+                    continue;
+                }
+                let e = if h.extra_add {
+                    V::add(V::load(extra.add(o)), x)
+                } else {
+                    x
+                };
+                e.store(extra.add(o));
+            }
+        }
+    }
+}
+
+vector_dispatch!(
+    /// Stores `rows` rows of h of `valid` units, rows `ld` floats apart from `src` (the
+    /// projection's output), to `h`'s destinations as [`HDest::store`] does. A whole f32 or
+    /// bf16 panel row is rounded in registers and stored straight from them: a copy through
+    /// the stack stalls every reload (Zen 4 does not forward a zmm store to a zmm load). The
+    /// contract: `src` has `rows` rows of a panel's readable floats; as [`HDest::store`] for
+    /// every row.
+    pub unsafe fn store_rows => store_rows_body,
+    (h: &HDest, src: *const f32, ld: usize, rows: usize, valid: usize)
+);
+
 /// Copies `valid ≤ 32` floats; a whole panel as one fixed-size move (no `memcpy` call).
 ///
 /// # Safety
@@ -302,6 +357,58 @@ pub unsafe fn store_gates(
         let base = ws.row(r);
         for (g, v) in act.iter().enumerate() {
             copy_units(base.add(g * stride), v.as_ptr(), valid);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Isa;
+
+    /// Row stride of the test buffers (more than a panel: units past `valid` stay untouched).
+    const S: usize = 40;
+
+    #[test]
+    fn store_rows_stores_as_store_does_on_every_isa() {
+        let rows = 3;
+        // Values with bits below bf16's, and halfway cases that round to even.
+        let src: Vec<f32> = (0..rows * S)
+            .map(|i| (i as f32 * 0.377 - 9.0) * (1.0 + 2f32.powi(-8) * (i % 3) as f32))
+            .collect();
+        let tile = |v: &mut Vec<f32>| TileRows {
+            ptr: v.as_mut_ptr(),
+            stride: S as isize,
+        };
+        for precision in [Precision::F32, Precision::Bf16] {
+            for valid in [PANEL, 20] {
+                for extra in [None, Some(false), Some(true)] {
+                    let run = |f: &dyn Fn(&HDest)| {
+                        let (mut out, mut ext) = (vec![7.0; rows * S], vec![0.5; rows * S]);
+                        let h = HDest {
+                            h_out: tile(&mut out),
+                            h_extra: extra.map_or(TileRows::NONE, |_| tile(&mut ext)),
+                            extra_add: extra == Some(true),
+                            precision,
+                        };
+                        f(&h);
+                        (out, ext)
+                    };
+                    // SAFETY: every buffer has `rows` rows of `S` ≥ `PANEL` floats.
+                    let want = run(&|h| unsafe {
+                        for r in 0..rows {
+                            h.store(r, &*(src.as_ptr().add(r * S) as *const [f32; PANEL]), valid);
+                        }
+                    });
+                    assert!(want.0.iter().any(|&v| v != 7.0));
+                    for isa in Isa::all_supported() {
+                        // SAFETY: as above; `isa` runs here.
+                        let got =
+                            run(&|h| unsafe { store_rows(isa, h, src.as_ptr(), S, rows, valid) });
+                        assert_eq!(got, want, "{isa:?} {precision:?} {valid} {extra:?}");
+                    }
+                }
+            }
         }
     }
 }
