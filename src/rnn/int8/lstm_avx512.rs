@@ -7,6 +7,7 @@
 //! [`postgemm`]: super::postgemm
 
 use super::postgemm::{LstmTile, Quant};
+use crate::memory::packed::PANEL;
 use crate::rnn::cells::{lstm, Linear};
 use std::arch::x86_64::*;
 
@@ -81,7 +82,14 @@ pub unsafe fn lstm_tile(t: &LstmTile, q: &Quant) {
                     _mm512_setzero_ps(),
                 );
                 let stored = _mm512_add_epi32(_mm512_cvtps_epi32(s), offset);
-                _mm512_mask_cvtepi32_storeu_epi8(dst.add(16 * b).cast(), m[b], stored);
+                // A whole panel's bytes narrowed in a register and stored whole: with the
+                // masked narrowing store, W2-int8 took 2.6–4 % longer on Zen 4.
+                if t.valid == PANEL {
+                    let bytes = _mm512_cvtepi32_epi8(stored);
+                    _mm_storeu_si128(dst.add(16 * b).cast(), bytes);
+                } else {
+                    _mm512_mask_cvtepi32_storeu_epi8(dst.add(16 * b).cast(), m[b], stored);
+                }
             }
         }
     }
