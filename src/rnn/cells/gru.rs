@@ -78,7 +78,7 @@ pub(super) unsafe fn finish(t: &GruTile, r: usize, act: &[[f32; PANEL]; GATES]) 
 /// # Safety
 /// The tile's contract; `t.h.direct(t.valid)`.
 #[inline(always)]
-unsafe fn store_h_in_place(t: &GruTile, r: usize, h: impl Fn(usize, f32) -> f32) {
+pub(super) unsafe fn store_h_in_place(t: &GruTile, r: usize, h: impl Fn(usize, f32) -> f32) {
     let zeros = [0f32; PANEL];
     // SAFETY: the caller's contract: whole rows of PANEL floats, h not overlapping h_prev.
     let (hp, out) = unsafe {
@@ -105,7 +105,7 @@ unsafe fn store_h_in_place(t: &GruTile, r: usize, h: impl Fn(usize, f32) -> f32)
 /// # Safety
 /// The tile's contract.
 #[inline(always)]
-unsafe fn keep(t: &GruTile, r: usize) -> f32 {
+pub(super) unsafe fn keep(t: &GruTile, r: usize) -> f32 {
     if t.attention.is_none() {
         1.0
     } else {
@@ -115,7 +115,7 @@ unsafe fn keep(t: &GruTile, r: usize) -> f32 {
 
 /// `h = u·h_prev + (1 − u)·o` with `u` scaled by `keep`.
 #[inline(always)]
-fn new_h(keep: f32, u: f32, h_prev: f32, o: f32) -> f32 {
+pub(super) fn new_h(keep: f32, u: f32, h_prev: f32, o: f32) -> f32 {
     let u = keep * u;
     u * h_prev + (1.0 - u) * o
 }
@@ -131,7 +131,14 @@ unsafe fn part1_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
                     *v = activate::<LINEAR>(&lin, g, *v, sigmoid::<FMA>);
                 }
             }
-            if !t.aux.is_none() {
+            if !t.aux.is_none() && t.h.direct(t.valid) {
+                // A whole panel straight from h_prev's row into aux's (`store_h_in_place`).
+                let hp = &*(t.h_prev.row(r) as *const [f32; PANEL]);
+                let out = &mut *(t.aux.row(r) as *mut [f32; PANEL]);
+                for k in 0..PANEL {
+                    out[k] = t.h.precision.round(a[1][k] * hp[k]);
+                }
+            } else if !t.aux.is_none() {
                 let hp = load_units(t.h_prev, r, t.valid);
                 let mut rh = [0f32; PANEL];
                 for (k, v) in rh.iter_mut().enumerate() {
@@ -294,6 +301,64 @@ mod tests {
                     assert!(copied.iter().all(|&b| b != 9f32.to_bits()), "{at}");
                     assert_eq!(run(false), copied, "{at}");
                 }
+            }
+        }
+    }
+
+    /// A whole panel's `r ⊙ h_prev` of part 1, written straight into `aux` (h has one
+    /// destination), has the bits of the copy path, in f32 and bf16.
+    #[test]
+    fn part1_writes_r_h_prev_as_the_copy_path_does() {
+        let rows = 3;
+        let values =
+            |n: usize| -> Vec<f32> { (0..n).map(|i| (i as f32 * 0.29).sin() * 3.0).collect() };
+        let (gates, h_prev) = (values(rows * GATES * PANEL), values(rows * PANEL));
+        let tr = |ptr: *mut f32, stride: usize| TileRows {
+            ptr,
+            stride: stride as isize,
+        };
+        for isa in Isa::all_supported() {
+            for precision in [Precision::F32, Precision::Bf16] {
+                let run = |extra: bool| {
+                    let (mut g, mut hp) = (gates.clone(), h_prev.clone());
+                    let mut rh = vec![9f32; rows * PANEL];
+                    let (mut h, mut x) = (vec![0f32; rows * PANEL], vec![0f32; rows * PANEL]);
+                    let tile = GruTile {
+                        rows,
+                        valid: PANEL,
+                        gates: tr(g.as_mut_ptr(), GATES * PANEL),
+                        h_prev: tr(hp.as_mut_ptr(), PANEL),
+                        attention: TileRows::NONE,
+                        h: HDest {
+                            h_out: tr(h.as_mut_ptr(), PANEL),
+                            h_extra: if extra {
+                                tr(x.as_mut_ptr(), PANEL)
+                            } else {
+                                TileRows::NONE
+                            },
+                            extra_add: false,
+                            precision,
+                        },
+                        ws_gates: TileRows::NONE,
+                        ws_gate_stride: PANEL,
+                        aux: tr(rh.as_mut_ptr(), PANEL),
+                        ws_lbr: TileRows::NONE,
+                        linear: None,
+                    };
+                    // SAFETY: part 1 reads the gates and h_prev and writes the gates and `aux`,
+                    // which have the rows and units the tile describes.
+                    unsafe { part1_tile(isa, &tile) };
+                    g.iter()
+                        .chain(&rh)
+                        .map(|v| v.to_bits())
+                        .collect::<Vec<u32>>()
+                };
+                let copied = run(true);
+                assert!(
+                    copied.iter().all(|&b| b != 9f32.to_bits()),
+                    "{isa:?} {precision:?}"
+                );
+                assert_eq!(run(false), copied, "{isa:?} {precision:?}");
             }
         }
     }
