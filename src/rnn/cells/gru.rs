@@ -230,11 +230,11 @@ mod tests {
     use super::*;
     use crate::kernels::Isa;
 
-    /// A whole panel's h written in place (one destination) has the bits of the copy path (a
-    /// second destination), in f32 and bf16, inference and training, for GRU part 2 and the
-    /// LBR-GRU tile.
+    /// A whole panel written straight from its rows (h with one destination) has the bits of
+    /// the copy path (a second destination), in f32 and bf16, inference and training: GRU
+    /// parts 1 and 2 (h, and part 1's `r ⊙ h_prev`) and the LBR-GRU tile.
     #[test]
-    fn in_place_h_has_the_bits_of_the_copy_path() {
+    fn whole_panels_have_the_bits_of_the_copy_path() {
         let rows = 3;
         let values =
             |n: usize, f: f32| -> Vec<f32> { (0..n).map(|i| (i as f32 * f).sin() * 3.0).collect() };
@@ -256,6 +256,8 @@ mod tests {
                         let mut h = vec![9f32; rows * PANEL];
                         let mut x = vec![9f32; rows * PANEL];
                         let mut ws = vec![0f32; rows * GATES * PANEL];
+                        // GRU: `aux` is where part 1 writes `r ⊙ h_prev` (a panel row each).
+                        let aux_stride = if lbr { GATES * PANEL } else { PANEL };
                         let tile = GruTile {
                             rows,
                             valid: PANEL,
@@ -278,11 +280,7 @@ mod tests {
                                 TileRows::NONE
                             },
                             ws_gate_stride: PANEL,
-                            aux: if lbr {
-                                tr(a.as_mut_ptr(), GATES * PANEL)
-                            } else {
-                                TileRows::NONE
-                            },
+                            aux: tr(a.as_mut_ptr(), aux_stride),
                             ws_lbr: TileRows::NONE,
                             linear: None,
                         };
@@ -291,74 +289,18 @@ mod tests {
                             if lbr {
                                 super::super::lbr_gru::postgemm_tile(isa, &tile);
                             } else {
+                                part1_tile(isa, &tile);
                                 part2_tile(isa, &tile);
                             }
                         }
-                        h.iter().map(|v| v.to_bits()).collect::<Vec<u32>>()
+                        let bits = |v: &[f32]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                        (bits(&h), bits(&a))
                     };
                     let at = format!("{isa:?} {precision:?} training {training} lbr {lbr}");
                     let copied = run(true);
-                    assert!(copied.iter().all(|&b| b != 9f32.to_bits()), "{at}");
+                    assert!(copied.0.iter().all(|&b| b != 9f32.to_bits()), "{at}");
                     assert_eq!(run(false), copied, "{at}");
                 }
-            }
-        }
-    }
-
-    /// A whole panel's `r ⊙ h_prev` of part 1, written straight into `aux` (h has one
-    /// destination), has the bits of the copy path, in f32 and bf16.
-    #[test]
-    fn part1_writes_r_h_prev_as_the_copy_path_does() {
-        let rows = 3;
-        let values =
-            |n: usize| -> Vec<f32> { (0..n).map(|i| (i as f32 * 0.29).sin() * 3.0).collect() };
-        let (gates, h_prev) = (values(rows * GATES * PANEL), values(rows * PANEL));
-        let tr = |ptr: *mut f32, stride: usize| TileRows {
-            ptr,
-            stride: stride as isize,
-        };
-        for isa in Isa::all_supported() {
-            for precision in [Precision::F32, Precision::Bf16] {
-                let run = |extra: bool| {
-                    let (mut g, mut hp) = (gates.clone(), h_prev.clone());
-                    let mut rh = vec![9f32; rows * PANEL];
-                    let (mut h, mut x) = (vec![0f32; rows * PANEL], vec![0f32; rows * PANEL]);
-                    let tile = GruTile {
-                        rows,
-                        valid: PANEL,
-                        gates: tr(g.as_mut_ptr(), GATES * PANEL),
-                        h_prev: tr(hp.as_mut_ptr(), PANEL),
-                        attention: TileRows::NONE,
-                        h: HDest {
-                            h_out: tr(h.as_mut_ptr(), PANEL),
-                            h_extra: if extra {
-                                tr(x.as_mut_ptr(), PANEL)
-                            } else {
-                                TileRows::NONE
-                            },
-                            extra_add: false,
-                            precision,
-                        },
-                        ws_gates: TileRows::NONE,
-                        ws_gate_stride: PANEL,
-                        aux: tr(rh.as_mut_ptr(), PANEL),
-                        ws_lbr: TileRows::NONE,
-                        linear: None,
-                    };
-                    // SAFETY: part 1 reads the gates and h_prev and writes the gates and `aux`,
-                    // which have the rows and units the tile describes.
-                    unsafe { part1_tile(isa, &tile) };
-                    g.iter()
-                        .chain(&rh)
-                        .map(|v| v.to_bits())
-                        .collect::<Vec<u32>>()
-                };
-                let copied = run(true);
-                assert!(
-                    copied.iter().all(|&b| b != 9f32.to_bits()),
-                    "{isa:?} {precision:?}"
-                );
-                assert_eq!(run(false), copied, "{isa:?} {precision:?}");
             }
         }
     }
