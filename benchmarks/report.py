@@ -565,6 +565,7 @@ def lp_body(dt, rows, cells, meta, versions, rounds, h, peaks):
   {meta.get('rounds', '')}; rnn_bench arguments `{meta.get('bench_args', '')}`.
 - Background load (the machine is shared): {meta.get('quiet', 'not recorded')}; load average
   {meta.get('load', 'not recorded')}.
+- CPU 0 ↔ CPU 1 flag round trip: {meta.get('crosscore', 'not recorded')}.
 - ISA path (the implementation name each library reported, `dnnl_primitive_desc_query` of
   `impl_info_str`; per row in the table):
 {kernel_paths(cells)}
@@ -659,6 +660,7 @@ def main():
   rotated each round); rnn_bench arguments `{meta.get('bench_args', '')}`.
 - Background load (the machine is shared): {meta.get('quiet', 'not recorded')}; load average
   {meta.get('load', 'not recorded')}.
+- CPU 0 ↔ CPU 1 flag round trip: {meta.get('crosscore', 'not recorded')}.
 
 {peak_line}
 

@@ -33,8 +33,9 @@
 #   1. builds liboxidnn (cargo build --release) and copies it to benchmarks/build/oxidnn/ (a
 #      snapshot: a rebuild by someone else during the run cannot change what is measured);
 #   2. fetches/locates both oneDNN builds with ../shared/tools/onednn-setup.sh (ONEDNN_SETUP
-#      overrides the path) and builds rnn_bench.c three times (oxidnn, 3.2, 3.13) and peak.c
-#      (plain, and with dnnl_sgemm from oneDNN 3.2);
+#      overrides the path) and builds rnn_bench.c three times (oxidnn, 3.2, 3.13), peak.c
+#      (plain, and with dnnl_sgemm from oneDNN 3.2) and crosscore.c (the CPU 0 <-> 1 round
+#      trip, measured before and after the runs: how far apart the two CPUs are);
 #   3. when f32 runs: measures the f32 FMA peak (1 and 2 threads) and the 1024^3 sgemm of
 #      oneDNN 3.2 (and, on 2 threads, its sgemm on the merged GEMM shape of W2 and W3); in
 #      every data type, the batch-1 bounds of W1, W1-bf16 and W1-int8 (2 and 1 threads) and X7
@@ -222,6 +223,8 @@ for v in 3.2 3.13; do
         -L"${LIB[$v]}" -Wl,-rpath-link,"${LIB[$v]}" -Wl,-rpath,"${LIB[$v]}" -ldnnl -lm -ldl
 done
 "$CC" "${CFLAGS[@]}" -pthread "$HERE/peak.c" -o "$OUT/peak"
+"$CC" "${CFLAGS[@]}" -pthread "$HERE/crosscore.c" -o "$OUT/crosscore"
+CROSSCORE_BEFORE=$("$OUT/crosscore" | sed -n 's/^CROSSCORE //p')
 "$CC" "${CFLAGS[@]}" -pthread -DPEAK_WITH_SGEMM -I"${INC[3.2]}" "$HERE/peak.c" \
     -o "$OUT/peak-sgemm" -L"${LIB[3.2]}" -Wl,-rpath,"${LIB[3.2]}" -ldnnl
 
@@ -348,6 +351,7 @@ done
     echo "quick=$QUICK"
     echo "bench_args=${BENCH_ARGS[*]}"
     echo "load=$LOAD_BEFORE before, $(cut -d' ' -f1-3 /proc/loadavg) after (1, 5, 15 min)"
+    echo "crosscore=${CROSSCORE_BEFORE:-?} ns before, $("$OUT/crosscore" | sed -n 's/^CROSSCORE //p') ns after (benchmarks/crosscore.c)"
     echo "quiet=waited ${QUIET_WAITED} s in total for other processes to leave the CPUs alone (< $QUIET_LIMIT CPU busy); $( [ "$QUIET_WORST" = 0 ] && echo "every measurement started on a quiet machine" || echo "some started with up to $QUIET_WORST CPUs busy (waited the maximum $QUIET_MAX s)")"
 } >"$OUT/meta.txt"
 
