@@ -104,7 +104,11 @@ unsafe fn rows_with(t: &VanillaTile, f: impl Fn(f32) -> f32) {
                 }
                 continue;
             }
-            let h = load_units(t.gates, r, PANEL).map(&f);
+            let a = load_units(t.gates, r, PANEL);
+            let mut h = [0f32; PANEL];
+            for (o, &x) in h.iter_mut().zip(&a) {
+                *o = f(x);
+            }
             t.h.store(r, &h, t.valid);
             store_gates(t.ws_gates, 0, r, &[h], t.valid);
         }
