@@ -78,11 +78,10 @@ const FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES: usize = 16 << 20;
 
 /// Whether a thread's share of the weights every step reads (`step_bytes`: `U`, and `R` with
 /// a projection) stays in its L2 between steps while its share of `W` + `U` (`weight_bytes`)
-/// does not — up to ¾ of the L2, the rest left to the gates,
-/// `h` and the converted `A`. bf16 inference steps then stay merged: fused, every step would
-/// stream `W` and evict `U`; merged, the layer GEMM reads `W` once per chunk (one big AMX
-/// product) and the steps find `U` in L2. Training keeps the fused steps (merged, they were
-/// not faster).
+/// does not — up to ¾ of the L2, the rest left to the gates, `h` and the converted `A`. bf16
+/// inference steps then stay merged: fused, every step would stream `W` and evict `U`;
+/// merged, the layer GEMM reads `W` once per chunk (one big AMX product) and the steps find
+/// `U` in L2. Training keeps the fused steps (merged, they were not faster).
 fn u_stays_only(step_bytes: usize, weight_bytes: usize) -> bool {
     let kept = l2_bytes() / 4 * 3;
     step_bytes <= kept && weight_bytes > kept
