@@ -10,11 +10,10 @@
 //! In test mode (`Linear`) σ and tanh of gate g become `scale_g·x`.
 //! `finish` (the last two lines) is shared with the linear-before-reset cells.
 
-use super::{activate, copy_units, load_units, store_gates, HDest, Linear, TileRows};
+use super::{activate, copy_units, load_units, store_gates, write_panel, HDest, Linear, TileRows};
 use crate::kernels::activations::{sigmoid, tanh};
 use crate::kernels::isa::isa_dispatch;
 use crate::memory::packed::PANEL;
-use crate::rnn::precision::Precision;
 
 /// Gates of the GRU cells.
 pub const GATES: usize = 3;
@@ -72,8 +71,7 @@ pub(super) unsafe fn finish(t: &GruTile, r: usize, act: &[[f32; PANEL]; GATES]) 
 }
 
 /// Writes row `r` of a whole panel's h, `h(k, h_prev[k])` rounded to its precision, reading
-/// h_prev and writing h in place rather than through copies on the stack (see the LSTM tile:
-/// Zen 4 does not forward a zmm store to a zmm load).
+/// h_prev and writing h in place ([`write_panel`]).
 ///
 /// # Safety
 /// The tile's contract; `t.h.direct(t.valid)`.
@@ -81,22 +79,13 @@ pub(super) unsafe fn finish(t: &GruTile, r: usize, act: &[[f32; PANEL]; GATES]) 
 pub(super) unsafe fn store_h_in_place(t: &GruTile, r: usize, h: impl Fn(usize, f32) -> f32) {
     let zeros = [0f32; PANEL];
     // SAFETY: the caller's contract: whole rows of PANEL floats, h not overlapping h_prev.
-    let (hp, out) = unsafe {
+    unsafe {
         let hp = if t.h_prev.is_none() {
             &zeros
         } else {
             &*(t.h_prev.row(r) as *const [f32; PANEL])
         };
-        (hp, &mut *(t.h.h_out.row(r) as *mut [f32; PANEL]))
-    };
-    if t.h.precision == Precision::Bf16 {
-        for k in 0..PANEL {
-            out[k] = Precision::Bf16.round(h(k, hp[k]));
-        }
-    } else {
-        for k in 0..PANEL {
-            out[k] = h(k, hp[k]);
-        }
+        write_panel(t.h.h_out.row(r), t.h.precision, |k| h(k, hp[k]));
     }
 }
 
@@ -132,12 +121,9 @@ unsafe fn part1_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
                 }
             }
             if !t.aux.is_none() && t.h.direct(t.valid) {
-                // A whole panel straight from h_prev's row into aux's (`store_h_in_place`).
+                // A whole panel straight from h_prev's row into aux's.
                 let hp = &*(t.h_prev.row(r) as *const [f32; PANEL]);
-                let out = &mut *(t.aux.row(r) as *mut [f32; PANEL]);
-                for k in 0..PANEL {
-                    out[k] = t.h.precision.round(a[1][k] * hp[k]);
-                }
+                write_panel(t.aux.row(r), t.h.precision, |k| a[1][k] * hp[k]);
             } else if !t.aux.is_none() {
                 let hp = load_units(t.h_prev, r, t.valid);
                 let mut rh = [0f32; PANEL];
@@ -229,6 +215,7 @@ isa_dispatch!(
 mod tests {
     use super::*;
     use crate::kernels::Isa;
+    use crate::rnn::precision::Precision;
 
     /// A whole panel written straight from its rows (h with one destination) has the bits of
     /// the copy path (a second destination), in f32 and bf16, inference and training: GRU

@@ -253,6 +253,29 @@ impl HDest {
     }
 }
 
+/// Writes a whole panel `out[k] = v(k)` rounded to `precision` (f32 or bf16, as
+/// [`HDest::direct`] allows), straight from the registers the values are computed in: a panel
+/// written to an array on the stack and copied on waits for its stores (Zen 4 does not forward
+/// a zmm store to a zmm load). One loop per precision, so that each vectorizes.
+///
+/// # Safety
+/// `out` has [`PANEL`] writable floats that `v` does not read.
+#[inline(always)]
+pub(super) unsafe fn write_panel(out: *mut f32, precision: Precision, v: impl Fn(usize) -> f32) {
+    debug_assert!(matches!(precision, Precision::F32 | Precision::Bf16));
+    // SAFETY: the caller's contract.
+    let out = unsafe { &mut *(out as *mut [f32; PANEL]) };
+    if precision == Precision::Bf16 {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = Precision::Bf16.round(v(k));
+        }
+    } else {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = v(k);
+        }
+    }
+}
+
 /// `store_rows` on vectors `V`.
 ///
 /// # Safety

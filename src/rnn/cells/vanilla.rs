@@ -2,11 +2,10 @@
 //! gate; the bias is already in `A`), with `act` one of relu (negative slope `alpha`), tanh and
 //! logistic — or, in test mode (`Linear`), `scale_0·A`.
 
-use super::{load_units, store_gates, HDest, Linear, TileRows};
+use super::{load_units, store_gates, write_panel, HDest, Linear, TileRows};
 use crate::kernels::activations::{sigmoid, tanh};
 use crate::kernels::isa::isa_dispatch;
 use crate::memory::packed::PANEL;
-use crate::rnn::precision::Precision;
 
 /// The activation of a vanilla RNN cell.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,31 +76,21 @@ pub struct VanillaTile {
 }
 
 /// The tile with activation `f`. A whole panel with one destination goes from the gates' row
-/// to h's, rounded in registers: through arrays on the stack, Zen 4 reloads each one only once
-/// its stores are done (vanilla tanh N32 C512: half of this tile's time on that reload).
+/// to h's ([`write_panel`]; through arrays on the stack, vanilla tanh N32 C512 spent half of
+/// this tile's time on one reload).
 ///
 /// # Safety
 /// The tile's contract (see [`postgemm_tile`]).
 #[inline(always)]
 unsafe fn rows_with(t: &VanillaTile, f: impl Fn(f32) -> f32) {
     let direct = t.ws_gates.is_none() && t.h.direct(t.valid);
-    let bf16 = t.h.precision == Precision::Bf16;
     for r in 0..t.rows {
         // SAFETY: the caller's contract: whole rows of 32 gates; `valid` units of the outputs
         // (a whole panel when `direct`).
         unsafe {
             if direct {
                 let a = &*(t.gates.row(r) as *const [f32; PANEL]);
-                let out = &mut *(t.h.h_out.row(r) as *mut [f32; PANEL]);
-                if bf16 {
-                    for k in 0..PANEL {
-                        out[k] = Precision::Bf16.round(f(a[k]));
-                    }
-                } else {
-                    for k in 0..PANEL {
-                        out[k] = f(a[k]);
-                    }
-                }
+                write_panel(t.h.h_out.row(r), t.h.precision, |k| f(a[k]));
                 continue;
             }
             let a = load_units(t.gates, r, PANEL);
@@ -140,6 +129,7 @@ isa_dispatch!(
 mod tests {
     use super::*;
     use crate::kernels::Isa;
+    use crate::rnn::precision::Precision;
 
     /// A whole panel's h written straight from the gates (one destination) has the bits of the
     /// copy path (a second destination), for every activation, in f32 and bf16.
