@@ -9,7 +9,8 @@
 #   vs_onednn  against the real oneDNN (only when one is found): header ABI diff, programs
 #              built against the real oneDNN headers + libdnnl.so.3 run on oxidnn standing in
 #              for libdnnl.so.3, and output comparison with the real oneDNN where a
-#              capi_tests/vs_onednn/compare_outputs.py exists; with the 3.13 oracle cached,
+#              capi_tests/vs_onednn/compare_outputs.py (or the printer's own <name>.compare.py)
+#              exists; with the 3.13 oracle cached,
 #              vs_onednn_verbose_fields compares ONEDNN_VERBOSE lines (scripts/verbose-vs-onednn.sh)
 
 set(OXIDNN_TEST_TIMEOUT 600 CACHE STRING "ctest timeout per test (seconds)")
@@ -165,8 +166,13 @@ if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
       add_dependencies(${t} oxidnn_cargo)
 
       set(_args --ours "${_as_libdnnl}")
-      if(src MATCHES "/vs_onednn/" AND EXISTS "${_compare_py}" AND _oxidnn_onednn_env)
-        list(APPEND _args --real-env "${_oxidnn_onednn_env}" --compare "${_compare_py}")
+      # a printer's own comparison (<name>.compare.py) where it has one
+      set(_compare "${CMAKE_CURRENT_SOURCE_DIR}/capi_tests/vs_onednn/${name}.compare.py")
+      if(NOT EXISTS "${_compare}")
+        set(_compare "${_compare_py}")
+      endif()
+      if(src MATCHES "/vs_onednn/" AND EXISTS "${_compare}" AND _oxidnn_onednn_env)
+        list(APPEND _args --real-env "${_oxidnn_onednn_env}" --compare "${_compare}")
       endif()
       add_test(NAME vs_onednn_${name}
         COMMAND bash "${_scripts}/vs-onednn-run.sh" ${_args} -- $<TARGET_FILE:${t}>)

@@ -36,7 +36,7 @@ impl Precision {
     /// `None`): the type of `src_layer`, with every other tensor's type checked against
     /// oneDNN's table; a combination oneDNN's CPU engine does not run is `unimplemented`, as
     /// it answers.
-    pub fn of_request(prop: PropKind, dt: impl Fn(i32) -> Option<DataType>) -> Result<Self> {
+    pub fn of_request(dt: impl Fn(i32) -> Option<DataType>) -> Result<Self> {
         let base = dt(args::SRC_LAYER).unwrap_or(DataType::F32);
         let precision = match base {
             DataType::F32 => Precision::F32,
@@ -44,9 +44,6 @@ impl Precision {
             DataType::F16 => Precision::F16,
             other => unimplemented_err!("RNN with {other} src_layer is not implemented"),
         };
-        if precision == Precision::F16 && prop != PropKind::ForwardInference {
-            unimplemented_err!("f16 RNN primitives are forward inference only");
-        }
         let check = |arg: i32, allowed: &[DataType]| -> Result<()> {
             match dt(arg) {
                 Some(t) if !allowed.contains(&t) => unimplemented_err!(
@@ -84,6 +81,16 @@ impl Precision {
             }
         }
         Ok(precision)
+    }
+
+    /// `unimplemented` for a propagation kind this precision does not run: f16 is forward
+    /// inference only. oneDNN answers this after the dimensions (inconsistent ones are
+    /// `invalid_arguments` first), so the caller checks it after them.
+    pub fn check_prop(self, prop: PropKind) -> Result<()> {
+        if self == Precision::F16 && prop != PropKind::ForwardInference {
+            unimplemented_err!("f16 RNN primitives are forward inference only");
+        }
+        Ok(())
     }
 
     /// The element type of the activations and weights.

@@ -41,7 +41,7 @@ pub struct Int8Config {
 impl Int8Config {
     /// The int8 configuration of a descriptor: `None` when its weights are not s8 (not an
     /// int8 problem); `unimplemented` for s8 weights with any combination, propagation kind or
-    /// cell oneDNN's CPU engine does not run in int8.
+    /// cell oneDNN's CPU engine does not run in int8 (GRU with s8 activations: [`Self::check_cell`]).
     pub fn of(desc: &RnnDesc, cell: CellKind) -> Result<Option<Self>> {
         let dt = |arg| desc.md(arg).map(|m| m.data_type());
         let weights = [dt(args::WEIGHTS_LAYER), dt(args::WEIGHTS_ITER)];
@@ -82,21 +82,27 @@ impl Int8Config {
         if desc.prop != PropKind::ForwardInference {
             unimplemented_err!("int8 RNN: forward inference only");
         }
-        match cell {
-            CellKind::Lstm => {}
-            CellKind::Gru if act == DataType::U8 => {}
-            _ => unimplemented_err!(
-                "int8 RNN with {} activations: {} is not implemented (LSTM and GRU with u8, \
-                 LSTM with s8)",
-                act,
+        if !matches!(cell, CellKind::Lstm | CellKind::Gru) {
+            unimplemented_err!(
+                "int8 RNN: {} is not implemented (LSTM and GRU)",
                 cell.name()
-            ),
+            );
         }
         Ok(Some(Self {
             act,
             iter,
             dst_layer,
         }))
+    }
+
+    /// `unimplemented` for a cell these activations do not run: GRU takes u8 only. oneDNN
+    /// answers this after the dimensions (inconsistent ones are `invalid_arguments` first), so
+    /// the caller checks it after them.
+    pub fn check_cell(&self, cell: CellKind) -> Result<()> {
+        if cell == CellKind::Gru && self.act != DataType::U8 {
+            unimplemented_err!("int8 RNN with {} activations: GRU takes u8 only", self.act);
+        }
+        Ok(())
     }
 
     /// Checks the quantization attributes against the problem: weights scales with mask 0

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Compare two outputs of rnn_fuzz: the real oneDNN's (REFERENCE) and oxidnn's (CANDIDATE).
+
+Usage: rnn_fuzz.compare.py REFERENCE CANDIDATE [--show N]
+
+Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <value>`):
+
+- status: the same, or
+  - `unimplemented` (3) on oneDNN where oxidnn succeeds: oxidnn may implement what oneDNN
+    leaves out (f16 without avx512_fp16, no bias, ...); the values are compared when oneDNN
+    has some (rnn_fuzz runs a problem without bias again with a bias of zeros);
+  - `unimplemented` on oneDNN, `invalid_arguments` (2) on oxidnn, for a case whose dimensions
+    rnn_fuzz made inconsistent: oneDNN checks some data-type support before the dimensions
+    (bf16/f16 without bias; 3.2 also f16 training), oxidnn implements those and finds the
+    dimensions wrong;
+  - success on oneDNN 3.2, `unimplemented` on oxidnn, for GRU with s8 activations: 3.2 accepts
+    it, 3.13 answers `unimplemented`, and oxidnn answers as 3.13.
+- values, per tensor, with m = max(1, max |reference value| of the tensor):
+  - class f32: |d| <= 1e-4 * m (different summation orders and activation polynomials);
+  - class bf16: |d| <= 2^-6 * m (a few bf16 ulps of the tensor's magnitude, as benchdnn
+    compares low-precision outputs relative to the tensor); not for LSTM with projection,
+    where oneDNN's bf16 brgemm kernels disagree with oneDNN's own reference path
+    (`ONEDNN_MAX_CPU_ISA=AVX512_CORE`), which oxidnn agrees with (BENCHMARKS.md, W8-bf16);
+  - class f16: |d| <= 2^-8 * m;
+  - class i8: u8/s8 tensors within one quantization step everywhere, and at most 10 % of
+    their elements (at least 1) off at all; f32 tensors (dequantized states, c) within
+    0.05 * m, and at most 20 % of their elements (at least 1) off by more than 1e-4 * m.
+  A label on one side only, a NaN or an infinity the other side lacks, fails.
+
+Prints the first failures (up to --show) with the case's description, then one summary line
+"N passed, M failed"; exits 0 when nothing failed and some value was compared, else 1.
+Python 3 stdlib only.
+"""
+
+import argparse
+import math
+import re
+import sys
+from collections import defaultdict
+
+SUCCESS, INVALID, UNIMPLEMENTED = 0, 2, 3
+DIMS_BROKEN = re.compile(r"broken: (SIC != DIC|SLC != DIC at L > 1)$")
+S8_GRU = re.compile(r"^gru .*; dt src_layer s8 ")
+BF16_PROJECTION = re.compile(r"^lstm .* projection .*; dt src_layer bf16 ")
+LINE = re.compile(r"^(c\d+)\.(\w+)\.(\w+)\.(\w+)\[(\d+)\] (\S+)$")
+STATUS = re.compile(r"^(c\d+)\.(zero_bias_)?status (-?\d+)$")
+DESC = re.compile(r"^# (c\d+): (.*)$")
+
+
+def parse(path):
+    """({case: status}, {case: zero-bias status}, {case: description},
+    {(case, class, tensor, dt): {k: value}})."""
+    status, retry, desc, tensors = {}, {}, {}, defaultdict(dict)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for no, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("onednn_verbose,"):
+                continue
+            m = DESC.match(line)
+            if m:
+                desc[m.group(1)] = m.group(2)
+                continue
+            if line.startswith("#"):
+                continue
+            m = STATUS.match(line)
+            if m:
+                (retry if m.group(2) else status)[m.group(1)] = int(m.group(3))
+                continue
+            m = LINE.match(line)
+            if not m:
+                sys.exit(f"rnn_fuzz.compare: {path}:{no}: unparsable line {line!r}")
+            case, cls, tensor, dt, k, v = m.groups()
+            tensors[(case, cls, tensor, dt)][int(k)] = float(v)
+    return status, retry, desc, tensors
+
+
+def classify(ref, cand, what):
+    """How statuses `ref` (oneDNN) and `cand` (oxidnn) of a case described as `what` relate:
+    "same", "beyond" (oxidnn implements what oneDNN does not), "excused" or "fail"."""
+    if ref == cand:
+        return "same"
+    if ref == UNIMPLEMENTED and cand == SUCCESS:
+        return "beyond"
+    if ref == UNIMPLEMENTED and cand == INVALID and DIMS_BROKEN.search(what):
+        return "excused"
+    if ref == SUCCESS and cand == UNIMPLEMENTED and S8_GRU.match(what):
+        return "excused"
+    return "fail"
+
+
+def off_by(ref, cand):
+    if math.isnan(ref) or math.isnan(cand) or math.isinf(ref) or math.isinf(cand):
+        return 0.0 if (ref == cand or (math.isnan(ref) and math.isnan(cand))) else math.inf
+    return abs(cand - ref)
+
+
+def check_tensor(cls, dt, ref, cand):
+    """None when the candidate tensor matches, else a message."""
+    if ref.keys() != cand.keys():
+        return f"elements differ: {len(ref)} vs {len(cand)}"
+    m = max([1.0] + [abs(v) for v in ref.values() if math.isfinite(v)])
+    diffs = [(k, off_by(ref[k], cand[k])) for k in sorted(ref)]
+    worst_k, worst = max(diffs, key=lambda kd: kd[1])
+    where = f"worst [{worst_k}]: {ref[worst_k]!r} vs {cand[worst_k]!r}"
+    if cls in ("f32", "bf16", "f16"):
+        tol = {"f32": 1e-4, "bf16": 2.0**-6, "f16": 2.0**-8}[cls] * m
+        return None if worst <= tol else f"off by {worst:.3g} > {tol:.3g}; {where}"
+    n = len(diffs)
+    if dt in ("u8", "s8"):
+        off = sum(1 for _, d in diffs if d > 0)
+        if worst > 1 or off > max(1, n // 10):
+            return f"{off} of {n} off, at most {worst:g} steps; {where}"
+        return None
+    tol, small = 0.05 * m, 1e-4 * m
+    off = sum(1 for _, d in diffs if d > small)
+    if worst > tol or off > max(1, n // 5):
+        return f"{off} of {n} off by > {small:.3g}, worst {worst:.3g} (limit {tol:.3g}); {where}"
+    return None
+
+
+def compare_case(case, what, ref_t, cand_t, failures):
+    """Compares the tensors of one case; returns how many matched, appends the failures."""
+    passed = 0
+    keys = {k for k in list(ref_t) + list(cand_t) if k[0] == case}
+    for key in sorted(keys):
+        if key not in ref_t or key not in cand_t:
+            side = "oneDNN" if key in ref_t else "oxidnn"
+            failures.append(f"{case}: {key[2]} only in {side} ({what})")
+            continue
+        msg = check_tensor(key[1], key[3], ref_t[key], cand_t[key])
+        if msg:
+            failures.append(f"{case}: {key[2]} ({key[1]}, {key[3]}): {msg} ({what})")
+        else:
+            passed += 1
+    return passed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("reference")
+    ap.add_argument("candidate")
+    ap.add_argument("--show", type=int, default=10)
+    args = ap.parse_args()
+    ref_st, ref_retry, desc, ref_t = parse(args.reference)
+    cand_st, cand_retry, _, cand_t = parse(args.candidate)
+    failures, passed, beyond, excused, unchecked = [], 0, 0, 0, 0
+    for case in sorted(set(ref_st) | set(cand_st), key=lambda c: int(c[1:])):
+        r, c = ref_st.get(case), cand_st.get(case)
+        what = desc.get(case, "")
+        first = classify(r, c, what)
+        if first == "fail":
+            failures.append(f"{case}: status {c} where oneDNN returns {r} ({what})")
+            continue
+        passed += 1
+        beyond += first == "beyond"
+        excused += first == "excused"
+        # the values come from the zero-bias retry where there was one
+        r, c = ref_retry.get(case, r), cand_retry.get(case, c)
+        if r == SUCCESS and c == SUCCESS:
+            if BF16_PROJECTION.match(what):
+                unchecked += 1
+            else:
+                passed += compare_case(case, what, ref_t, cand_t, failures)
+        elif SUCCESS in (r, c) and first == "same":
+            second = classify(r, c, what)
+            if second == "fail":
+                failures.append(f"{case}: with a zero bias, status {c} where oneDNN returns {r} ({what})")
+            excused += second == "excused"
+    for f in failures[: args.show]:
+        print(f)
+    if len(failures) > args.show:
+        print(f"... and {len(failures) - args.show} more")
+    print(f"# {beyond} case(s) oneDNN leaves unimplemented ran on oxidnn; {excused} status "
+          f"difference(s) excused (see the docstring); {unchecked} bf16 LSTMP case(s) not compared")
+    print(f"{passed} passed, {len(failures)} failed")
+    return 0 if not failures and passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
