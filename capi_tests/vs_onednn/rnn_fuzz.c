@@ -11,9 +11,10 @@
  * (`c<i>.exec_status` instead of the values when the execution fails; training cases in f32
  * and bf16 then run the backward pass: `c<i>.bwd_status`, the diff_* tensors.)
  *
- * <class> is the case's data-type configuration (f32, bf16, f16, i8), which sets the tolerance
- * rnn_fuzz.compare.py applies; <k> is the element's offset in the user's plain layout, the same
- * for every library. A problem without bias that a library answers `unimplemented` (oneDNN's
+ * <class> is the case's data-type configuration (f32, bf16, f16, i8; bf32 for f32 with the
+ * bf16 fpmath mode), which sets the tolerance rnn_fuzz.compare.py applies; <k> is the
+ * element's index in the logical order of the tensor's dims, whatever its layout (tnc or ntc,
+ * rows of src/dst_layer padded in one case in four). A problem without bias that a library answers `unimplemented` (oneDNN's
  * CPU engine needs a bias) is created again with a bias of zeros (`c<i>.zero_bias_status`),
  * its outputs printed as the bias-less problem's. Built against oneDNN and run on both the
  * real oneDNN and oxidnn (as
@@ -118,6 +119,8 @@ typedef struct {
     int64_t L, D, T, N, SLC, SIC, DHC, DIC, G;
     int peephole, projection, bias, src_iter, dst_iter, weights_any;
     dnnl_format_tag_t layer_tag;
+    int64_t layer_pad; /* channels of padding in src/dst_layer rows (a strided layout) */
+    int fpmath; /* f32 with the bf16 fpmath mode */
     /* data types: src/dst layer, src/dst iter, c-states, weights, bias, peephole/projection */
     dnnl_data_type_t src_layer_dt, src_iter_dt, dst_layer_dt, dst_iter_dt, c_dt, w_dt, b_dt,
             pp_dt;
@@ -161,6 +164,7 @@ static case_t draw_case(void) {
     c.dst_iter = !one_in(3);
     c.weights_any = c.cls == I8 || !one_in(3);
     c.layer_tag = one_in(3) ? dnnl_ntc : dnnl_tnc;
+    c.layer_pad = one_in(4) ? 1 + pick(3) : 0;
     c.data_scale = 1.f;
     c.data_shift = 0.f;
     switch (c.cls) {
@@ -194,6 +198,7 @@ static case_t draw_case(void) {
         break;
     default: break;
     }
+    c.fpmath = c.cls == F32 && one_in(4);
     c.backward = c.prop == dnnl_forward_training && (c.cls == F32 || c.cls == BF16);
     c.overwrite = one_in(2);
     if (one_in(8)) {
@@ -250,6 +255,18 @@ static dnnl_memory_desc_t md(
         int nd, const int64_t *dims, dnnl_data_type_t dt, dnnl_format_tag_t tag) {
     dnnl_memory_desc_t m = NULL;
     OK(dnnl_memory_desc_create_with_tag(&m, nd, dims, dt, tag));
+    return m;
+}
+
+/* A src/dst_layer-like {T, N, C} descriptor in `tag` (tnc or ntc), each row of C channels
+ * followed by `pad` unused ones. */
+static dnnl_memory_desc_t layer_md(
+        const int64_t *dims, dnnl_data_type_t dt, dnnl_format_tag_t tag, int64_t pad) {
+    if (!pad) return md(3, dims, dt, tag);
+    const int64_t row = dims[2] + pad;
+    const dnnl_dims_t tnc = {dims[1] * row, row, 1}, ntc = {row, dims[0] * row, 1};
+    dnnl_memory_desc_t m = NULL;
+    OK(dnnl_memory_desc_create_with_strides(&m, 3, dims, dt, tag == dnnl_ntc ? ntc : tnc));
     return m;
 }
 
@@ -319,24 +336,38 @@ static dnnl_memory_t zeroed(const_dnnl_memory_desc_t m) {
     return mem;
 }
 
+/* Prints every element of a plain (strided) memory as `c<i>.<class>.<tensor>.<dt>[k]`, k its
+ * index in the logical (row-major) order of its dims, whatever the strides. */
 static void print_memory(
         int i, const case_t *c, const char *tensor, dnnl_memory_t mem, dnnl_data_type_t dt) {
     const_dnnl_memory_desc_t m;
     OK(dnnl_memory_get_memory_desc(mem, &m));
-    size_t n = dnnl_memory_desc_get_size(m) / dnnl_data_type_size(dt);
+    int nd = 0;
+    const dnnl_dims_t *dims = NULL, *strides = NULL;
+    OK(dnnl_memory_desc_query(m, dnnl_query_ndims_s32, &nd));
+    OK(dnnl_memory_desc_query(m, dnnl_query_dims, &dims));
+    OK(dnnl_memory_desc_query(m, dnnl_query_strides, &strides));
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++) n *= (*dims)[d];
+    const char *cls = c->fpmath ? "bf32" : cls_name[c->cls];
     void *p = NULL;
     OK(dnnl_memory_map_data(mem, &p));
-    for (size_t k = 0; k < n; k++) {
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0, rest = k;
+        for (int d = nd - 1; d >= 0; d--) {
+            off += (rest % (*dims)[d]) * (*strides)[d];
+            rest /= (*dims)[d];
+        }
         double v;
         switch (dt) {
-        case dnnl_f32: v = ((float *)p)[k]; break;
-        case dnnl_bf16: v = from_bf16(((uint16_t *)p)[k]); break;
-        case dnnl_f16: v = from_f16(((uint16_t *)p)[k]); break;
-        case dnnl_u8: v = ((uint8_t *)p)[k]; break;
-        case dnnl_s8: v = ((int8_t *)p)[k]; break;
+        case dnnl_f32: v = ((float *)p)[off]; break;
+        case dnnl_bf16: v = from_bf16(((uint16_t *)p)[off]); break;
+        case dnnl_f16: v = from_f16(((uint16_t *)p)[off]); break;
+        case dnnl_u8: v = ((uint8_t *)p)[off]; break;
+        case dnnl_s8: v = ((int8_t *)p)[off]; break;
         default: v = 0; break;
         }
-        printf("c%d.%s.%s.%s[%zu] %.9g\n", i, cls_name[c->cls], tensor, dt_name(dt), k, v);
+        printf("c%d.%s.%s.%s[%lld] %.9g\n", i, cls, tensor, dt_name(dt), (long long)k, v);
     }
     OK(dnnl_memory_unmap_data(mem, p));
 }
@@ -377,7 +408,7 @@ static void run_backward(int i, const case_t *c, const bwd_t *f,
                        wi = md(5, f->d_wi, c->w_dt, any ? dnnl_format_tag_any : dnnl_ldgoi),
                        wp = f->wp ? md(4, f->d_wp, c->w_dt, any ? dnnl_format_tag_any : dnnl_ldoi)
                                   : NULL;
-    dnnl_memory_desc_t dsl = md(3, f->d_sl, f32, c->layer_tag),
+    dnnl_memory_desc_t dsl = layer_md(f->d_sl, f32, c->layer_tag, c->layer_pad),
                        dsi = f->si ? md(4, f->d_si, f32, dnnl_ldnc) : NULL,
                        dsc = f->sc ? md(4, f->d_sc, f32, dnnl_ldnc) : NULL,
                        dwl = md(5, f->d_wl, f32, dnnl_format_tag_any),
@@ -385,7 +416,7 @@ static void run_backward(int i, const case_t *c, const bwd_t *f,
                        dpp = f->pp ? md(4, f->d_pp, f32, dnnl_ldgo) : NULL,
                        dwp = f->wp ? md(4, f->d_wp, f32, dnnl_format_tag_any) : NULL,
                        db = f->b ? md(4, f->d_b, f32, dnnl_ldgo) : NULL,
-                       ddl = md(3, f->d_dl, f32, c->layer_tag),
+                       ddl = layer_md(f->d_dl, f32, c->layer_tag, c->layer_pad),
                        ddi = f->di ? md(4, f->d_di, f32, dnnl_ldnc) : NULL,
                        ddc = f->dc ? md(4, f->d_sc, f32, dnnl_ldnc) : NULL,
                        dat = f->at ? md(3, f->d_at, f32, dnnl_tnc) : NULL;
@@ -533,7 +564,7 @@ static void run_case(int i, const case_t *c) {
                   d_dl[] = {c->T, c->N, DLC}, d_di[] = {c->L, c->D, c->N, c->DIC},
                   d_at[] = {c->T, c->N, 1};
     printf("# c%d: %s%s%s %s %s L%lld D%lld T%lld N%lld SLC%lld SIC%lld DHC%lld DIC%lld%s%s%s%s%s "
-           "%s, layer %s; dt src_layer %s src_iter %s dst_layer %s dst_iter %s c %s weights %s "
+           "%s, layer %s%s%s; dt src_layer %s src_iter %s dst_layer %s dst_iter %s c %s weights %s "
            "bias %s%s%s%s\n",
             i, cell_name[c->cell], c->cell == VANILLA ? "/" : "",
             c->cell != VANILLA              ? ""
@@ -546,14 +577,15 @@ static void run_case(int i, const case_t *c) {
             c->projection ? " projection" : "", c->bias ? "" : " no-bias",
             c->src_iter ? "" : " no-src_iter", c->dst_iter ? "" : " no-dst_iter",
             c->weights_any ? "weights any" : "weights ldigo",
-            c->layer_tag == dnnl_ntc ? "ntc" : "tnc",
+            c->layer_tag == dnnl_ntc ? "ntc" : "tnc", c->layer_pad ? " padded" : "",
+            c->fpmath ? " fpmath bf16" : "",
             dt_name(c->src_layer_dt), dt_name(c->src_iter_dt), dt_name(c->dst_layer_dt),
             dt_name(c->dst_iter_dt), dt_name(c->c_dt), dt_name(c->w_dt), dt_name(c->b_dt),
             c->backward ? (c->overwrite ? "; backward, overwrite" : "; backward") : "",
             c->broken ? "; broken: " : "", c->broken ? c->broken : "");
 
     const dnnl_format_tag_t wtag = c->weights_any ? dnnl_format_tag_any : dnnl_ldigo;
-    dnnl_memory_desc_t sl = md(3, d_sl, c->src_layer_dt, c->layer_tag);
+    dnnl_memory_desc_t sl = layer_md(d_sl, c->src_layer_dt, c->layer_tag, c->layer_pad);
     dnnl_memory_desc_t si = c->src_iter ? md(4, d_si, c->src_iter_dt, dnnl_ldnc) : NULL;
     dnnl_memory_desc_t sc = c->src_iter && has_c ? md(4, d_sc, c->c_dt, dnnl_ldnc) : NULL;
     dnnl_memory_desc_t wl = md(5, d_wl, c->w_dt, wtag), wi = md(5, d_wi, c->w_dt, wtag);
@@ -561,7 +593,7 @@ static void run_case(int i, const case_t *c) {
     const dnnl_format_tag_t ptag = c->weights_any ? dnnl_format_tag_any : dnnl_ldio;
     dnnl_memory_desc_t wp = c->projection ? md(4, d_wp, c->w_dt, ptag) : NULL;
     dnnl_memory_desc_t b = c->bias ? md(4, d_b, c->b_dt, dnnl_ldgo) : NULL;
-    dnnl_memory_desc_t dl = md(3, d_dl, c->dst_layer_dt, c->layer_tag);
+    dnnl_memory_desc_t dl = layer_md(d_dl, c->dst_layer_dt, c->layer_tag, c->layer_pad);
     dnnl_memory_desc_t di = c->dst_iter ? md(4, d_di, c->dst_iter_dt, dnnl_ldnc) : NULL;
     dnnl_memory_desc_t dc = c->dst_iter && has_c ? md(4, d_sc, c->c_dt, dnnl_ldnc) : NULL;
     /* the attention in the activations' type (f32 for int8, which no AUGRU runs) */
@@ -583,6 +615,7 @@ static void run_case(int i, const case_t *c) {
         ps[k] = 127.f * sqrtf((float)c->DIC) * (1.f + 0.25f * (float)(k % 2));
     dnnl_primitive_attr_t attr = NULL;
     OK(dnnl_primitive_attr_create(&attr));
+    if (c->fpmath) OK(dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_bf16));
     if (c->cls == I8) {
         OK(dnnl_primitive_attr_set_rnn_data_qparams(attr, c->data_scale, c->data_shift));
         OK(dnnl_primitive_attr_set_rnn_weights_qparams(attr, nws, c->per_channel ? 24 : 0, ws));

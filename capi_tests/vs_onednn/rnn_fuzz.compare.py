@@ -24,6 +24,8 @@ Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <
     where oneDNN's bf16 brgemm kernels disagree with oneDNN's own reference path
     (`ONEDNN_MAX_CPU_ISA=AVX512_CORE`), which oxidnn agrees with (BENCHMARKS.md, W8-bf16),
     forward and backward;
+  - class bf32 (f32 with the bf16 fpmath mode, which lets a library round the GEMMs' operands
+    to bf16 or not): as bf16;
   - class f16: |d| <= 2^-8 * m;
   - class i8: u8/s8 tensors within one quantization step everywhere, and at most 10 % of
     their elements (at least 1) off at all; f32 tensors (dequantized states, c) within
@@ -112,8 +114,8 @@ def check_tensor(cls, dt, ref, cand):
     diffs = [(k, off_by(ref[k], cand[k])) for k in sorted(ref)]
     worst_k, worst = max(diffs, key=lambda kd: kd[1])
     where = f"worst [{worst_k}]: {ref[worst_k]!r} vs {cand[worst_k]!r}"
-    if cls in ("f32", "bf16", "f16"):
-        tol = {"f32": 1e-4, "bf16": 2.0**-6, "f16": 2.0**-8}[cls] * m
+    if cls in ("f32", "bf16", "bf32", "f16"):
+        tol = {"f32": 1e-4, "bf16": 2.0**-6, "bf32": 2.0**-6, "f16": 2.0**-8}[cls] * m
         return None if worst <= tol else f"off by {worst:.3g} > {tol:.3g}; {where}"
     n = len(diffs)
     if dt in ("u8", "s8"):
