@@ -14,9 +14,9 @@
  * <class> is the case's data-type configuration (f32, bf16, f16, i8; bf32 for f32 with the
  * bf16 fpmath mode), which sets the tolerance rnn_fuzz.compare.py applies; <k> is the
  * element's index in the logical order of the tensor's dims, whatever its layout (tnc or ntc,
- * rows of src/dst_layer padded in one case in four). A problem without bias that a library answers `unimplemented` (oneDNN's
- * CPU engine needs a bias) is created again with a bias of zeros (`c<i>.zero_bias_status`),
- * its outputs printed as the bias-less problem's. Built against oneDNN and run on both the
+ * rows of src/dst_layer padded in one case in four). A problem without bias that a library
+ * answers `unimplemented` (oneDNN's CPU engine needs a bias) is created again with a bias of
+ * zeros (`c<i>.zero_bias_status`), its outputs printed as the bias-less problem's. Built against oneDNN and run on both the
  * real oneDNN and oxidnn (as
  * libdnnl.so.3), the two listings must agree: the same status (oxidnn may implement what
  * oneDNN answers `unimplemented`), and the same outputs within the class's tolerance. Run on
