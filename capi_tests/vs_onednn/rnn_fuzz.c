@@ -1,26 +1,28 @@
 /*
- * rnn_fuzz.c - random RNN forward problems through oneDNN's C API: every cell, direction,
- * propagation kind, data-type configuration (f32, bf16, f16, int8) and layout, with valid
- * and (one case in eight) deliberately inconsistent descriptors. For each case it prints the
- * status of the primitive descriptor's creation and, when that succeeds, every output value:
+ * rnn_fuzz.c - random RNN problems through oneDNN's C API: every cell, direction, propagation
+ * kind, data-type configuration (f32, bf16, f16, int8, f32 with the bf16 fpmath mode) and
+ * layout, with valid and (one case in eight) deliberately inconsistent descriptors; training
+ * cases in f32 and bf16 also run the backward pass. For each case it prints the status of the
+ * primitive descriptor's creation and, when that succeeds, every output value:
  *
  *     # c<i>: <description>
  *     c<i>.status <dnnl_status_t>
  *     c<i>.<class>.<tensor>.<dt>[<k>] <value printed with %.9g>
  *
- * (`c<i>.exec_status` instead of the values when the execution fails; training cases in f32
- * and bf16 then run the backward pass: `c<i>.bwd_status`, the diff_* tensors.)
+ * then, for the backward pass, `c<i>.bwd_status` and the diff_* tensors the same way
+ * (`c<i>.exec_status` / `c<i>.bwd_exec_status` instead of the values when an execution fails).
  *
  * <class> is the case's data-type configuration (f32, bf16, f16, i8; bf32 for f32 with the
  * bf16 fpmath mode), which sets the tolerance rnn_fuzz.compare.py applies; <k> is the
  * element's index in the logical order of the tensor's dims, whatever its layout (tnc or ntc,
  * rows of src/dst_layer padded in one case in four). A problem without bias that a library
  * answers `unimplemented` (oneDNN's CPU engine needs a bias) is created again with a bias of
- * zeros (`c<i>.zero_bias_status`), its outputs printed as the bias-less problem's. Built against oneDNN and run on both the
- * real oneDNN and oxidnn (as
- * libdnnl.so.3), the two listings must agree: the same status (oxidnn may implement what
- * oneDNN answers `unimplemented`), and the same outputs within the class's tolerance. Run on
- * oxidnn alone it checks that nothing crashes (ctest also runs it under valgrind).
+ * zeros (`c<i>.zero_bias_status`), its outputs printed as the bias-less problem's.
+ *
+ * Built against oneDNN and run on both the real oneDNN and oxidnn (as libdnnl.so.3), the two
+ * listings must agree: the same status (oxidnn may implement what oneDNN answers
+ * `unimplemented`), and the same outputs within the class's tolerance. Run on oxidnn alone it
+ * checks that nothing crashes (ctest also runs it under valgrind).
  *
  * Usage: rnn_fuzz [--cases N] [--first K] [--seed S]
  *        (cases K to K + N - 1 of seed S; defaults 1000 cases from case 0, seed 1)
