@@ -15,7 +15,9 @@
  * <class> is the case's data-type configuration (f32, bf16, f16, i8; bf32 for f32 with the
  * bf16 fpmath mode), which sets the tolerance rnn_fuzz.compare.py applies; <k> is the
  * element's index in the logical order of the tensor's dims, whatever its layout (tnc or ntc,
- * rows of src/dst_layer padded in one case in four). A problem without bias that a library
+ * rows of src/dst_layer padded in one case in four). One case in four gives the forward
+ * primitive a user scratchpad filled with junk; one in eight executes it twice. A problem
+ * without bias that a library
  * answers `unimplemented` (oneDNN's CPU engine needs a bias) is created again with a bias of
  * zeros (`c<i>.zero_bias_status`), its outputs printed as the bias-less problem's.
  *
@@ -123,6 +125,8 @@ typedef struct {
     dnnl_format_tag_t layer_tag;
     int64_t layer_pad; /* channels of padding in src/dst_layer rows (a strided layout) */
     int fpmath; /* f32 with the bf16 fpmath mode */
+    int user_scratchpad; /* the forward primitive's scratchpad given by the caller, junk-filled */
+    int twice; /* the forward primitive executed twice (the outputs of the second) */
     /* data types: src/dst layer, src/dst iter, c-states, weights, bias, peephole/projection */
     dnnl_data_type_t src_layer_dt, src_iter_dt, dst_layer_dt, dst_iter_dt, c_dt, w_dt, b_dt,
             pp_dt;
@@ -201,6 +205,8 @@ static case_t draw_case(void) {
     default: break;
     }
     c.fpmath = c.cls == F32 && one_in(4);
+    c.user_scratchpad = one_in(4);
+    c.twice = one_in(8);
     c.backward = c.prop == dnnl_forward_training && (c.cls == F32 || c.cls == BF16);
     c.overwrite = one_in(2);
     if (one_in(8)) {
@@ -566,7 +572,7 @@ static void run_case(int i, const case_t *c) {
                   d_dl[] = {c->T, c->N, DLC}, d_di[] = {c->L, c->D, c->N, c->DIC},
                   d_at[] = {c->T, c->N, 1};
     printf("# c%d: %s%s%s %s %s L%lld D%lld T%lld N%lld SLC%lld SIC%lld DHC%lld DIC%lld%s%s%s%s%s "
-           "%s, layer %s%s%s; dt src_layer %s src_iter %s dst_layer %s dst_iter %s c %s weights %s "
+           "%s, layer %s%s%s%s%s; dt src_layer %s src_iter %s dst_layer %s dst_iter %s c %s weights %s "
            "bias %s%s%s%s\n",
             i, cell_name[c->cell], c->cell == VANILLA ? "/" : "",
             c->cell != VANILLA              ? ""
@@ -580,7 +586,8 @@ static void run_case(int i, const case_t *c) {
             c->src_iter ? "" : " no-src_iter", c->dst_iter ? "" : " no-dst_iter",
             c->weights_any ? "weights any" : "weights ldigo",
             c->layer_tag == dnnl_ntc ? "ntc" : "tnc", c->layer_pad ? " padded" : "",
-            c->fpmath ? " fpmath bf16" : "",
+            c->fpmath ? " fpmath bf16" : "", c->user_scratchpad ? " user-scratchpad" : "",
+            c->twice ? " twice" : "",
             dt_name(c->src_layer_dt), dt_name(c->src_iter_dt), dt_name(c->dst_layer_dt),
             dt_name(c->dst_iter_dt), dt_name(c->c_dt), dt_name(c->w_dt), dt_name(c->b_dt),
             c->backward ? (c->overwrite ? "; backward, overwrite" : "; backward") : "",
@@ -626,6 +633,12 @@ static void run_case(int i, const case_t *c) {
                     attr, nps, c->per_channel ? 8 : 0, ps));
     }
 
+    /* the primitive's attributes: `attr` (which the weights' reorders take too) and the
+     * scratchpad mode */
+    dnnl_primitive_attr_t pattr = NULL;
+    OK(dnnl_primitive_attr_clone(&pattr, attr));
+    if (c->user_scratchpad)
+        OK(dnnl_primitive_attr_set_scratchpad_mode(pattr, dnnl_scratchpad_mode_user));
     dnnl_primitive_desc_t pd = NULL;
     dnnl_status_t st;
     const unsigned flags = dnnl_rnn_flags_undef;
@@ -637,27 +650,27 @@ retry:
     switch (c->cell) {
     case VANILLA:
         st = dnnl_vanilla_rnn_forward_primitive_desc_create(&pd, eng, c->prop, c->act, c->dir, sl,
-                si, wl, wi, b, dl, di, flags, 0.f, 0.f, attr);
+                si, wl, wi, b, dl, di, flags, 0.f, 0.f, pattr);
         break;
     case LSTM:
         st = dnnl_lstm_forward_primitive_desc_create(&pd, eng, c->prop, c->dir, sl, si, sc, wl,
-                wi, pp, wp, b, dl, di, dc, flags, attr);
+                wi, pp, wp, b, dl, di, dc, flags, pattr);
         break;
     case GRU:
         st = dnnl_gru_forward_primitive_desc_create(&pd, eng, c->prop, c->dir, sl, si, wl, wi, b,
-                dl, di, flags, attr);
+                dl, di, flags, pattr);
         break;
     case LBR_GRU:
         st = dnnl_lbr_gru_forward_primitive_desc_create(&pd, eng, c->prop, c->dir, sl, si, wl,
-                wi, b, dl, di, flags, attr);
+                wi, b, dl, di, flags, pattr);
         break;
     case AUGRU:
         st = dnnl_augru_forward_primitive_desc_create(&pd, eng, c->prop, c->dir, sl, si, at, wl,
-                wi, b, dl, di, flags, attr);
+                wi, b, dl, di, flags, pattr);
         break;
     default:
         st = dnnl_lbr_augru_forward_primitive_desc_create(&pd, eng, c->prop, c->dir, sl, si, at,
-                wl, wi, b, dl, di, flags, attr);
+                wl, wi, b, dl, di, flags, pattr);
         break;
     }
     printf(zero_bias ? "c%d.zero_bias_status %d\n" : "c%d.status %d\n", i, (int)st);
@@ -711,10 +724,22 @@ retry:
         }
         if (c->prop == dnnl_forward_training)
             ARG(DNNL_ARG_WORKSPACE, arg_memory(pd, DNNL_ARG_WORKSPACE));
+        if (c->user_scratchpad) {
+            /* junk in it: a primitive must not read what it has not written */
+            dnnl_memory_t sp = arg_memory(pd, DNNL_ARG_SCRATCHPAD);
+            const_dnnl_memory_desc_t spm = NULL;
+            void *p = NULL;
+            OK(dnnl_memory_get_memory_desc(sp, &spm));
+            OK(dnnl_memory_map_data(sp, &p));
+            if (p) memset(p, 0xA5, dnnl_memory_desc_get_size(spm));
+            OK(dnnl_memory_unmap_data(sp, p));
+            ARG(DNNL_ARG_SCRATCHPAD, sp);
+        }
 #undef ARG
         dnnl_primitive_t prim = NULL;
         OK(dnnl_primitive_create(&prim, pd));
-        const dnnl_status_t xs = execute(prim, na, args);
+        dnnl_status_t xs = execute(prim, na, args);
+        if (xs == dnnl_success && c->twice) xs = execute(prim, na, args);
         OK(dnnl_primitive_destroy(prim));
         if (xs != dnnl_success) {
             printf("c%d.exec_status %d\n", i, (int)xs);
@@ -733,6 +758,7 @@ retry:
         OK(dnnl_primitive_desc_destroy(pd));
     }
     for (int w = 0; w < 3; w++) OK(dnnl_memory_desc_destroy(w_plain[w]));
+    OK(dnnl_primitive_attr_destroy(pattr));
     OK(dnnl_primitive_attr_destroy(attr));
     free(ws);
     free(ps);
