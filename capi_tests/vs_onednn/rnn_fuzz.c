@@ -17,9 +17,9 @@
  * element's index in the logical order of the tensor's dims, whatever its layout (tnc or ntc,
  * rows of src/dst_layer padded in one case in four). One case in four gives the forward
  * primitive a user scratchpad filled with junk; one in eight executes it twice. A problem
- * without bias that a library
- * answers `unimplemented` (oneDNN's CPU engine needs a bias) is created again with a bias of
- * zeros (`c<i>.zero_bias_status`), its outputs printed as the bias-less problem's.
+ * without bias that a library answers `unimplemented` (oneDNN's CPU engine needs a bias) is
+ * created again with a bias of zeros (`c<i>.zero_bias_status`), its outputs printed as the
+ * bias-less problem's.
  *
  * Built against oneDNN and run on both the real oneDNN and oxidnn (as libdnnl.so.3), the two
  * listings must agree: the same status (oxidnn may implement what oneDNN answers
