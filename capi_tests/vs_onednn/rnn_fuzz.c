@@ -572,8 +572,8 @@ static void run_case(int i, const case_t *c) {
                   d_dl[] = {c->T, c->N, DLC}, d_di[] = {c->L, c->D, c->N, c->DIC},
                   d_at[] = {c->T, c->N, 1};
     printf("# c%d: %s%s%s %s %s L%lld D%lld T%lld N%lld SLC%lld SIC%lld DHC%lld DIC%lld%s%s%s%s%s "
-           "%s, layer %s%s%s%s%s; dt src_layer %s src_iter %s dst_layer %s dst_iter %s c %s weights %s "
-           "bias %s%s%s%s\n",
+           "%s, layer %s%s%s%s%s; dt src_layer %s src_iter %s dst_layer %s dst_iter %s c %s "
+           "weights %s bias %s%s%s%s\n",
             i, cell_name[c->cell], c->cell == VANILLA ? "/" : "",
             c->cell != VANILLA              ? ""
                     : c->act == dnnl_eltwise_relu ? "relu"
