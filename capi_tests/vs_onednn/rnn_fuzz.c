@@ -16,10 +16,11 @@
  * bf16 fpmath mode), which sets the tolerance rnn_fuzz.compare.py applies; <k> is the
  * element's index in the logical order of the tensor's dims, whatever its layout (tnc or ntc,
  * rows of src/dst_layer padded in one case in four). One case in four gives the forward
- * primitive a user scratchpad filled with junk; one in eight executes it twice. A problem
- * without bias that a library answers `unimplemented` (oneDNN's CPU engine needs a bias) is
- * created again with a bias of zeros (`c<i>.zero_bias_status`), its outputs printed as the
- * bias-less problem's.
+ * primitive a user scratchpad filled with junk; one in eight executes it twice; one in eight
+ * gives the data tensors as `any` and prints the strides they resolve to
+ * (`c<i>.<class>.layout_<tensor>.s64[d]`). A problem without bias that a library answers
+ * `unimplemented` (oneDNN's CPU engine needs a bias) is created again with a bias of zeros
+ * (`c<i>.zero_bias_status`), its outputs printed as the bias-less problem's.
  *
  * Built against oneDNN and run on both the real oneDNN and oxidnn (as libdnnl.so.3), the two
  * listings must agree: the same status (oxidnn may implement what oneDNN answers
@@ -127,6 +128,7 @@ typedef struct {
     int fpmath; /* f32 with the bf16 fpmath mode */
     int user_scratchpad; /* the forward primitive's scratchpad given by the caller, junk-filled */
     int twice; /* the forward primitive executed twice (the outputs of the second) */
+    int data_any; /* the data tensors (layer, iter, bias) given as `any` (forward only) */
     /* data types: src/dst layer, src/dst iter, c-states, weights, bias, peephole/projection */
     dnnl_data_type_t src_layer_dt, src_iter_dt, dst_layer_dt, dst_iter_dt, c_dt, w_dt, b_dt,
             pp_dt;
@@ -207,7 +209,12 @@ static case_t draw_case(void) {
     c.fpmath = c.cls == F32 && one_in(4);
     c.user_scratchpad = one_in(4);
     c.twice = one_in(8);
-    c.backward = c.prop == dnnl_forward_training && (c.cls == F32 || c.cls == BF16);
+    c.data_any = one_in(8);
+    /* the backward pass: not after `any` data (the forward's resolved descriptors would be
+     * needed) nor after the bf16 fpmath mode (which a library may use or not in the forward
+     * pass: the gradients of two precisions differ beyond what compares) */
+    c.backward = c.prop == dnnl_forward_training && (c.cls == F32 || c.cls == BF16)
+            && !c.data_any && !c.fpmath;
     c.overwrite = one_in(2);
     if (one_in(8)) {
         switch (pick(5)) {
@@ -572,7 +579,7 @@ static void run_case(int i, const case_t *c) {
                   d_dl[] = {c->T, c->N, DLC}, d_di[] = {c->L, c->D, c->N, c->DIC},
                   d_at[] = {c->T, c->N, 1};
     printf("# c%d: %s%s%s %s %s L%lld D%lld T%lld N%lld SLC%lld SIC%lld DHC%lld DIC%lld%s%s%s%s%s "
-           "%s, layer %s%s%s%s%s; dt src_layer %s src_iter %s dst_layer %s dst_iter %s c %s "
+           "%s, layer %s%s%s%s%s%s; dt src_layer %s src_iter %s dst_layer %s dst_iter %s c %s "
            "weights %s bias %s%s%s%s\n",
             i, cell_name[c->cell], c->cell == VANILLA ? "/" : "",
             c->cell != VANILLA              ? ""
@@ -587,24 +594,28 @@ static void run_case(int i, const case_t *c) {
             c->weights_any ? "weights any" : "weights ldigo",
             c->layer_tag == dnnl_ntc ? "ntc" : "tnc", c->layer_pad ? " padded" : "",
             c->fpmath ? " fpmath bf16" : "", c->user_scratchpad ? " user-scratchpad" : "",
-            c->twice ? " twice" : "",
+            c->twice ? " twice" : "", c->data_any ? " data any" : "",
             dt_name(c->src_layer_dt), dt_name(c->src_iter_dt), dt_name(c->dst_layer_dt),
             dt_name(c->dst_iter_dt), dt_name(c->c_dt), dt_name(c->w_dt), dt_name(c->b_dt),
             c->backward ? (c->overwrite ? "; backward, overwrite" : "; backward") : "",
             c->broken ? "; broken: " : "", c->broken ? c->broken : "");
 
     const dnnl_format_tag_t wtag = c->weights_any ? dnnl_format_tag_any : dnnl_ldigo;
-    dnnl_memory_desc_t sl = layer_md(d_sl, c->src_layer_dt, c->layer_tag, c->layer_pad);
-    dnnl_memory_desc_t si = c->src_iter ? md(4, d_si, c->src_iter_dt, dnnl_ldnc) : NULL;
-    dnnl_memory_desc_t sc = c->src_iter && has_c ? md(4, d_sc, c->c_dt, dnnl_ldnc) : NULL;
+    const dnnl_format_tag_t ltag = c->data_any ? dnnl_format_tag_any : c->layer_tag,
+                            itag = c->data_any ? dnnl_format_tag_any : dnnl_ldnc,
+                            btag = c->data_any ? dnnl_format_tag_any : dnnl_ldgo;
+    const int64_t pad = c->data_any ? 0 : c->layer_pad;
+    dnnl_memory_desc_t sl = layer_md(d_sl, c->src_layer_dt, ltag, pad);
+    dnnl_memory_desc_t si = c->src_iter ? md(4, d_si, c->src_iter_dt, itag) : NULL;
+    dnnl_memory_desc_t sc = c->src_iter && has_c ? md(4, d_sc, c->c_dt, itag) : NULL;
     dnnl_memory_desc_t wl = md(5, d_wl, c->w_dt, wtag), wi = md(5, d_wi, c->w_dt, wtag);
     dnnl_memory_desc_t pp = c->peephole ? md(4, d_pp, c->pp_dt, dnnl_ldgo) : NULL;
     const dnnl_format_tag_t ptag = c->weights_any ? dnnl_format_tag_any : dnnl_ldio;
     dnnl_memory_desc_t wp = c->projection ? md(4, d_wp, c->w_dt, ptag) : NULL;
-    dnnl_memory_desc_t b = c->bias ? md(4, d_b, c->b_dt, dnnl_ldgo) : NULL;
-    dnnl_memory_desc_t dl = layer_md(d_dl, c->dst_layer_dt, c->layer_tag, c->layer_pad);
-    dnnl_memory_desc_t di = c->dst_iter ? md(4, d_di, c->dst_iter_dt, dnnl_ldnc) : NULL;
-    dnnl_memory_desc_t dc = c->dst_iter && has_c ? md(4, d_sc, c->c_dt, dnnl_ldnc) : NULL;
+    dnnl_memory_desc_t b = c->bias ? md(4, d_b, c->b_dt, btag) : NULL;
+    dnnl_memory_desc_t dl = layer_md(d_dl, c->dst_layer_dt, ltag, pad);
+    dnnl_memory_desc_t di = c->dst_iter ? md(4, d_di, c->dst_iter_dt, itag) : NULL;
+    dnnl_memory_desc_t dc = c->dst_iter && has_c ? md(4, d_sc, c->c_dt, itag) : NULL;
     /* the attention in the activations' type (f32 for int8, which no AUGRU runs) */
     const dnnl_data_type_t at_dt = c->cls == I8 ? dnnl_f32 : c->src_layer_dt;
     dnnl_memory_desc_t at = augru ? md(3, d_at, at_dt, dnnl_tnc) : NULL;
@@ -676,7 +687,7 @@ retry:
     printf(zero_bias ? "c%d.zero_bias_status %d\n" : "c%d.status %d\n", i, (int)st);
     if (st == dnnl_unimplemented && !b && !zero_bias) {
         zero_bias = 1;
-        b = md(4, d_b, c->b_dt, dnnl_ldgo);
+        b = md(4, d_b, c->b_dt, btag);
         goto retry;
     }
 
@@ -695,12 +706,36 @@ retry:
         args[na++].memory = m_; \
         owned[no++] = m_; \
     } while (0)
-        ARG(DNNL_ARG_SRC_LAYER, filled(sl, c->src_layer_dt, 1.f));
-        if (si) ARG(DNNL_ARG_SRC_ITER, filled(si, c->src_iter_dt, 1.f));
-        if (sc) ARG(DNNL_ARG_SRC_ITER_C, filled(sc, c->c_dt, 1.f));
+#define QMD(a) dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, (a))
+        ARG(DNNL_ARG_SRC_LAYER, filled(QMD(DNNL_ARG_SRC_LAYER), c->src_layer_dt, 1.f));
+        if (si) ARG(DNNL_ARG_SRC_ITER, filled(QMD(DNNL_ARG_SRC_ITER), c->src_iter_dt, 1.f));
+        if (sc) ARG(DNNL_ARG_SRC_ITER_C, filled(QMD(DNNL_ARG_SRC_ITER_C), c->c_dt, 1.f));
         if (pp) ARG(DNNL_ARG_WEIGHTS_PEEPHOLE, filled(pp, c->pp_dt, wscale));
-        if (b) ARG(DNNL_ARG_BIAS, zero_bias ? zeroed(b) : filled(b, c->b_dt, wscale));
+        if (b)
+            ARG(DNNL_ARG_BIAS,
+                    zero_bias ? zeroed(QMD(DNNL_ARG_BIAS))
+                              : filled(QMD(DNNL_ARG_BIAS), c->b_dt, wscale));
         if (at) ARG(DNNL_ARG_AUGRU_ATTENTION, filled(at, at_dt, 1.f));
+#undef QMD
+        if (c->data_any) {
+            /* the layouts `any` resolved to, as strides */
+            const int darg[] = {DNNL_ARG_SRC_LAYER, DNNL_ARG_SRC_ITER, DNNL_ARG_SRC_ITER_C,
+                    DNNL_ARG_BIAS, DNNL_ARG_DST_LAYER, DNNL_ARG_DST_ITER, DNNL_ARG_DST_ITER_C};
+            const char *dname[] = {"src_layer", "src_iter", "src_iter_c", "bias", "dst_layer",
+                    "dst_iter", "dst_iter_c"};
+            for (int k = 0; k < 7; k++) {
+                const_dnnl_memory_desc_t m
+                        = dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, darg[k]);
+                int nd = 0;
+                const dnnl_dims_t *strides = NULL;
+                if (!m || dnnl_memory_desc_query(m, dnnl_query_ndims_s32, &nd) || !nd) continue;
+                if (darg[k] == DNNL_ARG_BIAS && zero_bias) continue; /* not the problem's */
+                OK(dnnl_memory_desc_query(m, dnnl_query_strides, &strides));
+                for (int d = 0; d < nd; d++)
+                    printf("c%d.%s.layout_%s.s64[%d] %lld\n", i, cls_name[c->cls], dname[k], d,
+                            (long long)(*strides)[d]);
+            }
+        }
         const int warg[]
                 = {DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_WEIGHTS_PROJECTION};
         const int nw = c->projection ? 3 : 2;

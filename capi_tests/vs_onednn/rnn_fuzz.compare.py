@@ -35,6 +35,7 @@ Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <
     state is 0 and so is the exact diff_weights_iter (oxidnn's must then be 0);
   - a pass oneDNN creates and then refuses to execute (3.2: some bf16 LSTMP backward) is not
     compared; one oxidnn refuses to execute fails;
+  - layout_* lines (the strides a data tensor given as `any` resolved to) exactly.
   A label on one side only, a NaN or an infinity the other side lacks, fails.
 
 Prints the first failures (up to --show) with the case's description, then one summary line
@@ -106,10 +107,14 @@ def off_by(ref, cand):
     return abs(cand - ref)
 
 
-def check_tensor(cls, dt, ref, cand):
+def check_tensor(cls, tensor, dt, ref, cand):
     """None when the candidate tensor matches, else a message."""
     if ref.keys() != cand.keys():
         return f"elements differ: {len(ref)} vs {len(cand)}"
+    if tensor.startswith("layout_"):
+        if ref == cand:
+            return None
+        return f"strides {list(cand.values())}, oneDNN's {list(ref.values())}"
     m = max([1.0] + [abs(v) for v in ref.values() if math.isfinite(v)])
     diffs = [(k, off_by(ref[k], cand[k])) for k in sorted(ref)]
     worst_k, worst = max(diffs, key=lambda kd: kd[1])
@@ -162,7 +167,7 @@ def compare_case(case, what, ref_t, cand_t, failures, backward):
             else:
                 passed += 1
             continue
-        msg = check_tensor(key[1], key[3], ref_t[key], cand_t[key])
+        msg = check_tensor(key[1], key[2], key[3], ref_t[key], cand_t[key])
         if msg:
             failures.append(f"{case}: {key[2]} ({key[1]}, {key[3]}): {msg} ({what})")
         else:
