@@ -528,12 +528,13 @@ mod tests {
                 cell_lo: 0.0,
                 offset: if s8 { 128 } else { 0 },
             };
-            for (panel, valid) in [(0, PANEL), (1, DHC - PANEL)] {
+            // one row (a batch-1 step's tile) and several; a whole panel and a partial one
+            for (rows, panel, valid) in [(1, 0, PANEL), (ROWS, 0, PANEL), (ROWS, 1, DHC - PANEL)] {
                 let run = |isa: Isa| {
                     let (mut acc, mut c, mut h) = (acc0.clone(), c0.clone(), vec![7u8; ROWS * DHC]);
                     let o0 = panel * PANEL;
                     let t = LstmTile {
-                        rows: ROWS,
+                        rows,
                         valid,
                         acc: AccRows {
                             ptr: acc.as_mut_ptr(),
@@ -563,7 +564,7 @@ mod tests {
                 let mut levels = std::collections::BTreeSet::new();
                 for k in 0..ROWS * DHC {
                     let u = k % DHC;
-                    if !(panel * PANEL..panel * PANEL + valid).contains(&u) {
+                    if k / DHC >= rows || !(panel * PANEL..panel * PANEL + valid).contains(&u) {
                         assert_eq!((h[k], c[k]), (7, c0[k].to_bits()), "unit {k}");
                         continue;
                     }
@@ -576,7 +577,7 @@ mod tests {
                 }
                 assert!(levels.len() >= 8, "{levels:?}");
                 for isa in Isa::all_supported() {
-                    assert_eq!(run(isa), want, "{isa:?} s8 {s8} panel {panel}");
+                    assert_eq!(run(isa), want, "{isa:?} s8 {s8} rows {rows} panel {panel}");
                 }
             }
         }
