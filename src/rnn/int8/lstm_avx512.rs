@@ -89,8 +89,8 @@ pub unsafe fn lstm_tile(t: &LstmTile, q: &Quant) {
 }
 
 /// The tile of one whole-panel row (a batch-1 step): the same arithmetic as [`lstm_tile`]'s
-/// loop, the dequantization factors and bias read where the row needs them rather than held
-/// in (spilled) registers for rows to come, and no masks (W1-int8, 2 threads: 1–3 % faster).
+/// loop, without masks, the dequantization factors and bias read where the row needs them:
+/// held in registers for rows to come, they are spilled and reloaded, all overhead at one row.
 ///
 /// # Safety
 /// As [`lstm_tile`], with one row of [`PANEL`] valid units.
