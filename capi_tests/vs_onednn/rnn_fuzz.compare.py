@@ -35,6 +35,9 @@ Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <
     state is 0 and so is the exact diff_weights_iter (oxidnn's must then be 0);
   - a pass oneDNN creates and then refuses to execute (3.2: some bf16 LSTMP backward) is not
     compared; one oxidnn refuses to execute fails;
+  - the backward pass of T = 1 with SIC != DIC and no src_iter is not compared: oneDNN 3.2
+    refuses to execute it (invalid_arguments), 3.13 executes it reading memory it has not
+    written (the same case gives 0, denormals or 1e37 from run to run);
   - layout_* lines (the strides a data tensor given as `any` resolved to) exactly.
   A label on one side only, a NaN or an infinity the other side lacks, fails.
 
@@ -54,6 +57,8 @@ DIMS_BROKEN = re.compile(r"broken: (SIC != DIC|SLC != DIC at L > 1)$")
 S8_GRU = re.compile(r"^gru .*; dt src_layer s8 ")
 BF16_PROJECTION = re.compile(r"^lstm .* projection .*; dt src_layer bf16 ")
 L2R_NO_SRC_ITER = re.compile(r"^\S+ training l2r .* no-src_iter ")
+# T = 1 lets SIC differ from DIC; rnn_fuzz marks such a case "broken: SIC != DIC"
+T1_SIC_NO_SRC_ITER = re.compile(r" T1 .* no-src_iter .*; backward.*; broken: SIC != DIC$")
 LINE = re.compile(r"^(c\d+)\.(\w+)\.(\w+)\.(\w+)\[(\d+)\] (\S+)$")
 STATUS = re.compile(r"^(c\d+)\.(zero_bias_|bwd_|exec_|bwd_exec_)?status (-?\d+)$")
 DESC = re.compile(r"^# (c\d+): (.*)$")
@@ -211,7 +216,9 @@ def main():
             if second == "fail":
                 failures.append(f"{case}: backward status {cb} where oneDNN returns {rb} ({what})")
             elif rb == SUCCESS and cb == SUCCESS:
-                if executed(case, ref_st, cand_st, "bwd_exec_", what, failures) is True:
+                if T1_SIC_NO_SRC_ITER.search(what):
+                    excused += 1  # oneDNN's backward there: see the docstring
+                elif executed(case, ref_st, cand_st, "bwd_exec_", what, failures) is True:
                     passed += 1 + compare_case(case, what, ref_t, cand_t, failures, backward=True)
             else:
                 passed += 1
