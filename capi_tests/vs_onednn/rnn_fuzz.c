@@ -129,7 +129,8 @@ typedef struct {
     int user_scratchpad; /* the forward primitive's scratchpad given by the caller, junk-filled */
     int twice; /* the forward primitive executed twice (the outputs of the second) */
     int data_any; /* the data tensors (layer, iter, bias) given as `any` (forward only) */
-    /* data types: src/dst layer, src/dst iter, c-states, weights, bias, peephole/projection */
+    /* data types: src/dst layer, src/dst iter, c-states, weights (and projection), bias,
+     * peephole */
     dnnl_data_type_t src_layer_dt, src_iter_dt, dst_layer_dt, dst_iter_dt, c_dt, w_dt, b_dt,
             pp_dt;
     float data_scale, data_shift;
@@ -401,10 +402,36 @@ typedef struct {
     const dnnl_memory_desc_t *w_plain;
 } bwd_t;
 
-/* The memory the forward pass took as `arg`. */
-static dnnl_memory_t forward_arg(const dnnl_exec_arg_t *args, int na, int arg) {
-    for (int k = 0; k < na; k++)
-        if (args[k].arg == arg) return args[k].memory;
+/* A primitive's execution arguments, and those of their memories this case created. */
+typedef struct {
+    dnnl_exec_arg_t arg[32];
+    int n;
+    dnnl_memory_t owned[32];
+    int n_owned;
+} args_t;
+
+/* `mem` as argument `arg`. */
+static void add(args_t *a, int arg, dnnl_memory_t mem) {
+    a->arg[a->n].arg = arg;
+    a->arg[a->n++].memory = mem;
+}
+
+/* `mem`, created by the case, as argument `arg`; destroyed by `release`. */
+static dnnl_memory_t own(args_t *a, int arg, dnnl_memory_t mem) {
+    add(a, arg, mem);
+    a->owned[a->n_owned++] = mem;
+    return mem;
+}
+
+/* Destroys the memories the case created. */
+static void release(args_t *a) {
+    for (int k = 0; k < a->n_owned; k++) OK(dnnl_memory_destroy(a->owned[k]));
+}
+
+/* The memory given as `arg`, or NULL. */
+static dnnl_memory_t find(const args_t *a, int arg) {
+    for (int k = 0; k < a->n; k++)
+        if (a->arg[k].arg == arg) return a->arg[k].memory;
     return NULL;
 }
 
@@ -415,8 +442,8 @@ static dnnl_memory_t forward_arg(const dnnl_exec_arg_t *args, int na, int arg) {
  * reordered into plain ldigo / ldio f32 first; not diff_bias when the bias is the zeros of a
  * retry, which the bias-less problem does not have). */
 static void run_backward(int i, const case_t *c, const bwd_t *f,
-        const_dnnl_primitive_desc_t fwd, const dnnl_exec_arg_t *args, int na,
-        const dnnl_memory_t *user_w, int zero_bias) {
+        const_dnnl_primitive_desc_t fwd, const args_t *fa, const dnnl_memory_t *user_w,
+        int zero_bias) {
     const dnnl_data_type_t f32 = dnnl_f32;
     const int any = c->weights_any;
     dnnl_memory_desc_t wl = md(5, f->d_wl, c->w_dt, any ? dnnl_format_tag_any : dnnl_ldgoi),
@@ -472,39 +499,25 @@ static void run_backward(int i, const case_t *c, const bwd_t *f,
     }
     printf("c%d.bwd_status %d\n", i, (int)st);
     if (st == dnnl_success) {
-        dnnl_exec_arg_t bargs[32];
-        int nb = 0;
-        dnnl_memory_t owned[16];
-        int no = 0;
-#define BARG(a, m) \
-    do { \
-        bargs[nb].arg = (a); \
-        bargs[nb++].memory = (m); \
-    } while (0)
-#define OWNED(a, m) \
-    do { \
-        dnnl_memory_t m_ = (m); \
-        BARG(a, m_); \
-        owned[no++] = m_; \
-    } while (0)
+        args_t ba = {0};
         /* the forward's inputs, outputs and workspace; weights in the backward's layouts */
         const int same[] = {DNNL_ARG_SRC_LAYER, DNNL_ARG_SRC_ITER, DNNL_ARG_SRC_ITER_C,
                 DNNL_ARG_WEIGHTS_PEEPHOLE, DNNL_ARG_BIAS, DNNL_ARG_AUGRU_ATTENTION,
                 DNNL_ARG_DST_LAYER, DNNL_ARG_DST_ITER, DNNL_ARG_DST_ITER_C, DNNL_ARG_WORKSPACE};
         for (size_t k = 0; k < sizeof same / sizeof *same; k++) {
-            dnnl_memory_t m = forward_arg(args, na, same[k]);
-            if (m) BARG(same[k], m);
+            dnnl_memory_t m = find(fa, same[k]);
+            if (m) add(&ba, same[k], m);
         }
         const int warg[]
                 = {DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_WEIGHTS_PROJECTION};
         for (int w = 0; w < (f->wp ? 3 : 2); w++) {
             dnnl_memory_t m = arg_memory(pd, warg[w]);
             reorder(user_w[w], m, NULL);
-            OWNED(warg[w], m);
+            own(&ba, warg[w], m);
         }
-        OWNED(DNNL_ARG_DIFF_DST_LAYER, filled(ddl, f32, 1.f));
-        if (ddi) OWNED(DNNL_ARG_DIFF_DST_ITER, filled(ddi, f32, 1.f));
-        if (ddc) OWNED(DNNL_ARG_DIFF_DST_ITER_C, filled(ddc, f32, 1.f));
+        own(&ba, DNNL_ARG_DIFF_DST_LAYER, filled(ddl, f32, 1.f));
+        if (ddi) own(&ba, DNNL_ARG_DIFF_DST_ITER, filled(ddi, f32, 1.f));
+        if (ddc) own(&ba, DNNL_ARG_DIFF_DST_ITER_C, filled(ddc, f32, 1.f));
         /* outputs: the diff weights and bias accumulate (from zeros), or are overwritten
          * (junk before) */
         const int outs[] = {DNNL_ARG_DIFF_SRC_LAYER, DNNL_ARG_DIFF_SRC_ITER,
@@ -531,13 +544,11 @@ static void run_backward(int i, const case_t *c, const bwd_t *f,
                     OK(dnnl_memory_unmap_data(out[k], p));
                 }
             }
-            OWNED(outs[k], out[k]);
+            own(&ba, outs[k], out[k]);
         }
-#undef OWNED
-#undef BARG
         dnnl_primitive_t prim = NULL;
         OK(dnnl_primitive_create(&prim, pd));
-        const dnnl_status_t xs = execute(prim, nb, bargs);
+        const dnnl_status_t xs = execute(prim, ba.n, ba.arg);
         OK(dnnl_primitive_destroy(prim));
         if (xs != dnnl_success) printf("c%d.bwd_exec_status %d\n", i, (int)xs);
         for (int k = 0; k < 9 && xs == dnnl_success; k++) {
@@ -557,7 +568,7 @@ static void run_backward(int i, const case_t *c, const bwd_t *f,
                 print_memory(i, c, names[k], out[k], f32);
             }
         }
-        for (int k = 0; k < no; k++) OK(dnnl_memory_destroy(owned[k]));
+        release(&ba);
         OK(dnnl_primitive_desc_destroy(pd));
     }
     dnnl_memory_desc_t mds[]
@@ -695,27 +706,17 @@ retry:
         /* inputs: in the primitive's own descriptors, weights through a reorder from a plain
          * ldigo / ldio memory (f32 for int8, quantized by the reorder with the attribute) */
         const float wscale = 1.f / sqrtf((float)c->DHC);
-        dnnl_exec_arg_t args[16];
-        int na = 0;
-        dnnl_memory_t owned[16];
-        int no = 0;
-#define ARG(a, m) \
-    do { \
-        dnnl_memory_t m_ = (m); \
-        args[na].arg = (a); \
-        args[na++].memory = m_; \
-        owned[no++] = m_; \
-    } while (0)
+        args_t fa = {0};
 #define QMD(a) dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, (a))
-        ARG(DNNL_ARG_SRC_LAYER, filled(QMD(DNNL_ARG_SRC_LAYER), c->src_layer_dt, 1.f));
-        if (si) ARG(DNNL_ARG_SRC_ITER, filled(QMD(DNNL_ARG_SRC_ITER), c->src_iter_dt, 1.f));
-        if (sc) ARG(DNNL_ARG_SRC_ITER_C, filled(QMD(DNNL_ARG_SRC_ITER_C), c->c_dt, 1.f));
-        if (pp) ARG(DNNL_ARG_WEIGHTS_PEEPHOLE, filled(pp, c->pp_dt, wscale));
+        own(&fa, DNNL_ARG_SRC_LAYER, filled(QMD(DNNL_ARG_SRC_LAYER), c->src_layer_dt, 1.f));
+        if (si) own(&fa, DNNL_ARG_SRC_ITER, filled(QMD(DNNL_ARG_SRC_ITER), c->src_iter_dt, 1.f));
+        if (sc) own(&fa, DNNL_ARG_SRC_ITER_C, filled(QMD(DNNL_ARG_SRC_ITER_C), c->c_dt, 1.f));
+        if (pp) own(&fa, DNNL_ARG_WEIGHTS_PEEPHOLE, filled(pp, c->pp_dt, wscale));
         if (b)
-            ARG(DNNL_ARG_BIAS,
+            own(&fa, DNNL_ARG_BIAS,
                     zero_bias ? zeroed(QMD(DNNL_ARG_BIAS))
                               : filled(QMD(DNNL_ARG_BIAS), c->b_dt, wscale));
-        if (at) ARG(DNNL_ARG_AUGRU_ATTENTION, filled(at, at_dt, 1.f));
+        if (at) own(&fa, DNNL_ARG_AUGRU_ATTENTION, filled(at, at_dt, 1.f));
 #undef QMD
         if (c->data_any) {
             /* the layouts `any` resolved to, as strides */
@@ -745,20 +746,20 @@ retry:
             user_w[w] = filled(w_plain[w], user_dt, wscale);
             dnnl_memory_t mem = arg_memory(pd, warg[w]);
             reorder(user_w[w], mem, c->cls == I8 ? attr : NULL);
-            ARG(warg[w], mem);
+            own(&fa, warg[w], mem);
         }
         dnnl_memory_t out_dl = arg_memory(pd, DNNL_ARG_DST_LAYER), out_di = NULL, out_dc = NULL;
-        ARG(DNNL_ARG_DST_LAYER, out_dl);
+        own(&fa, DNNL_ARG_DST_LAYER, out_dl);
         if (di) {
             out_di = arg_memory(pd, DNNL_ARG_DST_ITER);
-            ARG(DNNL_ARG_DST_ITER, out_di);
+            own(&fa, DNNL_ARG_DST_ITER, out_di);
         }
         if (dc) {
             out_dc = arg_memory(pd, DNNL_ARG_DST_ITER_C);
-            ARG(DNNL_ARG_DST_ITER_C, out_dc);
+            own(&fa, DNNL_ARG_DST_ITER_C, out_dc);
         }
         if (c->prop == dnnl_forward_training)
-            ARG(DNNL_ARG_WORKSPACE, arg_memory(pd, DNNL_ARG_WORKSPACE));
+            own(&fa, DNNL_ARG_WORKSPACE, arg_memory(pd, DNNL_ARG_WORKSPACE));
         if (c->user_scratchpad) {
             /* junk in it: a primitive must not read what it has not written */
             dnnl_memory_t sp = arg_memory(pd, DNNL_ARG_SCRATCHPAD);
@@ -768,13 +769,12 @@ retry:
             OK(dnnl_memory_map_data(sp, &p));
             if (p) memset(p, 0xA5, dnnl_memory_desc_get_size(spm));
             OK(dnnl_memory_unmap_data(sp, p));
-            ARG(DNNL_ARG_SCRATCHPAD, sp);
+            own(&fa, DNNL_ARG_SCRATCHPAD, sp);
         }
-#undef ARG
         dnnl_primitive_t prim = NULL;
         OK(dnnl_primitive_create(&prim, pd));
-        dnnl_status_t xs = execute(prim, na, args);
-        if (xs == dnnl_success && c->twice) xs = execute(prim, na, args);
+        dnnl_status_t xs = execute(prim, fa.n, fa.arg);
+        if (xs == dnnl_success && c->twice) xs = execute(prim, fa.n, fa.arg);
         OK(dnnl_primitive_destroy(prim));
         if (xs != dnnl_success) {
             printf("c%d.exec_status %d\n", i, (int)xs);
@@ -786,10 +786,10 @@ retry:
         if (c->backward && xs == dnnl_success) {
             const bwd_t bw = {sl, si, sc, wl, wi, pp, wp, b, dl, di, dc, at, d_sl, d_si, d_sc,
                     d_wl, d_wi, d_pp, d_wp, d_b, d_dl, d_di, d_at, w_plain};
-            run_backward(i, c, &bw, pd, args, na, user_w, zero_bias);
+            run_backward(i, c, &bw, pd, &fa, user_w, zero_bias);
         }
         for (int w = 0; w < nw; w++) OK(dnnl_memory_destroy(user_w[w]));
-        for (int k = 0; k < no; k++) OK(dnnl_memory_destroy(owned[k]));
+        release(&fa);
         OK(dnnl_primitive_desc_destroy(pd));
     }
     for (int w = 0; w < 3; w++) OK(dnnl_memory_desc_destroy(w_plain[w]));
