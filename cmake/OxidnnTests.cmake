@@ -178,6 +178,16 @@ if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
         COMMAND bash "${_scripts}/vs-onednn-run.sh" ${_args} -- $<TARGET_FILE:${t}>)
       set_tests_properties(vs_onednn_${name} PROPERTIES LABELS "vs_onednn"
                            TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+      # the random differential test again on oxidnn's lower instruction sets (OXIDNN_ISA caps
+      # oxidnn's kernels; oneDNN ignores it)
+      if(name STREQUAL "rnn_fuzz")
+        foreach(isa avx2 portable)
+          add_test(NAME vs_onednn_${name}_${isa}
+            COMMAND bash "${_scripts}/vs-onednn-run.sh" ${_args} -- $<TARGET_FILE:${t}>)
+          set_tests_properties(vs_onednn_${name}_${isa} PROPERTIES LABELS "vs_onednn"
+                               ENVIRONMENT "OXIDNN_ISA=${isa}" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+        endforeach()
+      endif()
       # verbose lines: field by field against oneDNN 3.13's for the same program
       if(name STREQUAL "test_verbose" AND EXISTS "${_oxidnn_oracle_cache}/3.13/env.sh")
         add_test(NAME vs_onednn_verbose_fields
