@@ -8,7 +8,8 @@ Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <
 - status: the same, or
   - `unimplemented` (3) on oneDNN where oxidnn succeeds: oxidnn may implement what oneDNN
     leaves out (f16 without avx512_fp16, no bias, ...); the values are compared when oneDNN
-    has some (rnn_fuzz runs a problem without bias again with a bias of zeros);
+    has some (rnn_fuzz runs a problem without bias again with a bias of zeros, and f16
+    inference again with f32 stand-ins for its f16 tensors, outputs rounded to f16);
   - `unimplemented` on oneDNN, `invalid_arguments` (2) on oxidnn, for a case whose dimensions
     rnn_fuzz made inconsistent: oneDNN checks some data-type support before the dimensions
     (bf16/f16 without bias; 3.2 also f16 training), oxidnn implements those and finds the
@@ -60,13 +61,15 @@ L2R_NO_SRC_ITER = re.compile(r"^\S+ training l2r .* no-src_iter ")
 # T = 1 lets SIC differ from DIC; rnn_fuzz marks such a case "broken: SIC != DIC"
 T1_SIC_NO_SRC_ITER = re.compile(r" T1 .* no-src_iter .*; backward.*; broken: SIC != DIC$")
 LINE = re.compile(r"^(c\d+)\.(\w+)\.(\w+)\.(\w+)\[(\d+)\] (\S+)$")
-STATUS = re.compile(r"^(c\d+)\.(zero_bias_|bwd_|exec_|bwd_exec_)?status (-?\d+)$")
+STATUS = re.compile(r"^(c\d+)\.((?:f32_)?(?:zero_bias_)?|bwd_|exec_|bwd_exec_)status (-?\d+)$")
+# the statuses of a forward problem, in the order rnn_fuzz tries it (the last one ran)
+ATTEMPTS = ("", "zero_bias_", "f32_", "f32_zero_bias_")
 DESC = re.compile(r"^# (c\d+): (.*)$")
 
 
 def parse(path):
-    """({"": {case: status}, "zero_bias_": {...}, "bwd_": {...}, "exec_": {...},
-    "bwd_exec_": {...}}, {case: description},
+    """({"": {case: status}, "zero_bias_": {...}, "f32_": {...}, "f32_zero_bias_": {...},
+    "bwd_": {...}, "exec_": {...}, "bwd_exec_": {...}}, {case: description},
     {(case, class, tensor, dt): {k: value}})."""
     status, desc, tensors = defaultdict(dict), {}, defaultdict(dict)
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -199,8 +202,9 @@ def main():
         passed += 1
         beyond += first == "beyond"
         excused += first == "excused"
-        # the values come from the zero-bias retry where there was one
-        r, c = ref_st["zero_bias_"].get(case, r), cand_st["zero_bias_"].get(case, c)
+        # the values come from the last attempt (a zero-bias or f32 retry where there was one)
+        for attempt in ATTEMPTS[1:]:
+            r, c = ref_st[attempt].get(case, r), cand_st[attempt].get(case, c)
         if r == SUCCESS and c == SUCCESS:
             if BF16_PROJECTION.match(what):
                 unchecked += 1
