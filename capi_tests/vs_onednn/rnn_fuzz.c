@@ -171,13 +171,16 @@ static case_t draw_case(void) {
     c.L = augru ? 1 : 1 + pick(2);
     c.T = 1 + pick(4);
     c.N = 1 + pick(3);
-    c.DHC = 1 + pick(9);
+    /* channels up to 9, or (one case in ten) up to 80: several panels of the kernels, the
+     * last one partial */
+    const int channels = one_in(10) ? 80 : 9;
+    c.DHC = 1 + pick(channels);
     c.G = c.cell == VANILLA ? 1 : c.cell == LSTM ? 4 : 3;
     c.peephole = c.cell == LSTM && one_in(4);
     c.projection = c.cell == LSTM && one_in(4);
-    c.DIC = c.projection ? 1 + pick(9) : c.DHC;
+    c.DIC = c.projection ? 1 + pick(channels) : c.DHC;
     c.SIC = c.DIC;
-    c.SLC = c.L > 1 ? c.DIC : 1 + pick(9);
+    c.SLC = c.L > 1 ? c.DIC : 1 + pick(channels);
     c.bias = !one_in(6);
     c.src_iter = !one_in(3);
     c.dst_iter = !one_in(3);

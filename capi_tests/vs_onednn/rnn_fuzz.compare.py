@@ -28,6 +28,11 @@ Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <
   - class bf32 (f32 with the bf16 fpmath mode, which lets a library round the GEMMs' operands
     to bf16 or not): as bf16;
   - class f16: |d| <= 2^-8 * m;
+  - GRU and AUGRU (not linear-before-reset) in bf16 with a bf16 bias and 32 channels or more
+    are not compared: oneDNN's `ref` implementation (which it runs for plain weights, and
+    without avx512_core_bf16) disagrees with its brgemm one there, in 3.2 and 3.13 (31
+    channels agree, 32 do not); oxidnn agrees with brgemm and with oneDNN's f32 result on the
+    same bf16 values;
   - class i8: u8/s8 tensors within one quantization step everywhere, and at most 10 % of
     their elements (at least 1) off at all; f32 tensors (dequantized states, c) within
     0.05 * m, and at most 20 % of their elements (at least 1) off by more than 1e-4 * m;
@@ -57,6 +62,8 @@ SUCCESS, INVALID, UNIMPLEMENTED = 0, 2, 3
 DIMS_BROKEN = re.compile(r"broken: (SIC != DIC|SLC != DIC at L > 1)$")
 S8_GRU = re.compile(r"^gru .*; dt src_layer s8 ")
 BF16_PROJECTION = re.compile(r"^lstm .* projection .*; dt src_layer bf16 ")
+# GRU / AUGRU (not linear-before-reset) in bf16 with a bf16 bias, and its channels
+GRU_BF16_BIAS = re.compile(r"^(gru|augru) .* DHC(\d+) .*; dt src_layer bf16 .* bias bf16")
 L2R_NO_SRC_ITER = re.compile(r"^\S+ training l2r .* no-src_iter ")
 # T = 1 lets SIC differ from DIC; rnn_fuzz marks such a case "broken: SIC != DIC"
 T1_SIC_NO_SRC_ITER = re.compile(r" T1 .* no-src_iter .*; backward.*; broken: SIC != DIC$")
@@ -206,7 +213,8 @@ def main():
         for attempt in ATTEMPTS[1:]:
             r, c = ref_st[attempt].get(case, r), cand_st[attempt].get(case, c)
         if r == SUCCESS and c == SUCCESS:
-            if BF16_PROJECTION.match(what):
+            gru = GRU_BF16_BIAS.match(what)
+            if BF16_PROJECTION.match(what) or (gru and int(gru.group(2)) >= 32):
                 unchecked += 1
                 continue
             if executed(case, ref_st, cand_st, "exec_", what, failures) is not True:
@@ -240,7 +248,8 @@ def main():
     if len(failures) > args.show:
         print(f"... and {len(failures) - args.show} more")
     print(f"# {beyond} case(s) oneDNN leaves unimplemented ran on oxidnn; {excused} status "
-          f"difference(s) excused (see the docstring); {unchecked} bf16 LSTMP case(s) not compared")
+          f"difference(s) excused (see the docstring); {unchecked} bf16 LSTMP or GRU case(s) "
+          "not compared")
     print(f"{passed} passed, {len(failures)} failed")
     return 0 if not failures and passed else 1
 
