@@ -58,9 +58,8 @@ const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
 /// projection) is larger than [`L2_BYTES`]: merged, the steps would stream them from the
 /// last-level cache anyway, so streaming `W` beside them costs little, and the gates no longer
 /// go through memory (measured, 2 threads: LSTMP N=16 DHC=1024, 2 MiB of `U` per thread, 9.33 →
-/// 9.04 ms, 1–3 % in three series; its bf16 twin on Zen 4, 1 MiB of `U` and ¼ MiB of `R` per
-/// thread, 2.4 % faster fused, training 0.5 %; LSTM N=16 C=256 with one thread per direction,
-/// 1 MiB of `U`, stays merged: fused was 2 % slower there). Below it, even a single step stays
+/// 9.04 ms, 1–3 % in three series; LSTM N=16 C=256 with one thread per direction, 1 MiB of
+/// `U`, stays merged: fused was 2 % slower there). Below it, even a single step stays
 /// merged: GNMT decoder T=1 N=10 fused was 7–11 % slower (paired, on a Xeon, `K` in one block
 /// or two alike).
 const FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U: usize = 16;

@@ -21,8 +21,7 @@ unsafe fn tile_body<const FMA: bool, const LINEAR: bool>(t: &GruTile) {
         let sig = |g: usize, x: f32| activate::<LINEAR>(&lin, g, x, sigmoid::<FMA>);
         // A whole panel of inference: the gates and h in one pass, h stored in place
         // (`store_h_in_place`) rather than through the activated gates on the stack, which
-        // Zen 4 reloads only once the stores are done (LBR-GRU N32 C512 bf16: 7.6 % of the
-        // time in this tile, half of it on that reload).
+        // Zen 4 reloads only once the stores are done.
         let in_place = t.ws_gates.is_none() && t.h.direct(t.valid);
         for r in 0..t.rows {
             let a = &*(t.gates.row(r) as *const [[f32; PANEL]; GATES]);

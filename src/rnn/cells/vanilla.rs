@@ -76,8 +76,8 @@ pub struct VanillaTile {
 }
 
 /// The tile with activation `f`. A whole panel with one destination goes from the gates' row
-/// to h's ([`write_panel`]; through arrays on the stack, vanilla tanh N32 C512 spent half of
-/// this tile's time on one reload).
+/// to h's ([`write_panel`]), not through an array on the stack whose reload waits for its
+/// stores.
 ///
 /// # Safety
 /// The tile's contract (see [`postgemm_tile`]).

@@ -75,8 +75,8 @@ pub unsafe fn lstm_tile(t: &LstmTile, q: &Quant) {
             for b in 0..HALVES {
                 _mm512_mask_storeu_ps(c_row.add(16 * b), m[b], c[b]);
                 let stored = rq.stored(h[b]);
-                // A whole panel's bytes narrowed in a register and stored whole: with the
-                // masked narrowing store, W2-int8 took 2.6–4 % longer on Zen 4.
+                // A whole panel's bytes narrowed in a register and stored whole: the masked
+                // narrowing store (`vpmovdb m128{k}`) is slow on Zen 4.
                 if t.valid == PANEL {
                     let bytes = _mm512_cvtepi32_epi8(stored);
                     _mm_storeu_si128(dst.add(16 * b).cast(), bytes);
