@@ -3,7 +3,7 @@
 #   capi_tests/<name>.c           -> capi_<name>
 #   capi_tests/vs_onednn/<name>.c -> capi_vs_<name> (its output is compared with
 #                                    vs_onednn/<name>.expected.txt, the real oneDNN's)
-# compiled as -std=c99 -Wall -Wextra -Werror and linked to oxidnn::shared (+ libm, threads).
+# compiled as -std=c99 -Wall -Wextra -Werror and linked to oxidnn::shared (+ libm, libdl, threads).
 # cmake/OxidnnTests.cmake also builds the capi_tests programs against the REAL oneDNN.
 
 find_package(Threads REQUIRED)
@@ -21,7 +21,7 @@ function(oxidnn_c_program target source)
     C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
     RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/bin")
   target_compile_options(${target} PRIVATE ${OXIDNN_C_WARNINGS})
-  target_link_libraries(${target} PRIVATE ${ARG_LINK} Threads::Threads m)
+  target_link_libraries(${target} PRIVATE ${ARG_LINK} Threads::Threads m ${CMAKE_DL_LIBS})
   if(OXIDNN_SANITIZE)
     target_compile_options(${target} PRIVATE ${OXIDNN_SANITIZE_FLAGS})
     target_link_options(${target} PRIVATE ${OXIDNN_SANITIZE_FLAGS})

@@ -1,7 +1,8 @@
 # ctest registration. Labels:
 #   capi       capi_<name>: each capi_tests/<name>.c on oxidnn; capi_vs_<name>: each
 #              capi_tests/vs_onednn/<name>.c on oxidnn, output compared (compare_outputs.py)
-#              with <name>.expected.txt, the real oneDNN's output
+#              with <name>.expected.txt, the real oneDNN's output; capi_vs_rnn_fuzz_lengths:
+#              rnn_fuzz's sequence lengths against each sample run alone
 #   example    example_<name>: each examples_c/<name>.c
 #   valgrind   valgrind_<name>: each C API test under valgrind memcheck (leaks are errors)
 #   sanitize   the ASan/UBSan build really is instrumented (OXIDNN_SANITIZE=ON)
@@ -34,6 +35,16 @@ foreach(t IN LISTS OXIDNN_CAPI_VS_TARGETS)
   endif()
   set_tests_properties(${t} PROPERTIES LABELS "capi" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
 endforeach()
+# The random differential test's sequence lengths, with no oracle needed: oxidnn with its
+# extension against oxidnn running each sample alone (RNN_FUZZ_ALONE=1), as on a library
+# without it.
+if(TARGET capi_vs_rnn_fuzz AND PYTHON3_EXECUTABLE)
+  add_test(NAME capi_vs_rnn_fuzz_lengths
+    COMMAND sh -c "\"$1\" --cases 3000 > \"$2.txt\" && RNN_FUZZ_ALONE=1 \"$1\" --cases 3000 > \"$2.alone.txt\" && \"$3\" \"$4\" \"$2.alone.txt\" \"$2.txt\""
+            sh $<TARGET_FILE:capi_vs_rnn_fuzz> "${CMAKE_CURRENT_BINARY_DIR}/rnn_fuzz_lengths"
+            "${PYTHON3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/capi_tests/vs_onednn/rnn_fuzz.compare.py")
+  set_tests_properties(capi_vs_rnn_fuzz_lengths PROPERTIES LABELS "capi" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+endif()
 foreach(t IN LISTS OXIDNN_EXAMPLE_TARGETS)
   # Run from the repository, as the README runs them (the graph example's default model path).
   add_test(NAME ${t} COMMAND ${t} WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
@@ -160,7 +171,7 @@ if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
         RUNTIME_OUTPUT_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/bin-onednn")
       target_include_directories(${t} PRIVATE "${_oxidnn_onednn}/include")
       target_compile_options(${t} PRIVATE ${OXIDNN_C_WARNINGS})
-      target_link_libraries(${t} PRIVATE "${ONEDNN_REAL_LIBRARY}" Threads::Threads m)
+      target_link_libraries(${t} PRIVATE "${ONEDNN_REAL_LIBRARY}" Threads::Threads m ${CMAKE_DL_LIBS})
       target_link_options(${t} PRIVATE "-Wl,-rpath-link,${_onednn_libdir}")
       # the symlink must resolve when the test runs
       add_dependencies(${t} oxidnn_cargo)

@@ -2474,10 +2474,11 @@ dnnl_status_t dnnl_primitive_attr_set_deterministic(dnnl_primitive_attr_t attr, 
  * length in `0..=T` (else execution returns `dnnl_invalid_arguments`). Sample `b` then runs
  * its first `len_b` steps only, in every layer — a reversed direction reads times
  * `len_b − 1 … 0` — and costs what those steps cost: its `dst_layer` rows at times `≥ len_b`
- * are zeros (int8: each direction's quantized zero, the data shift), its `dst_iter` /
- * `dst_iter_c` rows hold each layer's state after its last valid step (`src_iter` /
- * `src_iter_c`, or zeros, when `len_b` = 0); the directions of a
- * bidirectional RNN are concatenated or summed on the valid times. Forward inference,
+ * are zeros (int8: the quantized zero, the data shift, twice it for a bidirectional sum), its
+ * `dst_iter` / `dst_iter_c` rows hold each layer's state after its last valid step (`src_iter`
+ * / `src_iter_c`, or zeros, when `len_b` = 0; int8 holds an f32 `src_iter` quantized, as its
+ * arithmetic holds every state); the directions of a bidirectional RNN are concatenated or
+ * summed on the valid times. Forward inference,
  * training and backward (a backward primitive takes the same attribute and the same lengths
  * as the forward training pass whose workspace it reads; its gradients at times `≥ len_b`
  * are zeros). `enabled` = 0 (the default) switches it off; other values are
