@@ -61,7 +61,7 @@ if [ $asan = 1 ]; then
     out=$root/target/asan
     gcc -std=c99 -O1 -g -fsanitize=address -fno-omit-frame-pointer -I"$root/include" \
         "$root/capi_tests/vs_onednn/rnn_fuzz.c" -o "$out/rnn_fuzz" \
-        -L"$lib" -Wl,-rpath,"$lib" -loxidnn -lm
+        -L"$lib" -Wl,-rpath,"$lib" -loxidnn -lm -ldl
     for s in $seeds; do
         run "ASan rnn_fuzz seed $s ($cases cases)" "$out/seed-$s" \
             env ASAN_OPTIONS=detect_leaks=1 "$out/rnn_fuzz" --cases "$cases" --seed "$s"

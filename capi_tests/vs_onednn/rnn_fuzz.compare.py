@@ -22,7 +22,8 @@ Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <
   - class bf16 (and their f32 diff_* tensors): |d| <= 2^-6 * m (a few bf16 ulps of the
     tensor's magnitude, as benchdnn compares low-precision outputs relative to the tensor),
     times max(1, sqrt(T * N) / 8) for the diff weights and bias, which sum T * N rounded
-    contributions (T 4, N 62: oneDNN and oxidnn 1.7 % apart);
+    contributions (a T 4, N 62 LBR-GRU: oneDNN's and oxidnn's 1.7 % apart, oxidnn's the
+    nearer to the exact result on the same bf16 values);
     not for LSTM with projection,
     where oneDNN's bf16 brgemm kernels disagree with oneDNN's own reference path
     (`ONEDNN_MAX_CPU_ISA=AVX512_CORE`), which oxidnn agrees with (BENCHMARKS.md, W8-bf16),
