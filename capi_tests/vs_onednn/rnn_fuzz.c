@@ -22,7 +22,9 @@
  * `unimplemented` (oneDNN's CPU engine needs a bias) is created again with a bias of zeros
  * (`c<i>.zero_bias_status`), its outputs printed as the bias-less problem's; f16 inference a
  * library does not implement (oneDNN without avx512_fp16) is run again with f32 stand-ins
- * holding the f16 values (`c<i>.f32_status`), its outputs rounded to f16.
+ * holding the f16 values (`c<i>.f32_status`), its outputs rounded to f16; every bf16 problem a
+ * library runs is run again so too (`c<i>.w32_*`, class w32): its exact result on the same
+ * bf16 values, which the comparison holds oxidnn's bf16 to where oneDNN's bf16 is wrong.
  *
  * One case in six gives each sample its own sequence length (0 to T): on oxidnn, with its
  * extension (oxidnn_primitive_attr_set_rnn_seq_lengths, found at run time); on a library
@@ -71,8 +73,9 @@
 static int g_case;
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
-/* The f16 tensors of an f16 problem are given to the library as f32 (a stand-in where it has
- * no f16 implementation: rnn_fuzz retries f16 inference so), converted from the f16 values. */
+/* The f16 or bf16 tensors of a problem are given to the library as f32 stand-ins holding the
+ * same values: f16 inference a library does not implement is retried so, and every bf16
+ * problem is run so too (its exact result on the same values). */
 static int g_widen;
 
 /* oxidnn's per-sample sequence lengths (an extension oneDNN lacks): its attribute setter, found
@@ -85,7 +88,7 @@ static set_lengths_fn set_lengths;
 
 /* The type the library is given for a tensor of type `dt`. */
 static dnnl_data_type_t as_given(dnnl_data_type_t dt) {
-    return g_widen && dt == dnnl_f16 ? dnnl_f32 : dt;
+    return g_widen && (dt == dnnl_f16 || dt == dnnl_bf16) ? dnnl_f32 : dt;
 }
 
 /* ---- random numbers ------------------------------------------------------------------------ */
@@ -335,8 +338,9 @@ static dnnl_memory_t arg_memory(const_dnnl_primitive_desc_t pd, int arg) {
 }
 
 /* Fills a plain memory holding a tensor of type `dt` with values in [-1, 1] times `scale` (u8
- * in [0, 255], s8 in [-128, 127]); the f32 stand-in of an f16 tensor (g_widen) gets the f16
- * values, converted here (oneDNN 3.2 has no f16 reorder on CPUs without avx512_fp16). */
+ * in [0, 255], s8 in [-128, 127]); the f32 stand-in of an f16 or bf16 tensor (g_widen) gets
+ * the f16 / bf16 values, converted here (oneDNN 3.2 has no f16 reorder on CPUs without
+ * avx512_fp16). */
 static void fill(dnnl_memory_t mem, dnnl_data_type_t dt, float scale) {
     const_dnnl_memory_desc_t m;
     OK(dnnl_memory_get_memory_desc(mem, &m));
@@ -348,7 +352,11 @@ static void fill(dnnl_memory_t mem, dnnl_data_type_t dt, float scale) {
     for (size_t k = 0; k < n; k++) {
         float v = unit() * scale;
         switch (stored) {
-        case dnnl_f32: ((float *)p)[k] = dt == dnnl_f16 ? from_f16(to_f16(v)) : v; break;
+        case dnnl_f32:
+            ((float *)p)[k] = dt == dnnl_f16 ? from_f16(to_f16(v))
+                    : dt == dnnl_bf16        ? from_bf16(to_bf16(v))
+                                             : v;
+            break;
         case dnnl_bf16: ((uint16_t *)p)[k] = to_bf16(v); break;
         case dnnl_f16: ((uint16_t *)p)[k] = to_f16(v); break;
         case dnnl_u8: ((uint8_t *)p)[k] = (uint8_t)pick(256); break;
@@ -394,6 +402,16 @@ static dnnl_memory_t zeroed(const_dnnl_memory_desc_t m) {
     return mem;
 }
 
+/* The label of case `c`'s outputs: its class (bf32 for f32 with the bf16 fpmath mode), w32 for
+ * the f32 run of a bf16 problem. */
+static const char *label(const case_t *c) {
+    return g_widen && c->cls == BF16 ? "w32" : c->fpmath ? "bf32" : cls_name[c->cls];
+}
+
+/* The prefix of the status lines of an execution or a backward pass: w32_ in the f32 run of a
+ * bf16 problem. */
+static const char *run_prefix(const case_t *c) { return g_widen && c->cls == BF16 ? "w32_" : ""; }
+
 /* Prints every element of a plain (strided) memory as `c<i>.<class>.<tensor>.<dt>[k]`, k its
  * index in the logical (row-major) order of its dims, whatever the strides. */
 static void print_memory(
@@ -407,7 +425,7 @@ static void print_memory(
     OK(dnnl_memory_desc_query(m, dnnl_query_strides, &strides));
     int64_t n = 1;
     for (int d = 0; d < nd; d++) n *= (*dims)[d];
-    const char *cls = c->fpmath ? "bf32" : cls_name[c->cls];
+    const char *cls = label(c);
     void *p = NULL;
     OK(dnnl_memory_map_data(mem, &p));
     for (int64_t k = 0; k < n; k++) {
@@ -420,8 +438,9 @@ static void print_memory(
         switch (as_given(dt)) {
         case dnnl_f32:
             v = ((float *)p)[off];
-            /* the f32 stand-in of an f16 output: rounded to f16, as the problem's output is */
+            /* the f32 stand-in of an f16 / bf16 output: rounded, as the problem's output is */
             if (dt == dnnl_f16) v = from_f16(to_f16((float)v));
+            if (dt == dnnl_bf16) v = from_bf16(to_bf16((float)v));
             break;
         case dnnl_bf16: v = from_bf16(((uint16_t *)p)[off]); break;
         case dnnl_f16: v = from_f16(((uint16_t *)p)[off]); break;
@@ -753,9 +772,9 @@ static bwd_mds_t bwd_mds_of(const case_t *c, const mds_t *f, const dims_t *d, in
                             ptag = c->weights_any ? any : dnnl_ldoi,
                             dwtag = plain ? dnnl_ldigo : any, dptag = plain ? dnnl_ldio : any;
     bwd_mds_t m;
-    m.wl = md(5, d->wl, c->w_dt, wtag);
-    m.wi = md(5, d->wi, c->w_dt, wtag);
-    m.wp = f->wp ? md(4, d->wp, c->w_dt, ptag) : NULL;
+    m.wl = md(5, d->wl, as_given(c->w_dt), wtag);
+    m.wi = md(5, d->wi, as_given(c->w_dt), wtag);
+    m.wp = f->wp ? md(4, d->wp, as_given(c->w_dt), ptag) : NULL;
     m.ddl = layer_md(d->dl, f32, c->layer_tag, c->layer_pad);
     m.ddi = f->di ? md(4, d->di, f32, dnnl_ldnc) : NULL;
     m.ddc = f->dc ? md(4, d->sc, f32, dnnl_ldnc) : NULL;
@@ -912,7 +931,7 @@ static void run_backward(int i, const case_t *c, const mds_t *f, const dims_t *d
     }
     dnnl_primitive_desc_t pd = NULL;
     const dnnl_status_t st = create_backward(&pd, c, f, &m, fwd, battr);
-    printf("c%d.bwd_status %d\n", i, (int)st);
+    printf("c%d.%sbwd_status %d\n", i, run_prefix(c), (int)st);
     if (st == dnnl_success) {
         args_t ba = {0};
         backward_inputs(&ba, pd, c, fa, user_w);
@@ -947,7 +966,7 @@ static void run_backward(int i, const case_t *c, const mds_t *f, const dims_t *d
             for (int w = 0; w < 3 && xs == dnnl_success; w++)
                 if (plain[w]) reorder(out[DIFF_WEIGHTS + w], plain[w], NULL);
         }
-        if (xs != dnnl_success) printf("c%d.bwd_exec_status %d\n", i, (int)xs);
+        if (xs != dnnl_success) printf("c%d.%sbwd_exec_status %d\n", i, run_prefix(c), (int)xs);
         for (int k = 0; k < 9 && xs == dnnl_success; k++) {
             if (!out[k] || (k == 8 && zero_bias)) continue;
             const int w = k - DIFF_WEIGHTS;
@@ -991,6 +1010,7 @@ static void describe(int i, const case_t *c) {
 }
 
 static void run_case(int i, const case_t *c) {
+    const uint64_t rng_start = rng_state;
     const dims_t d = dims_of(c);
     if (!g_widen) describe(i, c);
     /* the library runs the lengths itself (oxidnn), or rnn_fuzz runs each sample alone */
@@ -1034,13 +1054,14 @@ static void run_case(int i, const case_t *c) {
     mds_t m = mds_of(c, &d, 0);
     dnnl_primitive_desc_t pd = NULL;
     dnnl_status_t st = create_forward(&pd, c, &m, pattr);
-    printf("c%d.%sstatus %d\n", i, g_widen ? "f32_" : "", (int)st);
+    const char *widened = !g_widen ? "" : c->cls == BF16 ? "w32_" : "f32_";
+    printf("c%d.%sstatus %d\n", i, widened, (int)st);
     if (st == dnnl_unimplemented && !m.b) {
         zero_bias = 1;
         destroy_mds(&m);
         m = mds_of(c, &d, 1);
         st = create_forward(&pd, c, &m, pattr);
-        printf("c%d.%szero_bias_status %d\n", i, g_widen ? "f32_" : "", (int)st);
+        printf("c%d.%szero_bias_status %d\n", i, widened, (int)st);
     }
 
     if (st == dnnl_success) {
@@ -1081,7 +1102,7 @@ static void run_case(int i, const case_t *c) {
                 if (darg[k] == DNNL_ARG_BIAS && zero_bias) continue; /* not the problem's */
                 OK(dnnl_memory_desc_query(qm, dnnl_query_strides, &strides));
                 for (int k2 = 0; k2 < nd; k2++)
-                    printf("c%d.%s.layout_%s.s64[%d] %lld\n", i, cls_name[c->cls], dname[k], k2,
+                    printf("c%d.%s.layout_%s.s64[%d] %lld\n", i, label(c), dname[k], k2,
                             (long long)(*strides)[k2]);
             }
         }
@@ -1124,7 +1145,7 @@ static void run_case(int i, const case_t *c) {
             OK(dnnl_primitive_destroy(prim));
         }
         if (xs != dnnl_success) {
-            printf("c%d.exec_status %d\n", i, (int)xs);
+            printf("c%d.%sexec_status %d\n", i, run_prefix(c), (int)xs);
         } else {
             print_memory(i, c, "dst_layer", out_dl, c->dst_layer_dt);
             if (out_di) print_memory(i, c, "dst_iter", out_di, c->dst_iter_dt);
@@ -1147,6 +1168,15 @@ static void run_case(int i, const case_t *c) {
      * rounded to f16, the other library's f16 outputs are compared with */
     if (!g_widen && c->cls == F16 && st == dnnl_unimplemented && !c->broken
             && c->prop == dnnl_forward_inference) {
+        g_widen = 1;
+        run_case(i, c);
+        g_widen = 0;
+    }
+    /* every bf16 problem a library runs: again with f32 stand-ins holding the same bf16 values
+     * and inputs (`c<i>.w32_*`), its outputs rounded to bf16 - the exact result, which the
+     * comparison holds the other library's bf16 outputs to where this one's bf16 is wrong */
+    if (!g_widen && c->cls == BF16 && st == dnnl_success) {
+        rng_state = rng_start;
         g_widen = 1;
         run_case(i, c);
         g_widen = 0;
