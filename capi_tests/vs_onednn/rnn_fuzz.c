@@ -195,11 +195,19 @@ static case_t draw_case(void) {
                           dnnl_bidirectional_sum}[pick(4)];
     c.D = c.dir == dnnl_bidirectional_concat || c.dir == dnnl_bidirectional_sum ? 2 : 1;
     c.L = augru ? 1 : 1 + pick(3);
-    c.T = 1 + pick(4);
-    c.N = one_in(10) ? 1 + pick(70) : 1 + pick(3);
+    /* T up to 4, or (one case in ten) 40; N up to 3, or (one in ten, T up to 4) 70: the
+     * batch-split and fused-layer-GEMM schedules, several row tiles */
+    c.T = one_in(10) ? 1 + pick(40) : 1 + pick(4);
+    c.N = one_in(10) ? 1 + pick(MAX_N - 10) : 1 + pick(3);
+    if (c.N > 4 && c.T > 4) c.T = 1 + c.T % 4;
     /* channels up to 9, or (one case in ten) up to 80: several panels of the kernels, the
-     * last one partial */
-    const int channels = one_in(10) ? 80 : 9;
+     * last one partial; or (one in forty, with T and N up to 4) up to 300: several K blocks */
+    const int wide = one_in(40);
+    const int channels = wide ? 300 : one_in(10) ? 80 : 9;
+    if (wide) {
+        c.T = 1 + c.T % 4;
+        c.N = 1 + c.N % 4;
+    }
     c.DHC = 1 + pick(channels);
     c.G = c.cell == VANILLA ? 1 : c.cell == LSTM ? 4 : 3;
     c.peephole = c.cell == LSTM && one_in(4);
@@ -252,9 +260,10 @@ static case_t draw_case(void) {
     c.data_any = one_in(8);
     /* the backward pass: not after `any` data (the forward's resolved descriptors would be
      * needed) nor after the bf16 fpmath mode (which a library may use or not in the forward
-     * pass: the gradients of two precisions differ beyond what compares) */
+     * pass: the gradients of two precisions differ beyond what compares), nor for more than 80
+     * channels (diff weights of up to a million values to print) */
     c.backward = c.prop == dnnl_forward_training && (c.cls == F32 || c.cls == BF16)
-            && !c.data_any && !c.fpmath;
+            && !c.data_any && !c.fpmath && !wide;
     c.overwrite = one_in(2);
     /* per-sample sequence lengths, each in 0..T; not for `any` data (which the samples run
      * alone would resolve their own way) */
