@@ -190,13 +190,18 @@ if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
       set_tests_properties(vs_onednn_${name} PROPERTIES LABELS "vs_onednn"
                            TIMEOUT ${OXIDNN_TEST_TIMEOUT})
       # the random differential test again on oxidnn's lower instruction sets (OXIDNN_ISA caps
-      # oxidnn's kernels; oneDNN ignores it)
+      # oxidnn's kernels) and on one thread (the schedules without a team); oneDNN ignores both
       if(name STREQUAL "rnn_fuzz")
-        foreach(isa avx2 portable)
-          add_test(NAME vs_onednn_${name}_${isa}
+        foreach(variant avx2 portable 1thread)
+          if(variant STREQUAL "1thread")
+            set(_env "OXIDNN_NUM_THREADS=1")
+          else()
+            set(_env "OXIDNN_ISA=${variant}")
+          endif()
+          add_test(NAME vs_onednn_${name}_${variant}
             COMMAND bash "${_scripts}/vs-onednn-run.sh" ${_args} -- $<TARGET_FILE:${t}>)
-          set_tests_properties(vs_onednn_${name}_${isa} PROPERTIES LABELS "vs_onednn"
-                               ENVIRONMENT "OXIDNN_ISA=${isa}" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+          set_tests_properties(vs_onednn_${name}_${variant} PROPERTIES LABELS "vs_onednn"
+                               ENVIRONMENT "${_env}" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
         endforeach()
       endif()
       # verbose lines: field by field against oneDNN 3.13's for the same program
