@@ -63,10 +63,11 @@ Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <
 
 oneDNN itself may end a run: 3.2 aborts ("double free or corruption") some time after an int8
 GRU with a batch of 32 or more (brgemm; seeds 39, 43 and 54, cases 356, 347 and 655 - each
-alone runs), and 3.13 crashes (segmentation fault) in the backward pass of AUGRU training with
-a batch of 32, 48 or 64 (seed 50 case 2123; `rnn_bench --shape
-augru,l2r,train,l1t3mb32sic1slc18dhc1` on 3.13 alone crashes too). The listing then stops
-short, and the comparison reports an unparsable or a missing case.
+alone runs), and 3.13 crashes (segmentation fault) in some backward passes with a batch of
+32 or more: AUGRU at 32, 48, 64 (seed 50 case 2123; `rnn_bench --shape
+augru,l2r,train,l1t3mb32sic1slc18dhc1` on 3.13 alone crashes too), GRU with a bidirectional
+sum at 57 and 64, not 16 or 32 (seed 72 case 457; `gru,sum,train,l1t2mb57sic10slc40dhc10`).
+The listing then stops short, and the comparison reports an unparsable or a missing case.
 
 Prints the first failures (up to --show) with the case's description, then one summary line
 "N passed, M failed"; exits 0 when nothing failed and some value was compared, else 1.
