@@ -104,13 +104,18 @@ DESC = re.compile(r"^# (c\d+): (.*)$")
 
 def parse(path):
     """({"": {case: status}, "zero_bias_": {...}, "f32_": {...}, "f32_zero_bias_": {...},
-    "bwd_": {...}, "exec_": {...}, "bwd_exec_": {...}}, {case: description},
-    {(case, class, tensor, dt): {k: value}})."""
-    status, desc, tensors = defaultdict(dict), {}, defaultdict(dict)
+    "bwd_": {...}, "exec_": {...}, "bwd_exec_": {...}, the same with "w32_"}, {case:
+    description}, {case: {(class, tensor, dt): {k: value}}})."""
+    status, desc, tensors = defaultdict(dict), {}, defaultdict(lambda: defaultdict(dict))
     with open(path, encoding="utf-8", errors="replace") as f:
         for no, raw in enumerate(f, 1):
             line = raw.strip()
             if not line or line.startswith("onednn_verbose,"):
+                continue
+            m = LINE.match(line) if line.endswith("]", 0, line.find(" ")) else None
+            if m:  # a value, most lines: matched first
+                case, cls, tensor, dt, k, v = m.groups()
+                tensors[case][(cls, tensor, dt)][int(k)] = float(v)
                 continue
             m = DESC.match(line)
             if m:
@@ -122,11 +127,7 @@ def parse(path):
             if m:
                 status[m.group(2) or ""][m.group(1)] = int(m.group(3))
                 continue
-            m = LINE.match(line)
-            if not m:
-                sys.exit(f"rnn_fuzz.compare: {path}:{no}: unparsable line {line!r}")
-            case, cls, tensor, dt, k, v = m.groups()
-            tensors[(case, cls, tensor, dt)][int(k)] = float(v)
+            sys.exit(f"rnn_fuzz.compare: {path}:{no}: unparsable line {line!r}")
     return status, desc, tensors
 
 
@@ -201,9 +202,8 @@ def compare_case(case, what, ref_t, cand_t, failures, backward, run="", ref_run=
     differs; returns how many matched, appends the failures."""
 
     def of(tensors, r):
-        return {(k[2], k[3]): k for k in tensors
-                if k[0] == case and (k[1] == "w32") == (r == "w32_")
-                and k[2].startswith("diff_") == backward}
+        return {(k[1], k[2]): k for k in tensors.get(case, {})
+                if (k[0] == "w32") == (r == "w32_") and k[1].startswith("diff_") == backward}
 
     ref_k, cand_k = of(ref_t, run if ref_run is None else ref_run), of(cand_t, run)
     passed = 0
@@ -212,8 +212,8 @@ def compare_case(case, what, ref_t, cand_t, failures, backward, run="", ref_run=
             side = "oneDNN" if name in ref_k else "oxidnn"
             failures.append(f"{case}: {run}{name[0]} only in {side} ({what})")
             continue
-        ref, cand = ref_t[ref_k[name]], cand_t[cand_k[name]]
-        cls, (tensor, dt) = cand_k[name][1], name
+        ref, cand = ref_t[case][ref_k[name]], cand_t[case][cand_k[name]]
+        cls, (tensor, dt) = cand_k[name][0], name
         if tensor == "diff_weights_iter" and L2R_NO_SRC_ITER.match(what):
             # oneDNN's is wrong there (see the docstring); without src_iter, T = 1 has
             # h_-1 = 0, so the exact answer is 0
