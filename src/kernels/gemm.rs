@@ -13,29 +13,19 @@
 //! blocks, 13 × 2 on 32-wide blocks or remainders, i.e. 24 or 26 zmm accumulators; AVX2: 2 × 2;
 //! portable: 2 × 2; on a panel of two 32-wide blocks — two one-gate panels side by side — 6 × 4
 //! across both), with fixed-size arrays the compiler vectorizes as vectors. Every tile reads
-//! whole rows of its block of `B`, one sequential stream (see `memory::packed`). Measured on the
-//! development machine (Zen 5, one thread), 16 panels streamed per step: 16 rows reach 232–234
-//! GFLOP/s (4 × 6 tiles on 96 of every 128 floats: 207–221; on whole 96-wide blocks: 220–226),
-//! 32–104 rows 232–244. `B` read from L2 is what limits a tile: 6 × 4 loads 256 bytes of `B` per
-//! 24 multiply-adds where 4 × 6 loads 384. For 1–2 rows (batch 1–2, memory-bound) a tile spans a
-//! whole panel row — both blocks of an LSTM panel, as two sequential streams; at that width the
-//! vectors are AVX-512 registers, which the compiler keeps in registers where it would spill an
-//! array accumulator.
-//! On a Xeon with two 512-bit FMA units (FMA peak 221–236 GFLOP/s per core), one tile alone with
-//! `A` and `B` in L1 (C, `K` = 64–128) reaches 187–202 GFLOP/s as 6 × 4 (8 × 3, 12 × 2 alike),
-//! 212–237 as 4 × 6 and 211–225 as 5 × 5; this GEMM with 64 rows reaches 180–191 (`B` in L1/L2)
-//! and 165–180 (streamed). The wider tiles do not carry over (paired, one thread, against the
-//! shapes here): an LSTM panel cut into 4 × 6 + 13 × 2 columns reached 0.92–0.95 of the
-//! throughput with `B` in L1/L2, a GRU panel as one 4 × 6 column spanning both blocks 0.99–1.01;
-//! nor do a `k` loop unrolled by two (0.99–1.01) or `C` of the next tile fetched before a
-//! continued `K` block (1.006–1.010).
+//! whole rows of its block of `B`, one sequential stream (see `memory::packed`): `B` read from
+//! L2 is what limits a tile, and 6 × 4 loads 256 bytes of `B` per 24 multiply-adds where 4 × 6
+//! loads 384. For 1–2 rows (batch 1–2, memory-bound) a tile spans a whole panel row — both
+//! blocks of an LSTM panel, as two sequential streams; at that width the vectors are AVX-512
+//! registers, which the compiler keeps in registers where it would spill an array accumulator.
+//! Wider tiles (4 × 6, 5 × 5), faster alone in L1 on a Xeon, lose inside the GEMM, where `B`
+//! comes from L2 or beyond.
 //! When a column of tiles has enough row tiles (4 on Zen 5, 2 on Intel), its later tiles
 //! (re-reading `B` from L2) also fetch the next column's `B` into cache, one line per `k` step,
 //! and the last column fetches the first rows of the panel the caller multiplies next: the first
-//! tile of each column then finds its `B` near, where it would stream it from L3 on its own
-//! (LSTM T=25 N=32 C=1024: steps 2–10 % faster in 13 A/B pairs). On Intel, where the later
-//! tiles fetch only part of the next column (few rows), the first tile also fetches its own `B`
-//! some rows ahead into L1 (`fetch_ahead_rows`).
+//! tile of each column then finds its `B` near, where it would stream it from L3 on its own.
+//! On Intel, where the later tiles fetch only part of the next column (few rows), the first
+//! tile also fetches its own `B` some rows ahead into L1 (`fetch_ahead_rows`).
 //! [`gemm_sum`] adds several products into the same tiles — an RNN step's `x·W + h·U` with the
 //! layer GEMM fused — each tile kept in registers across the terms and stored once.
 //! `K` is cut into blocks (after each, the tiles are stored; 128 rather than 1024 where a
@@ -674,18 +664,9 @@ fn prefetch_with<const HINT: i32>(ptr: *const u8, rows: usize, ld: usize, width:
 /// product starts from a row or from zero (later blocks continue the chains: same result bits
 /// whatever the block); else [`KC`].
 ///
-/// Measured on the Xeon (paired, 2 threads, against [`KC`] throughout, ±3 % noise at 30
-/// rounds): LSTM N=64 C=512 (W2: 64-row steps, layer GEMM fused, streamed) 0.958–0.978 in five
-/// series, GRU N=32 C=512 (streamed) 0.946–0.966 in four, its training 0.967 / 0.973, LSTM
-/// N=128 C=256 (64-row steps in L2) 0.979 / 0.989, LSTM training N=32 0.97–1.04; 6 tiles in L2
-/// (LBR-GRU N=32 C=512, 1.5 MiB per thread) 1.006–1.015, so not there. `KC_L1` everywhere
-/// instead: the merged layer GEMM of LSTM N=32 C=1024 (104-row blocks) 1.018–1.036, vanilla
-/// N=32 (3 tall tiles) 1.06; 64 / 96 / 192 / 256 rather than 128: W2 1.025 / 1.004 / 1.005 /
-/// 1.019. One thread alone with `B` in L2, [`KC`] is faster (131 against 125 GFLOP/s, 64
-/// rows): the gain comes from sparing L2 while it also serves the stream and the other
-/// traffic. Not on AMD Zen 4 (32 KiB L1, which a `KC_L1` block of `B` fills): [`KC`] there is
-/// faster on every workload it touches (paired, 2 threads: W2 0.954, W2-bf16 0.968, W3-bf16
-/// 0.960, GRU W4 0.966, X8 0.972, W10 0.981).
+/// The gain is L2 spared while it also serves the stream and the other traffic: one thread
+/// alone with `B` in L2 runs faster with [`KC`], and so does every workload on AMD Zen 4, whose
+/// 32 KiB L1 a `KC_L1` block of `B` fills.
 fn k_block(shapes: &Shapes, m: usize, b: &Panel, init: Init, streamed: bool) -> usize {
     let Some(wide) = shapes.wide.as_ref().filter(|_| super::isa::intel_cpu()) else {
         return KC;
@@ -729,11 +710,8 @@ fn prefetch_min_tiles() -> usize {
 /// Rows of `B` ahead of the `k` step that the first tile of a column fetches into L1, one line
 /// per vector per step, when it streams a `B` the previous column's tiles did not fetch whole
 /// (fewer later tiles than the tile has vectors; see [`prefetch_min_tiles`]) and has at least
-/// [`AHEAD_MIN_ROWS`] rows; 0 for none. On the Xeon, where such a column waits on `B` from L3
-/// (its hardware prefetcher stops at each 4 KiB page), paired against none: GNMT decoder N10 T1
-/// (two 5-row tiles per column) 0.925 / 0.945, LSTMP N16 (W8) 0.946, its training (X6) 0.960,
-/// LSTM bidirectional N16 training (X5) 0.958, GRU N16 0.946, LSTM N8 0.942; 8 rows ahead alike,
-/// 4 a little less; hint T1 rather than T0 0.97–0.99. Not on Zen 5 (not measured there).
+/// [`AHEAD_MIN_ROWS`] rows; 0 for none. On Intel only, where such a column waits on `B` from
+/// L3 (the hardware prefetcher stops at each 4 KiB page).
 fn fetch_ahead_rows() -> usize {
     if super::isa::intel_cpu() {
         16

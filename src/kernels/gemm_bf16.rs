@@ -316,9 +316,7 @@ fn dot_max_rows() -> usize {
 /// the core keeps): there the tiles read `B` faster than `vdpbf16ps` multiplies it (the
 /// instruction issues every other cycle; a tile product of one row costs about a tile load).
 /// Streamed from L3, the tiles' strided row loads wait longer than `vdpbf16ps`'s sequential
-/// ones. Measured on a Xeon, one thread, LSTM panels (`oxidnn-bound --dt bf16`, step GEMMs):
-/// C256 (0.5 MiB, in L2) 5.3 against 6.4 µs a step, C512 (2 MiB, partly from L3) 40.7 against
-/// 38.2.
+/// ones.
 const AMX_MIN_ROWS: usize = 4;
 
 /// The kernels of one call.

@@ -1,8 +1,7 @@
 //! A 64-byte aligned, zero-initialised heap buffer owned by the library. Buffers of 2 MiB or more
 //! (packed weights, scratch) start on a 2 MiB boundary and ask the kernel for transparent huge
 //! pages before they are first touched: the RNN steps stream megabytes of weights each, and on
-//! 4 KiB pages every page costs a TLB lookup and restarts the hardware prefetcher (measured
-//! A/B, LSTM T=50 N=1 C=512 on one thread: 6 pairs, 4 faster, medians about 1.5 % lower).
+//! 4 KiB pages every page costs a TLB lookup and restarts the hardware prefetcher.
 
 use crate::error::{Error, Result};
 use std::alloc::{alloc, dealloc, Layout};

@@ -12,10 +12,7 @@
 //! then c̃, o), a GRU panel a 64-float-wide block (u, r: the GRU's first recurrent GEMM) and a
 //! 32-float one (o), a vanilla RNN or projection panel one 32-float block. The GEMM's wide
 //! register tiles are 64 floats wide (6 rows × 4 vectors), so every tile reads whole rows of its
-//! block — one sequential stream, which the prefetchers serve better than part of every row
-//! (measured on Zen 5, one thread, `kernels::gemm`, 16 rows: 6 × 4 tiles on 64-wide blocks
-//! 232–234 GFLOP/s, 4 × 6 tiles on 96-wide ones 220–226, 4 × 6 tiles on 96 of every 128 floats
-//! 207–221).
+//! block — one sequential stream, which the prefetchers serve better than part of every row.
 //!
 //! With blocks of 1 gate, every gate is a 32-float-wide block: a tile of up to 13 rows × 2
 //! vectors then reads each line of the weights once, at the pace the last-level cache delivers

@@ -35,15 +35,8 @@ pub(crate) fn count_batch_split_pass() {
 /// all the weights. With several members, at least `min_rows` rows each (the kernels' rule,
 /// e.g. [`BATCH_SPLIT_MIN_ROWS`]), and the `step_weight_bytes` a step reads within 3/8 of a
 /// core's L2 per barrier a step saves (`barriers`: GRU, AUGRU and LSTMP steps have two
-/// phases).
-///
-/// Measured on a Xeon (2 MiB L2; paired, 2 threads, T=50, f32, split by batch against by
-/// panel): AUGRU N=32 C=256 (1.5 MiB, two barriers) 0.926, N=64 0.949, GRU N=32 C=256 0.965,
-/// N=16 0.963, AUGRU training 0.966; one barrier: vanilla N=16 / 32 C=256 (0.25 / 0.5 MiB)
-/// 0.852 / 0.944, LSTM N=16 / 32 C=128 0.897 / 0.964, but with 1–2 MiB: LSTM N=24 / 16 C=256
-/// (1 MiB) 0.972 / 1.034, LSTM N=32 C=192 and vanilla C=384 (1.1 MiB) 0.980 / 1.016, LBR-GRU
-/// C=256 (1.5 MiB) 1.026, LSTM C=256 and vanilla C=512 (2 MiB) 1.04 / 1.03; GRU C=384 (3.4 MiB)
-/// 1.04, GRU / LBR-GRU C=512 1.18 / 1.12, LSTMP N=16 DHC=1024 1.34.
+/// phases): the barriers saved pay for reading all the weights while they stay in L2, not
+/// beyond.
 pub fn split_by_batch(
     members: usize,
     n: usize,
@@ -64,16 +57,9 @@ const BALANCED_MIN_ITEM_FLOPS: usize = 1 << 20;
 /// or more — it then reads them from L3 at every step anyway (the L2 also holds the step's
 /// activations and gates), and an item another member takes costs that one no more than its
 /// own. Never for steps split `by_batch` (no barrier between steps ends a phase, and a
-/// member's next step reads only the rows it wrote).
-///
-/// Measured (f32, `rnn_bench --variants`, 2 threads, balanced against static): on a quiet
-/// machine every workload level (ratios 0.994–1.004, 40–60 rounds); with another process
-/// taking about 10 % of one CPU, 30–40 rounds per series: LSTMP N=16 DHC=1024 0.84, 1.00,
-/// 1.00; GRU N=32 C=512 1.01, 0.91; LSTM N=64 C=512 0.985, 0.981; LSTM T=25 N=32 C=1024
-/// 0.98. Balanced while their weights stay in L2, AUGRU N=32 C=256 was 1.003 and 1.012, and
-/// batch-1 LSTM (0.13 Mflop items) 1.013: those stay static. A share of exactly the L2 (LSTM
-/// N=128 C=256, fused: 1 MiB per member) is balanced: 0.986 and 0.988 (28/40 rounds each, on
-/// a host busy with other tenants; A/A 1.0025).
+/// member's next step reads only the rows it wrote). On a quiet machine balanced and static
+/// run alike; with another process on a CPU, balancing pays where the weights come from L3
+/// anyway, and costs where a member's share stays in its L2 or the items are small.
 pub fn balanced(
     members: usize,
     by_batch: bool,

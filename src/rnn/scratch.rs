@@ -46,22 +46,16 @@ pub const ROW_PAD: usize = 16;
 const GATES_BUDGET_BYTES: usize = 4 << 20;
 /// The same when `W` + `U` do not stay in the last-level cache
 /// ([`FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES`]): each chunk's layer GEMM then evicts `U`, and the
-/// first step after it reads `U` from memory, so fewer, longer chunks pay off (measured: LSTM
-/// T=25 N=32 C=1024, one chunk of 25 steps rather than four of 7: 31.6 → 29.6 ms; LSTMP N=16
-/// DHC=1024, 9 MiB of weights, one chunk of 50 rather than four: 3 % slower).
+/// first step after it reads `U` from memory, so fewer, longer chunks pay off.
 const GATES_BUDGET_LARGE_WEIGHTS_BYTES: usize = 16 << 20;
-/// Batch from which the layer GEMM may be fused into each step's tiles (see [`ScratchLayout`]).
-/// On a Xeon (2 MiB of L2), merged steps at N=32 took 1.19 times the fused time for vanilla
-/// C=512, 1.08 for AUGRU C=256 and 0.99 for GRU C=512 (paired runs).
+/// Batch from which the layer GEMM may be fused into each step's tiles (see [`ScratchLayout`]):
+/// enough rows for the fused tiles to be as fast as the merged GEMM's.
 const FUSED_LAYER_GEMM_MIN_BATCH: usize = 32;
 /// The same when a thread's share of the weights every step reads (`U`, and `R` with a
 /// projection) is larger than [`L2_BYTES`]: merged, the steps would stream them from the
 /// last-level cache anyway, so streaming `W` beside them costs little, and the gates no longer
-/// go through memory (measured, 2 threads: LSTMP N=16 DHC=1024, 2 MiB of `U` per thread, 9.33 →
-/// 9.04 ms, 1–3 % in three series; LSTM N=16 C=256 with one thread per direction, 1 MiB of
-/// `U`, stays merged: fused was 2 % slower there). Below it, even a single step stays
-/// merged: GNMT decoder T=1 N=10 fused was 7–11 % slower (paired, on a Xeon, `K` in one block
-/// or two alike).
+/// go through memory. Below it, even a single step stays merged (a decoder step of a few beams
+/// is faster so).
 const FUSED_LAYER_GEMM_MIN_BATCH_STREAMED_U: usize = 16;
 /// Bytes of the per-core cache that keeps a thread's share of `U` between steps (L2 of Zen 4/5).
 pub const L2_BYTES: usize = 1 << 20;
@@ -71,8 +65,7 @@ pub fn l2_bytes() -> usize {
     crate::kernels::isa::l2_cache_bytes(L2_BYTES)
 }
 /// Largest `W` + `U` of one layer and direction for a fused layer GEMM: both are read at every
-/// step then, so they must stay in the last-level cache (measured: LSTM N=64 C=512, 8 MiB,
-/// 3 % faster fused; N=32 C=1024, 32 MiB, 30 % slower fused; N=16 C=256 merged 2 % faster).
+/// step then, so they must stay in the last-level cache.
 const FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES: usize = 16 << 20;
 
 /// Whether a thread's share of the weights every step reads (`step_bytes`: `U`, and `R` with

@@ -86,12 +86,9 @@ const ONE_GATE_BLOCK_ROWS: std::ops::RangeInclusive<usize> = 5..=13;
 /// 5–13 rows (the layer GEMM over `T·N`, the steps over `N`: a decoder step of a few beams),
 /// else [`BLOCK_GATES`]. With 32-wide blocks, one 13 × 2 tile reads each line of the weights
 /// once, at the pace the last-level cache delivers it, where two 64-wide tiles of half the rows
-/// make the first wait on the cache and the second compute alone. Measured on a Xeon, 2
-/// threads: GNMT decoder T=1 N=10 SLC 768 / 1024 (10–12 MiB of weights) 0.33–0.37 / 0.38–0.43
-/// ms against 0.35–0.44 / 0.43–0.51 with two-gate blocks (alternated runs), 0.90 / 0.96 of
-/// oneDNN 3.2's time (`benchmarks/run.sh`, 5 rounds); GRU T=1 N=8 C=512 0.19 against 0.24–0.38;
-/// LSTM T=1 N=10 C=128 (weights in L2) unchanged. Fewer rows take tiles spanning whole rows of
-/// two-gate blocks.
+/// make the first wait on the cache and the second compute alone (a decoder step of a few
+/// beams over megabytes of weights). Fewer rows take tiles spanning whole rows of two-gate
+/// blocks.
 pub fn block_gates(p: &RnnProblem) -> usize {
     let rows = p.t.saturating_mul(p.n);
     if ONE_GATE_BLOCK_ROWS.contains(&p.n) && ONE_GATE_BLOCK_ROWS.contains(&rows) {

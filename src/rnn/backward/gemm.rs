@@ -387,11 +387,8 @@ pub unsafe fn gemm_tn(
 /// `A`s, `m_total` of them over all products) rather than the columns of `B` (`n`): each
 /// thread then packs its share of every `A` and the whole of `B`, instead of every `A` whole
 /// and its share of `B` — less to pack when `n < m_total` (a vanilla RNN: `x` and `h` against
-/// `dA`, `m_total = 2n`), as long as a packed `K` block of the whole `B` stays well inside L2.
-/// Measured on a Xeon (2 MiB L2, paired, 2 threads; vanilla training T50): C=256 N32 0.960,
-/// C=512 N32 (X3) 0.962–0.976, N128 0.974, bidirectional L2 N16 0.978; but C=1024 N64 (a 1 MiB
-/// `B` block) 1.015 and C=1760 (the same, `NC` columns) 1.000, so not there; LSTM, GRU and
-/// AUGRU (`n ≥ m_total`) unchanged.
+/// `dA`, `m_total = 2n`), as long as a packed `K` block of the whole `B` stays well inside L2
+/// (a 1 MiB block no longer gains).
 #[cfg(target_arch = "x86_64")]
 fn split_by_rows(k: usize, n: usize, m_total: usize) -> bool {
     use crate::kernels::gemm_tn::KC;

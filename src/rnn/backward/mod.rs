@@ -12,21 +12,15 @@
 //!    the previous state's gradient (GRU: in two parts around the reset gate). The steps run
 //!    on one team of the library's threads ([`threading::team`]): each member takes its batch
 //!    rows of the element-wise part and its columns of the recurrent GEMMs, with spin barriers
-//!    between the phases — one fork/join per layer rather than two or more per step (W10:
-//!    −3 ms of 54). (Each member taking its batch rows through every phase and product
-//!    instead — no barriers, but all of `Uᵀ` and, then computed in the steps, `Wᵀ` read by
-//!    every member — measured on a Xeon, paired, T=50 N=32: AUGRU C=256 0.983–0.988, vanilla
-//!    C=512 1.039–1.048, LBR-GRU C=512 1.024: not adopted.);
+//!    between the phases — one fork/join per layer rather than two or more per step. (Each
+//!    member taking its batch rows through every phase and product instead has no barriers,
+//!    but every member reads all of `Uᵀ` and `Wᵀ`: slower at C=512.);
 //! 2. **merged GEMMs over all `T·N` rows** (reference §c.2): `dW += xᵀ·dA`, `dU += h_prevᵀ·dA'`,
 //!    `db += Σ dA`, the peephole sums, `dW_proj += h̃ᵀ·dh`, and the layer input's gradient
 //!    `dA·Wᵀ`. That gradient feeds the layer below, or (layer 0) is added into
-//!    `diff_src_layer` over both directions. (This one product over all rows, on the steps'
-//!    kernel, took these times relative to each step computing its own rows of `dA_s·Wᵀ`
-//!    while `dA_s` is in cache — paired on a Xeon, 2 threads, T=50: LSTM C=512 N=1 / 12 /
-//!    16 / 32 0.50–0.70 / 0.91 / 0.95 / 0.99, vanilla C=512 N=2 / 8 0.96 / 0.99, W10 0.989 /
-//!    0.993, GRU / LBR-GRU N=32 training 0.976 / 0.968, LSTMP N=16 0.973, bidirectional N=16
-//!    0.920, vanilla and AUGRU N=32 0.999–1.010: each step read all of `Wᵀ` for only `N`
-//!    rows.)
+//!    `diff_src_layer` over both directions. (One product over all rows reads `Wᵀ` once,
+//!    where each step computing its own rows of `dA_s·Wᵀ` would read all of it for only `N`
+//!    rows: the smaller the batch, the larger the gain.)
 //!
 //! `diff_dst_layer` and `src_layer` are read in place, and layer 0's input gradient of the first
 //! direction is written straight into `diff_src_layer`, when they are already in step order
