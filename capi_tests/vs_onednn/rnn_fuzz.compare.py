@@ -24,6 +24,10 @@ Per case (rnn_fuzz.c prints `c<i>.status`, then `c<i>.<class>.<tensor>.<dt>[k] <
     times max(1, sqrt(T * N) / 8) for the diff weights and bias, which sum T * N rounded
     contributions (a T 4, N 62 LBR-GRU: oneDNN's and oxidnn's 1.7 % apart, oxidnn's the
     nearer to the exact result on the same bf16 values);
+  - a bf16 tensor of oxidnn's beyond that tolerance of oneDNN's passes when it is no farther
+    from the exact result (oneDNN's w32 run, below) than oneDNN's bf16 tensor is: deep or long
+    bf16 recurrences (a vanilla L 3, T 35 backward) carry oneDNN's rounding further from it
+    than oxidnn's (diff_bias: 0.034 off the exact result against oxidnn's 0.006);
   - class w32, the f32 run rnn_fuzz makes of every bf16 problem (f32 stand-ins holding the
     same bf16 values and inputs, outputs rounded to bf16: `c<i>.w32_*`): as bf16, oneDNN's
     against oxidnn's;
@@ -151,6 +155,11 @@ def off_by(ref, cand):
     return abs(cand - ref)
 
 
+def worst_off(values, exact):
+    """The largest difference between two tensors' values."""
+    return max(off_by(exact[k], values[k]) for k in exact)
+
+
 def check_tensor(cls, tensor, dt, ref, cand, terms=1):
     """None when the candidate tensor matches, else a message; `terms`: how many per-sample,
     per-step contributions a bf16 gradient sums (its rounding errors grow with the root)."""
@@ -226,6 +235,12 @@ def compare_case(case, what, ref_t, cand_t, failures, backward, run="", ref_run=
         tn = re.search(r" T(\d+) N(\d+) ", what)
         terms = int(tn.group(1)) * int(tn.group(2)) if summed and tn else 1
         msg = check_tensor(cls, tensor, dt, ref, cand, terms)
+        exact = ref_t[case].get(("w32", tensor, dt)) if cls == "bf16" and ref_run is None else None
+        if msg and exact and exact.keys() == cand.keys() == ref.keys():
+            # the two bf16 results apart: oxidnn's passes when it is no farther from the exact
+            # result (oneDNN's f32 run on the same bf16 values) than oneDNN's own
+            if worst_off(cand, exact) <= worst_off(ref, exact):
+                msg = None
         if msg:
             failures.append(f"{case}: {run}{tensor} ({cls}, {dt}): {msg} ({what})")
         else:
