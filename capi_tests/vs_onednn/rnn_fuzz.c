@@ -642,6 +642,29 @@ static dnnl_memory_t find(const args_t *a, int arg) {
     return NULL;
 }
 
+/* The weights arguments, in the order of a case's plain weights (`user_w`). */
+static const int weights_arg[3]
+        = {DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_WEIGHTS_PROJECTION};
+
+/* The weights of `pd` (case `c`), reordered from its plain `user_w` (with `attr`: the int8
+ * quantization, or NULL), as new memories of `a`. */
+static void add_weights(args_t *a, const_dnnl_primitive_desc_t pd, const case_t *c,
+        const dnnl_memory_t *user_w, const_dnnl_primitive_attr_t attr) {
+    for (int w = 0; w < (c->projection ? 3 : 2); w++)
+        reorder(user_w[w], own(a, weights_arg[w], arg_memory(pd, weights_arg[w])), attr);
+}
+
+/* The outputs of forward pass `pd` (case `c` on descriptors `m`): dst_layer, the dst states
+ * it has, the workspace of a training pass; new memories of `a`. */
+static void add_forward_outputs(
+        args_t *a, const_dnnl_primitive_desc_t pd, const case_t *c, const mds_t *m) {
+    own(a, DNNL_ARG_DST_LAYER, arg_memory(pd, DNNL_ARG_DST_LAYER));
+    if (m->di) own(a, DNNL_ARG_DST_ITER, arg_memory(pd, DNNL_ARG_DST_ITER));
+    if (m->dc) own(a, DNNL_ARG_DST_ITER_C, arg_memory(pd, DNNL_ARG_DST_ITER_C));
+    if (c->prop == dnnl_forward_training)
+        own(a, DNNL_ARG_WORKSPACE, arg_memory(pd, DNNL_ARG_WORKSPACE));
+}
+
 /* The zero of an output of type `dt` in case `c`: int8's quantized zero is the data shift,
  * and a bidirectional sum's dst_layer (`summed`) adds both directions' (saturated). */
 static float zero_of(const case_t *c, dnnl_data_type_t dt, int summed) {
@@ -700,16 +723,8 @@ static dnnl_status_t forward_alone(const case_t *one, int64_t b, const args_t *f
     const int same[] = {DNNL_ARG_WEIGHTS_PEEPHOLE, DNNL_ARG_BIAS};
     for (int k = 0; k < 2; k++)
         if (find(fa, same[k])) add(a, same[k], find(fa, same[k]));
-    const int warg[]
-            = {DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_WEIGHTS_PROJECTION};
-    for (int w = 0; w < (one->projection ? 3 : 2); w++)
-        reorder(user_w[w], own(a, warg[w], arg_memory(*pd, warg[w])),
-                one->cls == I8 ? attr : NULL);
-    own(a, DNNL_ARG_DST_LAYER, arg_memory(*pd, DNNL_ARG_DST_LAYER));
-    if (m->di) own(a, DNNL_ARG_DST_ITER, arg_memory(*pd, DNNL_ARG_DST_ITER));
-    if (m->dc) own(a, DNNL_ARG_DST_ITER_C, arg_memory(*pd, DNNL_ARG_DST_ITER_C));
-    if (one->prop == dnnl_forward_training)
-        own(a, DNNL_ARG_WORKSPACE, arg_memory(*pd, DNNL_ARG_WORKSPACE));
+    add_weights(a, *pd, one, user_w, one->cls == I8 ? attr : NULL);
+    add_forward_outputs(a, *pd, one, m);
     dnnl_primitive_t prim = NULL;
     OK(dnnl_primitive_create(&prim, *pd));
     st = execute(prim, a->n, a->arg);
@@ -853,10 +868,7 @@ static void backward_inputs(args_t *ba, const_dnnl_primitive_desc_t pd, const ca
             DNNL_ARG_DST_ITER, DNNL_ARG_DST_ITER_C, DNNL_ARG_WORKSPACE, OXIDNN_ARG_SEQ_LENGTHS};
     for (size_t k = 0; k < sizeof same / sizeof *same; k++)
         if (find(fa, same[k])) add(ba, same[k], find(fa, same[k]));
-    const int warg[]
-            = {DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_WEIGHTS_PROJECTION};
-    for (int w = 0; w < (c->projection ? 3 : 2); w++)
-        reorder(user_w[w], own(ba, warg[w], arg_memory(pd, warg[w])), NULL);
+    add_weights(ba, pd, c, user_w, NULL);
 }
 
 /* The backward pass of case `c` with its sequence lengths, from each sample run alone (its
@@ -1115,24 +1127,15 @@ static void run_case(int i, const case_t *c) {
                             (long long)(*strides)[k2]);
             }
         }
-        const int warg[]
-                = {DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER, DNNL_ARG_WEIGHTS_PROJECTION};
         const int nw = c->projection ? 3 : 2;
         const dnnl_data_type_t user_dt = c->cls == I8 ? dnnl_f32 : c->w_dt;
         dnnl_memory_t user_w[3] = {NULL, NULL, NULL};
-        for (int w = 0; w < nw; w++) {
-            user_w[w] = filled(w_plain[w], user_dt, wscale);
-            reorder(user_w[w], own(&fa, warg[w], arg_memory(pd, warg[w])),
-                    c->cls == I8 ? attr : NULL);
-        }
-        dnnl_memory_t out_dl = own(&fa, DNNL_ARG_DST_LAYER, arg_memory(pd, DNNL_ARG_DST_LAYER));
-        dnnl_memory_t out_di = m.di ? own(&fa, DNNL_ARG_DST_ITER, arg_memory(pd, DNNL_ARG_DST_ITER))
-                                    : NULL;
-        dnnl_memory_t out_dc
-                = m.dc ? own(&fa, DNNL_ARG_DST_ITER_C, arg_memory(pd, DNNL_ARG_DST_ITER_C))
-                       : NULL;
-        if (c->prop == dnnl_forward_training)
-            own(&fa, DNNL_ARG_WORKSPACE, arg_memory(pd, DNNL_ARG_WORKSPACE));
+        for (int w = 0; w < nw; w++) user_w[w] = filled(w_plain[w], user_dt, wscale);
+        add_weights(&fa, pd, c, user_w, c->cls == I8 ? attr : NULL);
+        add_forward_outputs(&fa, pd, c, &m);
+        const dnnl_memory_t out_dl = find(&fa, DNNL_ARG_DST_LAYER),
+                            out_di = find(&fa, DNNL_ARG_DST_ITER),
+                            out_dc = find(&fa, DNNL_ARG_DST_ITER_C);
         if (c->user_scratchpad) {
             /* junk in it: a primitive must not read what it has not written */
             dnnl_memory_t sp = own(&fa, DNNL_ARG_SCRATCHPAD, arg_memory(pd, DNNL_ARG_SCRATCHPAD));

@@ -214,7 +214,11 @@ def compare_case(case, what, ref_t, cand_t, failures, backward, run="", ref_run=
         return {(k[1], k[2]): k for k in tensors.get(case, {})
                 if (k[0] == "w32") == (r == "w32_") and k[1].startswith("diff_") == backward}
 
-    ref_k, cand_k = of(ref_t, run if ref_run is None else ref_run), of(cand_t, run)
+    ref_run = run if ref_run is None else ref_run
+    ref_k, cand_k = of(ref_t, ref_run), of(cand_t, run)
+    # T * N: the contributions a diff weight or bias sums
+    tn = re.search(r" T(\d+) N(\d+) ", what)
+    sums = int(tn.group(1)) * int(tn.group(2)) if tn else 1
     passed = 0
     for name in sorted(set(ref_k) | set(cand_k)):
         if name not in ref_k or name not in cand_k:
@@ -231,11 +235,9 @@ def compare_case(case, what, ref_t, cand_t, failures, backward, run="", ref_run=
             else:
                 passed += 1
             continue
-        summed = tensor.startswith(("diff_weights", "diff_bias"))
-        tn = re.search(r" T(\d+) N(\d+) ", what)
-        terms = int(tn.group(1)) * int(tn.group(2)) if summed and tn else 1
+        terms = sums if tensor.startswith(("diff_weights", "diff_bias")) else 1
         msg = check_tensor(cls, tensor, dt, ref, cand, terms)
-        exact = ref_t[case].get(("w32", tensor, dt)) if cls == "bf16" and ref_run is None else None
+        exact = ref_t[case].get(("w32", tensor, dt)) if cls == "bf16" and ref_run == run else None
         if msg and exact and exact.keys() == cand.keys() == ref.keys():
             # the two bf16 results apart: oxidnn's passes when it is no farther from the exact
             # result (oneDNN's f32 run on the same bf16 values) than oneDNN's own
@@ -256,7 +258,7 @@ def compare_run(case, what, ref_st, cand_st, ref_t, cand_t, failures, run="", re
     passed = beyond = excused = 0
     if executed(case, ref_st, cand_st, run + "exec_", what, failures, rr + "exec_") is not True:
         return passed, beyond, excused
-    passed += compare_case(case, what, ref_t, cand_t, failures, False, run, ref_run)
+    passed += compare_case(case, what, ref_t, cand_t, failures, False, run, rr)
     rb, cb = ref_st[rr + "bwd_"].get(case), cand_st[run + "bwd_"].get(case)
     if rb is None and cb is None:
         return passed, beyond, excused
@@ -270,7 +272,7 @@ def compare_run(case, what, ref_st, cand_st, ref_t, cand_t, failures, run="", re
             excused += 1  # oneDNN's backward there: see the docstring
         elif executed(case, ref_st, cand_st, run + "bwd_exec_", what, failures,
                       rr + "bwd_exec_") is True:
-            passed += 1 + compare_case(case, what, ref_t, cand_t, failures, True, run, ref_run)
+            passed += 1 + compare_case(case, what, ref_t, cand_t, failures, True, run, rr)
     else:
         passed += 1
         beyond += second == "beyond"
@@ -306,8 +308,8 @@ def main():
                 unchecked += 1
                 continue
             # the f32 run of a bf16 problem: its status (the last attempt) on both sides
-            rw = ref_st["w32_zero_bias_"].get(case, ref_st["w32_"].get(case))
-            cw = cand_st["w32_zero_bias_"].get(case, cand_st["w32_"].get(case))
+            rw, cw = (st["w32_zero_bias_"].get(case, st["w32_"].get(case))
+                      for st in (ref_st, cand_st))
             gru = GRU_BF16_BIAS.match(what)
             if BF16_PROJECTION.match(what) or (gru and int(gru.group(2)) >= 32):
                 # oneDNN's bf16 is wrong there: oxidnn's bf16 against its f32 run on the
