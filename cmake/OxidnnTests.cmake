@@ -12,7 +12,8 @@
 #              for libdnnl.so.3, and output comparison with the real oneDNN where a
 #              capi_tests/vs_onednn/compare_outputs.py (or the printer's own <name>.compare.py)
 #              exists; with the 3.13 oracle cached,
-#              vs_onednn_verbose_fields compares ONEDNN_VERBOSE lines (scripts/verbose-vs-onednn.sh)
+#              vs_onednn_verbose_fields compares ONEDNN_VERBOSE lines (scripts/verbose-vs-onednn.sh),
+#              vs_onednn_verbose_fields_fpmath_bf16 the same under ONEDNN_DEFAULT_FPMATH_MODE=BF16
 
 set(OXIDNN_TEST_TIMEOUT 600 CACHE STRING "ctest timeout per test (seconds)")
 
@@ -204,13 +205,18 @@ if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
                                ENVIRONMENT "${_env}" TIMEOUT ${OXIDNN_TEST_TIMEOUT})
         endforeach()
       endif()
-      # verbose lines: field by field against oneDNN 3.13's for the same program
+      # verbose lines: field by field against oneDNN 3.13's for the same program, also with
+      # the default fpmath mode set by the environment (every line's attributes then say so)
       if(name STREQUAL "test_verbose" AND EXISTS "${_oxidnn_oracle_cache}/3.13/env.sh")
-        add_test(NAME vs_onednn_verbose_fields
-          COMMAND bash "${_scripts}/verbose-vs-onednn.sh" --ours "${_as_libdnnl}"
-                  --real-env "${_oxidnn_oracle_cache}/3.13/env.sh" -- $<TARGET_FILE:${t}> --workload)
-        set_tests_properties(vs_onednn_verbose_fields PROPERTIES LABELS "vs_onednn"
-                             TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+        foreach(variant "" _fpmath_bf16)
+          add_test(NAME vs_onednn_verbose_fields${variant}
+            COMMAND bash "${_scripts}/verbose-vs-onednn.sh" --ours "${_as_libdnnl}"
+                    --real-env "${_oxidnn_oracle_cache}/3.13/env.sh" -- $<TARGET_FILE:${t}> --workload)
+          set_tests_properties(vs_onednn_verbose_fields${variant} PROPERTIES LABELS "vs_onednn"
+                               TIMEOUT ${OXIDNN_TEST_TIMEOUT})
+        endforeach()
+        set_tests_properties(vs_onednn_verbose_fields_fpmath_bf16 PROPERTIES
+                             ENVIRONMENT "ONEDNN_DEFAULT_FPMATH_MODE=BF16")
       endif()
     endforeach()
   else()

@@ -8,6 +8,7 @@ pub mod args;
 pub mod attr;
 pub mod capi;
 pub mod engine;
+pub mod environment;
 pub mod error;
 pub mod graph;
 pub mod kernels;

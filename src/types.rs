@@ -201,20 +201,31 @@ c_enum! {
     }
 }
 
-/// The library-wide default of [`FpmathMode`] (`dnnl_set_default_fpmath_mode`).
-static DEFAULT_FPMATH: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+/// The library-wide default of [`FpmathMode`] (`dnnl_set_default_fpmath_mode`), from the
+/// environment when first read unless set before.
+fn default_fpmath() -> &'static std::sync::atomic::AtomicI32 {
+    static DEFAULT: std::sync::OnceLock<std::sync::atomic::AtomicI32> = std::sync::OnceLock::new();
+    DEFAULT.get_or_init(|| {
+        let named = crate::environment::onednn("DEFAULT_FPMATH_MODE");
+        let mode = FpmathMode::ALL
+            .iter()
+            .find(|m| named.as_deref() == Some(m.name().to_ascii_uppercase().as_str()));
+        std::sync::atomic::AtomicI32::new(mode.map_or(0, |m| m.raw()))
+    })
+}
 
 impl FpmathMode {
     /// Sets the mode new attributes start with.
     pub fn set_default(mode: Self) {
-        DEFAULT_FPMATH.store(mode.raw(), std::sync::atomic::Ordering::Relaxed);
+        default_fpmath().store(mode.raw(), std::sync::atomic::Ordering::Relaxed);
     }
 }
 
-/// The mode set by [`FpmathMode::set_default`] (strict unless changed), as in oneDNN.
+/// The mode set by [`FpmathMode::set_default`], else `ONEDNN_DEFAULT_FPMATH_MODE`'s
+/// (`STRICT`, `BF16`, `F16`, `ANY` or `TF32`, any case), else strict, as in oneDNN.
 impl Default for FpmathMode {
     fn default() -> Self {
-        Self::from_raw(DEFAULT_FPMATH.load(std::sync::atomic::Ordering::Relaxed))
+        Self::from_raw(default_fpmath().load(std::sync::atomic::Ordering::Relaxed))
             .unwrap_or(Self::Strict)
     }
 }

@@ -8,11 +8,21 @@ use super::types::*;
 use crate::error::Error;
 use libc::c_int;
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::OnceLock;
 
 /// oneDNN's default capacity (`ONEDNN_PRIMITIVE_CACHE_CAPACITY` unset).
 const DEFAULT_CAPACITY: i32 = 1024;
 
-static CAPACITY: AtomicI32 = AtomicI32::new(DEFAULT_CAPACITY);
+/// The capacity: `ONEDNN_PRIMITIVE_CACHE_CAPACITY` read as oneDNN reads it
+/// ([`crate::environment::onednn_int`]: even a negative value is reported back) when first
+/// used, unless set before.
+fn capacity_cell() -> &'static AtomicI32 {
+    static CAPACITY: OnceLock<AtomicI32> = OnceLock::new();
+    CAPACITY.get_or_init(|| {
+        let env = crate::environment::onednn_int("PRIMITIVE_CACHE_CAPACITY");
+        AtomicI32::new(env.unwrap_or(DEFAULT_CAPACITY))
+    })
+}
 
 /// Sets the primitive cache capacity (0 or more; negative → `dnnl_invalid_arguments`).
 #[unsafe(no_mangle)]
@@ -21,19 +31,23 @@ pub extern "C" fn dnnl_set_primitive_cache_capacity(capacity: c_int) -> dnnl_sta
         if capacity < 0 {
             crate::invalid!("capacity is negative ({capacity})");
         }
-        CAPACITY.store(capacity, Ordering::Relaxed);
+        capacity_cell().store(capacity, Ordering::Relaxed);
         Ok(())
     })
 }
 
-/// The primitive cache capacity (1024 unless set).
+/// The primitive cache capacity (1024 unless set, or set by the environment).
 ///
 /// # Safety
 /// `capacity` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dnnl_get_primitive_cache_capacity(capacity: *mut c_int) -> dnnl_status_t {
     status("dnnl_get_primitive_cache_capacity", || {
-        write_out(capacity, "capacity", CAPACITY.load(Ordering::Relaxed))
+        write_out(
+            capacity,
+            "capacity",
+            capacity_cell().load(Ordering::Relaxed),
+        )
     })
 }
 

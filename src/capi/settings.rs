@@ -5,20 +5,10 @@
 use super::boundary::{status, value, write_out};
 use super::types::*;
 use crate::error::Error;
-use crate::kernels::Isa;
+use crate::kernels::cpu_isa;
 use crate::types::{CEnum, FpmathMode};
 use libc::{c_char, c_int, c_uint};
 use std::sync::OnceLock;
-
-/// oneDNN's value for each of our kernel instruction sets, best first (the portable kernels
-/// are reported as the baseline oneDNN names, SSE4.1; AMX as `avx512_core_amx`, which the
-/// AMX caps of oneDNN all include).
-const ISA_VALUES: [(Isa, dnnl_cpu_isa_t); 4] = [
-    (Isa::Amx, dnnl_cpu_isa_avx512_core_amx),
-    (Isa::Avx512, dnnl_cpu_isa_avx512_core),
-    (Isa::Avx2, dnnl_cpu_isa_avx2),
-    (Isa::Portable, dnnl_cpu_isa_sse41),
-];
 
 /// Every value of `dnnl_cpu_isa_t`.
 const CPU_ISAS: [dnnl_cpu_isa_t; 15] = [
@@ -39,16 +29,13 @@ const CPU_ISAS: [dnnl_cpu_isa_t; 15] = [
     dnnl_cpu_isa_avx10_2_512_amx_2,
 ];
 
-/// The kernels an ISA cap allows: the best of ours whose instructions it includes (oneDNN's
-/// ISA values are bit sets, each containing the ones it extends).
-fn isa_cap(isa: dnnl_cpu_isa_t) -> Isa {
+/// The features a cap value allows (`dnnl_cpu_isa_default`: all).
+fn cap_of(isa: dnnl_cpu_isa_t) -> u32 {
     if isa == dnnl_cpu_isa_default {
-        return Isa::Amx;
+        cpu_isa::ALL
+    } else {
+        isa as u32
     }
-    ISA_VALUES
-        .iter()
-        .find(|&&(_, v)| isa & v == v)
-        .map_or(Isa::Portable, |&(i, _)| i)
 }
 
 /// Caps the instruction set the library uses. As in oneDNN, only the first call made before
@@ -60,27 +47,24 @@ pub extern "C" fn dnnl_set_max_cpu_isa(isa: dnnl_cpu_isa_t) -> dnnl_status_t {
         if !CPU_ISAS.contains(&isa) {
             crate::invalid!("unknown CPU ISA {isa:#x}");
         }
-        if !Isa::set_max(isa_cap(isa)) {
+        if !cpu_isa::set_cap(cap_of(isa)) {
             crate::invalid!("the CPU ISA can be set only once, before the library first used it");
         }
         Ok(())
     })
 }
 
-/// The instruction set the library's kernels use (fixes it: `dnnl_set_max_cpu_isa` fails
-/// afterwards).
+/// The best ISA this CPU has within the cap, as oneDNN reports it (fixes the cap:
+/// `dnnl_set_max_cpu_isa` fails afterwards).
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_get_effective_cpu_isa() -> dnnl_cpu_isa_t {
     value("dnnl_get_effective_cpu_isa", dnnl_cpu_isa_sse41, || {
-        let isa = Isa::detected();
-        Ok(ISA_VALUES
-            .iter()
-            .find(|&&(i, _)| i == isa)
-            .map_or(dnnl_cpu_isa_sse41, |&(_, v)| v))
+        Ok(cpu_isa::effective() as dnnl_cpu_isa_t)
     })
 }
 
-/// The ISA hints: set once by `dnnl_set_cpu_isa_hints` or fixed at "no hints" when first read.
+/// The ISA hints: set once by `dnnl_set_cpu_isa_hints`, else fixed when first read, from
+/// `ONEDNN_CPU_ISA_HINTS` (`NO_HINTS` or `PREFER_YMM`, any case; else no hints).
 static ISA_HINTS: OnceLock<dnnl_cpu_isa_hints_t> = OnceLock::new();
 
 /// Sets the ISA hints (recorded; our kernels choose their vector width themselves). As in
@@ -99,7 +83,12 @@ pub extern "C" fn dnnl_set_cpu_isa_hints(isa_hints: dnnl_cpu_isa_hints_t) -> dnn
 #[unsafe(no_mangle)]
 pub extern "C" fn dnnl_get_cpu_isa_hints() -> dnnl_cpu_isa_hints_t {
     value("dnnl_get_cpu_isa_hints", dnnl_cpu_isa_no_hints, || {
-        Ok(*ISA_HINTS.get_or_init(|| dnnl_cpu_isa_no_hints))
+        Ok(*ISA_HINTS.get_or_init(|| {
+            match crate::environment::onednn("CPU_ISA_HINTS").as_deref() {
+                Some("PREFER_YMM") => dnnl_cpu_isa_prefer_ymm,
+                _ => dnnl_cpu_isa_no_hints,
+            }
+        }))
     })
 }
 
@@ -185,10 +174,10 @@ pub extern "C" fn dnnl_data_type_size(data_type: dnnl_data_type_t) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::Isa;
 
-    /// Every oneDNN cap maps onto the best of our levels it includes: the AMX ones onto AMX
-    /// (`avx512_core_amx` and what extends it), AVX-512 without AMX onto AVX-512, and so on;
-    /// the values `dnnl_get_effective_cpu_isa` answers map back onto their own level.
+    /// Every oneDNN cap maps onto the best of our kernel levels it includes: the AMX ones onto
+    /// AMX (`avx512_core_amx` and what extends it), AVX-512 without AMX onto AVX-512, and so on.
     #[test]
     fn caps_map_onto_the_kernel_levels() {
         let expect = [
@@ -207,10 +196,7 @@ mod tests {
             (dnnl_cpu_isa_sse41, Isa::Portable),
         ];
         for (v, isa) in expect {
-            assert_eq!(isa_cap(v), isa, "{v:#x}");
-        }
-        for (isa, v) in ISA_VALUES {
-            assert_eq!(isa_cap(v), isa);
+            assert_eq!(Isa::within(cap_of(v)), isa, "{v:#x}");
         }
     }
 }

@@ -12,6 +12,7 @@ mod pd;
 
 pub use pd::pd_info;
 
+use super::types::*;
 use crate::error::Error;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Once, OnceLock};
@@ -99,17 +100,58 @@ pub fn set_flags(flags: u32) {
     SET.store(flags, Ordering::Relaxed);
 }
 
-/// oneDNN's description of an instruction set (`info,cpu,isa:` line).
-fn isa_text(isa: crate::kernels::isa::Isa) -> &'static str {
-    use crate::kernels::isa::Isa;
-    match isa {
-        Isa::Amx => {
-            "Intel AVX-512 with float16, Intel DL Boost and bfloat16 support and Intel AMX with \
-             bfloat16 and 8-bit integer support"
-        }
-        Isa::Avx512 => "Intel AVX-512 with AVX512BW, AVX512VL, and AVX512DQ extensions",
-        Isa::Avx2 => "Intel AVX2",
-        Isa::Portable => "Intel SSE4.1",
+/// oneDNN's description of each ISA value (`info,cpu,isa:` line).
+const ISA_TEXTS: [(dnnl_cpu_isa_t, &str); 11] = [
+    (
+        dnnl_cpu_isa_avx512_core_amx_fp16,
+        "Intel AVX-512 with float16, Intel DL Boost and bfloat16 support and Intel AMX with \
+         bfloat16, float16 and 8-bit integer support (preview support)",
+    ),
+    (
+        dnnl_cpu_isa_avx512_core_amx,
+        "Intel AVX-512 with float16, Intel DL Boost and bfloat16 support and Intel AMX with \
+         bfloat16 and 8-bit integer support",
+    ),
+    (
+        dnnl_cpu_isa_avx512_core_fp16,
+        "Intel AVX-512 with float16, Intel DL Boost and bfloat16 support ",
+    ),
+    (
+        dnnl_cpu_isa_avx512_core_bf16,
+        "Intel AVX-512 with Intel DL Boost and bfloat16 support",
+    ),
+    (
+        dnnl_cpu_isa_avx512_core_vnni,
+        "Intel AVX-512 with Intel DL Boost",
+    ),
+    (
+        dnnl_cpu_isa_avx512_core,
+        "Intel AVX-512 with AVX512BW, AVX512VL, and AVX512DQ extensions",
+    ),
+    (
+        dnnl_cpu_isa_avx2_vnni_2,
+        "Intel AVX2 with Intel DL Boost, float16 and bfloat16 support (preview support)",
+    ),
+    (dnnl_cpu_isa_avx2_vnni, "Intel AVX2 with Intel DL Boost"),
+    (dnnl_cpu_isa_avx2, "Intel AVX2"),
+    (dnnl_cpu_isa_avx, "Intel AVX"),
+    (dnnl_cpu_isa_sse41, "Intel SSE4.1"),
+];
+
+/// oneDNN's description of the effective ISA; AVX-512 with BF16 (and no more) under the
+/// `prefer_ymm` hint is its "on Ymm/Zmm" variant.
+fn isa_text() -> String {
+    let isa = crate::kernels::cpu_isa::effective() as dnnl_cpu_isa_t;
+    let text = ISA_TEXTS
+        .iter()
+        .find(|&&(v, _)| v == isa)
+        .map_or("Intel 64", |&(_, t)| t);
+    let ymm = isa == dnnl_cpu_isa_avx512_core_bf16
+        && super::settings::dnnl_get_cpu_isa_hints() == dnnl_cpu_isa_prefer_ymm;
+    if ymm {
+        format!("{text} on Ymm/Zmm")
+    } else {
+        text.into()
     }
 }
 
@@ -130,10 +172,7 @@ pub fn header() -> Vec<String> {
             "info,cpu,runtime:threadpool,nthr:{}",
             crate::threading::num_threads()
         ),
-        format!(
-            "info,cpu,isa:{}",
-            isa_text(crate::kernels::isa::Isa::detected())
-        ),
+        format!("info,cpu,isa:{}", isa_text()),
         "info,gpu,runtime:none".into(),
         "primitive,info,template:operation,engine,primitive,implementation,prop_kind,\
          memory_descriptors,attributes,auxiliary,problem_desc,exec_time"

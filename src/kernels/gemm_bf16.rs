@@ -361,7 +361,7 @@ impl Bf16Kernel {
             #[cfg(target_arch = "x86_64")]
             Isa::Amx if super::amx::bf16() => Self::Amx,
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 | Isa::Amx if std::arch::is_x86_feature_detected!("avx512bf16") => {
+            Isa::Avx512 | Isa::Amx if super::cpu_isa::has(super::cpu_isa::AVX512_BF16) => {
                 Self::Avx512Bf16
             }
             Isa::Avx512 | Isa::Amx => Self::Avx512,

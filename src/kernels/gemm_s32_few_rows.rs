@@ -23,9 +23,8 @@ const AHEAD: usize = 16;
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        super::Isa::detected() >= super::Isa::Avx512
-            && is_x86_feature_detected!("avx512bw")
-            && is_x86_feature_detected!("avx512vnni")
+        use super::cpu_isa::{has, AVX512_CORE, AVX512_VNNI};
+        super::Isa::detected() >= super::Isa::Avx512 && has(AVX512_CORE | AVX512_VNNI)
     }
     #[cfg(not(target_arch = "x86_64"))]
     false

@@ -41,13 +41,11 @@ impl Int8Kernel {
             if isa >= Isa::Amx && super::amx::int8() {
                 return Self::Amx;
             }
-            if isa >= Isa::Avx512
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512vnni")
-            {
+            use super::cpu_isa::{has, AVX512_CORE, AVX512_VNNI, AVX_VNNI};
+            if isa >= Isa::Avx512 && has(AVX512_CORE | AVX512_VNNI) {
                 return Self::Avx512Vnni;
             }
-            if isa >= Isa::Avx2 && is_x86_feature_detected!("avxvnni") {
+            if isa >= Isa::Avx2 && has(AVX_VNNI) {
                 return Self::AvxVnni;
             }
         }
@@ -248,10 +246,8 @@ impl Int8Gemm {
 /// As [`gemm`].
 #[cfg(target_arch = "x86_64")]
 unsafe fn gemm_amx(op: &Int8Gemm) {
-    if op.m < AMX_MIN_ROWS
-        && is_x86_feature_detected!("avx512bw")
-        && is_x86_feature_detected!("avx512vnni")
-    {
+    use super::cpu_isa::{has, AVX512_CORE, AVX512_VNNI};
+    if op.m < AMX_MIN_ROWS && has(AVX512_CORE | AVX512_VNNI) {
         // SAFETY: the caller's contract; the CPU has AVX512-VNNI.
         return unsafe { x86::gemm_avx512(op, None) };
     }

@@ -3,9 +3,11 @@
 //! Kernels are written once, as plain Rust over fixed-size arrays, and compiled three times:
 //! with `avx512f,fma`, with `avx2,fma`, and for the baseline target. [`Isa::detected`] picks the
 //! best one the CPU supports; `OXIDNN_ISA=avx512|avx2|portable` caps it (for testing and
-//! comparisons). Above AVX-512, [`Isa::Amx`] adds the AMX tile kernels of the int8 and bf16
+//! comparisons), as does oneDNN's CPU ISA cap ([`cpu_isa`], which also decides the extensions
+//! within a level). Above AVX-512, [`Isa::Amx`] adds the AMX tile kernels of the int8 and bf16
 //! GEMMs (the vector kernels stay the AVX-512 ones).
 
+use super::cpu_isa;
 use std::sync::OnceLock;
 
 /// Environment variable capping the instruction set (`amx`, `avx512`, `avx2` or `portable`).
@@ -97,17 +99,9 @@ pub enum Isa {
     Amx,
 }
 
-/// The cap of [`Isa::set_max`]; fixed (to "no cap" if unset) by the first [`Isa::detected`].
-static MAX: OnceLock<Isa> = OnceLock::new();
-
 impl Isa {
-    /// Caps the instruction set the kernels use (oneDNN's `dnnl_set_max_cpu_isa`): only once,
-    /// and only before the kernels first ran. Returns whether the cap was taken.
-    pub fn set_max(cap: Isa) -> bool {
-        MAX.set(cap).is_ok()
-    }
-
-    /// The best instruction set this CPU supports, capped by `OXIDNN_ISA` and [`Isa::set_max`];
+    /// The best instruction set this CPU supports, capped by `OXIDNN_ISA` and by oneDNN's CPU
+    /// ISA cap ([`cpu_isa::cap`]: AMX tiles, AVX-512 core or AVX2 where it includes them);
     /// decided once.
     pub fn detected() -> Isa {
         static ISA: OnceLock<Isa> = OnceLock::new();
@@ -118,12 +112,27 @@ impl Isa {
                 Ok("avx512") => Isa::Avx512,
                 _ => Isa::Amx,
             };
-            let cap = env.min(*MAX.get_or_init(|| Isa::Amx));
-            Self::supported_up_to(cap)
+            Self::supported_up_to(env.min(Isa::within(cpu_isa::cap())))
                 .into_iter()
                 .max()
                 .unwrap_or(Isa::Portable)
         })
+    }
+
+    /// The best level whose features the oneDNN CPU ISA cap `cap` includes (a
+    /// [`cpu_isa::VALUES`] value or [`cpu_isa::ALL`]): AMX with the AMX tiles and AVX-512
+    /// core, AVX-512 with AVX-512 core, AVX2 with AVX2.
+    pub fn within(cap: u32) -> Isa {
+        let includes = |bits: u32| cap & bits == bits;
+        if includes(cpu_isa::AMX | cpu_isa::AVX512_CORE) {
+            Isa::Amx
+        } else if includes(cpu_isa::AVX512_CORE) {
+            Isa::Avx512
+        } else if includes(cpu_isa::AVX2) {
+            Isa::Avx2
+        } else {
+            Isa::Portable
+        }
     }
 
     /// Every instruction set this CPU can run, portable first.

@@ -10,6 +10,7 @@ pub mod amx_gemm;
 #[cfg(target_arch = "x86_64")]
 pub mod amx_gemm_row;
 pub mod blas;
+pub mod cpu_isa;
 #[cfg(target_arch = "x86_64")]
 pub mod dot_gemm_bf16;
 pub mod gemm;

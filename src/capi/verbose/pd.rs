@@ -28,14 +28,15 @@ const RNN_TENSORS: [(i32, &str); 9] = [
     (args::DST_ITER, "dst_iter"),
 ];
 
-/// The attributes that differ from their defaults, space-separated, in oneDNN's spelling;
-/// per-sample sequence lengths (our extension) read `attr-oxidnn-seq-lengths:true`.
+/// The attributes that differ from their defaults (the fpmath mode: from strict, whatever the
+/// library-wide default), space-separated, in oneDNN's spelling; per-sample sequence lengths
+/// (our extension) read `attr-oxidnn-seq-lengths:true`.
 pub fn attr_str(attr: &Attr) -> String {
     let mut v = Vec::new();
     if attr.scratchpad_mode == ScratchpadMode::User {
         v.push("attr-scratchpad:user".to_string());
     }
-    if attr.fpmath_mode != FpmathMode::default() {
+    if attr.fpmath_mode != FpmathMode::Strict {
         let to_int = if attr.fpmath_apply_to_int {
             ":true"
         } else {
