@@ -13,7 +13,8 @@
 #              capi_tests/vs_onednn/compare_outputs.py (or the printer's own <name>.compare.py)
 #              exists; with the 3.13 oracle cached,
 #              vs_onednn_verbose_fields compares ONEDNN_VERBOSE lines (scripts/verbose-vs-onednn.sh),
-#              vs_onednn_verbose_fields_fpmath_bf16 the same under ONEDNN_DEFAULT_FPMATH_MODE=BF16
+#              vs_onednn_verbose_fields_fpmath_bf16 / _timestamp the same under
+#              ONEDNN_DEFAULT_FPMATH_MODE=BF16 / ONEDNN_VERBOSE_TIMESTAMP=1
 
 set(OXIDNN_TEST_TIMEOUT 600 CACHE STRING "ctest timeout per test (seconds)")
 
@@ -206,9 +207,10 @@ if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
         endforeach()
       endif()
       # verbose lines: field by field against oneDNN 3.13's for the same program, also with
-      # the default fpmath mode set by the environment (every line's attributes then say so)
+      # the default fpmath mode set by the environment (every line's attributes then say so) and
+      # with timestamps
       if(name STREQUAL "test_verbose" AND EXISTS "${_oxidnn_oracle_cache}/3.13/env.sh")
-        foreach(variant "" _fpmath_bf16)
+        foreach(variant "" _fpmath_bf16 _timestamp)
           add_test(NAME vs_onednn_verbose_fields${variant}
             COMMAND bash "${_scripts}/verbose-vs-onednn.sh" --ours "${_as_libdnnl}"
                     --real-env "${_oxidnn_oracle_cache}/3.13/env.sh" -- $<TARGET_FILE:${t}> --workload)
@@ -217,6 +219,8 @@ if(_oxidnn_onednn AND EXISTS "${_oxidnn_onednn}/include/oneapi/dnnl/dnnl.h")
         endforeach()
         set_tests_properties(vs_onednn_verbose_fields_fpmath_bf16 PROPERTIES
                              ENVIRONMENT "ONEDNN_DEFAULT_FPMATH_MODE=BF16")
+        set_tests_properties(vs_onednn_verbose_fields_timestamp PROPERTIES
+                             ENVIRONMENT "ONEDNN_VERBOSE_TIMESTAMP=1")
       endif()
     endforeach()
   else()

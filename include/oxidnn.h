@@ -2586,7 +2586,7 @@ dnnl_status_t dnnl_primitive_attr_set_rnn_tparams(dnnl_primitive_attr_t attr,
 dnnl_status_t dnnl_set_primitive_cache_capacity(int capacity);
 
 /**
- * The primitive cache capacity (1024 unless set).
+ * The primitive cache capacity (1024 unless set, or set by the environment).
  *
  * # Safety
  * `capacity` is NULL or writable.
@@ -3832,8 +3832,8 @@ dnnl_status_t dnnl_lbr_augru_backward_primitive_desc_create(dnnl_primitive_desc_
 dnnl_status_t dnnl_set_max_cpu_isa(dnnl_cpu_isa_t isa);
 
 /**
- * The instruction set the library's kernels use (fixes it: `dnnl_set_max_cpu_isa` fails
- * afterwards).
+ * The best ISA this CPU has within the cap, as oneDNN reports it (fixes the cap:
+ * `dnnl_set_max_cpu_isa` fails afterwards).
  */
 dnnl_cpu_isa_t dnnl_get_effective_cpu_isa(void);
 

@@ -8,7 +8,8 @@
 # From each run the primitive lines are kept (create, exec, create:check) and reduced to their
 # structure: the implementation name and the time are dropped, create:cache_hit reads as
 # create:cache_miss (oxidnn keeps no primitive cache), a check line keeps only its API,
-# operation and component. The two reduced listings must be equal.
+# operation and component; a timestamp (ONEDNN_VERBOSE_TIMESTAMP) reads as the word
+# "timestamp". The two reduced listings must be equal.
 set -euo pipefail
 
 ours= real_env=
@@ -28,11 +29,17 @@ trap 'rm -rf "$work"' EXIT
 
 reduce() {
     awk -F, '
+        # a timestamp (ONEDNN_VERBOSE_TIMESTAMP) is dropped, its presence kept
+        { t = "" }
+        match($0, /^onednn_verbose,v1,[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9],/) {
+            $0 = "onednn_verbose,v1," substr($0, RLENGTH + 1)
+            t = "timestamp,"
+        }
         $1 != "onednn_verbose" || $3 != "primitive" { next }
-        $4 == "create:check" { print $3 "," $4 "," $5; next }
+        $4 == "create:check" { print t $3 "," $4 "," $5; next }
         $4 == "exec" || $4 ~ /^create:cache_(miss|hit)$/ {
             op = ($4 == "exec") ? "exec" : "create:cache_miss"
-            line = $3 "," op "," $5 "," $6
+            line = t $3 "," op "," $5 "," $6
             for (i = 8; i < NF; i++) line = line "," $i
             print line
         }'

@@ -5,7 +5,8 @@
 //! `dispatch`, `profile_create`, `profile_exec`, `profile` (both), `all`, or a legacy number
 //! (`0` none, `1` errors + execution times, `2` creation times too); `debuginfo=` and
 //! `filter=` are accepted and ignored. The `info` header (version, CPU runtime, ISA, the
-//! primitive line template) is printed once, before the first line.
+//! primitive line template) is printed once, before the first line. `ONEDNN_VERBOSE_TIMESTAMP=1`
+//! puts the time of each primitive line (milliseconds since the epoch) before its body.
 
 mod md;
 mod pd;
@@ -174,10 +175,19 @@ pub fn header() -> Vec<String> {
         ),
         format!("info,cpu,isa:{}", isa_text()),
         "info,gpu,runtime:none".into(),
-        "primitive,info,template:operation,engine,primitive,implementation,prop_kind,\
-         memory_descriptors,attributes,auxiliary,problem_desc,exec_time"
-            .into(),
+        format!(
+            "primitive,info,template:{}operation,engine,primitive,implementation,prop_kind,\
+             memory_descriptors,attributes,auxiliary,problem_desc,exec_time",
+            if timestamps() { "timestamp," } else { "" }
+        ),
     ]
+}
+
+/// Whether primitive lines carry a timestamp (`ONEDNN_VERBOSE_TIMESTAMP` set to a non-zero
+/// number, as oneDNN reads it); decided once.
+fn timestamps() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| crate::environment::onednn_int("VERBOSE_TIMESTAMP").is_some_and(|v| v != 0))
 }
 
 /// Writes `text` to C's `stdout` stream (flushed), so verbose lines interleave with the
@@ -206,7 +216,8 @@ fn write_stdout(text: &str) {
     let _ = out.flush();
 }
 
-/// Prints `onednn_verbose,v1,<body>` (after the header, the first time).
+/// Prints `onednn_verbose,v1,<body>` (after the header, the first time), with the time in
+/// milliseconds since the epoch before the body when [`timestamps`] are on.
 fn print(body: &str) {
     static HEADER: Once = Once::new();
     HEADER.call_once(|| {
@@ -216,7 +227,15 @@ fn print(body: &str) {
             .collect();
         write_stdout(&lines);
     });
-    write_stdout(&format!("onednn_verbose,v1,{body}\n"));
+    let stamp = if timestamps() {
+        let since = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        format!("{:.6},", since.as_secs_f64() * 1e3)
+    } else {
+        String::new()
+    };
+    write_stdout(&format!("onednn_verbose,v1,{stamp}{body}\n"));
 }
 
 /// oneDNN's `%g`: six significant digits, trailing zeros dropped.
