@@ -56,7 +56,7 @@ step "cargo test --release" env OXIDNN_FUZZ_SECONDS="${OXIDNN_FUZZ_SECONDS:-90}"
 step "cargo test --release (1 thread)" env OXIDNN_NUM_THREADS=1 cargo test --release \
     --lib --test seq_lengths --test lstm_goldens --test lstm_reference --test int8_goldens \
     --test int8_reference --test goldens_low_precision --test rnn_backward \
-    --test rnn_backward_reference --test cells_reference --test balanced_steps \
+    --test rnn_backward_reference --test cells_reference --test balanced_steps --test chunked_steps \
     --test graph_sequence_ops --test graph_ov_corpus --test graph_ov_cases --test submemory_exec
 step "cmake configure" cmake -S . -B "$build" "${cmake_args[@]}"
 step "cmake build" cmake --build "$build" -j "$jobs"

@@ -279,10 +279,30 @@ fn isas() -> Vec<Isa> {
 fn goldens_of_the_real_onednn() {
     let cases = golden::load_dir(&golden::cell_dir("low_precision"));
     assert!(cases.len() >= 42, "{} low-precision goldens", cases.len());
+    let (failures, checked) = mismatches(&cases, &isas());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 200, "{checked}");
+}
+
+/// The goldens again, on the best kernels, with the layer GEMM in chunks of one step
+/// (`scratch::with_gates_budget`: each step's `x·W` after the step before).
+#[test]
+fn goldens_with_the_layer_gemm_in_chunks() {
+    let cases = golden::load_dir(&golden::cell_dir("low_precision"));
+    let isa = Isa::detected();
+    let (failures, checked) =
+        oxidnn::rnn::scratch::with_gates_budget(1, || mismatches(&cases, &[isa]));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked > 100, "{checked}");
+}
+
+/// Every case on every kernel set of `isas` against its golden: the tensors beyond
+/// benchdnn's threshold, and how many were compared.
+fn mismatches(cases: &[golden::GoldenCase], isas: &[Isa]) -> (Vec<String>, usize) {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for isa in isas() {
-        for g in &cases {
+    for &isa in isas {
+        for g in cases {
             let got = run(g, isa, &Attr::new());
             let trh = threshold(g);
             let backward = g.prop == "backward";
@@ -297,8 +317,7 @@ fn goldens_of_the_real_onednn() {
             }
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(checked > 200, "{checked}");
+    (failures, checked)
 }
 
 /// The forward outputs equal the reference's with oneDNN's rounding to one unit of the type's

@@ -283,6 +283,19 @@ fn problem(
 
 #[test]
 fn int8_primitives_match_the_simulation() {
+    check_every_isa(&simulation_cases());
+}
+
+/// The same with the layer GEMM in chunks of one step (`scratch::with_gates_budget`: each
+/// step's `x·W` after the step before), where it is not fused into the steps.
+#[test]
+fn int8_layer_gemm_in_chunks_matches_the_simulation() {
+    oxidnn::rnn::scratch::with_gates_budget(1, || check_every_isa(&simulation_cases()));
+}
+
+/// Every direction × LSTM, LSTMP, GRU × u8 and s8, one and two layers, the layer GEMM merged
+/// (N = 9) or fused into the steps (N = 19).
+fn simulation_cases() -> Vec<Case> {
     let dirs = [
         Direction::Left2Right,
         Direction::Right2Left,
@@ -323,7 +336,7 @@ fn int8_primitives_match_the_simulation() {
             });
         }
     }
-    check_every_isa(&cases);
+    cases
 }
 
 /// Runs every case on every kernel set this CPU runs: quantized outputs at most one step off,

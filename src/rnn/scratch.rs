@@ -137,6 +137,23 @@ pub fn weights_leave_llc(weight_bytes: usize) -> bool {
     weight_bytes > FUSED_LAYER_GEMM_MAX_WEIGHT_BYTES
 }
 
+thread_local! {
+    /// Test seam ([`with_gates_budget`]).
+    static GATES_BUDGET_OVERRIDE: std::cell::Cell<Option<usize>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Test seam: runs `f` with [`layer_gemm_steps`] sizing the chunks of the primitive
+/// descriptors this thread creates for `bytes` of gates (1: one step per chunk), so that
+/// small problems run their steps in several chunks.
+#[doc(hidden)]
+pub fn with_gates_budget<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+    let before = GATES_BUDGET_OVERRIDE.replace(Some(bytes));
+    let out = f();
+    GATES_BUDGET_OVERRIDE.set(before);
+    out
+}
+
 /// Steps per merged layer-GEMM chunk (≥ 1 unless `t` = 0), for gate rows of `row_bytes` per
 /// step: as many as `GATES_BUDGET_BYTES` of gates hold (`GATES_BUDGET_LARGE_WEIGHTS_BYTES`
 /// when `long`: each chunk's layer GEMM costs more than the gates' trips to memory, e.g. the
@@ -144,11 +161,11 @@ pub fn weights_leave_llc(weight_bytes: usize) -> bool {
 /// most 8 per chunk: 7, 7, 7, 4 rather than 8, 8, 8, 1 — a 1-step chunk reads all of W for N
 /// rows).
 pub fn layer_gemm_steps(t: usize, row_bytes: usize, long: bool) -> usize {
-    let budget = if long {
+    let budget = GATES_BUDGET_OVERRIDE.get().unwrap_or(if long {
         GATES_BUDGET_LARGE_WEIGHTS_BYTES
     } else {
         GATES_BUDGET_BYTES
-    };
+    });
     let most = (budget / row_bytes.max(1)).clamp(1, t.max(1));
     t.div_ceil(t.div_ceil(most).max(1)).min(t)
 }
