@@ -65,16 +65,34 @@ pub fn set_cap(value: u32) -> bool {
     CAP.set(value).is_ok()
 }
 
-/// The cap: [`set_cap`]'s, else `ONEDNN_MAX_CPU_ISA`'s (`DNNL_MAX_CPU_ISA`; a name of
-/// [`VALUES`], any case; `ALL`, `DEFAULT`, an unknown name or none: no cap); fixed once read.
+/// The cap: oneDNN's ([`set_cap`]'s, else `ONEDNN_MAX_CPU_ISA`'s, `DNNL_MAX_CPU_ISA`'s: a
+/// name of [`VALUES`], any case; `ALL`, `DEFAULT`, an unknown name or none: no cap), within
+/// this library's own (`OXIDNN_ISA` set to a name of [`VALUES`] other than the names of the
+/// kernel levels, which cap the levels alone: a cap on this library only, for tests that run
+/// oneDNN beside it); fixed once read.
 pub fn cap() -> u32 {
-    *CAP.get_or_init(|| {
-        let name = crate::environment::onednn("MAX_CPU_ISA").map(|n| n.to_ascii_lowercase());
-        VALUES
-            .iter()
-            .find(|(n, _)| Some(*n) == name.as_deref())
-            .map_or(ALL, |&(_, v)| v)
-    })
+    static OWN: OnceLock<u32> = OnceLock::new();
+    let onednn =
+        *CAP.get_or_init(|| value_named(crate::environment::onednn("MAX_CPU_ISA")).unwrap_or(ALL));
+    let own = *OWN.get_or_init(|| {
+        use super::Isa;
+        let level = |n: &String| {
+            [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Amx]
+                .iter()
+                .any(|l| l.name() == n)
+        };
+        let name = std::env::var(super::isa::ISA_ENV)
+            .ok()
+            .filter(|n| !level(n));
+        value_named(name).unwrap_or(ALL)
+    });
+    onednn & own
+}
+
+/// The value of [`VALUES`] named `name` (any case).
+fn value_named(name: Option<String>) -> Option<u32> {
+    let name = name?.to_ascii_lowercase();
+    VALUES.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
 }
 
 /// Whether this CPU has every feature of `bits` and the cap allows them.

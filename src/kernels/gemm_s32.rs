@@ -71,8 +71,8 @@ fn speed_over_f32(kernel: Int8Kernel, few: bool) -> usize {
         _ if few => 2,
         Int8Kernel::Amx => 8,
         Int8Kernel::Avx512Vnni => 4,
-        Int8Kernel::AvxVnni => 2,
-        Int8Kernel::Portable => 1,
+        Int8Kernel::AvxVnni | Int8Kernel::Avx512 => 2,
+        Int8Kernel::Avx2 | Int8Kernel::Portable => 1,
     }
 }
 

@@ -25,8 +25,12 @@ const _: () = assert!(crate::memory::packed_int8::BLOCK == BLOCK_VECTORS * VECTO
 pub enum Int8Kernel {
     /// Scalar loops.
     Portable,
+    /// AVX2 without VNNI: bytes widened to 16 bits, `vpmaddwd` (exact).
+    Avx2,
     /// AVX-VNNI (256-bit `vpdpbusd`).
     AvxVnni,
+    /// AVX-512 (BW) without VNNI: as [`Int8Kernel::Avx2`] on zmm registers.
+    Avx512,
     /// AVX512-VNNI.
     Avx512Vnni,
     /// AMX-INT8 tiles.
@@ -41,23 +45,53 @@ impl Int8Kernel {
             if isa >= Isa::Amx && super::amx::int8() {
                 return Self::Amx;
             }
-            use super::cpu_isa::{has, AVX512_CORE, AVX512_VNNI, AVX_VNNI};
+            use super::cpu_isa::{has, AVX2, AVX512_CORE, AVX512_VNNI, AVX_VNNI};
             if isa >= Isa::Avx512 && has(AVX512_CORE | AVX512_VNNI) {
                 return Self::Avx512Vnni;
             }
+            if isa >= Isa::Avx512 && has(AVX512_CORE) {
+                return Self::Avx512;
+            }
             if isa >= Isa::Avx2 && has(AVX_VNNI) {
                 return Self::AvxVnni;
+            }
+            if isa >= Isa::Avx2 && has(AVX2) {
+                return Self::Avx2;
             }
         }
         let _ = isa;
         Self::Portable
     }
 
+    /// Every version this CPU runs, whatever the cap (for tests).
+    pub fn all_supported() -> Vec<Self> {
+        let mut all = vec![Self::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            let avx512 = has!("avx512f") && has!("avx512bw");
+            for (kernel, runs) in [
+                (Self::Avx2, has!("avx2")),
+                (Self::AvxVnni, has!("avxvnni")),
+                (Self::Avx512, avx512),
+                (Self::Avx512Vnni, avx512 && has!("avx512vnni")),
+                (Self::Amx, super::amx::int8()),
+            ] {
+                if runs {
+                    all.push(kernel);
+                }
+            }
+        }
+        all
+    }
+
     /// Short name, for implementation names.
     pub fn name(self) -> &'static str {
         match self {
             Self::Portable => "portable",
+            Self::Avx2 => "avx2",
             Self::AvxVnni => "avx_vnni",
+            Self::Avx512 => "avx512",
             Self::Avx512Vnni => "avx512_vnni",
             Self::Amx => "amx",
         }
@@ -162,6 +196,10 @@ pub unsafe fn gemm(k: Int8Kernel, op: &Int8Gemm) {
         Int8Kernel::Avx512Vnni => unsafe { x86::gemm_avx512(op, None) },
         #[cfg(target_arch = "x86_64")]
         Int8Kernel::AvxVnni => unsafe { x86::gemm_avx_vnni(op) },
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Avx2 => unsafe { x86::gemm_avx2(op) },
+        #[cfg(target_arch = "x86_64")]
+        Int8Kernel::Avx512 => unsafe { x86::gemm_avx512bw(op) },
         _ => unsafe { gemm_portable(op) },
     }
 }
@@ -433,6 +471,16 @@ mod x86 {
         unsafe { tiles!((op, None), tile256, 3, 2, by_rows, [4 3 2]) }
     }
 
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn gemm_avx2(op: &Int8Gemm) {
+        unsafe { tiles!((op, None), tile_avx2, 3, 1, by_rows, []) }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn gemm_avx512bw(op: &Int8Gemm) {
+        unsafe { tiles!((op, None), tile_avx512bw, 6, 2, by_rows, [2]) }
+    }
+
     /// `group(set, a, b)` for every group of A from `a` (4 bytes each) and B from `b` (`ldb`
     /// apart), onto the first accumulator set, or the two alternately. The loop advances
     /// pointers (see [`tile512`]).
@@ -578,6 +626,100 @@ mod x86 {
             }
         }
     }
+
+    /// One `R × V` tile with AVX2 alone: a group's bytes widened to 16 bits and multiplied in
+    /// pairs (`vpmaddwd`: u8 · s8 pairs cannot saturate, the sums are exact), each vector's 16
+    /// columns in four accumulators of 4 columns × 2 partial sums, folded at the end.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn tile_avx2<const R: usize, const V: usize>(args: TileArgs) {
+        // One GEMM (`gemm_avx2`); a tile of one vector.
+        let (((a, lda, b, ldb, _, groups), _), c, ldc, (start, lds), _) = args;
+        unsafe {
+            let mut s = [[[_mm256_setzero_si256(); 4]; V]; R];
+            for g in 0..groups {
+                let bp = b.add(g * ldb);
+                let mut av = [_mm256_setzero_si256(); R];
+                for (r, x) in av.iter_mut().enumerate() {
+                    let word = a.add(r * lda + 4 * g).cast::<i32>().read_unaligned();
+                    // a0 a1 a2 a3, four times, as 16-bit values
+                    *x = _mm256_cvtepu8_epi16(_mm_set1_epi32(word));
+                }
+                for v in 0..V {
+                    for q in 0..4 {
+                        // columns 4q … 4q + 3 of the vector, four rows of K each
+                        let w = _mm_loadu_si128(bp.add(v * VECTOR_BYTES + 16 * q).cast());
+                        let w = _mm256_cvtepi8_epi16(w);
+                        for (row, x) in s.iter_mut().zip(&av) {
+                            row[v][q] = _mm256_add_epi32(row[v][q], _mm256_madd_epi16(w, *x));
+                        }
+                    }
+                }
+            }
+            for (r, row) in s.iter().enumerate() {
+                for (v, x) in row.iter().enumerate() {
+                    for h in 0..2 {
+                        // [c0 c1 c4 c5 | c2 c3 c6 c7] of the pair, then in column order
+                        let sums = _mm256_hadd_epi32(x[2 * h], x[2 * h + 1]);
+                        let mut y = _mm256_permute4x64_epi64::<0b11_01_10_00>(sums);
+                        if !start.is_null() {
+                            let at = start.add(r * lds + v * VECTOR + 8 * h);
+                            y = _mm256_add_epi32(y, _mm256_loadu_si256(at.cast()));
+                        }
+                        _mm256_storeu_si256(c.add(r * ldc + v * VECTOR + 8 * h).cast(), y);
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`tile_avx2`] on zmm registers (AVX-512 without VNNI): each vector's 16 columns in two
+    /// accumulators of 8 columns × 2 partial sums, folded at the end.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn tile_avx512bw<const R: usize, const V: usize>(args: TileArgs) {
+        // One GEMM (`gemm_avx512bw`); a tile of at most 2 vectors from a block's start or
+        // middle: side by side.
+        let (((a, lda, b, ldb, _, groups), _), c, ldc, (start, lds), _) = args;
+        unsafe {
+            let mut s = [[[_mm512_setzero_si512(); 2]; V]; R];
+            for g in 0..groups {
+                let bp = b.add(g * ldb);
+                let mut av = [_mm512_setzero_si512(); R];
+                for (r, x) in av.iter_mut().enumerate() {
+                    let word = a.add(r * lda + 4 * g).cast::<i32>().read_unaligned();
+                    *x = _mm512_cvtepu8_epi16(_mm256_set1_epi32(word));
+                }
+                for v in 0..V {
+                    for h in 0..2 {
+                        // columns 8h … 8h + 7 of the vector, four rows of K each
+                        let w = _mm256_loadu_si256(bp.add(v * VECTOR_BYTES + 32 * h).cast());
+                        let w = _mm512_cvtepi8_epi16(w);
+                        for (row, x) in s.iter_mut().zip(&av) {
+                            row[v][h] = _mm512_add_epi32(row[v][h], _mm512_madd_epi16(w, *x));
+                        }
+                    }
+                }
+            }
+            // the first and the second partial sum of each of the 16 columns
+            let first =
+                _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+            let second = _mm512_add_epi32(first, _mm512_set1_epi32(1));
+            for (r, row) in s.iter().enumerate() {
+                for (v, x) in row.iter().enumerate() {
+                    let mut y = _mm512_add_epi32(
+                        _mm512_permutex2var_epi32(x[0], first, x[1]),
+                        _mm512_permutex2var_epi32(x[0], second, x[1]),
+                    );
+                    if !start.is_null() {
+                        let at = start.add(r * lds + v * VECTOR);
+                        y = _mm512_add_epi32(y, _mm512_loadu_si512(at.cast()));
+                    }
+                    _mm512_storeu_si512(c.add(r * ldc + v * VECTOR).cast(), y);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -639,10 +781,7 @@ mod tests {
     /// multiples of it.
     #[test]
     fn kernels_match_exact_integer_products() {
-        let kernels: Vec<Int8Kernel> = Isa::all_supported()
-            .into_iter()
-            .map(Int8Kernel::for_isa)
-            .collect();
+        let kernels = Int8Kernel::all_supported();
         assert!(kernels.contains(&Int8Kernel::Portable));
         let mut next = bytes(7);
         let shapes = [

@@ -10,7 +10,9 @@
 use super::cpu_isa;
 use std::sync::OnceLock;
 
-/// Environment variable capping the instruction set (`amx`, `avx512`, `avx2` or `portable`).
+/// Environment variable capping the instruction set: to one of this library's levels (`amx`,
+/// `avx512`, `avx2` or `portable`), or, named as oneDNN's (`avx512_core`, ...), to its
+/// features ([`cpu_isa::cap`]).
 pub const ISA_ENV: &str = "OXIDNN_ISA";
 
 /// Whether the CPU is Intel's (CPUID vendor `GenuineIntel`), for the few tuning choices whose
