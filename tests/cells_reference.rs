@@ -14,13 +14,6 @@ use oxidnn::rnn::CellKind;
 use oxidnn::types::{Direction, PropKind};
 use oxidnn::Error;
 
-const DIRECTIONS: [Direction; 4] = [
-    Direction::Left2Right,
-    Direction::Right2Left,
-    Direction::BidirectionalConcat,
-    Direction::BidirectionalSum,
-];
-
 /// Every cell of this file, with the vanilla RNN once per activation.
 fn cells() -> Vec<(CellKind, Activation)> {
     let mut v: Vec<_> = [

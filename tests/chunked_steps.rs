@@ -11,22 +11,6 @@ use oxidnn::rnn::scratch::with_gates_budget;
 use oxidnn::rnn::CellKind;
 use oxidnn::types::{Direction, PropKind};
 
-const DIRECTIONS: [Direction; 4] = [
-    Direction::Left2Right,
-    Direction::Right2Left,
-    Direction::BidirectionalConcat,
-    Direction::BidirectionalSum,
-];
-
-const CELLS: [CellKind; 6] = [
-    CellKind::VanillaRnn,
-    CellKind::Lstm,
-    CellKind::Gru,
-    CellKind::LbrGru,
-    CellKind::Augru,
-    CellKind::LbrAugru,
-];
-
 /// Bytes of gates a step of `c` keeps (a row of 32-unit panels of every gate, plus the
 /// scratchpad's row padding, per sample): the budget of `steps` steps per chunk.
 fn budget(c: &Case, steps: usize) -> usize {

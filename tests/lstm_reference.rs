@@ -10,13 +10,6 @@ use oxidnn::primitive::{Primitive, PrimitiveDesc};
 use oxidnn::rnn::reference::RefOutputs;
 use oxidnn::types::{Direction, PropKind};
 
-const DIRECTIONS: [Direction; 4] = [
-    Direction::Left2Right,
-    Direction::Right2Left,
-    Direction::BidirectionalConcat,
-    Direction::BidirectionalSum,
-];
-
 fn run_and_check(c: &Case) -> (Outputs, RefOutputs) {
     let x = Inputs::random(c);
     let out = run_primitive(c, &x);

@@ -27,13 +27,6 @@ use oxidnn::types::{Direction, FormatKind, PropKind};
 use oxidnn::Error;
 use std::sync::atomic::Ordering;
 
-const DIRECTIONS: [Direction; 4] = [
-    Direction::Left2Right,
-    Direction::Right2Left,
-    Direction::BidirectionalConcat,
-    Direction::BidirectionalSum,
-];
-
 /// Not a oneDNN tag: weights stored gate-major, `[L][D][G][I][O]` (no single stride between
 /// consecutive gates' outputs, so the backward pass takes them gate by gate).
 const GATE_MAJOR: i32 = -1;

@@ -9,20 +9,13 @@
 
 mod lstm_common;
 
-use lstm_common::{fill, fill_positive};
+use lstm_common::{fill, fill_positive, DIRECTIONS};
 use oxidnn::rnn::cells::vanilla::Activation;
 use oxidnn::rnn::precision::Precision;
 use oxidnn::rnn::reference::{self, RefInputs, RefProblem};
 use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::CellKind;
 use oxidnn::types::Direction;
-
-const DIRECTIONS: [Direction; 4] = [
-    Direction::Left2Right,
-    Direction::Right2Left,
-    Direction::BidirectionalConcat,
-    Direction::BidirectionalSum,
-];
 
 /// Owned inputs, perturbable by name.
 #[derive(Clone)]

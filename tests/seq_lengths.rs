@@ -13,22 +13,6 @@ use oxidnn::rnn::reference_backward::{self, RefDiffDst, RefGrads};
 use oxidnn::rnn::CellKind;
 use oxidnn::types::{Direction, PropKind};
 
-const DIRECTIONS: [Direction; 4] = [
-    Direction::Left2Right,
-    Direction::Right2Left,
-    Direction::BidirectionalConcat,
-    Direction::BidirectionalSum,
-];
-
-const CELLS: [CellKind; 6] = [
-    CellKind::VanillaRnn,
-    CellKind::Lstm,
-    CellKind::Gru,
-    CellKind::LbrGru,
-    CellKind::Augru,
-    CellKind::LbrAugru,
-];
-
 /// oneDNN's rule: AUGRU cells take one layer, left2right.
 fn accepted(cell: CellKind, direction: Direction, l: usize) -> bool {
     !cell.has_attention() || (l == 1 && direction == Direction::Left2Right)

@@ -33,6 +33,24 @@ pub const LDIO: i32 = 5;
 /// `dnnl_ldoi` (`abdc`).
 pub const LDOI: i32 = 20;
 
+/// Every direction.
+pub const DIRECTIONS: [Direction; 4] = [
+    Direction::Left2Right,
+    Direction::Right2Left,
+    Direction::BidirectionalConcat,
+    Direction::BidirectionalSum,
+];
+
+/// Every cell kind.
+pub const CELLS: [CellKind; 6] = [
+    CellKind::VanillaRnn,
+    CellKind::Lstm,
+    CellKind::Gru,
+    CellKind::LbrGru,
+    CellKind::Augru,
+    CellKind::LbrAugru,
+];
+
 /// Deterministic values in [−0.5, 0.5).
 pub fn fill(len: usize, seed: u64) -> Vec<f32> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
