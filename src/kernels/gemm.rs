@@ -565,7 +565,20 @@ pub(super) use avx512_shapes;
 #[cfg(target_arch = "x86_64")]
 static AVX512: Shapes = avx512_shapes!(micro_avx512_wide, micro_avx512);
 #[cfg(target_arch = "x86_64")]
-static AVX2: Shapes = Shapes::narrow(micro_table!(micro_avx2, 2, [1, 2]));
+static AVX2: Shapes = Shapes {
+    wide: None,
+    tall: Kernels {
+        vectors: 1,
+        split: 1,
+        table: micro_table!(micro_avx2, 1, [1, 2, 3, 4, 5, 6]),
+    },
+    pair: None,
+    small: &[Kernels {
+        vectors: 2,
+        split: 2,
+        table: micro_table!(micro_avx2, 2, [1, 2]),
+    }],
+};
 static PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_portable, 2, [1, 2]));
 
 impl Shapes {

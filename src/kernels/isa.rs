@@ -231,8 +231,8 @@ macro_rules! isa_dispatch {
 }
 
 /// Like [`isa_dispatch`], but runs `$body::<V>(args…)` over a [`Vector`] type per instruction
-/// set: `__m512` registers with AVX-512; elsewhere [`Scalar`] lanes (with fused multiply-adds
-/// on AVX2), for loops the compiler vectorizes.
+/// set: `__m512` registers with AVX-512, `__m256` registers with AVX2; on the portable path
+/// [`Scalar`] lanes, for loops the compiler vectorizes.
 ///
 /// [`Vector`]: crate::kernels::vector::Vector
 /// [`Scalar`]: crate::kernels::vector::Scalar
@@ -240,7 +240,7 @@ macro_rules! vector_dispatch {
     ($(#[$m:meta])* $vis:vis unsafe fn $name:ident => $body:ident, $args:tt) => {
         $crate::kernels::isa::isa_dispatch!(
             @with [std::arch::x86_64::__m512]
-            [$crate::kernels::vector::Scalar<true>]
+            [std::arch::x86_64::__m256]
             [$crate::kernels::vector::Scalar<false>]
             $(#[$m])* $vis unsafe fn $name => $body, $args
         );

@@ -6,11 +6,13 @@
 //! - [`Lanes`]: 16 `f32` as an array the compiler vectorizes (AVX2, portable, and narrow GEMM
 //!   tiles under AVX-512);
 //! - `__m512`: an AVX-512 register through intrinsics (only inside functions compiled with
-//!   `avx512f`).
+//!   `avx512f`);
+//! - `__m256`: an AVX2 register (8 lanes) through intrinsics, for the element-wise code of the
+//!   AVX2 path (only inside functions compiled with `avx2,fma`).
 //!
-//! Every operation of [`Lanes`] is its [`Scalar`] operation lane by lane, and the `__m512`
-//! operations are the same IEEE operations, so the three give bit-identical results
-//! (`FMA = true` for the two vector types on x86).
+//! Every operation of [`Lanes`] is its [`Scalar`] operation lane by lane, and the `__m512` and
+//! `__m256` operations are the same IEEE operations, so they all give bit-identical results
+//! (`FMA = true` for the vector types on x86).
 
 /// Lanes of a [`Lanes`] vector (and of an AVX-512 register).
 pub const LANES: usize = 16;
@@ -46,12 +48,12 @@ pub trait Vector: Copy {
     fn shl23_add(x: Self, add: u32) -> Self;
     /// `x` rounded to the nearest bf16, ties to even (NaN stays a quiet NaN), as an f32.
     fn round_bf16(x: Self) -> Self;
-    /// Loads `16` floats (one for [`Scalar`]).
+    /// Loads [`Vector::WIDTH`] floats.
     ///
     /// # Safety
     /// `p` has that many readable floats.
     unsafe fn load(p: *const f32) -> Self;
-    /// Stores `16` floats (one for [`Scalar`]).
+    /// Stores [`Vector::WIDTH`] floats.
     ///
     /// # Safety
     /// `p` has that many writable floats.
@@ -314,6 +316,98 @@ impl Vector for std::arch::x86_64::__m512 {
     }
 }
 
+/// An AVX2 register.
+// SAFETY (every method): the intrinsics need avx2 and fma, and this type is only used inside
+// functions compiled with them, which run only on CPUs that have them (`Isa::detected`).
+#[cfg(target_arch = "x86_64")]
+impl Vector for std::arch::x86_64::__m256 {
+    const WIDTH: usize = 8;
+    #[inline(always)]
+    fn zero() -> Self {
+        unsafe { std::arch::x86_64::_mm256_setzero_ps() }
+    }
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        unsafe { std::arch::x86_64::_mm256_set1_ps(x) }
+    }
+    #[inline(always)]
+    fn add(a: Self, b: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_add_ps(a, b) }
+    }
+    #[inline(always)]
+    fn sub(a: Self, b: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_sub_ps(a, b) }
+    }
+    #[inline(always)]
+    fn mul(a: Self, b: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_mul_ps(a, b) }
+    }
+    #[inline(always)]
+    fn mul_add(a: Self, b: Self, c: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    fn div(a: Self, b: Self) -> Self {
+        unsafe { std::arch::x86_64::_mm256_div_ps(a, b) }
+    }
+    #[inline(always)]
+    fn at_least(x: Self, lo: Self) -> Self {
+        // vmaxps returns its second operand unless the first is greater: `x` when NaN.
+        unsafe { std::arch::x86_64::_mm256_max_ps(lo, x) }
+    }
+    #[inline(always)]
+    fn neg_abs(x: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe { _mm256_or_ps(x, _mm256_set1_ps(-0.0)) }
+    }
+    #[inline(always)]
+    fn copysign(mag: Self, sign: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let mask = _mm256_set1_ps(-0.0);
+            _mm256_or_ps(_mm256_andnot_ps(mask, mag), _mm256_and_ps(mask, sign))
+        }
+    }
+    #[inline(always)]
+    fn select_nonneg(x: Self, a: Self, b: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let nonneg = _mm256_cmp_ps::<_CMP_GE_OQ>(x, _mm256_setzero_ps());
+            _mm256_blendv_ps(b, a, nonneg)
+        }
+    }
+    #[inline(always)]
+    fn shl23_add(x: Self, add: u32) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let bits = _mm256_slli_epi32::<23>(_mm256_castps_si256(x));
+            _mm256_castsi256_ps(_mm256_add_epi32(bits, _mm256_set1_epi32(add as i32)))
+        }
+    }
+    #[inline(always)]
+    fn round_bf16(x: Self) -> Self {
+        use std::arch::x86_64::*;
+        unsafe {
+            let bits = _mm256_castps_si256(x);
+            let lsb = _mm256_and_si256(_mm256_srli_epi32::<16>(bits), _mm256_set1_epi32(1));
+            let biased = _mm256_add_epi32(bits, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb));
+            let quiet = _mm256_or_si256(bits, _mm256_set1_epi32(0x40_0000));
+            let nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
+            let high = _mm256_set1_epi32(0xffff_0000_u32 as i32);
+            let rounded = _mm256_blendv_epi8(biased, quiet, nan);
+            _mm256_castsi256_ps(_mm256_and_si256(rounded, high))
+        }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        unsafe { std::arch::x86_64::_mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32) {
+        unsafe { std::arch::x86_64::_mm256_storeu_ps(p, self) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,6 +460,25 @@ mod tests {
                 // SAFETY: AVX-512 is available; both arrays hold 16 floats.
                 unsafe { avx512_round(&lanes, &mut out) };
                 assert_eq!(out.map(f32::to_bits).as_slice(), want.as_slice());
+            }
+            #[cfg(target_arch = "x86_64")]
+            if crate::kernels::Isa::all_supported().contains(&crate::kernels::Isa::Avx2) {
+                let mut out = [0f32; LANES];
+                // SAFETY: AVX2 and FMA are available; both arrays hold 16 floats.
+                unsafe { avx2_round(&lanes, &mut out) };
+                assert_eq!(out.map(f32::to_bits).as_slice(), want.as_slice());
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn avx2_round(x: &[f32; LANES], out: &mut [f32; LANES]) {
+        use std::arch::x86_64::__m256;
+        for h in 0..2 {
+            unsafe {
+                let v = <__m256 as Vector>::round_bf16(__m256::load(x.as_ptr().add(8 * h)));
+                v.store(out.as_mut_ptr().add(8 * h));
             }
         }
     }
