@@ -573,11 +573,18 @@ static AVX2: Shapes = Shapes {
         table: micro_table!(micro_avx2, 1, [1, 2, 3, 4, 5, 6]),
     },
     pair: None,
-    small: &[Kernels {
-        vectors: 2,
-        split: 2,
-        table: micro_table!(micro_avx2, 2, [1, 2]),
-    }],
+    small: &[
+        Kernels {
+            vectors: 4,
+            split: 4,
+            table: micro_table!(micro_avx2, 4, [1]),
+        },
+        Kernels {
+            vectors: 2,
+            split: 2,
+            table: micro_table!(micro_avx2, 2, [1, 2]),
+        },
+    ],
 };
 static PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_portable, 2, [1, 2]));
 
