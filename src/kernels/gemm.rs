@@ -564,6 +564,9 @@ pub(super) use avx512_shapes;
 
 #[cfg(target_arch = "x86_64")]
 static AVX512: Shapes = avx512_shapes!(micro_avx512_wide, micro_avx512);
+/// AVX2 (16 ymm registers): tiles of up to 6 rows × 16 columns (12 accumulators), so that `B`
+/// is re-read from L2 once per 6 rows rather than per 2; for one or two rows (batch-1 or -2
+/// steps) wider tiles, a whole 64-column block of a panel per pass over `K` for one row.
 #[cfg(target_arch = "x86_64")]
 static AVX2: Shapes = Shapes {
     wide: None,
@@ -589,8 +592,8 @@ static AVX2: Shapes = Shapes {
 static PORTABLE: Shapes = Shapes::narrow(micro_table!(micro_portable, 2, [1, 2]));
 
 impl Shapes {
-    /// The shapes of the narrow vector units (AVX2, portable): 2-vector tiles of the rows
-    /// `table` computes, nothing wider.
+    /// The shapes of the narrow vector units (portable, bf16 widened on AVX2): 2-vector tiles
+    /// of the rows `table` computes, nothing wider.
     pub(super) const fn narrow(table: &'static [MicroFn]) -> Self {
         Self {
             wide: None,

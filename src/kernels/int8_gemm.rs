@@ -3,8 +3,9 @@
 //!
 //! Versions: AMX-INT8 (`tdpbusd` on 16 × 16 tiles, `kernels::amx_gemm`; one packed row of 16
 //! columns is one B tile row), AVX512-VNNI (`vpdpbusd` on 16 columns), AVX-VNNI (the same on
-//! 8 columns) and a portable loop, chosen from the kernels' [`Isa`] (`OXIDNN_ISA` caps it) and
-//! CPUID.
+//! 8 columns), AVX-512 and AVX2 without VNNI (bytes widened to 16 bits, `vpmaddwd`) and a
+//! portable loop, chosen from the kernels' [`Isa`] (`OXIDNN_ISA` caps it) and the CPU's
+//! features within oneDNN's ISA cap (`kernels::cpu_isa`).
 
 use super::start::Start;
 use super::Isa;
