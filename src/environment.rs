@@ -10,13 +10,19 @@ const PREFIXES: [&str; 2] = ["ONEDNN_", "DNNL_"];
 /// and its sign): a longer one is skipped, as if unset.
 const INT_MAX_CHARS: usize = 11;
 
-/// The value of oneDNN's variable `ONEDNN_<name>`, else of `DNNL_<name>`, in upper case
-/// (oneDNN matches the names of values case-insensitively); `None` when neither is set to a
-/// non-empty value.
+/// The value of oneDNN's variable `ONEDNN_<name>`, else of `DNNL_<name>`; `None` when neither
+/// is set to a non-empty value.
 pub fn onednn(name: &str) -> Option<String> {
-    values(name)
-        .find(|v| !v.is_empty())
-        .map(|v| v.to_ascii_uppercase())
+    values(name).find(|v| !v.is_empty())
+}
+
+/// What `value` names among `names` (any case, as oneDNN matches the names of values).
+pub fn named<T: Copy>(value: Option<String>, names: &[(&str, T)]) -> Option<T> {
+    let value = value?;
+    names
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(&value))
+        .map(|&(_, t)| t)
 }
 
 /// The value of oneDNN's numeric variable `ONEDNN_<name>`, else of `DNNL_<name>`, as oneDNN

@@ -206,11 +206,10 @@ c_enum! {
 fn default_fpmath() -> &'static std::sync::atomic::AtomicI32 {
     static DEFAULT: std::sync::OnceLock<std::sync::atomic::AtomicI32> = std::sync::OnceLock::new();
     DEFAULT.get_or_init(|| {
-        let named = crate::environment::onednn("DEFAULT_FPMATH_MODE");
-        let mode = FpmathMode::ALL
-            .iter()
-            .find(|m| named.as_deref() == Some(m.name().to_ascii_uppercase().as_str()));
-        std::sync::atomic::AtomicI32::new(mode.map_or(0, |m| m.raw()))
+        use crate::environment::{named, onednn};
+        let names: Vec<_> = FpmathMode::ALL.iter().map(|m| (m.name(), *m)).collect();
+        let mode = named(onednn("DEFAULT_FPMATH_MODE"), &names).unwrap_or(FpmathMode::Strict);
+        std::sync::atomic::AtomicI32::new(mode.raw())
     })
 }
 

@@ -84,10 +84,12 @@ pub extern "C" fn dnnl_set_cpu_isa_hints(isa_hints: dnnl_cpu_isa_hints_t) -> dnn
 pub extern "C" fn dnnl_get_cpu_isa_hints() -> dnnl_cpu_isa_hints_t {
     value("dnnl_get_cpu_isa_hints", dnnl_cpu_isa_no_hints, || {
         Ok(*ISA_HINTS.get_or_init(|| {
-            match crate::environment::onednn("CPU_ISA_HINTS").as_deref() {
-                Some("PREFER_YMM") => dnnl_cpu_isa_prefer_ymm,
-                _ => dnnl_cpu_isa_no_hints,
-            }
+            use crate::environment::{named, onednn};
+            let names = [
+                ("no_hints", dnnl_cpu_isa_no_hints),
+                ("prefer_ymm", dnnl_cpu_isa_prefer_ymm),
+            ];
+            named(onednn("CPU_ISA_HINTS"), &names).unwrap_or(dnnl_cpu_isa_no_hints)
         }))
     })
 }

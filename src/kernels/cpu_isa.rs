@@ -71,28 +71,15 @@ pub fn set_cap(value: u32) -> bool {
 /// kernel levels, which cap the levels alone: a cap on this library only, for tests that run
 /// oneDNN beside it); fixed once read.
 pub fn cap() -> u32 {
+    use crate::environment::{named, onednn};
     static OWN: OnceLock<u32> = OnceLock::new();
-    let onednn =
-        *CAP.get_or_init(|| value_named(crate::environment::onednn("MAX_CPU_ISA")).unwrap_or(ALL));
+    let onednn = *CAP.get_or_init(|| named(onednn("MAX_CPU_ISA"), &VALUES).unwrap_or(ALL));
     let own = *OWN.get_or_init(|| {
-        use super::Isa;
-        let level = |n: &String| {
-            [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Amx]
-                .iter()
-                .any(|l| l.name() == n)
-        };
-        let name = std::env::var(super::isa::ISA_ENV)
-            .ok()
-            .filter(|n| !level(n));
-        value_named(name).unwrap_or(ALL)
+        let name = std::env::var(super::isa::ISA_ENV).ok();
+        let value = name.filter(|n| super::Isa::named(n).is_none());
+        named(value, &VALUES).unwrap_or(ALL)
     });
     onednn & own
-}
-
-/// The value of [`VALUES`] named `name` (any case).
-fn value_named(name: Option<String>) -> Option<u32> {
-    let name = name?.to_ascii_lowercase();
-    VALUES.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
 }
 
 /// Whether this CPU has every feature of `bits` and the cap allows them.

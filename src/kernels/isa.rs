@@ -108,12 +108,8 @@ impl Isa {
     pub fn detected() -> Isa {
         static ISA: OnceLock<Isa> = OnceLock::new();
         *ISA.get_or_init(|| {
-            let env = match std::env::var(ISA_ENV).as_deref() {
-                Ok("portable") => Isa::Portable,
-                Ok("avx2") => Isa::Avx2,
-                Ok("avx512") => Isa::Avx512,
-                _ => Isa::Amx,
-            };
+            let env = std::env::var(ISA_ENV).ok();
+            let env = env.as_deref().and_then(Isa::named).unwrap_or(Isa::Amx);
             Self::supported_up_to(env.min(Isa::within(cpu_isa::cap())))
                 .into_iter()
                 .max()
@@ -176,6 +172,13 @@ impl Isa {
     /// The instruction set of the vector (non-tile) kernels: AVX-512 under [`Isa::Amx`].
     pub fn vector(self) -> Isa {
         self.min(Isa::Avx512)
+    }
+
+    /// The level named `name` (its [`Isa::name`]), if any.
+    pub fn named(name: &str) -> Option<Isa> {
+        [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Amx]
+            .into_iter()
+            .find(|l| l.name() == name)
     }
 
     /// Short name, as used in implementation names (`amx`, `avx512`, `avx2`, `portable`).
